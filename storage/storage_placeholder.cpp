@@ -1,0 +1,1 @@
+namespace bubblescope::storage { int storageVersion() { return 1; } }

@@ -1,0 +1,116 @@
+// The event model: plain value structs that every module shares.
+//
+// Contract: the numeric values of every enum below are stored in trace files.
+// The enums are append-only: never renumber or reuse a value; add new ones at
+// the end. Times are integer nanoseconds on the run's single aligned timeline
+// (rank 0's host clock). Integer fields that do not apply hold -1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace bubblescope::tracer {
+
+// What a span did. Stored as an integer in `events.kind`.
+enum class EventKind : int32_t {
+  kForward = 0,
+  kBackward = 1,
+  kBackwardInput = 2,   // zero-bubble B: gradient with respect to the input
+  kBackwardWeight = 3,  // zero-bubble W: gradient with respect to the weights
+  kOptimizer = 4,
+  kRecompute = 5,
+  kAllReduce = 6,
+  kReduceScatter = 7,
+  kAllGather = 8,
+  kBroadcast = 9,
+  kSend = 10,
+  kRecv = 11,
+  kWait = 12,      // blocked on a peer that is not ready (a bubble, not communication)
+  kDataLoad = 13,
+  kKernel = 14,    // a GPU kernel that is not a collective
+  kMemcpy = 15,
+  kMemset = 16,
+  kOther = 17,
+  kAllToAll = 18,
+  kReduce = 19,
+};
+inline constexpr int32_t kEventKindCount = 20;
+
+// How the analysis counts a kind (DESIGN.md, metrics).
+enum class EventCategory { kCompute, kCommunication, kWait, kOther };
+
+// The parallel dimension of a collective or transfer. Stored in `events.dim`.
+enum class ParallelDim : int32_t {
+  kNone = 0,
+  kDp = 1,
+  kTp = 2,
+  kPp = 3,
+  kZero = 4,
+  kEp = 5,
+};
+inline constexpr int32_t kParallelDimCount = 6;
+
+// A lane is one row of a rank in the timeline. Named host lanes are below
+// kGpuStreamBase; GPU stream s of a rank is lane kGpuStreamBase + s.
+enum class Lane : int32_t {
+  kCompute = 0,
+  kCommunication = 1,
+  kPipeline = 2,  // sends, receives and waits of the pipeline
+  kData = 3,
+  kGpuStreamBase = 16,
+};
+inline constexpr Lane gpuStreamLane(int32_t stream) {
+  return static_cast<Lane>(static_cast<int32_t>(Lane::kGpuStreamBase) + stream);
+}
+
+// One span on one rank's lane.
+struct Event {
+  int32_t rank = 0;
+  Lane lane = Lane::kCompute;
+  EventKind kind = EventKind::kOther;
+  std::string name;       // e.g. "forward", "allreduce.bucket3", a kernel name
+  int64_t startNs = 0;
+  int64_t endNs = 0;      // endNs >= startNs
+  int32_t step = -1;
+  int32_t microBatch = -1;
+  int32_t stage = -1;
+  int32_t chunk = -1;
+  ParallelDim dim = ParallelDim::kNone;
+  int64_t bytes = 0;
+  int64_t flops = 0;
+  int32_t peer = -1;      // the other rank of a send or receive
+
+  bool operator==(const Event&) const = default;
+};
+
+// One training step as one rank saw it. loss is NaN on ranks without a loss.
+struct StepRecord {
+  int32_t rank = 0;
+  int32_t step = 0;
+  double loss = 0.0;
+  int64_t tokens = 0;
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+
+  bool operator==(const StepRecord&) const = default;
+};
+
+// One point of a per-rank time series ("cpu_util", "rss_bytes", "mem.params").
+struct Sample {
+  int32_t rank = 0;
+  std::string name;
+  int64_t timeNs = 0;
+  double value = 0.0;
+
+  bool operator==(const Sample&) const = default;
+};
+
+EventCategory categoryOf(EventKind kind);
+std::string_view toString(EventKind kind);
+std::string_view toString(ParallelDim dim);
+std::string_view toString(Lane lane);  // "gpu" for stream lanes
+bool isValid(EventKind kind);
+bool isValid(ParallelDim dim);
+
+}  // namespace bubblescope::tracer

@@ -1,0 +1,24 @@
+#include "storage/run_info.h"
+
+namespace bubblescope::storage {
+
+const char* toString(RunStatus status) {
+  switch (status) {
+    case RunStatus::kRunning: return "running";
+    case RunStatus::kFinished: return "finished";
+    case RunStatus::kFailed: return "failed";
+  }
+  return "unknown";
+}
+
+const char* toString(RunHealth health) {
+  switch (health) {
+    case RunHealth::kRunning: return "running";
+    case RunHealth::kFinished: return "finished";
+    case RunHealth::kFailed: return "failed";
+    case RunHealth::kInterrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+}  // namespace bubblescope::storage

@@ -1,0 +1,59 @@
+// Value structs that describe runs and ranks in a trace file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace bubblescope::storage {
+
+// Stored status of a run (runs.status).
+enum class RunStatus { kRunning, kFinished, kFailed };
+
+// What a reader concludes about a run: a run whose status still says
+// running but whose writer process is gone is kInterrupted.
+enum class RunHealth { kRunning, kFinished, kFailed, kInterrupted };
+
+const char* toString(RunStatus status);
+const char* toString(RunHealth health);
+
+// What the writer stores when a run begins.
+struct RunInfo {
+  std::string name;        // free text, e.g. "dp2-zero1 tiny"
+  std::string layoutJson;  // the layout as the launcher saw it ("{}" if none)
+  std::string modelJson;   // the model config ("{}" if none)
+  std::string backend = "cpu";
+  int32_t worldSize = 1;
+  bool simulated = false;  // true for the simulator's replays
+};
+
+// A run as a reader sees it.
+struct RunRecord {
+  int64_t id = 0;
+  RunInfo info;
+  RunStatus status = RunStatus::kRunning;
+  RunHealth health = RunHealth::kRunning;
+  std::string error;         // why it failed (empty otherwise)
+  int64_t createdUnixNs = 0;  // wall clock when it began
+  int64_t endedUnixNs = 0;    // 0 while running
+  std::string writerHost;
+  int64_t writerPid = 0;
+  int64_t eventCount = 0;
+};
+
+struct RankInfo {
+  int32_t rank = 0;
+  std::string host;
+  int64_t pid = 0;
+  std::string device = "cpu";  // "cpu" or "cuda:N"
+  int32_t dp = 0;
+  int32_t tp = 0;
+  int32_t pp = 0;
+  int64_t clockOffsetNs = 0;       // added to this rank's host times
+  int64_t clockUncertaintyNs = 0;  // ± bound of that offset
+  int32_t coresOnHost = 0;
+  int32_t ranksOnHost = 0;
+
+  bool operator==(const RankInfo&) const = default;
+};
+
+}  // namespace bubblescope::storage

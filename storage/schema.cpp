@@ -1,0 +1,204 @@
+#include "storage/schema.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "storage/sqlite_db.h"
+
+namespace bubblescope::storage {
+namespace {
+
+// Times are integer ns on the run's aligned timeline; -1 = not applicable.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE strings (
+  id INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_unix_ns INTEGER NOT NULL,
+  ended_unix_ns INTEGER NOT NULL DEFAULT 0,
+  layout_json TEXT NOT NULL,
+  model_json TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  world_size INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+  error TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL CHECK (source IN ('measured', 'simulated')),
+  writer_host TEXT NOT NULL,
+  writer_pid INTEGER NOT NULL,
+  writer_start_ticks INTEGER NOT NULL,
+  heartbeat_unix_ns INTEGER NOT NULL,
+  max_event_ns INTEGER NOT NULL DEFAULT 0,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  first_ns INTEGER NOT NULL DEFAULT 0,
+  last_ns INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE ranks (
+  run INTEGER NOT NULL REFERENCES runs(id),
+  rank INTEGER NOT NULL,
+  host TEXT NOT NULL DEFAULT '',
+  pid INTEGER NOT NULL DEFAULT 0,
+  device TEXT NOT NULL DEFAULT 'cpu',
+  dp INTEGER NOT NULL DEFAULT 0,
+  tp INTEGER NOT NULL DEFAULT 0,
+  pp INTEGER NOT NULL DEFAULT 0,
+  clock_offset_ns INTEGER NOT NULL DEFAULT 0,
+  clock_uncertainty_ns INTEGER NOT NULL DEFAULT 0,
+  cores_on_host INTEGER NOT NULL DEFAULT 0,
+  ranks_on_host INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run, rank)
+) WITHOUT ROWID;
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  run INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  lane INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  name INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  micro_batch INTEGER NOT NULL,
+  stage INTEGER NOT NULL,
+  chunk INTEGER NOT NULL,
+  dim INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  flops INTEGER NOT NULL,
+  peer INTEGER NOT NULL
+);
+CREATE INDEX events_by_rank_time ON events (run, rank, start_ns);
+CREATE TABLE steps (
+  run INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  loss REAL,
+  tokens INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  PRIMARY KEY (run, step, rank)
+) WITHOUT ROWID;
+CREATE TABLE samples (
+  run INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  name INTEGER NOT NULL,
+  t_ns INTEGER NOT NULL,
+  value REAL NOT NULL
+);
+CREATE INDEX samples_by_series ON samples (run, rank, name, t_ns);
+)sql";
+
+uint32_t readBigEndian32(const unsigned char* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+}  // namespace
+
+Status createSchema(SqliteDb& db) {
+  BS_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  Status s = db.exec(kSchemaV1);
+  if (s.isOk()) {
+    const std::string meta = std::string("INSERT INTO meta(key, value) VALUES ") +
+                             "('application', '" + kApplicationName + "'), " +
+                             "('schema_version', '" + std::to_string(kSchemaVersion) + "')";
+    s = db.exec(meta.c_str());
+  }
+  if (!s.isOk()) {
+    (void)db.exec("ROLLBACK");
+    return s.withContext("cannot create the trace schema");
+  }
+  return db.exec("COMMIT");
+}
+
+Status checkFileHeader(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::notFound("trace file " + path + " does not exist");
+  }
+  if (!S_ISREG(st.st_mode)) return Status::invalidArgument(path + " is not a regular file");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return Status::ioError("cannot read " + path + ": " + std::strerror(errno));
+  }
+  unsigned char header[100] = {};
+  const size_t got = std::fread(header, 1, sizeof header, f);
+  std::fclose(f);
+  if (got < 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
+    return Status::unsupported(path + " is not a Bubblescope trace: it is not a SQLite database");
+  }
+  if (got < sizeof header) {
+    return Status::corrupt(path + " is truncated: " + std::to_string(got) +
+                           " bytes, shorter than a SQLite header");
+  }
+  uint32_t pageSize = (uint32_t{header[16]} << 8) | header[17];
+  if (pageSize == 1) pageSize = 65536;
+  const uint32_t pages = readBigEndian32(header + 28);
+  // The in-header size is valid only when its version field matches the
+  // change counter (SQLite file format, section 1.3.7).
+  const bool sizeValid = readBigEndian32(header + 24) == readBigEndian32(header + 92);
+  const auto bytes = static_cast<uint64_t>(st.st_size);
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) != 0) {
+    return Status::corrupt(path + " is corrupt: invalid page size " + std::to_string(pageSize));
+  }
+  if (bytes % pageSize != 0 || (sizeValid && bytes < uint64_t{pages} * pageSize)) {
+    return Status::corrupt(path + " is truncated: its header describes " +
+                           std::to_string(uint64_t{pages} * pageSize) + " bytes but it has " +
+                           std::to_string(bytes));
+  }
+  return Status::ok();
+}
+
+Status checkTraceDatabase(SqliteDb& db, int32_t* schemaVersion) {
+  const std::string& path = db.path();
+  auto table = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  if (!table.isOk()) return table.status();
+  auto hasRow = table->step();
+  if (!hasRow.isOk()) return hasRow.status();
+  if (table->columnInt(0) == 0) {
+    return Status::unsupported(path +
+                               " is not a Bubblescope trace: a SQLite database from another "
+                               "program (it has no Bubblescope meta table)");
+  }
+  auto query = db.prepare("SELECT key, value FROM meta WHERE key IN ('application', "
+                          "'schema_version')");
+  if (!query.isOk()) return query.status();
+  std::string application;
+  std::string version;
+  while (true) {
+    auto row = query->step();
+    if (!row.isOk()) return row.status();
+    if (!*row) break;
+    (query->columnText(0) == "application" ? application : version) = query->columnText(1);
+  }
+  if (application != kApplicationName) {
+    return Status::unsupported(path +
+                               " is not a Bubblescope trace: a SQLite database from another "
+                               "program (meta.application is '" + application + "')");
+  }
+  int32_t v = 0;
+  try {
+    v = std::stoi(version);
+  } catch (...) {
+    return Status::corrupt(path + " is corrupt: schema_version '" + version +
+                           "' is not a number");
+  }
+  if (v > kSchemaVersion) {
+    return Status::unsupported(path + " was written with trace schema v" + std::to_string(v) +
+                               "; this build of Bubblescope reads up to v" +
+                               std::to_string(kSchemaVersion) + ": upgrade Bubblescope");
+  }
+  if (v < 1) {
+    return Status::corrupt(path + " is corrupt: schema_version " + std::to_string(v));
+  }
+  *schemaVersion = v;
+  return Status::ok();
+}
+
+}  // namespace bubblescope::storage

@@ -1,0 +1,127 @@
+#include "storage/sqlite_db.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace bubblescope::storage {
+
+StatusCode statusCodeForSqlite(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FORMAT:
+      return StatusCode::kCorrupt;
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_FULL:
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return StatusCode::kIoError;
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+      return StatusCode::kInvalidArgument;
+    default:
+      return StatusCode::kInternal;
+  }
+}
+
+Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Mode mode) {
+  sqlite3* db = nullptr;
+  const int flags = (mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
+                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Status(statusCodeForSqlite(rc), "cannot open " + path + ": " + detail);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  // A reader may meet a writer mid-checkpoint; wait instead of failing.
+  sqlite3_busy_timeout(db, 5000);
+  return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+
+Status SqliteDb::exec(const char* sql) {
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status::ok();
+  std::string message = err ? err : sqlite3_errstr(rc);
+  sqlite3_free(err);
+  return Status(statusCodeForSqlite(rc), path_ + ": " + message);
+}
+
+Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return errorStatus(rc, "prepare");
+  return SqliteStatement(this, stmt);
+}
+
+int64_t SqliteDb::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+
+Status SqliteDb::errorStatus(int rc, std::string_view what) const {
+  return Status(statusCodeForSqlite(rc),
+                path_ + ": " + std::string(what) + " failed: " + sqlite3_errmsg(db_));
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+
+SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    db_ = other.db_;
+    stmt_ = std::exchange(other.stmt_, nullptr);
+  }
+  return *this;
+}
+
+void SqliteStatement::bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+void SqliteStatement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+void SqliteStatement::bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+}
+void SqliteStatement::bindNull(int index) { sqlite3_bind_null(stmt_, index); }
+
+Result<bool> SqliteStatement::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status s = db_->errorStatus(rc, "query");
+  sqlite3_reset(stmt_);
+  return s;
+}
+
+Status SqliteStatement::run() {
+  const int rc = sqlite3_step(stmt_);
+  sqlite3_reset(stmt_);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::ok();
+  return db_->errorStatus(rc, "write");
+}
+
+void SqliteStatement::reset() { sqlite3_reset(stmt_); }
+
+int64_t SqliteStatement::columnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
+double SqliteStatement::columnDouble(int index) const {
+  return sqlite3_column_double(stmt_, index);
+}
+std::string SqliteStatement::columnText(int index) const {
+  const auto* text = sqlite3_column_text(stmt_, index);
+  return text ? std::string(reinterpret_cast<const char*>(text),
+                            static_cast<size_t>(sqlite3_column_bytes(stmt_, index)))
+              : std::string();
+}
+bool SqliteStatement::columnIsNull(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+}  // namespace bubblescope::storage

@@ -1,1 +1,0 @@
-namespace bubblescope::storage { int storageVersion() { return 1; } }

@@ -1,0 +1,300 @@
+#include "storage/trace_reader.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "storage/process_identity.h"
+#include "storage/schema.h"
+#include "storage/sqlite_db.h"
+
+namespace bubblescope::storage {
+namespace {
+
+// A run on another host whose heartbeat is older than this is taken as gone.
+constexpr int64_t kRemoteHeartbeatTimeoutNs = 60LL * 1000000000LL;
+
+constexpr const char* kEventColumns =
+    "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, dim, bytes, "
+    "flops, peer";
+
+RunStatus parseStatus(const std::string& s) {
+  if (s == "finished") return RunStatus::kFinished;
+  if (s == "failed") return RunStatus::kFailed;
+  return RunStatus::kRunning;
+}
+
+RunHealth healthOf(const RunRecord& r, int64_t startTicks, int64_t heartbeatUnixNs) {
+  switch (r.status) {
+    case RunStatus::kFinished: return RunHealth::kFinished;
+    case RunStatus::kFailed: return RunHealth::kFailed;
+    case RunStatus::kRunning: break;
+  }
+  switch (livenessOf({r.writerHost, r.writerPid, startTicks})) {
+    case Liveness::kAlive: return RunHealth::kRunning;
+    case Liveness::kGone: return RunHealth::kInterrupted;
+    case Liveness::kUnknown: break;
+  }
+  return unixNowNs() - heartbeatUnixNs > kRemoteHeartbeatTimeoutNs ? RunHealth::kInterrupted
+                                                                   : RunHealth::kRunning;
+}
+
+}  // namespace
+
+class TraceReader::Impl {
+ public:
+  Impl(std::unique_ptr<SqliteDb> db, int32_t version) : db_(std::move(db)), version_(version) {}
+
+  int32_t version() const { return version_; }
+  SqliteDb& db() { return *db_; }
+
+  // Runs `sql` with `bind` applied and calls `row` for each result row.
+  template <class Bind, class Row>
+  Status query(std::string_view sql, Bind&& bind, Row&& row) {
+    BS_ASSIGN_OR_RETURN(auto stmt, db_->prepare(sql));
+    bind(stmt);
+    while (true) {
+      auto more = stmt.step();
+      if (!more.isOk()) return more.status();
+      if (!*more) return Status::ok();
+      row(stmt);
+    }
+  }
+
+  Result<std::string> stringById(int64_t id) {
+    if (auto it = strings_.find(id); it != strings_.end()) return it->second;
+    std::optional<std::string> value;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT value FROM strings WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, id); },
+        [&](SqliteStatement& s) { value = s.columnText(0); }));
+    if (!value) {
+      return Status::corrupt(db_->path() + " is corrupt: string id " + std::to_string(id) +
+                             " is missing");
+    }
+    strings_.emplace(id, *value);
+    return *value;
+  }
+
+  // Reads an event row laid out as kEventColumns starting at column `first`.
+  Result<tracer::Event> eventAt(SqliteStatement& s, int first) {
+    tracer::Event e;
+    e.rank = static_cast<int32_t>(s.columnInt(first + 0));
+    e.lane = static_cast<tracer::Lane>(s.columnInt(first + 1));
+    e.kind = static_cast<tracer::EventKind>(s.columnInt(first + 2));
+    BS_ASSIGN_OR_RETURN(e.name, stringById(s.columnInt(first + 3)));
+    e.startNs = s.columnInt(first + 4);
+    e.endNs = s.columnInt(first + 5);
+    e.step = static_cast<int32_t>(s.columnInt(first + 6));
+    e.microBatch = static_cast<int32_t>(s.columnInt(first + 7));
+    e.stage = static_cast<int32_t>(s.columnInt(first + 8));
+    e.chunk = static_cast<int32_t>(s.columnInt(first + 9));
+    e.dim = static_cast<tracer::ParallelDim>(s.columnInt(first + 10));
+    e.bytes = s.columnInt(first + 11);
+    e.flops = s.columnInt(first + 12);
+    e.peer = static_cast<int32_t>(s.columnInt(first + 13));
+    return e;
+  }
+
+ private:
+  std::unique_ptr<SqliteDb> db_;
+  int32_t version_;
+  std::unordered_map<int64_t, std::string> strings_;
+};
+
+Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
+  BS_RETURN_IF_ERROR(checkFileHeader(path));
+  BS_ASSIGN_OR_RETURN(auto db, SqliteDb::open(path, SqliteDb::Mode::kReadOnly));
+  int32_t version = 0;
+  BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
+  return std::unique_ptr<TraceReader>(
+      new TraceReader(std::make_unique<Impl>(std::move(db), version)));
+}
+
+TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceReader::~TraceReader() = default;
+
+int32_t TraceReader::schemaVersion() const { return impl_->version(); }
+
+Result<std::vector<RunRecord>> TraceReader::runs() {
+  std::vector<RunRecord> out;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT id, name, layout_json, model_json, backend, world_size, status, error, source, "
+      "created_unix_ns, ended_unix_ns, writer_host, writer_pid, writer_start_ticks, "
+      "heartbeat_unix_ns, event_count FROM runs ORDER BY id",
+      [](SqliteStatement&) {},
+      [&](SqliteStatement& s) {
+        RunRecord r;
+        r.id = s.columnInt(0);
+        r.info.name = s.columnText(1);
+        r.info.layoutJson = s.columnText(2);
+        r.info.modelJson = s.columnText(3);
+        r.info.backend = s.columnText(4);
+        r.info.worldSize = static_cast<int32_t>(s.columnInt(5));
+        r.status = parseStatus(s.columnText(6));
+        r.error = s.columnText(7);
+        r.info.simulated = s.columnText(8) == "simulated";
+        r.createdUnixNs = s.columnInt(9);
+        r.endedUnixNs = s.columnInt(10);
+        r.writerHost = s.columnText(11);
+        r.writerPid = s.columnInt(12);
+        r.eventCount = s.columnInt(15);
+        r.health = healthOf(r, s.columnInt(13), s.columnInt(14));
+        out.push_back(std::move(r));
+      }));
+  return out;
+}
+
+Result<RunRecord> TraceReader::run(int64_t runId) {
+  BS_ASSIGN_OR_RETURN(auto all, runs());
+  for (auto& r : all) {
+    if (r.id == runId) return std::move(r);
+  }
+  std::string known;
+  for (const auto& r : all) known += (known.empty() ? "" : ", ") + std::to_string(r.id);
+  return Status::notFound("run " + std::to_string(runId) + " is not in " + impl_->db().path() +
+                          (known.empty() ? " (it holds no runs)" : " (runs: " + known + ")"));
+}
+
+Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
+  std::vector<RankInfo> out;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, clock_uncertainty_ns, "
+      "cores_on_host, ranks_on_host FROM ranks WHERE run = ? ORDER BY rank",
+      [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) {
+        RankInfo r;
+        r.rank = static_cast<int32_t>(s.columnInt(0));
+        r.host = s.columnText(1);
+        r.pid = s.columnInt(2);
+        r.device = s.columnText(3);
+        r.dp = static_cast<int32_t>(s.columnInt(4));
+        r.tp = static_cast<int32_t>(s.columnInt(5));
+        r.pp = static_cast<int32_t>(s.columnInt(6));
+        r.clockOffsetNs = s.columnInt(7);
+        r.clockUncertaintyNs = s.columnInt(8);
+        r.coresOnHost = static_cast<int32_t>(s.columnInt(9));
+        r.ranksOnHost = static_cast<int32_t>(s.columnInt(10));
+        out.push_back(std::move(r));
+      }));
+  return out;
+}
+
+Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
+  std::vector<tracer::StepRecord> out;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT rank, step, loss, tokens, start_ns, end_ns FROM steps WHERE run = ? "
+      "ORDER BY step, rank",
+      [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) {
+        tracer::StepRecord r;
+        r.rank = static_cast<int32_t>(s.columnInt(0));
+        r.step = static_cast<int32_t>(s.columnInt(1));
+        r.loss = s.columnIsNull(2) ? std::numeric_limits<double>::quiet_NaN() : s.columnDouble(2);
+        r.tokens = s.columnInt(3);
+        r.startNs = s.columnInt(4);
+        r.endNs = s.columnInt(5);
+        out.push_back(r);
+      }));
+  return out;
+}
+
+Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t rank,
+                                                         const std::string& name) {
+  std::vector<tracer::Sample> out;
+  Status rowStatus;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT s.rank, s.name, s.t_ns, s.value FROM samples s "
+      "WHERE s.run = ?1 AND (?2 < 0 OR s.rank = ?2) "
+      "AND (?3 = '' OR s.name = (SELECT id FROM strings WHERE value = ?3)) "
+      "ORDER BY s.rank, s.name, s.t_ns",
+      [&](SqliteStatement& s) {
+        s.bind(1, runId);
+        s.bind(2, int64_t{rank});
+        s.bind(3, std::string_view(name));
+      },
+      [&](SqliteStatement& s) {
+        tracer::Sample x;
+        x.rank = static_cast<int32_t>(s.columnInt(0));
+        auto n = impl_->stringById(s.columnInt(1));
+        if (!n.isOk()) {
+          rowStatus = n.status();
+          return;
+        }
+        x.name = *n;
+        x.timeNs = s.columnInt(2);
+        x.value = s.columnDouble(3);
+        out.push_back(std::move(x));
+      }));
+  BS_RETURN_IF_ERROR(rowStatus);
+  return out;
+}
+
+Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
+                                                               const std::vector<int32_t>& ranks,
+                                                               int64_t t0Ns, int64_t t1Ns) {
+  std::vector<int32_t> wanted = ranks;
+  if (wanted.empty()) {
+    BS_ASSIGN_OR_RETURN(auto all, this->ranks(runId));
+    for (const auto& r : all) wanted.push_back(r.rank);
+  }
+  // An event overlapping the window starts no earlier than t0 minus the
+  // longest event of the run, so the (run, rank, start_ns) index bounds it.
+  int64_t maxEventNs = 0;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT max_event_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) { maxEventNs = s.columnInt(0); }));
+  std::vector<tracer::Event> out;
+  Status rowStatus;
+  const std::string sql = std::string("SELECT ") + kEventColumns +
+                          " FROM events WHERE run = ? AND rank = ? AND start_ns >= ? "
+                          "AND start_ns < ? AND end_ns > ? ORDER BY start_ns";
+  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
+  for (int32_t rank : wanted) {
+    stmt.bind(1, runId);
+    stmt.bind(2, int64_t{rank});
+    stmt.bind(3, t0Ns - maxEventNs);
+    stmt.bind(4, t1Ns);
+    stmt.bind(5, t0Ns);
+    while (true) {
+      auto more = stmt.step();
+      if (!more.isOk()) return more.status();
+      if (!*more) break;
+      BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 0));
+      out.push_back(std::move(e));
+    }
+    stmt.reset();
+  }
+  return out;
+}
+
+Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_t limit) {
+  EventPage page;
+  page.cursor = cursor;
+  const std::string sql = std::string("SELECT id, ") + kEventColumns +
+                          " FROM events WHERE id > ? AND run = ? ORDER BY id LIMIT ?";
+  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
+  stmt.bind(1, cursor);
+  stmt.bind(2, runId);
+  stmt.bind(3, limit);
+  while (true) {
+    auto more = stmt.step();
+    if (!more.isOk()) return more.status();
+    if (!*more) break;
+    page.cursor = stmt.columnInt(0);
+    BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 1));
+    page.events.push_back(std::move(e));
+  }
+  return page;
+}
+
+Result<std::pair<int64_t, int64_t>> TraceReader::timeRange(int64_t runId) {
+  std::pair<int64_t, int64_t> range{0, 0};
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT first_ns, last_ns FROM runs WHERE id = ?",
+      [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) { range = {s.columnInt(0), s.columnInt(1)}; }));
+  return range;
+}
+
+}  // namespace bubblescope::storage

@@ -1,0 +1,58 @@
+// TraceReader: read-only access to a trace file, also while a writer appends.
+//
+// Contract: opening checks that the file is a Bubblescope trace of a schema
+// this build reads; every error is one message naming the file and the
+// problem. Queries return value structs; nothing here returns SQL handles.
+// Not thread-safe: one reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "storage/run_info.h"
+#include "tracer/event.h"
+
+namespace bubblescope::storage {
+
+// A page of events in insertion order, for following a growing file.
+struct EventPage {
+  std::vector<tracer::Event> events;
+  int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
+};
+
+class TraceReader {
+ public:
+  static Result<std::unique_ptr<TraceReader>> open(const std::string& path);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  int32_t schemaVersion() const;
+  Result<std::vector<RunRecord>> runs();
+  Result<RunRecord> run(int64_t runId);
+  Result<std::vector<RankInfo>> ranks(int64_t runId);
+  Result<std::vector<tracer::StepRecord>> steps(int64_t runId);
+  // Samples of one rank (all ranks when rank < 0), optionally of one name.
+  Result<std::vector<tracer::Sample>> samples(int64_t runId, int32_t rank = -1,
+                                              const std::string& name = "");
+
+  // Events of `ranks` (all ranks when empty) that overlap [t0Ns, t1Ns),
+  // ordered by rank then start time.
+  Result<std::vector<tracer::Event>> eventsInWindow(int64_t runId,
+                                                    const std::vector<int32_t>& ranks,
+                                                    int64_t t0Ns, int64_t t1Ns);
+  // Up to `limit` events appended after `cursor` (0 = from the start).
+  Result<EventPage> eventsAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
+  // [first start, last end] of a run's committed events; {0, 0} when none.
+  Result<std::pair<int64_t, int64_t>> timeRange(int64_t runId);
+
+ private:
+  class Impl;
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bubblescope::storage

@@ -1,0 +1,380 @@
+#include "storage/trace_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/process_identity.h"
+#include "storage/schema.h"
+#include "storage/sqlite_db.h"
+#include "tracer/clock.h"
+
+namespace bubblescope::storage {
+namespace {
+
+constexpr const char* kInsertEvent =
+    "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, "
+    "stage, chunk, dim, bytes, flops, peer) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+std::string directoryOf(const std::string& path) {
+  auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+Status checkEvent(const tracer::Event& e) {
+  if (e.endNs < e.startNs) {
+    return Status::invalidArgument("event '" + e.name + "' of rank " + std::to_string(e.rank) +
+                                   " ends before it starts (" + std::to_string(e.startNs) +
+                                   " > " + std::to_string(e.endNs) + " ns)");
+  }
+  if (!tracer::isValid(e.kind) || !tracer::isValid(e.dim)) {
+    return Status::invalidArgument("event '" + e.name + "' has an unknown kind or dimension");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+class TraceWriter::Impl {
+ public:
+  Impl(std::unique_ptr<SqliteDb> db, WriterOptions options)
+      : db_(std::move(db)), options_(options) {}
+
+  Status prepareStatements() {
+    BS_ASSIGN_OR_RETURN(insertEvent_, db_->prepare(kInsertEvent));
+    BS_ASSIGN_OR_RETURN(insertStep_,
+                        db_->prepare("INSERT OR REPLACE INTO steps(run, step, rank, loss, "
+                                     "tokens, start_ns, end_ns) VALUES (?,?,?,?,?,?,?)"));
+    BS_ASSIGN_OR_RETURN(insertSample_, db_->prepare("INSERT INTO samples(run, rank, name, "
+                                                    "t_ns, value) VALUES (?,?,?,?,?)"));
+    BS_ASSIGN_OR_RETURN(internInsert_,
+                        db_->prepare("INSERT OR IGNORE INTO strings(value) VALUES (?)"));
+    BS_ASSIGN_OR_RETURN(internSelect_, db_->prepare("SELECT id FROM strings WHERE value = ?"));
+    BS_ASSIGN_OR_RETURN(touchRank_,
+                        db_->prepare("INSERT OR IGNORE INTO ranks(run, rank) VALUES (?, ?)"));
+    BS_ASSIGN_OR_RETURN(progress_,
+                        db_->prepare("UPDATE runs SET max_event_ns = ?, event_count = ?, "
+                                     "heartbeat_unix_ns = ?, first_ns = ?, last_ns = ? "
+                                     "WHERE id = ?"));
+    return Status::ok();
+  }
+
+  Result<int64_t> beginRun(const RunInfo& info) {
+    BS_RETURN_IF_ERROR(commit());
+    if (runId_ != 0) {
+      return Status::failedPrecondition("run " + std::to_string(runId_) +
+                                        " is still open: finish it before beginning another");
+    }
+    const ProcessIdentity me = currentProcess();
+    BS_ASSIGN_OR_RETURN(auto insert,
+                        db_->prepare("INSERT INTO runs(name, created_unix_ns, layout_json, "
+                                     "model_json, backend, world_size, status, source, "
+                                     "writer_host, writer_pid, writer_start_ticks, "
+                                     "heartbeat_unix_ns) VALUES (?,?,?,?,?,?,'running',?,?,?,?,?)"));
+    const int64_t now = unixNowNs();
+    insert.bind(1, std::string_view(info.name));
+    insert.bind(2, now);
+    insert.bind(3, std::string_view(info.layoutJson.empty() ? "{}" : info.layoutJson));
+    insert.bind(4, std::string_view(info.modelJson.empty() ? "{}" : info.modelJson));
+    insert.bind(5, std::string_view(info.backend));
+    insert.bind(6, int64_t{info.worldSize});
+    insert.bind(7, std::string_view(info.simulated ? "simulated" : "measured"));
+    insert.bind(8, std::string_view(me.host));
+    insert.bind(9, me.pid);
+    insert.bind(10, me.startTicks);
+    insert.bind(11, now);
+    BS_RETURN_IF_ERROR(insert.run().withContext("cannot begin a run"));
+    runId_ = db_->lastInsertRowId();
+    maxEventNs_ = 0;
+    eventCount_ = 0;
+    rankSeen_.clear();
+    return runId_;
+  }
+
+  Status addRank(const RankInfo& r) {
+    BS_RETURN_IF_ERROR(requireRun("addRank"));
+    BS_RETURN_IF_ERROR(beginIfNeeded());
+    BS_ASSIGN_OR_RETURN(auto insert,
+                        db_->prepare("INSERT OR REPLACE INTO ranks(run, rank, host, pid, device, "
+                                     "dp, tp, pp, clock_offset_ns, clock_uncertainty_ns, "
+                                     "cores_on_host, ranks_on_host) "
+                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+    insert.bind(1, runId_);
+    insert.bind(2, int64_t{r.rank});
+    insert.bind(3, std::string_view(r.host));
+    insert.bind(4, r.pid);
+    insert.bind(5, std::string_view(r.device));
+    insert.bind(6, int64_t{r.dp});
+    insert.bind(7, int64_t{r.tp});
+    insert.bind(8, int64_t{r.pp});
+    insert.bind(9, r.clockOffsetNs);
+    insert.bind(10, r.clockUncertaintyNs);
+    insert.bind(11, int64_t{r.coresOnHost});
+    insert.bind(12, int64_t{r.ranksOnHost});
+    BS_RETURN_IF_ERROR(insert.run());
+    markRankSeen(r.rank);
+    return Status::ok();
+  }
+
+  Status appendEvents(std::span<const tracer::Event> events) {
+    BS_RETURN_IF_ERROR(requireRun("appendEvents"));
+    for (const auto& e : events) BS_RETURN_IF_ERROR(checkEvent(e));
+    for (const auto& e : events) {
+      BS_RETURN_IF_ERROR(beginIfNeeded());
+      BS_RETURN_IF_ERROR(ensureRank(e.rank));
+      BS_ASSIGN_OR_RETURN(const int64_t nameId, intern(e.name));
+      SqliteStatement& s = insertEvent_.value();
+      s.bind(1, runId_);
+      s.bind(2, int64_t{e.rank});
+      s.bind(3, int64_t{static_cast<int32_t>(e.lane)});
+      s.bind(4, int64_t{static_cast<int32_t>(e.kind)});
+      s.bind(5, nameId);
+      s.bind(6, e.startNs);
+      s.bind(7, e.endNs);
+      s.bind(8, int64_t{e.step});
+      s.bind(9, int64_t{e.microBatch});
+      s.bind(10, int64_t{e.stage});
+      s.bind(11, int64_t{e.chunk});
+      s.bind(12, int64_t{static_cast<int32_t>(e.dim)});
+      s.bind(13, e.bytes);
+      s.bind(14, e.flops);
+      s.bind(15, int64_t{e.peer});
+      BS_RETURN_IF_ERROR(s.run());
+      maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);
+      firstNs_ = eventCount_ == 0 ? e.startNs : std::min(firstNs_, e.startNs);
+      lastNs_ = eventCount_ == 0 ? e.endNs : std::max(lastNs_, e.endNs);
+      ++eventCount_;
+      BS_RETURN_IF_ERROR(rowWritten());
+    }
+    return Status::ok();
+  }
+
+  Status appendSteps(std::span<const tracer::StepRecord> steps) {
+    BS_RETURN_IF_ERROR(requireRun("appendSteps"));
+    for (const auto& r : steps) {
+      BS_RETURN_IF_ERROR(beginIfNeeded());
+      SqliteStatement& s = insertStep_.value();
+      s.bind(1, runId_);
+      s.bind(2, int64_t{r.step});
+      s.bind(3, int64_t{r.rank});
+      if (std::isnan(r.loss)) {
+        s.bindNull(4);
+      } else {
+        s.bind(4, r.loss);
+      }
+      s.bind(5, r.tokens);
+      s.bind(6, r.startNs);
+      s.bind(7, r.endNs);
+      BS_RETURN_IF_ERROR(s.run());
+      BS_RETURN_IF_ERROR(rowWritten());
+    }
+    return Status::ok();
+  }
+
+  Status appendSamples(std::span<const tracer::Sample> samples) {
+    BS_RETURN_IF_ERROR(requireRun("appendSamples"));
+    for (const auto& x : samples) {
+      BS_RETURN_IF_ERROR(beginIfNeeded());
+      BS_ASSIGN_OR_RETURN(const int64_t nameId, intern(x.name));
+      SqliteStatement& s = insertSample_.value();
+      s.bind(1, runId_);
+      s.bind(2, int64_t{x.rank});
+      s.bind(3, nameId);
+      s.bind(4, x.timeNs);
+      s.bind(5, x.value);
+      BS_RETURN_IF_ERROR(s.run());
+      BS_RETURN_IF_ERROR(rowWritten());
+    }
+    return Status::ok();
+  }
+
+  // Commits the open transaction, recording the run's progress with it.
+  Status commit() {
+    if (!inTransaction_) return Status::ok();
+    if (runId_ != 0) {
+      SqliteStatement& p = progress_.value();
+      p.bind(1, maxEventNs_);
+      p.bind(2, eventCount_);
+      p.bind(3, unixNowNs());
+      p.bind(4, eventCount_ > 0 ? firstNs_ : 0);
+      p.bind(5, eventCount_ > 0 ? lastNs_ : 0);
+      p.bind(6, runId_);
+      BS_RETURN_IF_ERROR(p.run());
+    }
+    Status s = db_->exec("COMMIT");
+    if (!s.isOk()) {
+      (void)db_->exec("ROLLBACK");
+      strings_.clear();  // ids interned in the lost transaction are gone
+      rankSeen_.clear();
+    }
+    inTransaction_ = false;
+    rowsInTransaction_ = 0;
+    return s.withContext("cannot commit a batch");
+  }
+
+  Status finishRun(RunStatus status, const std::string& error) {
+    BS_RETURN_IF_ERROR(requireRun("finishRun"));
+    BS_RETURN_IF_ERROR(beginIfNeeded());
+    BS_ASSIGN_OR_RETURN(auto update, db_->prepare("UPDATE runs SET status = ?, error = ?, "
+                                                  "ended_unix_ns = ? WHERE id = ?"));
+    update.bind(1, std::string_view(toString(status)));
+    update.bind(2, std::string_view(error));
+    update.bind(3, unixNowNs());
+    update.bind(4, runId_);
+    BS_RETURN_IF_ERROR(update.run());
+    BS_RETURN_IF_ERROR(commit());
+    runId_ = 0;
+    return Status::ok();
+  }
+
+  int64_t runId() const { return runId_; }
+  const std::string& path() const { return db_->path(); }
+
+ private:
+  Status requireRun(const char* what) const {
+    if (runId_ != 0) return Status::ok();
+    return Status::failedPrecondition(std::string(what) + " needs a run: call beginRun first");
+  }
+
+  Status beginIfNeeded() {
+    if (inTransaction_) return Status::ok();
+    BS_RETURN_IF_ERROR(db_->exec("BEGIN IMMEDIATE").withContext("cannot start a batch"));
+    inTransaction_ = true;
+    rowsInTransaction_ = 0;
+    transactionStartNs_ = tracer::hostNowNs();
+    return Status::ok();
+  }
+
+  // Commits by size, or by age (checked every 256 rows to keep clocks off
+  // the per-row path).
+  Status rowWritten() {
+    ++rowsInTransaction_;
+    if (rowsInTransaction_ >= options_.batchEvents) return commit();
+    if ((rowsInTransaction_ & 255) == 0 &&
+        tracer::hostNowNs() - transactionStartNs_ >= options_.maxBatchMs * 1000000) {
+      return commit();
+    }
+    return Status::ok();
+  }
+
+  Result<int64_t> intern(const std::string& value) {
+    if (auto it = strings_.find(value); it != strings_.end()) return it->second;
+    SqliteStatement& ins = internInsert_.value();
+    ins.bind(1, std::string_view(value));
+    BS_RETURN_IF_ERROR(ins.run());
+    SqliteStatement& sel = internSelect_.value();
+    sel.bind(1, std::string_view(value));
+    auto row = sel.step();
+    if (!row.isOk()) return row.status();
+    if (!*row) {
+      sel.reset();
+      return Status::internal("string '" + value + "' vanished after insert");
+    }
+    const int64_t id = sel.columnInt(0);
+    sel.reset();
+    strings_.emplace(value, id);
+    return id;
+  }
+
+  void markRankSeen(int32_t rank) {
+    if (rank < 0) return;
+    if (static_cast<size_t>(rank) >= rankSeen_.size()) rankSeen_.resize(rank + 1, false);
+    rankSeen_[rank] = true;
+  }
+
+  // Every rank that has events has a row in `ranks`, so readers can list
+  // ranks without scanning events.
+  Status ensureRank(int32_t rank) {
+    if (rank >= 0 && static_cast<size_t>(rank) < rankSeen_.size() && rankSeen_[rank]) {
+      return Status::ok();
+    }
+    SqliteStatement& t = touchRank_.value();
+    t.bind(1, runId_);
+    t.bind(2, int64_t{rank});
+    BS_RETURN_IF_ERROR(t.run());
+    markRankSeen(rank);
+    return Status::ok();
+  }
+
+  std::unique_ptr<SqliteDb> db_;
+  WriterOptions options_;
+  std::optional<SqliteStatement> insertEvent_, insertStep_, insertSample_, internInsert_,
+      internSelect_, touchRank_, progress_;
+  std::unordered_map<std::string, int64_t> strings_;
+  std::vector<bool> rankSeen_;
+  int64_t runId_ = 0;
+  int64_t maxEventNs_ = 0;
+  int64_t eventCount_ = 0;
+  int64_t firstNs_ = 0;  // earliest start of the run's events
+  int64_t lastNs_ = 0;   // latest end of the run's events
+  bool inTransaction_ = false;
+  int64_t rowsInTransaction_ = 0;
+  int64_t transactionStartNs_ = 0;
+};
+
+Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
+                                                       WriterOptions options) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  const bool fresh = !exists || std::filesystem::file_size(path, ec) == 0;
+  if (!fresh) BS_RETURN_IF_ERROR(checkFileHeader(path));
+  auto opened = SqliteDb::open(path, SqliteDb::Mode::kReadWriteCreate);
+  if (!opened.isOk()) {
+    const std::string dir = directoryOf(path);
+    if (::access(dir.c_str(), W_OK) != 0) {
+      return Status::ioError("cannot create trace file " + path + ": directory " + dir +
+                             " is not writable (" + std::strerror(errno) + ")");
+    }
+    return opened.status();
+  }
+  std::unique_ptr<SqliteDb> db = std::move(opened).value();
+  if (fresh) {
+    Status wal = db->exec("PRAGMA journal_mode=WAL");
+    if (!wal.isOk()) {
+      const std::string dir = directoryOf(path);
+      return Status::ioError("cannot create trace file " + path + ": " + wal.message() +
+                             (::access(dir.c_str(), W_OK) != 0
+                                  ? " (directory " + dir + " is not writable)"
+                                  : ""));
+    }
+    BS_RETURN_IF_ERROR(createSchema(*db));
+  } else {
+    int32_t version = 0;
+    BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
+    BS_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL"));
+  }
+  // WAL + NORMAL: a committed batch survives the death of the process.
+  BS_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL"));
+  auto impl = std::make_unique<Impl>(std::move(db), options);
+  BS_RETURN_IF_ERROR(impl->prepareStatements());
+  return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(impl)));
+}
+
+TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceWriter::~TraceWriter() { (void)impl_->commit(); }
+
+Result<int64_t> TraceWriter::beginRun(const RunInfo& info) { return impl_->beginRun(info); }
+Status TraceWriter::addRank(const RankInfo& rank) { return impl_->addRank(rank); }
+Status TraceWriter::appendEvents(std::span<const tracer::Event> events) {
+  return impl_->appendEvents(events);
+}
+Status TraceWriter::appendSteps(std::span<const tracer::StepRecord> steps) {
+  return impl_->appendSteps(steps);
+}
+Status TraceWriter::appendSamples(std::span<const tracer::Sample> samples) {
+  return impl_->appendSamples(samples);
+}
+Status TraceWriter::flush() { return impl_->commit(); }
+Status TraceWriter::finishRun(RunStatus status, const std::string& error) {
+  return impl_->finishRun(status, error);
+}
+int64_t TraceWriter::currentRunId() const { return impl_->runId(); }
+const std::string& TraceWriter::path() const { return impl_->path(); }
+
+}  // namespace bubblescope::storage

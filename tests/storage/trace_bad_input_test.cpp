@@ -1,0 +1,208 @@
+// Every bad input gets one clear error naming the problem, and no crash; a
+// file that is not ours is never modified.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
+#include "tests/storage/temp_dir.h"
+#include "tests/storage/trace_fixtures.h"
+
+namespace bubblescope::storage {
+namespace {
+
+using testing::makeEvents;
+using testing::TempDir;
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeAll(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A finished trace with enough events to span many pages, WAL checkpointed.
+void writeTrace(const std::string& path, int64_t events = 20000) {
+  auto writer = TraceWriter::open(path);
+  ASSERT_TRUE(writer.isOk()) << writer.status().message();
+  ASSERT_TRUE((*writer)->beginRun({}).isOk());
+  ASSERT_TRUE((*writer)->appendEvents(makeEvents(0, events)).isOk());
+  ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());
+}
+
+void execSql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// Both the reader and the writer refuse `path` with `code` and `message`,
+// and the file's bytes are unchanged afterwards.
+void expectRefused(const std::string& path, StatusCode code, const std::string& message) {
+  const std::string before = readAll(path);
+  auto reader = TraceReader::open(path);
+  ASSERT_FALSE(reader.isOk());
+  EXPECT_EQ(reader.status().code(), code);
+  EXPECT_EQ(reader.status().message(), message);
+  auto writer = TraceWriter::open(path);
+  ASSERT_FALSE(writer.isOk());
+  EXPECT_EQ(writer.status().message(), message);
+  EXPECT_EQ(readAll(path), before) << "a refused file was modified";
+}
+
+TEST(TraceBadInputTest, MissingFile) {
+  TempDir dir;
+  const std::string path = dir.file("nope.db");
+  auto reader = TraceReader::open(path);
+  ASSERT_FALSE(reader.isOk());
+  EXPECT_EQ(reader.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(reader.status().message(), "trace file " + path + " does not exist");
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the reader must not create files";
+}
+
+TEST(TraceBadInputTest, FileThatIsNotSqlite) {
+  TempDir dir;
+  const std::string path = dir.file("notes.db");
+  writeAll(path, std::string("step,loss\n0,5.5\n1,5.1\n") + std::string(4000, 'x'));
+  expectRefused(path, StatusCode::kUnsupported,
+                path + " is not a Bubblescope trace: it is not a SQLite database");
+}
+
+TEST(TraceBadInputTest, SqliteDatabaseOfAnotherProgram) {
+  TempDir dir;
+  const std::string path = dir.file("other.db");
+  execSql(path, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT);"
+                "INSERT INTO photos(name) VALUES ('cat.jpg');");
+  expectRefused(path, StatusCode::kUnsupported,
+                path + " is not a Bubblescope trace: a SQLite database from another program (it "
+                       "has no Bubblescope meta table)");
+}
+
+TEST(TraceBadInputTest, ForeignMetaTable) {
+  TempDir dir;
+  const std::string path = dir.file("meta.db");
+  execSql(path, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+                "INSERT INTO meta VALUES ('application', 'nsys');");
+  expectRefused(path, StatusCode::kUnsupported,
+                path + " is not a Bubblescope trace: a SQLite database from another program "
+                       "(meta.application is 'nsys')");
+}
+
+TEST(TraceBadInputTest, NewerSchemaVersion) {
+  TempDir dir;
+  const std::string path = dir.file("future.db");
+  writeTrace(path, 10);
+  execSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  expectRefused(path, StatusCode::kUnsupported,
+                path + " was written with trace schema v7; this build of Bubblescope reads up to "
+                       "v1: upgrade Bubblescope");
+}
+
+TEST(TraceBadInputTest, TruncatedFile) {
+  TempDir dir;
+  const std::string path = dir.file("cut.db");
+  writeTrace(path);
+  const std::string bytes = readAll(path);
+  ASSERT_GT(bytes.size(), 64u * 1024u);
+  const size_t keep = bytes.size() / 2 / 4096 * 4096;
+  writeAll(path, bytes.substr(0, keep));
+  expectRefused(path, StatusCode::kCorrupt,
+                path + " is truncated: its header describes " + std::to_string(bytes.size()) +
+                    " bytes but it has " + std::to_string(keep));
+  // Cut in the middle of a page, too.
+  writeAll(path, bytes.substr(0, 5000));
+  auto reader = TraceReader::open(path);
+  ASSERT_FALSE(reader.isOk());
+  EXPECT_EQ(reader.status().code(), StatusCode::kCorrupt);
+}
+
+TEST(TraceBadInputTest, CorruptPagesGiveAnErrorNotACrash) {
+  TempDir dir;
+  const std::string path = dir.file("bad.db");
+  writeTrace(path);
+  std::string bytes = readAll(path);
+  // Keep the header and the schema page; scramble every later page.
+  uint32_t x = 12345;
+  for (size_t i = 8192; i < bytes.size(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    bytes[i] = static_cast<char>(x >> 24);
+  }
+  writeAll(path, bytes);
+  auto reader = TraceReader::open(path);
+  if (!reader.isOk()) {
+    EXPECT_EQ(reader.status().code(), StatusCode::kCorrupt) << reader.status().message();
+    return;
+  }
+  auto events = (*reader)->eventsAfter(1, 0);
+  auto window = (*reader)->eventsInWindow(1, {}, 0, 1LL << 40);
+  auto runs = (*reader)->runs();
+  const bool anyFailed = !events.isOk() || !window.isOk() || !runs.isOk();
+  ASSERT_TRUE(anyFailed) << "scrambled pages read back without an error";
+  for (const Status& s : {events.status(), window.status(), runs.status()}) {
+    if (s.isOk()) continue;
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.message();
+    EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+  }
+}
+
+TEST(TraceBadInputTest, EmptyFileIsNotATraceForTheReader) {
+  TempDir dir;
+  const std::string path = dir.file("empty.db");
+  writeAll(path, "");
+  auto reader = TraceReader::open(path);
+  ASSERT_FALSE(reader.isOk());
+  EXPECT_EQ(reader.status().message(),
+            path + " is not a Bubblescope trace: it is not a SQLite database");
+  // The writer may start a new trace in an empty file (e.g. one mktemp made).
+  auto writer = TraceWriter::open(path);
+  EXPECT_TRUE(writer.isOk()) << writer.status().message();
+}
+
+// Root ignores directory permissions, so the check runs in a child that
+// drops to an unprivileged user first.
+TEST(TraceBadInputTest, WriterInReadOnlyDirectory) {
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all |
+                                               std::filesystem::perms::group_read |
+                                               std::filesystem::perms::group_exec |
+                                               std::filesystem::perms::others_read |
+                                               std::filesystem::perms::others_exec);
+  const std::string path = dir.file("t.db");
+  int pipeFd[2];
+  ASSERT_EQ(pipe(pipeFd), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(pipeFd[0]);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+    auto writer = TraceWriter::open(path);
+    const std::string message = writer.isOk() ? "opened" : writer.status().message();
+    (void)!write(pipeFd[1], message.data(), message.size());
+    _exit(writer.isOk() ? 1 : 0);
+  }
+  close(pipeFd[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(pipeFd[0], buf, sizeof buf)) > 0;) message.append(buf, n);
+  close(pipeFd[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_NE(WEXITSTATUS(status), 3) << "could not drop privileges";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << message;
+  EXPECT_EQ(message, "cannot create trace file " + path + ": directory " + dir.path().string() +
+                         " is not writable (Permission denied)");
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace bubblescope::storage

@@ -1,6 +1,7 @@
 // Each subcommand of bubblescope-cli lives in its own file and registers itself
-// here. Contract: a command's callback returns the process exit code; it
-// prints one clear message on stderr for every error and never calls exit().
+// here. Contract: a command's callback sets `runner`, which main() calls and
+// whose value is the process exit code; commands print one clear message on
+// stderr for every error and never call exit().
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,13 +9,13 @@
 
 namespace bubblescope::cli {
 
-// Set by a subcommand's callback; main() returns it.
 using ExitCode = int;
 using CommandRunner = std::function<ExitCode()>;
 
-// Registration functions, one per file (cli/<name>_command.cpp).
-void addDemoCommand(CLI::App& app, CommandRunner& runner);
 void addInfoCommand(CLI::App& app, CommandRunner& runner);
 void addBenchCommand(CLI::App& app, CommandRunner& runner);
+
+// Benchmarks, registered under `bench`.
+void addBenchStore(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -7,7 +7,6 @@ int main(int argc, char** argv) {
   CLI::App app{"Bubblescope: run, trace and analyse parallel training", "bubblescope-cli"};
   app.require_subcommand(1);
   bubblescope::cli::CommandRunner runner;
-  bubblescope::cli::addDemoCommand(app, runner);
   bubblescope::cli::addInfoCommand(app, runner);
   bubblescope::cli::addBenchCommand(app, runner);
   try {

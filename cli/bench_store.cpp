@@ -1,0 +1,228 @@
+// `bubblescope-cli bench store`: the trace writer against a bare SQLite
+// prepared-insert loop over the same rows, and a window query on a big file.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
+
+namespace bubblescope::cli {
+namespace {
+
+constexpr int32_t kRanks = 64;
+constexpr int64_t kEventSpacingNs = 10000;  // per rank: one event every 10 µs
+constexpr const char* kNames[] = {"forward",   "backward", "backward_input", "backward_weight",
+                                  "optimizer", "send",     "recv",           "wait",
+                                  "allreduce", "allgather", "reduce_scatter", "data"};
+constexpr int kNameCount = sizeof(kNames) / sizeof(kNames[0]);
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Event i of a 64-rank run: ranks take turns, each rank's events are disjoint.
+tracer::Event benchEvent(int64_t i) {
+  tracer::Event e;
+  e.rank = static_cast<int32_t>(i % kRanks);
+  const int64_t seq = i / kRanks;
+  e.kind = static_cast<tracer::EventKind>(seq % 6);
+  e.lane = seq % 6 < 5 ? tracer::Lane::kCompute : tracer::Lane::kCommunication;
+  e.name = kNames[seq % kNameCount];
+  e.startNs = seq * kEventSpacingNs + e.rank * 7;
+  e.endNs = e.startNs + 8000;
+  e.step = static_cast<int32_t>(seq / 1000);
+  e.microBatch = static_cast<int32_t>(seq % 8);
+  e.stage = e.rank % 4;
+  e.bytes = seq % 6 == 5 ? 1 << 20 : 0;
+  e.flops = 123456789;
+  return e;
+}
+
+std::vector<tracer::Event> benchEvents(int64_t first, int64_t count) {
+  std::vector<tracer::Event> events;
+  events.reserve(count);
+  for (int64_t i = first; i < first + count; ++i) events.push_back(benchEvent(i));
+  return events;
+}
+
+Status writeWithWriter(const std::string& path, const std::vector<tracer::Event>& events) {
+  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
+  BS_RETURN_IF_ERROR(writer->beginRun({.name = "bench", .worldSize = kRanks}).status());
+  BS_RETURN_IF_ERROR(writer->appendEvents(events));
+  return writer->finishRun(storage::RunStatus::kFinished);
+}
+
+// The baseline: the same rows into the same schema, one prepared INSERT in
+// one transaction, names as pre-assigned integer ids.
+Status writeRaw(const std::string& path, const std::vector<tracer::Event>& events) {
+  {
+    BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
+    BS_RETURN_IF_ERROR(writer->beginRun({.name = "raw", .worldSize = kRanks}).status());
+    BS_RETURN_IF_ERROR(writer->finishRun(storage::RunStatus::kFinished));
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    sqlite3_close(db);
+    return Status::ioError("cannot open " + path);
+  }
+  sqlite3_exec(db, "PRAGMA synchronous=NORMAL; BEGIN", nullptr, nullptr, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db,
+                     "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, "
+                     "micro_batch, stage, chunk, dim, bytes, flops, peer) "
+                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     -1, &stmt, nullptr);
+  int rc = SQLITE_DONE;
+  for (size_t i = 0; i < events.size() && rc == SQLITE_DONE; ++i) {
+    const tracer::Event& e = events[i];
+    sqlite3_bind_int64(stmt, 1, 1);
+    sqlite3_bind_int64(stmt, 2, e.rank);
+    sqlite3_bind_int64(stmt, 3, static_cast<int32_t>(e.lane));
+    sqlite3_bind_int64(stmt, 4, static_cast<int32_t>(e.kind));
+    sqlite3_bind_int64(stmt, 5, static_cast<int64_t>(i % kNameCount) + 1);
+    sqlite3_bind_int64(stmt, 6, e.startNs);
+    sqlite3_bind_int64(stmt, 7, e.endNs);
+    sqlite3_bind_int64(stmt, 8, e.step);
+    sqlite3_bind_int64(stmt, 9, e.microBatch);
+    sqlite3_bind_int64(stmt, 10, e.stage);
+    sqlite3_bind_int64(stmt, 11, e.chunk);
+    sqlite3_bind_int64(stmt, 12, static_cast<int32_t>(e.dim));
+    sqlite3_bind_int64(stmt, 13, e.bytes);
+    sqlite3_bind_int64(stmt, 14, e.flops);
+    sqlite3_bind_int64(stmt, 15, e.peer);
+    rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+  }
+  sqlite3_finalize(stmt);
+  const int commit = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  if (rc != SQLITE_DONE || commit != SQLITE_OK) return Status::ioError("raw insert failed");
+  return Status::ok();
+}
+
+// Builds (or reuses) the big file for the window query; progress on stderr.
+Status ensureWindowFile(const std::string& path, int64_t events) {
+  {
+    auto reader = storage::TraceReader::open(path);
+    if (reader.isOk()) {
+      auto run = (*reader)->run(1);
+      if (run.isOk() && run->eventCount == events) {
+        std::printf("window_file: %s (reused)\n", path.c_str());
+        return Status::ok();
+      }
+    }
+  }
+  std::filesystem::remove(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
+  BS_RETURN_IF_ERROR(writer->beginRun({.name = "window bench", .worldSize = kRanks}).status());
+  constexpr int64_t kChunk = 500000;
+  for (int64_t first = 0; first < events; first += kChunk) {
+    BS_RETURN_IF_ERROR(writer->appendEvents(benchEvents(first, std::min(kChunk, events - first))));
+    std::fprintf(stderr, "\rbuilding %lld-event file: %3.0f%%", static_cast<long long>(events),
+                 100.0 * std::min(events, first + kChunk) / events);
+  }
+  BS_RETURN_IF_ERROR(writer->finishRun(storage::RunStatus::kFinished));
+  std::fprintf(stderr, "\n");
+  std::printf("window_file: %s (built in %.1f s)\n", path.c_str(), secondsSince(t0));
+  return Status::ok();
+}
+
+struct Options {
+  int64_t events = 1000000;
+  int64_t windowFileEvents = 10000000;
+  int repetitions = 3;
+  std::string dir;
+};
+
+ExitCode runBench(const Options& options) {
+  namespace fs = std::filesystem;
+  const fs::path dir = options.dir.empty() ? fs::temp_directory_path() / "bubblescope-bench"
+                                           : fs::path(options.dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const auto events = benchEvents(0, options.events);
+  std::vector<double> writerRates, rawRates;
+  for (int rep = 0; rep < options.repetitions; ++rep) {
+    for (int which = 0; which < 2; ++which) {
+      const std::string path = (dir / (which == 0 ? "writer.db" : "raw.db")).string();
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix, ec);
+      const auto t0 = std::chrono::steady_clock::now();
+      Status s = which == 0 ? writeWithWriter(path, events) : writeRaw(path, events);
+      const double seconds = secondsSince(t0);
+      if (!s.isOk()) {
+        std::fprintf(stderr, "error: %s\n", s.message().c_str());
+        return 1;
+      }
+      (which == 0 ? writerRates : rawRates).push_back(options.events / seconds);
+      fs::remove(path, ec);
+    }
+  }
+  std::sort(writerRates.begin(), writerRates.end());
+  std::sort(rawRates.begin(), rawRates.end());
+  const double writer = writerRates[writerRates.size() / 2];
+  const double raw = rawRates[rawRates.size() / 2];
+  std::printf("events: %lld\n", static_cast<long long>(options.events));
+  std::printf("events_per_s: %.0f\n", writer);
+  std::printf("raw_sqlite_per_s: %.0f\n", raw);
+  std::printf("writer_ratio: %.3f\n", writer / raw);
+  std::fflush(stdout);
+
+  const std::string windowPath =
+      (dir / ("window-" + std::to_string(options.windowFileEvents) + ".db")).string();
+  if (Status s = ensureWindowFile(windowPath, options.windowFileEvents); !s.isOk()) {
+    std::fprintf(stderr, "error: %s\n", s.message().c_str());
+    return 1;
+  }
+  auto reader = storage::TraceReader::open(windowPath);
+  if (!reader.isOk()) {
+    std::fprintf(stderr, "error: %s\n", reader.status().message().c_str());
+    return 1;
+  }
+  // 100k events across 64 ranks, from the middle of the run.
+  const int64_t perRank = std::min<int64_t>(100000 / kRanks, options.windowFileEvents / kRanks);
+  const int64_t t0 = (options.windowFileEvents / kRanks / 2) * kEventSpacingNs;
+  const int64_t t1 = t0 + perRank * kEventSpacingNs;
+  std::vector<double> ms;
+  size_t got = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    auto window = (*reader)->eventsInWindow(1, {}, t0, t1);
+    ms.push_back(secondsSince(start) * 1000.0);
+    if (!window.isOk()) {
+      std::fprintf(stderr, "error: %s\n", window.status().message().c_str());
+      return 1;
+    }
+    got = window->size();
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("window_file_events: %lld\n", static_cast<long long>(options.windowFileEvents));
+  std::printf("window_events: %zu\n", got);
+  std::printf("window_100k_ms: %.1f\n", ms[ms.size() / 2]);
+  return 0;
+}
+
+}  // namespace
+
+void addBenchStore(CLI::App& bench, CommandRunner& runner) {
+  auto* cmd = bench.add_subcommand("store", "Trace writer and window query against raw SQLite");
+  auto options = std::make_shared<Options>();
+  cmd->add_option("--events", options->events, "Rows per write measurement")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--window-file-events", options->windowFileEvents,
+                  "Events in the file the window query reads")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--repetitions", options->repetitions, "Alternating runs of each writer")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--dir", options->dir, "Folder for the files (default: a temporary folder)");
+  cmd->callback([&runner, options] { runner = [options] { return runBench(*options); }; });
+}
+
+}  // namespace bubblescope::cli

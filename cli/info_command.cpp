@@ -1,0 +1,71 @@
+// `bubblescope-cli info FILE`: what a trace file holds, run by run.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::cli {
+namespace {
+
+ExitCode printInfo(const std::string& path) {
+  auto reader = storage::TraceReader::open(path);
+  if (!reader.isOk()) {
+    std::fprintf(stderr, "error: %s\n", reader.status().message().c_str());
+    return 1;
+  }
+  auto runs = (*reader)->runs();
+  if (!runs.isOk()) {
+    std::fprintf(stderr, "error: %s\n", runs.status().message().c_str());
+    return 1;
+  }
+  std::printf("%s: Bubblescope trace, schema v%d, %zu run(s)\n", path.c_str(),
+              (*reader)->schemaVersion(), runs->size());
+  for (const auto& run : *runs) {
+    auto ranks = (*reader)->ranks(run.id);
+    auto steps = (*reader)->steps(run.id);
+    auto range = (*reader)->timeRange(run.id);
+    if (!ranks.isOk() || !steps.isOk() || !range.isOk()) {
+      const Status& s = !ranks.isOk() ? ranks.status()
+                        : !steps.isOk() ? steps.status()
+                                        : range.status();
+      std::fprintf(stderr, "error: %s\n", s.message().c_str());
+      return 1;
+    }
+    std::printf("run %lld  %s  [%s]  backend %s, world %d, %s\n",
+                static_cast<long long>(run.id), run.info.name.c_str(), toString(run.health),
+                run.info.backend.c_str(), run.info.worldSize,
+                run.info.simulated ? "simulated" : "measured");
+    if (!run.error.empty()) std::printf("  error: %s\n", run.error.c_str());
+    std::printf("  events %lld over %.3f ms, ranks %zu, step records %zu\n",
+                static_cast<long long>(run.eventCount), (range->second - range->first) / 1e6,
+                ranks->size(), steps->size());
+    for (const auto& r : *ranks) {
+      std::printf("  rank %d  dp%d tp%d pp%d  %s  host %s pid %lld\n", r.rank, r.dp, r.tp, r.pp,
+                  r.device.c_str(), r.host.c_str(), static_cast<long long>(r.pid));
+    }
+    int shown = 0;
+    for (const auto& s : *steps) {
+      if (std::isnan(s.loss)) continue;
+      if (++shown > 10) {
+        std::printf("  ...\n");
+        break;
+      }
+      std::printf("  step %4d  loss %.4f  tokens %lld  %.2f ms\n", s.step, s.loss,
+                  static_cast<long long>(s.tokens), (s.endNs - s.startNs) / 1e6);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addInfoCommand(CLI::App& app, CommandRunner& runner) {
+  auto* cmd = app.add_subcommand("info", "Print what a trace file holds");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("file", *path, "Trace file (.db)")->required();
+  cmd->callback([&runner, path] { runner = [path] { return printInfo(*path); }; });
+}
+
+}  // namespace bubblescope::cli

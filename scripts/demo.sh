@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds, trains the default model on
+# this machine with tracing on, and prints what the trace holds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+./scripts/build.sh
+export OPENBLAS_NUM_THREADS=1
+trace="build/demo.db"
+rm -f "$trace" "$trace-wal" "$trace-shm"
+./build/cli/bubblescope-cli train --model tiny --steps 40 --trace "$trace"
+./build/cli/bubblescope-cli info "$trace"

@@ -1,0 +1,55 @@
+#include <cmath>
+
+#include "engine/cpu_kernels.h"
+
+namespace bubblescope::engine::kernels {
+namespace {
+constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2 / pi)
+constexpr double kGeluCube = 0.044715;
+}  // namespace
+
+// gelu(x) = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
+template <class S>
+void geluForward(S* out, const S* inp, int64_t n) {
+  const S k = static_cast<S>(kGeluScale), a = static_cast<S>(kGeluCube);
+  for (int64_t i = 0; i < n; ++i) {
+    const S x = inp[i];
+    out[i] = S(0.5) * x * (S(1) + std::tanh(k * (x + a * x * x * x)));
+  }
+}
+
+template <class S>
+void geluBackward(S* dinp, const S* inp, const S* dout, int64_t n) {
+  const S k = static_cast<S>(kGeluScale), a = static_cast<S>(kGeluCube);
+  for (int64_t i = 0; i < n; ++i) {
+    const S x = inp[i];
+    const S th = std::tanh(k * (x + a * x * x * x));
+    const S du = k * (S(1) + S(3) * a * x * x);
+    const S grad = S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th * th) * du;
+    dinp[i] += grad * dout[i];
+  }
+}
+
+template <class S>
+void residualForward(S* out, const S* a, const S* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+template <class S>
+void residualBackward(S* da, S* db, const S* dout, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    da[i] += dout[i];
+    db[i] += dout[i];
+  }
+}
+
+#define BS_INSTANTIATE(S)                                            \
+  template void geluForward<S>(S*, const S*, int64_t);               \
+  template void geluBackward<S>(S*, const S*, const S*, int64_t);    \
+  template void residualForward<S>(S*, const S*, const S*, int64_t); \
+  template void residualBackward<S>(S*, S*, const S*, int64_t);
+BS_INSTANTIATE(float)
+BS_INSTANTIATE(double)
+#undef BS_INSTANTIATE
+
+}  // namespace bubblescope::engine::kernels

@@ -1,0 +1,80 @@
+// Activations of one micro-batch through a GptModel (or a range of its layers).
+//
+// Contract: created by GptModelT::newActivations() for one (B, T); the model
+// writes them in forward() and reads (and partly consumes) them in
+// backward(), so each backward needs its own forward first. One
+// ActivationsT per in-flight micro-batch lets a pipeline schedule keep several
+// alive. Buffers count as MemoryCategory::kActivations.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/layout/model_config.h"
+#include "engine/tensor.h"
+
+namespace bubblescope::engine {
+
+// What one transformer block keeps for its backward pass.
+template <class S>
+struct BlockActivationsT {
+  TensorT<S> ln1;      // (B, T, C)
+  TensorT<S> ln1Mean;  // (B, T)
+  TensorT<S> ln1Rstd;  // (B, T)
+  TensorT<S> qkv;      // (B, T, 3C)
+  TensorT<S> att;      // (B, NH, T, T) softmax probabilities
+  TensorT<S> attY;     // (B, T, C) attention output before the projection
+  TensorT<S> res1;     // (B, T, C) x + attention branch
+  TensorT<S> ln2;      // (B, T, C)
+  TensorT<S> ln2Mean;  // (B, T)
+  TensorT<S> ln2Rstd;  // (B, T)
+  TensorT<S> fc;       // (B, T, F)
+  TensorT<S> fcGelu;   // (B, T, F)
+  TensorT<S> out;      // (B, T, C) res1 + MLP branch: the block's output
+};
+
+// What the output head (final layer norm, projection, loss) keeps.
+template <class S>
+struct HeadActivationsT {
+  TensorT<S> lnf;      // (B, T, C)
+  TensorT<S> lnfMean;  // (B, T)
+  TensorT<S> lnfRstd;  // (B, T)
+  TensorT<S> probs;    // (B, T, V) logits, then probabilities; dlogits in backward
+  TensorT<S> losses;   // (B, T)
+};
+
+// Gradient buffers of the backward pass, reused layer after layer.
+template <class S>
+struct BackwardScratchT {
+  TensorT<S> dRes1;     // (B, T, C)
+  TensorT<S> dLn;       // (B, T, C)
+  TensorT<S> dQkv;      // (B, T, 3C)
+  TensorT<S> dAttY;     // (B, T, C)
+  TensorT<S> dAtt;      // (T, T) one head's score gradient
+  TensorT<S> dFc;       // (B, T, F)
+  TensorT<S> dFcGelu;   // (B, T, F)
+  TensorT<S> dStreamA;  // (B, T, C) gradient of the residual stream (ping)
+  TensorT<S> dStreamB;  // (B, T, C) (pong)
+};
+
+template <class S>
+struct ActivationsT {
+  int64_t batch = 0;                         // B
+  int64_t seq = 0;                           // T
+  std::vector<int32_t> tokens;               // (B, T) when the range holds the embedding
+  std::vector<int32_t> targets;              // (B, T) when the range holds the head
+  TensorT<S> input;                          // (B, T, C) embedding output or the stage input
+  std::vector<BlockActivationsT<S>> blocks;  // one per block of the range
+  HeadActivationsT<S> head;
+  BackwardScratchT<S> scratch;
+  TensorT<S> inputGrad;  // (B, T, C) gradient of the stage input (no embedding)
+  double loss = 0.0;     // mean loss of the last forward (NaN without head)
+
+  // The stage output (B, T, C): the last block's output, or the input when
+  // the range has no block. Meaningful after forward().
+  const TensorT<S>& output() const { return blocks.empty() ? input : blocks.back().out; }
+};
+
+using Activations = ActivationsT<float>;
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,242 @@
+#include "engine/gpt_model.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace bubblescope::engine {
+namespace {
+
+Status checkTokens(std::span<const int32_t> ids, int64_t expected, int32_t vocab,
+                   const char* what) {
+  if (static_cast<int64_t>(ids.size()) != expected) {
+    return Status::invalidArgument(std::string(what) + " has " + std::to_string(ids.size()) +
+                                   " ids, expected B*T = " + std::to_string(expected));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab) {
+      return Status::invalidArgument(
+          std::string(what) + " id " + std::to_string(ids[i]) + " at position " +
+          std::to_string(i) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+template <class S>
+GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first,
+                        int32_t last)
+    : config_(config), allocator_(allocator), first_(first), last_(last) {
+  if (first_ == 0) embedding_.emplace(config_, allocator_);
+  for (int32_t slot = std::max(first_, 1); slot < std::min(last_, config_.numLayers + 1); ++slot) {
+    blocks_.push_back(std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_));
+  }
+  if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_);
+}
+
+template <class S>
+Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelConfig& config,
+                                                           Allocator* allocator, LayerRange range) {
+  BS_RETURN_IF_ERROR(layout::validate(config));
+  const int32_t slots = config.numLayers + 2;
+  const int32_t last = range.last < 0 ? slots : range.last;
+  if (range.first < 0 || range.first >= last || last > slots) {
+    return Status::invalidArgument("layer range [" + std::to_string(range.first) + ", " +
+                                   std::to_string(last) + ") is empty or outside the model's " +
+                                   std::to_string(slots) + " layer slots");
+  }
+  return std::unique_ptr<GptModelT<S>>(new GptModelT<S>(config, allocator, range.first, last));
+}
+
+template <class S>
+std::vector<ParameterT<S>*> GptModelT<S>::parameters() {
+  std::vector<ParameterT<S>*> all;
+  if (embedding_) {
+    for (auto* p : embedding_->parameters()) all.push_back(p);
+  }
+  for (auto& block : blocks_) {
+    for (auto* p : block->parameters()) all.push_back(p);
+  }
+  if (head_) {
+    for (auto* p : head_->parameters()) all.push_back(p);
+  }
+  return all;
+}
+
+template <class S>
+ParameterT<S>* GptModelT<S>::findParameter(std::string_view name) {
+  for (auto* p : parameters()) {
+    if (p->name == name) return p;
+  }
+  return nullptr;
+}
+
+template <class S>
+int64_t GptModelT<S>::parameterCount() {
+  int64_t n = 0;
+  for (auto* p : parameters()) n += p->value.numel();
+  return n;
+}
+
+template <class S>
+void GptModelT<S>::initialize(uint64_t seed) {
+  for (auto* p : parameters()) p->initialize(seed);
+}
+
+template <class S>
+void GptModelT<S>::zeroGrad() {
+  for (auto* p : parameters()) p->grad.zero();
+}
+
+template <class S>
+Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b, int64_t t) {
+  if (b <= 0 || t <= 0) {
+    return Status::invalidArgument("batch size and sequence length must be positive, got B=" +
+                                   std::to_string(b) + " T=" + std::to_string(t));
+  }
+  if (t > config_.seqLen) {
+    return Status::invalidArgument("sequence length " + std::to_string(t) +
+                                   " exceeds the model's " + std::to_string(config_.seqLen));
+  }
+  const int64_t c = config_.hidden, f = config_.mlpHidden(), nh = config_.numHeads,
+                v = config_.vocabSize;
+  Allocator* al = allocator_;
+  auto make = [al](Shape shape) {
+    return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
+  };
+  auto acts = std::make_unique<ActivationsT<S>>();
+  acts->batch = b;
+  acts->seq = t;
+  acts->input = make({b, t, c});
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    BlockActivationsT<S> a;
+    a.ln1 = make({b, t, c});
+    a.ln1Mean = make({b, t});
+    a.ln1Rstd = make({b, t});
+    a.qkv = make({b, t, 3 * c});
+    a.att = make({b, nh, t, t});
+    a.attY = make({b, t, c});
+    a.res1 = make({b, t, c});
+    a.ln2 = make({b, t, c});
+    a.ln2Mean = make({b, t});
+    a.ln2Rstd = make({b, t});
+    a.fc = make({b, t, f});
+    a.fcGelu = make({b, t, f});
+    a.out = make({b, t, c});
+    acts->blocks.push_back(std::move(a));
+  }
+  if (head_) {
+    acts->head.lnf = make({b, t, c});
+    acts->head.lnfMean = make({b, t});
+    acts->head.lnfRstd = make({b, t});
+    acts->head.probs = make({b, t, v});
+    acts->head.losses = make({b, t});
+  }
+  auto& g = acts->scratch;
+  g.dLn = make({b, t, c});
+  g.dStreamA = make({b, t, c});
+  g.dStreamB = make({b, t, c});
+  if (!blocks_.empty()) {
+    g.dRes1 = make({b, t, c});
+    g.dQkv = make({b, t, 3 * c});
+    g.dAttY = make({b, t, c});
+    g.dAtt = make({t, t});
+    g.dFc = make({b, t, f});
+    g.dFcGelu = make({b, t, f});
+  }
+  if (!embedding_) acts->inputGrad = make({b, t, c});
+  return acts;
+}
+
+template <class S>
+Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>& input,
+                                     const TraceContext& trace) {
+  using tracer::EventKind;
+  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
+  if (embedding_) {
+    BS_RETURN_IF_ERROR(checkTokens(input.tokens, b * t, config_.vocabSize, "input tokens"));
+    acts.tokens.assign(input.tokens.begin(), input.tokens.end());
+    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, "embedding"));
+    embedding_->forward(acts.input.data(), acts.tokens.data(), b, t);
+  } else {
+    if (static_cast<int64_t>(input.activation.size()) != b * t * c) {
+      return Status::invalidArgument("stage input has " + std::to_string(input.activation.size()) +
+                                     " values, expected B*T*C = " + std::to_string(b * t * c));
+    }
+    acts.input.copyFrom(input.activation);
+  }
+  const S* x = acts.input.data();
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    auto& block = *blocks_[i];
+    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, block.name().c_str(),
+                                                       block.forwardFlops(b, t)));
+    block.forward(x, acts.blocks[i], b, t);
+    x = acts.blocks[i].out.data();
+  }
+  acts.loss = std::numeric_limits<double>::quiet_NaN();
+  if (head_) {
+    BS_RETURN_IF_ERROR(checkTokens(input.targets, b * t, config_.vocabSize, "targets"));
+    acts.targets.assign(input.targets.begin(), input.targets.end());
+    tracer::ScopedSpan span(trace.recorder,
+                            trace.span(EventKind::kForward, "head", head_->forwardFlops(b, t)));
+    acts.loss = head_->forward(x, acts.targets.data(), acts.head, b, t);
+  }
+  return acts.loss;
+}
+
+template <class S>
+Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGrad,
+                              double lossScale, const TraceContext& trace) {
+  using tracer::EventKind;
+  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
+  auto& g = acts.scratch;
+  TensorT<S>* dCur = &g.dStreamA;   // gradient of the current layer's output
+  TensorT<S>* dNext = &g.dStreamB;  // gradient of its input
+  if (head_) {
+    if (!outputGrad.empty()) {
+      return Status::invalidArgument("a range ending with the head takes no output gradient");
+    }
+    dCur->zero();
+    tracer::ScopedSpan span(
+        trace.recorder, trace.span(EventKind::kBackward, "head", 2 * head_->forwardFlops(b, t)));
+    head_->backward(dCur->data(), acts.output().data(), acts.targets.data(), acts.head, g,
+                    lossScale, b, t);
+  } else {
+    if (static_cast<int64_t>(outputGrad.size()) != b * t * c) {
+      return Status::invalidArgument("output gradient has " + std::to_string(outputGrad.size()) +
+                                     " values, expected B*T*C = " + std::to_string(b * t * c));
+    }
+    dCur->copyFrom(outputGrad);
+  }
+  for (size_t i = blocks_.size(); i-- > 0;) {
+    auto& block = *blocks_[i];
+    const S* x = i == 0 ? acts.input.data() : acts.blocks[i - 1].out.data();
+    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, block.name().c_str(),
+                                                       2 * block.forwardFlops(b, t)));
+    dNext->zero();
+    block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t);
+    std::swap(dCur, dNext);
+  }
+  if (embedding_) {
+    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, "embedding"));
+    embedding_->backward(dCur->data(), acts.tokens.data(), b, t);
+  } else {
+    acts.inputGrad.copyFrom(dCur->span());
+  }
+  return Status::ok();
+}
+
+template <class S>
+int64_t GptModelT<S>::forwardFlops(int64_t b, int64_t t) const {
+  int64_t flops = 0;
+  for (const auto& block : blocks_) flops += block->forwardFlops(b, t);
+  if (head_) flops += head_->forwardFlops(b, t);
+  return flops;
+}
+
+template class GptModelT<float>;
+template class GptModelT<double>;
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,101 @@
+// GptModelT<S>: the GPT-style decoder, or a contiguous range of its layers.
+//
+// Layer slots: 0 is the embedding, 1..L the transformer blocks h.0..h.{L-1},
+// L+1 the output head (final layer norm, projection, cross-entropy). A model
+// built for [first, last) holds only those slots' parameters, so a pipeline
+// stage is just a range; the full model is [0, L+2).
+//
+// Contract: not thread-safe; one model per rank thread. Parameters and
+// activations are allocated from the Allocator given to create(), which must
+// outlive the model and its activations. Gradients accumulate across
+// backward() calls until zeroGrad() (gradient accumulation).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/gpt_activations.h"
+#include "engine/gpt_layers.h"
+#include "engine/layout/model_config.h"
+#include "engine/trace_context.h"
+
+namespace bubblescope::engine {
+
+// Layer slots [first, last); last = -1 means "to the end" (L + 2).
+struct LayerRange {
+  int32_t first = 0;
+  int32_t last = -1;
+};
+
+// What forward() consumes. Exactly one of tokens / activation, depending on
+// whether the range starts with the embedding; targets iff it ends with the head.
+template <class S>
+struct StageInputT {
+  std::span<const int32_t> tokens;   // (B, T) token ids in [0, V)
+  std::span<const S> activation;     // (B, T, C) output of the previous stage
+  std::span<const int32_t> targets;  // (B, T) next-token ids in [0, V)
+};
+
+template <class S>
+class GptModelT {
+ public:
+  // Validates the config and the range; allocates parameters (zeros until
+  // initialize()).
+  static Result<std::unique_ptr<GptModelT>> create(const layout::ModelConfig& config,
+                                                   Allocator* allocator, LayerRange range = {});
+
+  const layout::ModelConfig& config() const { return config_; }
+  int32_t firstSlot() const { return first_; }
+  int32_t lastSlot() const { return last_; }  // exclusive
+  int32_t slotCount() const { return config_.numLayers + 2; }
+  bool hasEmbedding() const { return embedding_.has_value(); }
+  bool hasHead() const { return head_.has_value(); }
+
+  // The range's parameters in canonical order (embedding, h.0 .. h.L-1, head).
+  std::vector<ParameterT<S>*> parameters();
+  ParameterT<S>* findParameter(std::string_view name);  // null if not held
+  int64_t parameterCount();                             // elements held by this range
+
+  // Deterministic: equal seeds give equal weights for every parameter, in
+  // every range that holds it.
+  void initialize(uint64_t seed);
+  void zeroGrad();
+
+  // Buffers for one micro-batch of B sequences of T <= seqLen tokens.
+  Result<std::unique_ptr<ActivationsT<S>>> newActivations(int64_t b, int64_t t);
+
+  // Runs the range forward. Returns the mean loss when the range ends with the
+  // head, NaN otherwise (then acts.output() (B, T, C) is the stage output).
+  Result<double> forward(ActivationsT<S>& acts, const StageInputT<S>& input,
+                         const TraceContext& trace = {});
+  // Runs the range backward after forward(acts). With the head, the gradient
+  // is that of lossScale · mean loss and outputGrad must be empty; otherwise
+  // outputGrad (B, T, C) is the gradient of the stage output. Without the
+  // embedding, acts.inputGrad (B, T, C) receives the gradient of the input.
+  Status backward(ActivationsT<S>& acts, std::span<const S> outputGrad, double lossScale = 1.0,
+                  const TraceContext& trace = {});
+
+  // FLOPs of one forward over (B, T) for this range (backward is about 2x).
+  int64_t forwardFlops(int64_t b, int64_t t) const;
+
+ private:
+  GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last);
+
+  layout::ModelConfig config_;
+  Allocator* allocator_;
+  int32_t first_;
+  int32_t last_;
+  std::optional<EmbeddingLayerT<S>> embedding_;
+  std::vector<std::unique_ptr<TransformerBlockT<S>>> blocks_;
+  std::optional<OutputHeadT<S>> head_;
+};
+
+using GptModel = GptModelT<float>;
+using StageInput = StageInputT<float>;
+
+}  // namespace bubblescope::engine

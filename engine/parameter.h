@@ -1,0 +1,59 @@
+// ParameterT<S>: one named, separately addressable weight tensor of the model
+// with its gradient and how it is initialised.
+//
+// Names follow GPT-2's ("wte.weight", "h.3.attn.qkv.weight", "ln_f.bias") so
+// tensor parallelism can split a parameter, pipeline parallelism can hand a
+// layer's parameters to a stage and ZeRO can shard them, all by name.
+#pragma once
+
+#include <string>
+
+#include "engine/rng.h"
+#include "engine/tensor.h"
+
+namespace bubblescope::engine {
+
+enum class InitKind { kZeros, kOnes, kNormal };
+
+template <class S>
+struct ParameterT {
+  std::string name;
+  TensorT<S> value;          // the weight, in its full (unsliced) shape
+  TensorT<S> grad;           // same shape; backward kernels add into it
+  bool weightDecay = false;  // AdamW decays matrices and embeddings, not biases or norms
+  InitKind init = InitKind::kZeros;
+  double initStd = 0.0;  // for kNormal
+
+  ParameterT() = default;
+  ParameterT(std::string n, Shape shape, InitKind kind, double std, bool decay,
+             Allocator* allocator)
+      : name(std::move(n)),
+        value(shape, MemoryCategory::kParameters, allocator),
+        grad(shape, MemoryCategory::kGradients, allocator),
+        weightDecay(decay),
+        init(kind),
+        initStd(std) {}
+
+  // Deterministic initialisation: the values depend only on (seed, name) and
+  // the full shape, never on which other parameters a rank holds.
+  void initialize(uint64_t seed) {
+    S* v = value.data();
+    switch (init) {
+      case InitKind::kZeros:
+        value.zero();
+        break;
+      case InitKind::kOnes:
+        for (int64_t i = 0; i < value.numel(); ++i) v[i] = S(1);
+        break;
+      case InitKind::kNormal: {
+        Rng rng(mixSeed(seed, hashName(name)));
+        for (int64_t i = 0; i < value.numel(); ++i) v[i] = static_cast<S>(initStd * rng.normal());
+        break;
+      }
+    }
+  }
+};
+
+using Parameter = ParameterT<float>;
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,30 @@
+// TraceContext: where the model's spans go and what they are tagged with.
+#pragma once
+
+#include <cstdint>
+
+#include "tracer/recorder.h"
+
+namespace bubblescope::engine {
+
+struct TraceContext {
+  tracer::Recorder* recorder = nullptr;  // null: no spans
+  int32_t step = -1;
+  int32_t microBatch = -1;
+  int32_t stage = -1;
+  int32_t chunk = -1;
+
+  tracer::SpanInfo span(tracer::EventKind kind, const char* name, int64_t flops = 0) const {
+    tracer::SpanInfo info;
+    info.kind = kind;
+    info.name = name;
+    info.step = step;
+    info.microBatch = microBatch;
+    info.stage = stage;
+    info.chunk = chunk;
+    info.flops = flops;
+    return info;
+  }
+};
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,98 @@
+// Schedule: the per-stage op lists of one training step, and their generators.
+//
+// DESIGN.md, "Pipeline schedules are data": a schedule is, per pipeline stage,
+// an ordered list of Ops. Every generator here is a pure function of (p, m, v);
+// the runtime executes the lists with non-blocking sends and blocking receives,
+// and simulate() (simulator.h) replays the same lists under a cost model.
+//
+// Conventions shared by all generators:
+//  - Stage k holds chunks 0..v-1; chunk c of stage k is virtual stage c*p + k
+//    (Megatron-LM). Activations flow from virtual stage s to s+1, gradients back.
+//  - A receive is placed immediately before the compute op that consumes it, a
+//    send immediately after the op that produces it. Transfers between two
+//    virtual stages on the same rank (p == 1, v > 1) have no ops: the data stays
+//    local.
+//  - Each stage ends with one gradient collective (AllReduceGrads, or
+//    ReduceScatterGrads for ZeRO >= 1) and one OptimizerStep. They are
+//    placeholders for the data-parallel group; the runtime skips the collective
+//    when that group has one rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/layout/op.h"
+
+namespace bubblescope::layout {
+
+enum class ScheduleKind : uint8_t {
+  kGPipe = 0,         // "gpipe": all forwards, then all backwards (Huang et al. 2019)
+  kOneFOneB = 1,      // "1f1b": PipeDream-Flush / Megatron-LM non-interleaved
+  kInterleaved = 2,   // "interleaved": Megatron-LM interleaved 1F1B, v chunks per stage
+  kZeroBubbleH1 = 3,  // "zb-h1": Qi et al., arXiv 2401.10241, handcrafted ZB-H1
+};
+
+// "gpipe", "1f1b", "interleaved", "zb-h1".
+const char* scheduleKindName(ScheduleKind kind);
+// Parses the names above; an unknown name is an error that lists the known ones.
+Result<ScheduleKind> parseScheduleKind(const std::string& name);
+// All kinds, in the order above.
+std::vector<ScheduleKind> allScheduleKinds();
+
+// The collective each stage runs after its last backward.
+enum class GradSync : uint8_t {
+  kAllReduce = 0,      // plain data parallelism (ZeRO 0)
+  kReduceScatter = 1,  // ZeRO 1, 2 and 3
+};
+
+struct Schedule {
+  ScheduleKind kind = ScheduleKind::kOneFOneB;
+  int32_t stages = 1;                     // p
+  int32_t microBatches = 1;               // m
+  int32_t chunks = 1;                     // v, model chunks per stage (1 unless interleaved)
+  std::vector<std::vector<Op>> stageOps;  // [stage] -> ops in execution order
+
+  int32_t virtualStages() const { return stages * chunks; }
+  int32_t virtualStage(int32_t stage, int32_t chunk) const { return chunk * stages + stage; }
+  // True when ops split the backward into BackwardInput and BackwardWeight.
+  bool splitsBackward() const { return kind == ScheduleKind::kZeroBubbleH1; }
+};
+
+// Requirements (errors otherwise): p >= 1, m >= 1.
+Result<Schedule> gpipe(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+// Warm-up on stage k: min(p - k - 1, m) forwards (Megatron-LM
+// forward_backward_pipelining_without_interleaving). Any m >= 1.
+Result<Schedule> oneFOneB(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+// Requirements: v >= 2, m % p == 0 (Megatron-LM's classic interleaved check,
+// "number of microbatches is not divisible by pipeline-parallel size").
+// Warm-up on stage k: min(2(p - k - 1) + (v - 1)·p, m·v) chunk forwards, with
+// micro-batches taken in groups of p (Narayanan et al. 2021, arXiv 2104.04473).
+Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, GradSync sync = GradSync::kAllReduce);
+// Requirement: m >= p (the handcrafted schedule's steady state needs it).
+// Stage k runs, for x = 0 .. m+p-2, the triple (F_x, B_{x-(p-1-k)}, W_{x-(p-1)}),
+// skipping indices outside 0..m-1: warm-up p-k-1 forwards as in 1F1B, then W
+// deferred by k micro-batches to fill the cool-down bubble (Qi et al. Fig. 3).
+// At most p micro-batches are between their F and their W on any stage, the
+// same peak as 1F1B's stage 0.
+Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+
+// Dispatches on kind; v is ignored (taken as 1) except for kInterleaved.
+Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v,
+                              GradSync sync = GradSync::kAllReduce);
+
+// Megatron-LM warm-up: the number of forwards (chunk forwards when interleaved)
+// stage k runs before its first backward's steady-state partner forward.
+int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32_t stage);
+
+// The bubble fraction (idle share of the step per stage) the papers predict
+// (REFERENCE.md, "Pipeline bubbles"):
+//  gpipe, 1f1b:  (p-1)/(m+p-1)                     (Huang et al.; Narayanan et al.)
+//  interleaved:  (p-1)/(v·m+p-1)                   (Narayanan et al. 2021)
+//  zb-h1:        (p-1)/(3m+p-1), i.e. a third of 1F1B's idle time at
+//                t_F = t_B = t_W: (p-1)(t_F+t_B-t_W) (Qi et al. 2024)
+// v is ignored except for interleaved. Requires p >= 1, m >= 1.
+double formulaBubble(ScheduleKind kind, int32_t p, int32_t m, int32_t v = 1);
+
+}  // namespace bubblescope::layout

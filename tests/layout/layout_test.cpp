@@ -1,0 +1,288 @@
+// Layout validation (one test per problem, asserting the message), JSON.
+#include "engine/layout/layout.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace bubblescope::layout {
+namespace {
+
+using nlohmann::json;
+
+// A valid 3D layout: small model (4 layers, 8 heads, hidden 256).
+Layout base() {
+  Layout l;
+  l.model = modelPreset("small").value();
+  l.dp = 2;
+  l.tp = 2;
+  l.pp = 2;
+  l.microBatches = 4;
+  l.microBatchSize = 2;
+  return l;
+}
+
+std::string problems(const Layout& l, std::optional<int32_t> world = std::nullopt) {
+  return validate(l, world).message();
+}
+
+TEST(LayoutValidate, DefaultsAndBaseAreValid) {
+  EXPECT_TRUE(validate(Layout{}).isOk()) << problems(Layout{});
+  EXPECT_TRUE(validate(base(), 8).isOk()) << problems(base(), 8);
+  EXPECT_EQ(Layout{}.model, modelPreset("tiny").value());
+}
+
+TEST(LayoutValidate, WorldSizeMustMatch) {
+  EXPECT_EQ(problems(base(), 6),
+            "invalid layout: world size 6 does not match dp 2 x tp 2 x pp 2 = 8");
+}
+
+TEST(LayoutValidate, GlobalBatchMustAgree) {
+  Layout l = base();
+  l.globalBatch = 32;
+  EXPECT_EQ(problems(l),
+            "invalid layout: global_batch 32 does not equal micro_batch_size 2 x "
+            "micro_batches 4 x dp 2 = 16");
+  l.globalBatch = 16;
+  EXPECT_TRUE(validate(l).isOk());
+}
+
+TEST(LayoutValidate, UnknownZeroStage) {
+  Layout l = base();
+  l.zeroStage = 4;
+  EXPECT_EQ(problems(l), "invalid layout: zero_stage 4 is unknown (known: 0, 1, 2, 3)");
+}
+
+TEST(LayoutValidate, InterleavedNeedsMicroBatchesDivisibleByPp) {
+  Layout l = base();
+  l.schedule = ScheduleKind::kInterleaved;
+  l.virtualChunks = 2;
+  l.microBatches = 3;
+  EXPECT_EQ(problems(l),
+            "invalid layout: schedule interleaved needs micro_batches divisible by pp "
+            "(Megatron-LM), got micro_batches 3, pp 2");
+}
+
+TEST(LayoutValidate, ZeroBubbleNeedsMicroBatchesAtLeastPp) {
+  Layout l = base();
+  l.schedule = ScheduleKind::kZeroBubbleH1;
+  l.microBatches = 1;
+  EXPECT_EQ(problems(l),
+            "invalid layout: schedule zb-h1 needs micro_batches >= pp, got micro_batches 1, "
+            "pp 2");
+}
+
+TEST(LayoutValidate, OneFOneBAndGPipeAcceptFewerMicroBatchesThanStages) {
+  Layout l = base();
+  l.microBatches = 1;
+  EXPECT_TRUE(validate(l).isOk());
+  l.schedule = ScheduleKind::kGPipe;
+  EXPECT_TRUE(validate(l).isOk());
+}
+
+TEST(LayoutValidate, FewerLayersThanVirtualStages) {
+  Layout l = base();
+  l.schedule = ScheduleKind::kInterleaved;
+  l.virtualChunks = 3;
+  EXPECT_EQ(problems(l),
+            "invalid layout: the model has 4 layers, fewer than pp 2 x virtual_chunks 3 = 6");
+}
+
+TEST(LayoutValidate, TensorParallelDegreeMustDivideTheSizes) {
+  Layout l = base();
+  l.tp = 3;
+  l.dp = 1;
+  EXPECT_EQ(problems(l),
+            "invalid layout: heads 8 is not divisible by tp 3; hidden 256 is not divisible "
+            "by tp 3; MLP size 1024 is not divisible by tp 3");
+  // Heads alone: 12 heads of 64 (hidden 768, MLP 3072) with tp 8.
+  l.model = modelPreset("gpt2-124m").value();
+  l.tp = 8;
+  EXPECT_EQ(problems(l), "invalid layout: heads 12 is not divisible by tp 8");
+}
+
+TEST(LayoutValidate, VirtualChunksOnlyWithInterleaved) {
+  Layout l = base();
+  l.virtualChunks = 2;
+  EXPECT_EQ(problems(l), "invalid layout: virtual_chunks 2 needs schedule interleaved, got 1f1b");
+  l.virtualChunks = 1;
+  l.schedule = ScheduleKind::kInterleaved;
+  EXPECT_EQ(problems(l),
+            "invalid layout: schedule interleaved needs virtual_chunks >= 2 (with 1 chunk it "
+            "is 1f1b)");
+}
+
+TEST(LayoutValidate, ExplicitStageSplitMustSumToTheLayers) {
+  Layout l = base();
+  l.stageLayers = {3, 2};
+  EXPECT_EQ(problems(l), "invalid layout: stage_layers sums to 5 but the model has 4 layers");
+  l.stageLayers = {4};
+  EXPECT_EQ(problems(l),
+            "invalid layout: stage_layers has 1 entries, expected pp x virtual_chunks = 2");
+  l.stageLayers = {3, 1};
+  EXPECT_TRUE(validate(l).isOk());
+}
+
+TEST(LayoutValidate, DegreesCountsAndRates) {
+  Layout l = base();
+  l.dp = 0;
+  l.steps = 0;
+  l.learningRate = -1;
+  l.bucketMb = 0;
+  EXPECT_EQ(problems(l),
+            "invalid layout: dp must be >= 1, got 0; steps must be >= 1, got 0; "
+            "learning_rate must be positive, got -1.000000; bucket_mb must be positive, got "
+            "0.000000");
+}
+
+TEST(LayoutValidate, HostsOrHostfileNotBoth) {
+  Layout l = base();
+  l.hosts = {"a:4", "b:4"};
+  l.hostfile = "hosts.txt";
+  EXPECT_EQ(problems(l), "invalid layout: hosts and hostfile are both given; use one");
+}
+
+TEST(LayoutValidate, EveryProblemInOneMessage) {
+  Layout l = base();
+  l.zeroStage = 5;
+  l.globalBatch = 7;
+  l.tp = 3;
+  EXPECT_EQ(problems(l, 8),
+            "invalid layout: world size 8 does not match dp 2 x tp 3 x pp 2 = 12; "
+            "global_batch 7 does not equal micro_batch_size 2 x micro_batches 4 x dp 2 = 16; "
+            "zero_stage 5 is unknown (known: 0, 1, 2, 3); heads 8 is not divisible by tp 3; "
+            "hidden 256 is not divisible by tp 3; MLP size 1024 is not divisible by tp 3");
+}
+
+TEST(LayoutJson, ParsesEveryKey) {
+  const json j = json::parse(R"({
+    "comment": "dp2 x tp2 x pp2, ZeRO 1",
+    "_comment": "anything",
+    "model": {"preset": "small", "layers": 8, "comment": "deeper"},
+    "dp": 2, "tp": 2, "pp": 2, "zero_stage": 1,
+    "schedule": "interleaved", "virtual_chunks": 2,
+    "micro_batches": 4, "micro_batch_size": 2, "global_batch": 16,
+    "steps": 5, "seed": 42, "backend": "auto", "overlap": false,
+    "bucket_mb": 4.5, "bucket_elements": 1000, "recompute": true,
+    "stage_layers": [2, 2, 2, 2], "hosts": "a:4,b:4",
+    "learning_rate": 0.001, "data_file": "data/tiny.txt"
+  })");
+  const Result<Layout> r = layoutFromJson(j, 8);
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  const Layout& l = r.value();
+  EXPECT_EQ(l.model.numLayers, 8);
+  EXPECT_EQ(l.model.preset, "custom");
+  EXPECT_EQ(l.model.hidden, 256);
+  EXPECT_EQ(l.dp, 2);
+  EXPECT_EQ(l.zeroStage, 1);
+  EXPECT_EQ(l.schedule, ScheduleKind::kInterleaved);
+  EXPECT_EQ(l.virtualChunks, 2);
+  EXPECT_EQ(l.globalBatch, 16);
+  EXPECT_EQ(l.seed, 42u);
+  EXPECT_EQ(l.backend, Backend::kAuto);
+  EXPECT_FALSE(l.overlap);
+  EXPECT_EQ(l.bucketElementCount(4), 1000);
+  EXPECT_TRUE(l.recompute);
+  EXPECT_EQ(l.stageLayers, (std::vector<int32_t>{2, 2, 2, 2}));
+  EXPECT_EQ(l.hosts, (std::vector<std::string>{"a:4", "b:4"}));
+  EXPECT_DOUBLE_EQ(l.learningRate, 0.001);
+  EXPECT_EQ(l.dataFile, "data/tiny.txt");
+  EXPECT_EQ(l.gradSync(), GradSync::kReduceScatter);
+  const Schedule s = scheduleFor(l).value();
+  EXPECT_EQ(s.chunks, 2);
+  EXPECT_EQ(s.stageOps[0].back().type, OpType::kOptimizerStep);
+  EXPECT_EQ(s.stageOps[0][s.stageOps[0].size() - 2].type, OpType::kReduceScatterGrads);
+}
+
+TEST(LayoutJson, RoundTrip) {
+  Layout l = base();
+  l.model.numLayers = 6;
+  l.model.preset = "custom";
+  l.zeroStage = 2;
+  l.schedule = ScheduleKind::kZeroBubbleH1;
+  l.globalBatch = 16;
+  l.steps = 7;
+  l.seed = 99;
+  l.backend = Backend::kCuda;
+  l.overlap = false;
+  l.bucketMb = 1.5;
+  l.recompute = true;
+  l.stageLayers = {4, 2};
+  l.hostfile = "hosts.txt";
+  l.learningRate = 0.0123;
+  l.dataFile = "corpus.txt";
+  const json j = toJson(l);
+  EXPECT_FALSE(j["model"].contains("preset"));  // custom sizes stand alone
+  const Result<Layout> back = layoutFromJson(j);
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(back.value(), l);
+  // And through text.
+  EXPECT_EQ(layoutFromString(j.dump(2)).value(), l);
+  // Defaults round trip too, with the preset kept.
+  EXPECT_EQ(layoutFromJson(toJson(Layout{})).value(), Layout{});
+  EXPECT_EQ(toJson(Layout{})["model"]["preset"], "tiny");
+}
+
+TEST(LayoutJson, UnknownKeysAreErrorsWithASuggestion) {
+  EXPECT_EQ(layoutFromJson(json{{"micro_batch", 4}}).status().message(),
+            "invalid layout: unknown key 'micro_batch' (did you mean 'micro_batches'?)");
+  EXPECT_EQ(layoutFromJson(json{{"colour", "red"}}).status().message(),
+            "invalid layout: unknown key 'colour'");
+  EXPECT_EQ(
+      layoutFromJson(json{{"model", {{"preset", "small"}, {"hiden", 64}}}}).status().message(),
+      "invalid layout: unknown key 'model.hiden' (did you mean 'model.hidden'?)");
+}
+
+TEST(LayoutJson, UnknownNamesAndBadTypesAreReportedWithTheRest) {
+  const json j = {{"schedule", "pipedream"},
+                  {"backend", "gpu"},
+                  {"pp", "4"},
+                  {"zero_stage", 7},
+                  {"model", "huge"}};
+  // pp failed to parse, so no check reads its default; the others still run.
+  EXPECT_EQ(layoutFromJson(j, 4).status().message(),
+            "invalid layout: unknown backend 'gpu' (known: cpu, cuda, auto); model: unknown "
+            "model preset 'huge' (known: tiny, small, gpt2-124m); pp must be an integer, got "
+            "\"4\"; unknown schedule 'pipedream' (known: gpipe, 1f1b, interleaved, zb-h1); "
+            "zero_stage 7 is unknown (known: 0, 1, 2, 3)");
+}
+
+TEST(LayoutJson, ModelAsPresetNameAndValidationOfTheModel) {
+  EXPECT_EQ(layoutFromJson(json{{"model", "small"}}).value().model, modelPreset("small").value());
+  EXPECT_EQ(
+      layoutFromJson(json{{"model", {{"preset", "tiny"}, {"hidden", 30}}}}).status().message(),
+      "invalid layout: invalid model: hidden 30 is not divisible by heads 4");
+}
+
+TEST(LayoutJson, TextWithCommentsAndFiles) {
+  const std::string text = R"(// a pipeline layout
+  { "model": "small", "pp": 4, /* four stages */ "micro_batches": 8, "schedule": "gpipe" })";
+  const Result<Layout> l = layoutFromString(text);
+  ASSERT_TRUE(l.isOk()) << l.status().message();
+  EXPECT_EQ(l->pp, 4);
+  EXPECT_EQ(l->schedule, ScheduleKind::kGPipe);
+
+  EXPECT_EQ(
+      layoutFromString("{\"dp\": }").status().message().rfind("layout is not valid JSON: ", 0), 0u);
+  EXPECT_EQ(layoutFromFile("/nonexistent/layout.json").status().message(),
+            "cannot open layout file /nonexistent/layout.json");
+
+  const std::string path = ::testing::TempDir() + "layout_test_bad.json";
+  std::ofstream(path) << R"({"dp": 2, "tp": 2})";
+  EXPECT_EQ(layoutFromFile(path, 2).status().message(),
+            path + ": invalid layout: world size 2 does not match dp 2 x tp 2 x pp 1 = 4");
+  std::remove(path.c_str());
+}
+
+TEST(LayoutBucket, MebibytesOrElements) {
+  Layout l;
+  l.bucketMb = 25;
+  EXPECT_EQ(l.bucketElementCount(4), 25 * 1024 * 1024 / 4);
+  l.bucketElements = 123;
+  EXPECT_EQ(l.bucketElementCount(4), 123);
+}
+
+}  // namespace
+}  // namespace bubblescope::layout

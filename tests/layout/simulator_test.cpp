@@ -1,0 +1,140 @@
+// simulate(): timing under a cost model and the checker's error messages.
+#include "engine/layout/simulator.h"
+
+#include <gtest/gtest.h>
+
+namespace bubblescope::layout {
+namespace {
+
+Op op(OpType type, int32_t mb = 0, int32_t peer = -1, int32_t chunk = 0) {
+  return {type, mb, chunk, peer};
+}
+
+// Two stages, one micro-batch, written by hand.
+Schedule twoStages(std::vector<Op> stage0, std::vector<Op> stage1) {
+  Schedule s;
+  s.kind = ScheduleKind::kOneFOneB;
+  s.stages = 2;
+  s.microBatches = 1;
+  s.chunks = 1;
+  s.stageOps = {std::move(stage0), std::move(stage1)};
+  return s;
+}
+
+TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
+  CostModel costs;
+  costs.forward = 1.0;
+  costs.backwardInput = 2.0;
+  costs.backwardWeight = 0.5;
+  costs.comm = 0.25;
+  costs.gradSync = 0.1;
+  costs.optimizer = 0.2;
+  const Result<Simulation> sim = simulate(oneFOneB(2, 1).value(), costs);
+  ASSERT_TRUE(sim.isOk()) << sim.status().message();
+  // F0 on stage 0 [0,1], comm to 1.25, F0 on stage 1 [1.25,2.25], B [2.25,4.75],
+  // comm to 5.0, B on stage 0 [5.0,7.5], then sync 0.1 and optimizer 0.2.
+  EXPECT_DOUBLE_EQ(sim->stages[0].finish, 7.8);
+  EXPECT_DOUBLE_EQ(sim->stages[1].finish, 5.05);
+  EXPECT_DOUBLE_EQ(sim->makespan, 7.8);
+  EXPECT_DOUBLE_EQ(sim->stages[0].busy, 1.0 + 2.5 + 0.3);
+  EXPECT_DOUBLE_EQ(sim->stages[0].idle, 7.8 - 3.8);
+  EXPECT_DOUBLE_EQ(sim->stages[0].waitRecv, 5.0 - 1.0);
+  EXPECT_DOUBLE_EQ(sim->stages[1].waitRecv, 1.25);
+  EXPECT_DOUBLE_EQ(sim->bubbleFraction, (4.0 + (7.8 - 3.8)) / (2 * 7.8));
+  EXPECT_EQ(sim->stages[0].peakInFlight, 1);
+}
+
+TEST(Simulator, ChunkOpsCostAFractionOfTheStage) {
+  CostModel costs;  // t_F = t_B = 1
+  const Result<Simulation> sim = simulate(interleaved(1, 2, 2).value(), costs);
+  ASSERT_TRUE(sim.isOk()) << sim.status().message();
+  // One stage, two chunks, two micro-batches: 4 chunk forwards and 4 chunk
+  // backwards at 0.5 each, no idle time.
+  EXPECT_DOUBLE_EQ(sim->makespan, 4.0);
+  EXPECT_DOUBLE_EQ(sim->bubbleFraction, 0.0);
+}
+
+TEST(Simulator, DetectsADeadlockAndNamesTheStagesAndOps) {
+  // Both stages wait for the other first.
+  const Schedule s = twoStages({op(OpType::kRecvGrad, 0, 1), op(OpType::kForward),
+                                op(OpType::kSendActivation, 0, 1), op(OpType::kBackward)},
+                               {op(OpType::kRecvActivation, 0, 0), op(OpType::kForward),
+                                op(OpType::kBackward), op(OpType::kSendGrad, 0, 0)});
+  const Result<Simulation> sim = simulate(s, CostModel{});
+  ASSERT_FALSE(sim.isOk());
+  EXPECT_EQ(sim.status().message(),
+            "deadlock: stage 0 waits at op 0 RecvGrad(mb 0, chunk 0 <- stage 1); "
+            "stage 1 waits at op 0 RecvActivation(mb 0, chunk 0 <- stage 0)");
+}
+
+TEST(Simulator, RejectsAForwardBeforeItsActivationArrived) {
+  const Schedule s = twoStages({op(OpType::kForward), op(OpType::kSendActivation, 0, 1),
+                                op(OpType::kRecvGrad, 0, 1), op(OpType::kBackward)},
+                               {op(OpType::kForward), op(OpType::kRecvActivation, 0, 0),
+                                op(OpType::kBackward), op(OpType::kSendGrad, 0, 0)});
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 1 op 0 Forward(mb 0, chunk 0): runs before its input activation was "
+            "received");
+}
+
+TEST(Simulator, RejectsAWrongPeer) {
+  Schedule s = oneFOneB(3, 1).value();
+  s.stageOps[0][1].peer = 2;  // SendActivation of stage 0 aimed at stage 2
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 0 op 1 SendActivation(mb 0, chunk 0 -> stage 2): names peer 2 but the "
+            "next virtual stage is on stage 1");
+}
+
+TEST(Simulator, RejectsAMessageNobodyReceives) {
+  const Schedule s = twoStages(
+      {op(OpType::kForward), op(OpType::kSendActivation, 0, 1), op(OpType::kSendActivation, 0, 1)},
+      {op(OpType::kRecvActivation, 0, 0), op(OpType::kForward)});
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 0 op 2 SendActivation(mb 0, chunk 0 -> stage 1): sends a second time");
+  const Schedule lost =
+      twoStages({op(OpType::kForward), op(OpType::kSendActivation, 0, 1)}, {op(OpType::kForward)});
+  EXPECT_EQ(simulate(lost, CostModel{}).status().message(),
+            "stage 1 op 0 Forward(mb 0, chunk 0): runs before its input activation was "
+            "received");
+}
+
+TEST(Simulator, RejectsAnUnreceivedSendAtTheEnd) {
+  Schedule s = oneFOneB(2, 1).value();
+  // Drop stage 0's RecvGrad and Backward: stage 1's SendGrad is never received.
+  auto& ops = s.stageOps[0];
+  ops.erase(ops.begin() + 2, ops.begin() + 4);
+  ops.resize(2);
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 1 op 3 SendGrad(mb 0, chunk 0 -> stage 0) is never received");
+}
+
+TEST(Simulator, RejectsWeightGradientBeforeInputGradientAndMissingWork) {
+  Schedule s = zeroBubbleH1(1, 1).value();
+  // [F, B, W, sync, step] -> [F, W, B, sync, step]
+  std::swap(s.stageOps[0][1], s.stageOps[0][2]);
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 0 op 1 BackwardWeight(mb 0, chunk 0): runs before its BackwardInput");
+
+  Schedule early = zeroBubbleH1(1, 1).value();
+  early.stageOps[0].erase(early.stageOps[0].begin() + 2);  // no W before the sync
+  EXPECT_EQ(simulate(early, CostModel{}).status().message(),
+            "stage 0 op 2 AllReduceGrads: runs before every backward of the stage finished");
+
+  Schedule missing = gpipe(1, 2).value();
+  missing.stageOps[0] = {op(OpType::kForward, 0), op(OpType::kBackward, 0)};
+  EXPECT_EQ(simulate(missing, CostModel{}).status().message(),
+            "stage 0 never runs Forward for mb 1, chunk 0");
+}
+
+TEST(Simulator, PeakInFlightCountsForwardsNotYetBackward) {
+  const Result<Simulation> g = simulate(gpipe(4, 8).value(), CostModel{});
+  const Result<Simulation> f = simulate(oneFOneB(4, 8).value(), CostModel{});
+  ASSERT_TRUE(g.isOk() && f.isOk());
+  for (int32_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(g->stages[k].peakInFlight, 8);
+    EXPECT_EQ(f->stages[k].peakInFlight, 4 - k);
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::layout

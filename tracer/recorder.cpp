@@ -1,11 +1,22 @@
 #include "tracer/recorder.h"
 
+#include <bit>
+
 namespace bubblescope::tracer {
 
-std::vector<Event> Recorder::drain() {
-  std::vector<Event> events;
-  events.reserve(spans_.size());
-  for (const RawSpan& s : spans_) {
+Recorder::Recorder(int32_t rank, bool enabled, size_t capacity)
+    : rank_(rank),
+      enabled_(enabled),
+      capacity_(std::bit_ceil(capacity < 2 ? size_t{2} : capacity)),
+      slots_(enabled ? std::make_unique<RawSpan[]>(capacity_) : nullptr) {}
+
+size_t Recorder::drainInto(std::vector<Event>& out) {
+  if (!enabled_) return 0;
+  const uint64_t tail = tail_.load(std::memory_order_relaxed);
+  const uint64_t head = head_.load(std::memory_order_acquire);
+  out.reserve(out.size() + (head - tail));
+  for (uint64_t i = tail; i != head; ++i) {
+    const RawSpan& s = slots_[i & (capacity_ - 1)];
     Event e;
     e.rank = rank_;
     e.lane = s.info.lane;
@@ -21,10 +32,10 @@ std::vector<Event> Recorder::drain() {
     e.bytes = s.info.bytes;
     e.flops = s.info.flops;
     e.peer = s.info.peer;
-    events.push_back(std::move(e));
+    out.push_back(std::move(e));
   }
-  spans_.clear();
-  return events;
+  tail_.store(head, std::memory_order_release);
+  return static_cast<size_t>(head - tail);
 }
 
 }  // namespace bubblescope::tracer

@@ -1,14 +1,19 @@
-// Recorder: collects the spans of one rank.
+// Recorder: collects the spans of one thread of one rank.
 //
-// Contract: a Recorder belongs to one thread (the training thread); it is not
-// thread-safe. With tracing disabled, record() and ScopedSpan cost a branch.
-// Names passed to spans must outlive the Recorder (string literals or strings
-// owned by the model); they are copied only when drained.
-// The tracer issue replaces the buffer with per-thread buffers shipped to
-// rank 0; the span API below stays.
+// Contract:
+// - One producer thread calls record(), begin()/end() and ScopedSpan; one
+//   consumer (the same thread, or the tracer's shipping thread) calls
+//   drainInto(). The two may run concurrently: the buffer is a fixed
+//   single-producer single-consumer ring, so recording never allocates and
+//   never locks. When the ring is full a span is dropped and counted.
+// - With tracing disabled, recording costs one branch.
+// - SpanInfo::name must outlive the Recorder's pending spans (a string
+//   literal, or a string owned by the model); it is copied when drained.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tracer/clock.h"
@@ -31,23 +36,72 @@ struct SpanInfo {
   int32_t peer = -1;
 };
 
+// A deliberate error in a rank's clock, for tests of the clock alignment:
+// skewed(t) = t + offsetNs + drift * (t - pivotNs).
+struct ClockSkew {
+  int64_t offsetNs = 0;
+  double drift = 0.0;
+  int64_t pivotNs = 0;
+  int64_t apply(int64_t t) const {
+    return t + offsetNs + static_cast<int64_t>(drift * static_cast<double>(t - pivotNs));
+  }
+};
+
+// A span between begin() and end().
+struct OpenSpan {
+  SpanInfo info;
+  int64_t startNs = 0;
+};
+
 class Recorder {
  public:
-  Recorder(int32_t rank, bool enabled) : rank_(rank), enabled_(enabled) {
-    if (enabled_) spans_.reserve(1 << 14);
-  }
+  static constexpr size_t kDefaultCapacity = size_t{1} << 15;
+
+  // `capacity` is rounded up to a power of two.
+  Recorder(int32_t rank, bool enabled, size_t capacity = kDefaultCapacity);
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
 
   bool enabled() const { return enabled_; }
   int32_t rank() const { return rank_; }
 
-  void record(const SpanInfo& info, int64_t startNs, int64_t endNs) {
-    if (!enabled_) return;
-    spans_.push_back({info, startNs, endNs});
+  // This rank's host clock (skewed when a test asked for it).
+  int64_t now() const { return skewed_ ? skew_.apply(hostNowNs()) : hostNowNs(); }
+  void setClockSkewForTesting(const ClockSkew& skew) {
+    skew_ = skew;
+    skewed_ = true;
   }
 
-  // Moves the recorded spans out as Events (host clock, not yet aligned).
-  std::vector<Event> drain();
-  size_t pending() const { return spans_.size(); }
+  // Producer side.
+  void record(const SpanInfo& info, int64_t startNs, int64_t endNs) {
+    if (!enabled_) return;
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head - tail_.load(std::memory_order_acquire) == capacity_) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    slots_[head & (capacity_ - 1)] = {info, startNs, endNs};
+    head_.store(head + 1, std::memory_order_release);
+  }
+  OpenSpan begin(const SpanInfo& info) const { return {info, enabled_ ? now() : 0}; }
+  void end(const OpenSpan& span) {
+    if (enabled_) record(span.info, span.startNs, now());
+  }
+
+  // Consumer side: appends the pending spans as Events (this rank's host
+  // clock, not yet aligned) and returns how many.
+  size_t drainInto(std::vector<Event>& out);
+  std::vector<Event> drain() {
+    std::vector<Event> out;
+    drainInto(out);
+    return out;
+  }
+
+  size_t pending() const {
+    return static_cast<size_t>(head_.load(std::memory_order_acquire) -
+                               tail_.load(std::memory_order_relaxed));
+  }
+  int64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
  private:
   struct RawSpan {
@@ -57,7 +111,13 @@ class Recorder {
   };
   int32_t rank_;
   bool enabled_;
-  std::vector<RawSpan> spans_;
+  bool skewed_ = false;
+  ClockSkew skew_;
+  uint64_t capacity_;
+  std::unique_ptr<RawSpan[]> slots_;
+  alignas(64) std::atomic<uint64_t> head_{0};  // written by the producer
+  alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
+  std::atomic<int64_t> dropped_{0};
 };
 
 // Records [construction, destruction) as one span. A null recorder is allowed.
@@ -65,10 +125,10 @@ class ScopedSpan {
  public:
   ScopedSpan(Recorder* recorder, const SpanInfo& info)
       : recorder_(recorder != nullptr && recorder->enabled() ? recorder : nullptr), info_(info) {
-    if (recorder_) startNs_ = hostNowNs();
+    if (recorder_) startNs_ = recorder_->now();
   }
   ~ScopedSpan() {
-    if (recorder_) recorder_->record(info_, startNs_, hostNowNs());
+    if (recorder_) recorder_->record(info_, startNs_, recorder_->now());
   }
   ScopedSpan(const ScopedSpan&) = delete;
   ScopedSpan& operator=(const ScopedSpan&) = delete;

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include "tracer/batch_codec.h"
+
+namespace bubblescope::tracer {
+namespace {
+
+Batch sampleBatch() {
+  Batch b;
+  for (int i = 0; i < 50; ++i) {
+    Event e;
+    e.rank = 3;
+    e.lane = i % 2 ? Lane::kCommunication : gpuStreamLane(2);
+    e.kind = static_cast<EventKind>(i % kEventKindCount);
+    e.name = i % 3 ? "forward" : "allreduce.bucket" + std::to_string(i);
+    e.startNs = 1000LL * i;
+    e.endNs = 1000LL * i + 999;
+    e.step = i / 10;
+    e.microBatch = i % 4;
+    e.stage = 1;
+    e.chunk = i % 2;
+    e.dim = ParallelDim::kDp;
+    e.bytes = 1LL << 33;
+    e.flops = -1;
+    e.peer = 2;
+    b.events.push_back(e);
+  }
+  b.steps.push_back({3, 7, 4.5, 2048, 10, 20});
+  b.samples.push_back({3, "cpu_util", 123, 0.875});
+  b.samples.push_back({3, "rss_bytes", 124, 3e9});
+  return b;
+}
+
+TEST(BatchCodecTest, RoundTripsEveryRecord) {
+  const Batch b = sampleBatch();
+  auto decoded = decodeBatch(encodeBatch(b));
+  ASSERT_TRUE(decoded.isOk()) << decoded.status().message();
+  EXPECT_EQ(decoded->events, b.events);
+  EXPECT_EQ(decoded->steps, b.steps);
+  EXPECT_EQ(decoded->samples, b.samples);
+  auto empty = decodeBatch(encodeBatch(Batch{}));
+  ASSERT_TRUE(empty.isOk());
+  EXPECT_TRUE(empty->empty());
+}
+
+TEST(BatchCodecTest, RejectsTruncatedAndForeignBytes) {
+  auto bytes = encodeBatch(sampleBatch());
+  for (size_t cut : {size_t{0}, size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
+    auto d = decodeBatch(std::span<const uint8_t>(bytes.data(), cut));
+    ASSERT_FALSE(d.isOk()) << cut;
+    EXPECT_EQ(d.status().code(), StatusCode::kCorrupt);
+  }
+  auto longer = bytes;
+  longer.push_back(0);
+  EXPECT_FALSE(decodeBatch(longer).isOk());
+  auto foreign = bytes;
+  foreign[0] ^= 0xff;
+  EXPECT_FALSE(decodeBatch(foreign).isOk());
+}
+
+}  // namespace
+}  // namespace bubblescope::tracer

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "tracer/clock_sync.h"
+
+namespace bubblescope::tracer {
+namespace {
+
+// Rounds between a rank whose clock reads true + offset and rank 0, with
+// asymmetric random delays; a few rounds are badly disturbed.
+std::vector<PingPong> simulateRounds(int64_t offsetNs, int64_t startNs, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> leg(1000, 3000);
+  std::vector<PingPong> rounds;
+  int64_t t = startNs;
+  for (int i = 0; i < n; ++i) {
+    const int64_t out = leg(rng) + (i % 7 == 3 ? 500000 : 0);
+    const int64_t back = leg(rng);
+    PingPong p;
+    p.sendNs = t + offsetNs;
+    p.refNs = t + out;
+    p.receiveNs = t + out + back + offsetNs;
+    rounds.push_back(p);
+    t += 100000;
+  }
+  return rounds;
+}
+
+TEST(ClockSyncTest, EstimatesAKnownOffsetWithinItsUncertainty) {
+  for (int64_t offset : {int64_t{0}, int64_t{123456789}, int64_t{-987654321}}) {
+    auto rounds = simulateRounds(offset, 1000000000, 64, 7);
+    auto e = estimateOffset(rounds);
+    ASSERT_TRUE(e.isOk());
+    // The estimate is ref - local, i.e. minus the rank's offset.
+    EXPECT_LE(std::llabs(e->offsetNs + offset), e->uncertaintyNs) << offset;
+    EXPECT_LE(e->uncertaintyNs, 3000);
+    EXPECT_GT(e->uncertaintyNs, 0);
+  }
+}
+
+TEST(ClockSyncTest, DisturbedRoundsAreIgnored) {
+  // Only the fastest rounds count: a 0.5 ms one-way stall must not leak in.
+  auto rounds = simulateRounds(0, 0, 64, 11);
+  auto e = estimateOffset(rounds, 0.25);
+  ASSERT_TRUE(e.isOk());
+  EXPECT_LT(std::llabs(e->offsetNs), 2000);
+}
+
+TEST(ClockSyncTest, RejectsNoRoundsAndTimeTravel) {
+  EXPECT_FALSE(estimateOffset({}).isOk());
+  PingPong bad{100, 50, 90};
+  auto e = estimateOffset(std::span<const PingPong>(&bad, 1));
+  ASSERT_FALSE(e.isOk());
+  EXPECT_EQ(e.status().message(), "clock sync: an answer arrived before its request was sent");
+}
+
+TEST(ClockSyncTest, ModelCorrectsOffsetAndDrift) {
+  // Local clock = true + 1 ms + 100 ppm * (true - 0).
+  const double drift = 1e-4;
+  auto local = [&](int64_t t) { return t + 1000000 + static_cast<int64_t>(drift * t); };
+  OffsetEstimate start{local(0), 0 - local(0), 500};
+  OffsetEstimate end{local(10000000000LL), 10000000000LL - local(10000000000LL), 700};
+  ClockModel m = fitClockModel(start, end);
+  EXPECT_EQ(m.uncertaintyNs, 700);
+  for (int64_t t : {int64_t{0}, int64_t{2500000000}, int64_t{10000000000}}) {
+    EXPECT_NEAR(static_cast<double>(m.toReference(local(t))), static_cast<double>(t), 2.0) << t;
+  }
+  ClockModel startOnly = fitClockModel(start);
+  EXPECT_EQ(startOnly.drift, 0.0);
+  EXPECT_EQ(startOnly.toReference(local(0)), 0);
+}
+
+}  // namespace
+}  // namespace bubblescope::tracer

@@ -1,0 +1,34 @@
+// The wire format of a batch that a rank ships to rank 0: events, step
+// records and samples, with each distinct name sent once per batch.
+//
+// Contract: decodeBatch() accepts exactly what encodeBatch() produces (same
+// build, same byte order: ranks of one job run the same binary) and returns
+// an error, never undefined behaviour, for any other bytes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/result.h"
+#include "tracer/event.h"
+
+namespace bubblescope::tracer {
+
+struct Batch {
+  std::vector<Event> events;
+  std::vector<StepRecord> steps;
+  std::vector<Sample> samples;
+
+  bool empty() const { return events.empty() && steps.empty() && samples.empty(); }
+  void clear() {
+    events.clear();
+    steps.clear();
+    samples.clear();
+  }
+};
+
+std::vector<uint8_t> encodeBatch(const Batch& batch);
+Result<Batch> decodeBatch(std::span<const uint8_t> bytes);
+
+}  // namespace bubblescope::tracer

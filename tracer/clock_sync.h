@@ -1,0 +1,57 @@
+// Clock alignment: the offset of a rank's host clock to rank 0's, from
+// ping-pong exchanges, and the linear model that maps a rank's times onto
+// rank 0's timeline. Pure maths; the MPI exchange is in mpi_clock_sync.h.
+//
+// One exchange: the rank reads its clock (t1), sends to rank 0, which
+// answers with its own clock (tRef), and the rank reads its clock when the
+// answer arrives (t2). If the two legs take equal time, rank 0's clock at the
+// rank's (t1 + t2) / 2 was tRef, so offset = tRef − (t1 + t2) / 2, wrong by at
+// most half the round trip (Cristian 1989). The rounds with the smallest
+// round trips are the least disturbed; the estimate keeps those.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "common/result.h"
+
+namespace bubblescope::tracer {
+
+struct PingPong {
+  int64_t sendNs = 0;     // t1, this rank's clock
+  int64_t refNs = 0;      // tRef, rank 0's clock
+  int64_t receiveNs = 0;  // t2, this rank's clock
+  int64_t roundTripNs() const { return receiveNs - sendNs; }
+};
+
+// Offset to add to this rank's clock to get rank 0's, at local time atNs.
+struct OffsetEstimate {
+  int64_t atNs = 0;
+  int64_t offsetNs = 0;
+  int64_t uncertaintyNs = 0;  // half the smallest round trip kept
+};
+
+// Uses the `keepFraction` of rounds with the smallest round trips (at least
+// one) and takes the median of their offsets. Fails on no rounds or a round
+// whose answer arrived before it was sent.
+Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double keepFraction = 0.25);
+
+// local -> reference: t + offsetNs + drift * (t − pivotNs).
+struct ClockModel {
+  int64_t pivotNs = 0;
+  int64_t offsetNs = 0;
+  double drift = 0.0;
+  int64_t uncertaintyNs = 0;
+
+  int64_t toReference(int64_t localNs) const {
+    return localNs + offsetNs +
+           static_cast<int64_t>(drift * static_cast<double>(localNs - pivotNs));
+  }
+};
+
+// The model through a start and an end estimate (drift from their
+// difference); with only a start estimate, drift is zero.
+ClockModel fitClockModel(const OffsetEstimate& start);
+ClockModel fitClockModel(const OffsetEstimate& start, const OffsetEstimate& end);
+
+}  // namespace bubblescope::tracer

@@ -1,0 +1,78 @@
+#include "engine/adamw.h"
+
+#include <cmath>
+#include <string>
+
+namespace bubblescope::engine {
+
+Status AdamWConfig::validate() const {
+  auto inUnit = [](double x) { return x >= 0.0 && x < 1.0; };
+  if (!inUnit(beta1) || !inUnit(beta2)) {
+    return Status::invalidArgument("AdamW betas must be in [0, 1), got " + std::to_string(beta1) +
+                                   " and " + std::to_string(beta2));
+  }
+  if (!(eps > 0.0)) return Status::invalidArgument("AdamW eps must be positive");
+  if (weightDecay < 0.0) {
+    return Status::invalidArgument("weight decay must not be negative, got " +
+                                   std::to_string(weightDecay));
+  }
+  return Status::ok();
+}
+
+void adamwUpdate(std::span<float> param, std::span<const float> grad, std::span<float> m,
+                 std::span<float> v, const AdamWConfig& c, double lr, int64_t t, bool decay) {
+  const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
+  const float correction1 = static_cast<float>(1.0 - std::pow(c.beta1, static_cast<double>(t)));
+  const float correction2 = static_cast<float>(1.0 - std::pow(c.beta2, static_cast<double>(t)));
+  const float rate = static_cast<float>(lr), eps = static_cast<float>(c.eps);
+  const float wd = decay ? static_cast<float>(c.weightDecay) : 0.0f;
+  for (size_t i = 0; i < param.size(); ++i) {
+    const float g = grad[i];
+    m[i] = b1 * m[i] + (1.0f - b1) * g;
+    v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+    const float mHat = m[i] / correction1;
+    const float vHat = v[i] / correction2;
+    param[i] -= rate * (mHat / (std::sqrt(vHat) + eps) + wd * param[i]);
+  }
+}
+
+AdamW::AdamW(std::vector<Parameter*> params, const AdamWConfig& config, Allocator* allocator)
+    : config_(config) {
+  states_.reserve(params.size());
+  for (Parameter* p : params) {
+    states_.push_back({p, Tensor(p->value.shape(), MemoryCategory::kOptimizerState, allocator),
+                       Tensor(p->value.shape(), MemoryCategory::kOptimizerState, allocator)});
+  }
+}
+
+void AdamW::step(double lr) {
+  ++t_;
+  for (State& s : states_) {
+    adamwUpdate(s.param->value.span(), s.param->grad.span(), s.m.span(), s.v.span(), config_, lr,
+                t_, s.param->weightDecay);
+  }
+}
+
+double gradSquaredSum(const std::vector<Parameter*>& params) {
+  double sum = 0.0;
+  for (const Parameter* p : params) {
+    for (float g : p->grad.span()) sum += static_cast<double>(g) * g;
+  }
+  return sum;
+}
+
+void scaleGradients(const std::vector<Parameter*>& params, float factor) {
+  for (Parameter* p : params) {
+    for (float& g : p->grad.span()) g *= factor;
+  }
+}
+
+double clipGradNorm(const std::vector<Parameter*>& params, double maxNorm) {
+  const double norm = std::sqrt(gradSquaredSum(params));
+  if (maxNorm > 0.0 && norm > maxNorm) {
+    scaleGradients(params, static_cast<float>(maxNorm / (norm + 1e-6)));
+  }
+  return norm;
+}
+
+}  // namespace bubblescope::engine

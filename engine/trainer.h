@@ -1,0 +1,95 @@
+// Trainer: single-process training of the GPT decoder, the API the CLI calls.
+//
+// One step = M micro-batches of B sequences of T = seqLen tokens: zero the
+// gradients, forward + backward each micro-batch (gradients accumulate, each
+// scaled by 1/M so they are those of the mean loss), clip the global gradient
+// norm, one AdamW update at the schedule's learning rate.
+//
+// Contract: not thread-safe. Deterministic: the same options give
+// bit-identical losses (OpenBLAS runs on one thread). Spans go to the
+// Recorder given to create() (null: none); it must outlive the Trainer or be
+// drained before the Trainer is destroyed (span names point into the model).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "engine/adamw.h"
+#include "engine/allocator.h"
+#include "engine/data_loader.h"
+#include "engine/gpt_model.h"
+#include "engine/lr_schedule.h"
+#include "tracer/recorder.h"
+
+namespace bubblescope::engine {
+
+struct TrainerOptions {
+  layout::ModelConfig model;
+  int64_t batchSize = 8;     // B: sequences per micro-batch
+  int32_t microBatches = 1;  // M: micro-batches accumulated per step
+  uint64_t seed = 1337;      // initialisation and data order
+  std::string dataPath;      // text file, byte-tokenized; empty: the synthetic corpus
+  LrSchedule schedule{.peak = 1e-3, .minRatio = 0.1, .warmupSteps = 10, .totalSteps = 100};
+  AdamWConfig optimizer;
+  double gradClip = 1.0;  // max global gradient norm; <= 0 disables clipping
+  // Resume from this checkpoint: parameters, optimizer state and step are
+  // restored, and the saved seed, batch size, micro-batches, schedule,
+  // optimizer and clipping settings replace the ones above. The model config
+  // must have the saved shape.
+  std::string loadPath;
+
+  Status validate() const;
+  std::string settingsJson() const;  // everything but model, data and loadPath
+  Status applySettingsJson(const std::string& json);
+};
+
+struct StepResult {
+  int64_t step = 0;       // 0-based index of the step that ran
+  double loss = 0.0;      // mean over the step's micro-batches
+  double lr = 0.0;        // learning rate used
+  double gradNorm = 0.0;  // global norm before clipping
+  int64_t tokens = 0;     // B * T * M
+  int64_t startNs = 0;    // host clock (tracer::hostNowNs)
+  int64_t endNs = 0;
+};
+
+class Trainer {
+ public:
+  static Result<std::unique_ptr<Trainer>> create(const TrainerOptions& options,
+                                                 tracer::Recorder* recorder = nullptr);
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  Result<StepResult> step();
+  int64_t completedSteps() const { return step_; }
+  // Writes a checkpoint of the current state (see checkpoint.h).
+  Status save(const std::string& path);
+
+  const TrainerOptions& options() const { return options_; }  // effective (after a load)
+  GptModel& model() { return *model_; }
+  const Allocator& allocator() const { return allocator_; }
+  int64_t tokensPerStep() const {
+    return options_.batchSize * options_.model.seqLen * options_.microBatches;
+  }
+  const std::string& dataSource() const { return dataSource_; }
+
+ private:
+  explicit Trainer(const TrainerOptions& options, tracer::Recorder* recorder)
+      : options_(options), recorder_(recorder) {}
+  Status initialize();
+
+  TrainerOptions options_;
+  tracer::Recorder* recorder_;
+  Allocator allocator_;  // declared first: outlives every tensor below
+  std::unique_ptr<GptModel> model_;
+  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<Activations> acts_;
+  std::unique_ptr<DataLoader> loader_;
+  std::string dataSource_;
+  Batch batch_;
+  int64_t step_ = 0;
+};
+
+}  // namespace bubblescope::engine

@@ -203,10 +203,12 @@ class LayoutParser {
         {"steps", intField("steps", l.steps)},
         {"seed",
          [this](const json& v) {
-           if (!v.is_number_unsigned()) {
+           // Parsed text gives unsigned numbers, JSON built in code signed ones.
+           if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
              return fail("seed must be a non-negative integer, got " + v.dump());
            }
-           layout_.seed = v.get<uint64_t>();
+           layout_.seed =
+               v.is_number_unsigned() ? v.get<uint64_t>() : static_cast<uint64_t>(v.get<int64_t>());
            return true;
          }},
         {"backend",

@@ -249,6 +249,12 @@ TEST(LayoutJson, UnknownNamesAndBadTypesAreReportedWithTheRest) {
             "zero_stage 7 is unknown (known: 0, 1, 2, 3)");
 }
 
+TEST(LayoutJson, SeedFromCodeBuiltJsonAndNegativeSeed) {
+  EXPECT_EQ(layoutFromJson(json{{"seed", 42}}).value().seed, 42u);
+  EXPECT_EQ(layoutFromJson(json{{"seed", -1}}).status().message(),
+            "invalid layout: seed must be a non-negative integer, got -1");
+}
+
 TEST(LayoutJson, ModelAsPresetNameAndValidationOfTheModel) {
   EXPECT_EQ(layoutFromJson(json{{"model", "small"}}).value().model, modelPreset("small").value());
   EXPECT_EQ(

@@ -82,8 +82,9 @@ Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, GradSync sync = GradSync::kA
 Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v,
                               GradSync sync = GradSync::kAllReduce);
 
-// Megatron-LM warm-up: the number of forwards (chunk forwards when interleaved)
-// stage k runs before its first backward's steady-state partner forward.
+// Megatron-LM's num_warmup_microbatches: the forwards (chunk forwards when
+// interleaved) stage k runs before its steady state of one forward, one
+// backward. GPipe: m. The first backward follows one more forward, if any.
 int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32_t stage);
 
 // The bubble fraction (idle share of the step per stage) the papers predict

@@ -70,6 +70,8 @@ class ProcessGrid {
     return members;
   }
   std::vector<int32_t> dpGroup(int32_t rank) const { return group(rank, GridDim::kDp); }
+  // ppGroup(rank)[s] is the rank of pipeline stage s: the rank an Op's peer
+  // stage names (schedule.h).
   std::vector<int32_t> ppGroup(int32_t rank) const { return group(rank, GridDim::kPp); }
   std::vector<int32_t> tpGroup(int32_t rank) const { return group(rank, GridDim::kTp); }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tracer/event.h"
+
 namespace bubblescope::storage {
 
 // Stored status of a run (runs.status).
@@ -40,20 +42,7 @@ struct RunRecord {
   int64_t eventCount = 0;
 };
 
-struct RankInfo {
-  int32_t rank = 0;
-  std::string host;
-  int64_t pid = 0;
-  std::string device = "cpu";  // "cpu" or "cuda:N"
-  int32_t dp = 0;
-  int32_t tp = 0;
-  int32_t pp = 0;
-  int64_t clockOffsetNs = 0;       // added to this rank's host times
-  int64_t clockUncertaintyNs = 0;  // ± bound of that offset
-  int32_t coresOnHost = 0;
-  int32_t ranksOnHost = 0;
-
-  bool operator==(const RankInfo&) const = default;
-};
+// A rank of a run: part of the tracer's event model.
+using RankInfo = tracer::RankInfo;
 
 }  // namespace bubblescope::storage

@@ -39,6 +39,8 @@ class TraceWriter final : public tracer::Sink {
   // Starts a run (status running) and makes it the target of the appends.
   Result<int64_t> beginRun(const RunInfo& info);
   Status addRank(const RankInfo& rank);
+  Status describeRank(const RankInfo& rank) override { return addRank(rank); }
+  Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
 
   Status appendEvents(std::span<const tracer::Event> events) override;
   Status appendSteps(std::span<const tracer::StepRecord> steps) override;

@@ -106,6 +106,24 @@ struct Sample {
   bool operator==(const Sample&) const = default;
 };
 
+// One rank of a run: where it ran, its grid coordinates, and how its clock
+// maps onto rank 0's.
+struct RankInfo {
+  int32_t rank = 0;
+  std::string host;
+  int64_t pid = 0;
+  std::string device = "cpu";  // "cpu" or "cuda:N"
+  int32_t dp = 0;
+  int32_t tp = 0;
+  int32_t pp = 0;
+  int64_t clockOffsetNs = 0;       // added to this rank's host times
+  int64_t clockUncertaintyNs = 0;  // ± bound of that offset
+  int32_t coresOnHost = 0;
+  int32_t ranksOnHost = 0;
+
+  bool operator==(const RankInfo&) const = default;
+};
+
 EventCategory categoryOf(EventKind kind);
 std::string_view toString(EventKind kind);
 std::string_view toString(ParallelDim dim);

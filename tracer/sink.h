@@ -18,6 +18,11 @@ class Sink {
   virtual Status appendEvents(std::span<const Event> events) = 0;
   virtual Status appendSteps(std::span<const StepRecord> steps) = 0;
   virtual Status appendSamples(std::span<const Sample> samples) = 0;
+  // Adds or replaces the description of a rank of the current run.
+  virtual Status describeRank(const RankInfo& rank) = 0;
+  // Corrects every stored time t of `rank` in the current run by
+  // drift * (t - pivotNs): the linear clock drift found at the end of a run.
+  virtual Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) = 0;
   virtual Status flush() = 0;
 };
 

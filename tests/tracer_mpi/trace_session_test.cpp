@@ -1,0 +1,190 @@
+// Runs on 4 ranks (mpirun): every rank's spans reach one trace file on rank
+// 0's timeline, with a deliberately skewed clock on two ranks.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
+#include "tracer/trace_session.h"
+
+namespace bubblescope::tracer {
+namespace {
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int worldSize() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// A fresh trace path made on rank 0 and shared with every rank.
+std::string sharedTracePath(const char* name) {
+  char path[512] = {};
+  if (worldRank() == 0) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bs-mpi-XXXXXX").string();
+    const char* dir = mkdtemp(pattern.data());
+    std::snprintf(path, sizeof path, "%s/%s", dir, name);
+  }
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return path;
+}
+
+// Rank 1: 3 s ahead and 500 ppm fast; rank 2: 2 s behind; others exact.
+ClockSkew skewOf(int rank, int64_t pivotNs) {
+  if (rank == 1) return {3000000000LL, 5e-4, pivotNs};
+  if (rank == 2) return {-2000000000LL, 0.0, pivotNs};
+  return {0, 0.0, pivotNs};
+}
+
+TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
+  const int rank = worldRank();
+  const int size = worldSize();
+  const std::string path = sharedTracePath("session.db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  if (rank == 0) {
+    auto opened = storage::TraceWriter::open(path);
+    ASSERT_TRUE(opened.isOk()) << opened.status().message();
+    writer = std::move(opened).value();
+    ASSERT_TRUE(writer->beginRun({.name = "session test", .worldSize = size}).isOk());
+  }
+  int64_t pivot = hostNowNs();
+  MPI_Bcast(&pivot, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  const ClockSkew skew = skewOf(rank, pivot);
+  SessionOptions options;
+  options.skewForTesting = skew;
+  options.sampleIntervalMs = 50;
+  options.gauges.push_back({"mem.parameters", [rank] { return 1000.0 * (rank + 1); }});
+  auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(),
+                                     {.dp = rank / 2, .tp = rank % 2, .pp = 0}, options);
+  ASSERT_TRUE(session.isOk()) << session.status().message();
+
+  // 150 spans over about 300 ms, each carrying its true times in bytes and
+  // flops so rank 0 can check the alignment.
+  constexpr int kSpans = 150;
+  Recorder* recorder = (*session)->recorder();
+  for (int i = 0; i < kSpans; ++i) {
+    const int64_t t0 = hostNowNs();
+    std::this_thread::sleep_for(std::chrono::microseconds(1000));
+    const int64_t t1 = hostNowNs();
+    SpanInfo info;
+    info.kind = EventKind::kForward;
+    info.name = "forward";
+    info.microBatch = i;
+    info.bytes = t0;
+    info.flops = t1;
+    recorder->record(info, skew.apply(t0), skew.apply(t1));
+  }
+  const int64_t stepEnd = recorder->now();
+  (*session)->addStep({rank, 0, rank == size - 1 ? 4.5 : std::nan(""), 1024, stepEnd - 1000,
+                       stepEnd});
+  Status finished = (*session)->finish();
+  ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
+  if (rank != 0) return;
+
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+  writer.reset();
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  auto ranks = (*reader)->ranks(1);
+  ASSERT_TRUE(ranks.isOk());
+  ASSERT_EQ(static_cast<int>(ranks->size()), size);
+  for (const auto& r : *ranks) {
+    EXPECT_EQ(r.dp, r.rank / 2);
+    EXPECT_EQ(r.tp, r.rank % 2);
+    EXPECT_EQ(r.ranksOnHost, size);
+    EXPECT_GT(r.pid, 0);
+    EXPECT_LT(r.clockUncertaintyNs, 50000) << "rank " << r.rank;
+  }
+  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9, 1e6);
+  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9, 1e6);
+
+  auto page = (*reader)->eventsAfter(1, 0, 1 << 20);
+  ASSERT_TRUE(page.isOk());
+  std::vector<int> perRank(size, 0);
+  for (const Event& e : page->events) {
+    ++perRank.at(e.rank);
+    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000);
+    ASSERT_LE(std::llabs(e.startNs - e.bytes), allowed)
+        << "rank " << e.rank << " span " << e.microBatch << " off by " << e.startNs - e.bytes;
+    ASSERT_LE(std::llabs(e.endNs - e.flops), allowed);
+    ASSERT_LT(std::llabs(e.startNs - e.bytes), 50000);
+  }
+  for (int r = 0; r < size; ++r) EXPECT_EQ(perRank[r], kSpans) << "rank " << r;
+
+  auto steps = (*reader)->steps(1);
+  ASSERT_TRUE(steps.isOk());
+  EXPECT_EQ(static_cast<int>(steps->size()), size);
+  EXPECT_DOUBLE_EQ(steps->back().loss, 4.5);
+  for (int r = 0; r < size; ++r) {
+    auto memory = (*reader)->samples(1, r, "mem.parameters");
+    ASSERT_TRUE(memory.isOk());
+    ASSERT_FALSE(memory->empty()) << "rank " << r;
+    EXPECT_EQ(memory->front().value, 1000.0 * (r + 1));
+    auto rss = (*reader)->samples(1, r, "rss_bytes");
+    ASSERT_TRUE(rss.isOk());
+    ASSERT_FALSE(rss->empty());
+    EXPECT_GT(rss->front().value, 1e6);
+  }
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+// A span is in the file, for a reader in another connection, within one
+// second of its end.
+TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
+  const int rank = worldRank();
+  const std::string path = sharedTracePath("live.db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  if (rank == 0) {
+    auto opened = storage::TraceWriter::open(path);
+    ASSERT_TRUE(opened.isOk());
+    writer = std::move(opened).value();
+    ASSERT_TRUE(writer->beginRun({.name = "live", .worldSize = worldSize()}).isOk());
+  }
+  auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(), {}, {});
+  ASSERT_TRUE(session.isOk()) << session.status().message();
+  int64_t endNs = 0;
+  if (rank == worldSize() - 1) {
+    SpanInfo info;
+    info.kind = EventKind::kBackward;
+    info.name = "backward";
+    info.microBatch = 777;
+    Recorder* r = (*session)->recorder();
+    const int64_t start = r->now();
+    endNs = r->now();
+    r->record(info, start, endNs);
+  }
+  MPI_Bcast(&endNs, 1, MPI_INT64_T, worldSize() - 1, MPI_COMM_WORLD);
+  if (rank == 0) {
+    auto reader = storage::TraceReader::open(path);
+    ASSERT_TRUE(reader.isOk()) << reader.status().message();
+    bool seen = false;
+    while (!seen && hostNowNs() - endNs < 3000000000LL) {
+      auto page = (*reader)->eventsAfter(1, 0);
+      ASSERT_TRUE(page.isOk());
+      for (const Event& e : page->events) seen = seen || e.microBatch == 777;
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const double latencyS = (hostNowNs() - endNs) / 1e9;
+    EXPECT_TRUE(seen);
+    EXPECT_LT(latencyS, 1.0);
+    std::printf("span visible to a reader after %.3f s\n", latencyS);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_TRUE((*session)->finish().isOk());
+  if (rank == 0) std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+}  // namespace
+}  // namespace bubblescope::tracer

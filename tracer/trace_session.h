@@ -1,0 +1,113 @@
+// TraceSession: the tracer of one rank of an MPI job. It aligns the rank's
+// clock to rank 0's, and ships the rank's spans, step records and samples
+// in batches to rank 0, which writes everything into one Sink (the trace
+// file's writer).
+//
+// Contract:
+// - start() and finish() are collective over the job's communicator; the
+//   session talks over its own duplicate, so it never matches the engine's
+//   messages. MPI must be initialised with MPI_THREAD_MULTIPLE.
+// - One background thread per rank ships a batch every shipIntervalMs and
+//   samples every sampleIntervalMs; the training thread only fills the
+//   Recorder's ring, so it is never stalled by shipping or writing.
+// - On rank 0 that thread is the only user of `sink` from start() until
+//   finish() returns. Times reach the sink on rank 0's timeline: offset
+//   corrected live, linear drift corrected in finish().
+// - Times given to addStep() come from recorder()->now().
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/result.h"
+#include "tracer/batch_codec.h"
+#include "tracer/clock_sync.h"
+#include "tracer/process_sampler.h"
+#include "tracer/recorder.h"
+#include "tracer/sink.h"
+
+namespace bubblescope::tracer {
+
+struct SessionOptions {
+  bool enabled = true;              // false: spans cost one branch, nothing is shipped
+  int64_t shipIntervalMs = 100;     // a span reaches rank 0 at most this much after it ends
+  int64_t sampleIntervalMs = 100;   // 0: no samples
+  int syncRounds = 32;              // ping-pong rounds per rank, at start and at finish
+  size_t recorderCapacity = size_t{1} << 17;
+  std::optional<ClockSkew> skewForTesting;
+  std::vector<std::pair<std::string, std::function<double()>>> gauges;  // thread-safe reads
+};
+
+// Where a rank sits, as the engine knows it.
+struct RankPlacement {
+  int32_t dp = 0;
+  int32_t tp = 0;
+  int32_t pp = 0;
+  std::string device = "cpu";
+};
+
+class TraceSession {
+ public:
+  static Result<std::unique_ptr<TraceSession>> start(MPI_Comm world, Sink* sink,
+                                                     const RankPlacement& placement,
+                                                     SessionOptions options);
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  Recorder* recorder() { return &recorder_; }
+  int32_t rank() const { return rank_; }
+  void addStep(const StepRecord& step);  // thread-safe
+
+  // Ships what is left, measures the clock again, corrects drift on rank 0,
+  // and reports the first error any part of the session met.
+  Status finish();
+
+  // This rank's clock model (after finish(): with drift).
+  const ClockModel& clockModel() const { return model_; }
+  int64_t droppedSpans() const { return recorder_.dropped(); }
+  int64_t batchesShipped() const { return batchesShipped_.load(); }
+
+ private:
+  TraceSession(MPI_Comm comm, int rank, int size, Sink* sink, SessionOptions options);
+  Status exchangeRankInfo(const RankPlacement& placement, bool final);
+  void run();
+  Batch collectLocal(int64_t nowNs, bool sampleNow);
+  void deliver(int32_t fromRank, Batch batch);  // rank 0: align and write
+  bool receiveAvailable();                      // rank 0: true if anything came
+  void noteError(const Status& s);
+
+  MPI_Comm comm_;
+  int32_t rank_;
+  int32_t size_;
+  Sink* sink_;
+  SessionOptions options_;
+  Recorder recorder_;
+  ProcessSampler sampler_;
+  ClockModel model_;
+  OffsetEstimate startEstimate_;
+  std::vector<ClockModel> models_;  // rank 0: every rank's live model
+  RankPlacement placement_;
+
+  std::mutex mutex_;  // guards steps_, error_, stop_ signalling
+  std::condition_variable wake_;
+  std::vector<StepRecord> steps_;
+  Status error_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> abort_{false};
+  std::atomic<int64_t> batchesShipped_{0};
+  int32_t doneRanks_ = 0;
+  bool finished_ = false;
+  std::thread thread_;
+};
+
+}  // namespace bubblescope::tracer

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tracer/gpu_activity.h"
+
+namespace bubblescope::tracer {
+namespace {
+
+TEST(GpuActivityTest, ClockMapFitsOffsetAndRate) {
+  // GPU clock runs 20 ppm fast and starts 7 s after the host's epoch.
+  std::vector<ClockPair> pairs;
+  for (int i = 0; i < 10; ++i) {
+    const int64_t host = 1000000000LL + i * 100000000LL;
+    const double gpu = 8e9 + (host - 1e9) * (1.0 + 2e-5) + (i % 2 ? 40 : -40);  // ±40 ns jitter
+    pairs.push_back({static_cast<uint64_t>(gpu), host});
+  }
+  auto map = fitGpuClockMap(pairs);
+  ASSERT_TRUE(map.isOk()) << map.status().message();
+  EXPECT_NEAR(map->slope, 1.0 / (1.0 + 2e-5), 1e-7);  // jitter-limited; 1.0 is 2e-5 off
+  for (const ClockPair& p : pairs) {
+    EXPECT_NEAR(static_cast<double>(map->toHost(p.gpuNs)), static_cast<double>(p.hostNs), 60.0);
+  }
+  // Extrapolates a second past the last pair within a microsecond.
+  const uint64_t later = pairs.back().gpuNs + static_cast<uint64_t>(1e9 * (1.0 + 2e-5));
+  EXPECT_NEAR(static_cast<double>(map->toHost(later)), pairs.back().hostNs + 1e9, 1000.0);
+}
+
+TEST(GpuActivityTest, ClockMapEdgeCases) {
+  EXPECT_FALSE(fitGpuClockMap({}).isOk());
+  ClockPair one{500, 2000};
+  auto map = fitGpuClockMap(std::span<const ClockPair>(&one, 1));
+  ASSERT_TRUE(map.isOk());
+  EXPECT_EQ(map->toHost(600), 2100);
+  std::vector<ClockPair> backwards = {{1000, 0}, {2000, -1000}};
+  EXPECT_FALSE(fitGpuClockMap(backwards).isOk());
+}
+
+TEST(GpuActivityTest, NcclKernelsAreClassifiedByName) {
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), EventKind::kAllReduce);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE"),
+            EventKind::kReduceScatter);
+  EXPECT_EQ(kindOfKernel("ncclKernel_AllGather_RING_LL_Sum_int8_t"), EventKind::kAllGather);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_Broadcast_RING_LL"), EventKind::kBroadcast);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_Reduce_Sum_f32_RING_LL"), EventKind::kReduce);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_SendRecv"), EventKind::kSend);
+  EXPECT_EQ(kindOfKernel("ampere_sgemm_128x64_tn"), EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("layernorm_forward_kernel"), EventKind::kKernel);
+}
+
+TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
+  GpuClockMap map;
+  map.gpuZero = 1000;
+  map.hostAtZero = 50000;
+  StreamDims dims = {{13, ParallelDim::kDp}, {14, ParallelDim::kTp}};
+
+  GpuActivity allReduce{GpuActivityKind::kKernel, 2000, 5000, 0, 13, 99,
+                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0};
+  Event e = toEvent(allReduce, map, 3, dims);
+  EXPECT_EQ(e.rank, 3);
+  EXPECT_EQ(e.kind, EventKind::kAllReduce);
+  EXPECT_EQ(e.lane, gpuStreamLane(13));
+  EXPECT_EQ(e.dim, ParallelDim::kDp);
+  EXPECT_EQ(e.startNs, 51000);
+  EXPECT_EQ(e.endNs, 54000);
+  EXPECT_EQ(categoryOf(e.kind), EventCategory::kCommunication);
+
+  GpuActivity gemm{GpuActivityKind::kKernel, 1000, 1500, 0, 13, 100, "sgemm_kernel", 0};
+  Event g = toEvent(gemm, map, 3, dims);
+  EXPECT_EQ(g.kind, EventKind::kKernel);
+  EXPECT_EQ(g.dim, ParallelDim::kNone);  // compute carries no dimension
+  EXPECT_EQ(categoryOf(g.kind), EventCategory::kCompute);
+
+  GpuActivity copy{GpuActivityKind::kMemcpy, 1000, 1100, 0, 7, 101, "", 1 << 20};
+  Event c = toEvent(copy, map, 0, dims);
+  EXPECT_EQ(c.kind, EventKind::kMemcpy);
+  EXPECT_EQ(c.bytes, 1 << 20);
+  EXPECT_EQ(c.dim, ParallelDim::kNone);  // stream 7 carries no collectives
+}
+
+}  // namespace
+}  // namespace bubblescope::tracer

@@ -1,0 +1,84 @@
+#include "tracer/gpu_activity.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bubblescope::tracer {
+
+Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs) {
+  if (pairs.empty()) return Status::invalidArgument("GPU clock map: no timestamp pairs");
+  GpuClockMap map;
+  map.gpuZero = pairs.front().gpuNs;
+  // Least squares in coordinates relative to the first pair, in doubles:
+  // spans of hours stay exact to well under a nanosecond per second.
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double n = static_cast<double>(pairs.size());
+  for (const ClockPair& p : pairs) {
+    const double x = static_cast<double>(static_cast<int64_t>(p.gpuNs - map.gpuZero));
+    const double y = static_cast<double>(p.hostNs - pairs.front().hostNs);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double varX = sxx - sx * sx / n;
+  map.slope = pairs.size() >= 2 && varX > 0 ? (sxy - sx * sy / n) / varX : 1.0;
+  map.hostAtZero = static_cast<double>(pairs.front().hostNs) + (sy - map.slope * sx) / n;
+  if (map.slope <= 0.5 || map.slope >= 2.0) {
+    return Status::corrupt("GPU clock map: implausible slope " + std::to_string(map.slope) +
+                           " between the GPU and host clocks");
+  }
+  return map;
+}
+
+EventKind kindOfKernel(const std::string& name) {
+  if (name.rfind("nccl", 0) != 0) return EventKind::kKernel;
+  struct Pattern {
+    const char* text;
+    EventKind kind;
+  };
+  // ReduceScatter before Reduce: the longer name must win.
+  static constexpr Pattern kPatterns[] = {
+      {"AllReduce", EventKind::kAllReduce},     {"ReduceScatter", EventKind::kReduceScatter},
+      {"AllGather", EventKind::kAllGather},     {"Broadcast", EventKind::kBroadcast},
+      {"AllToAll", EventKind::kAllToAll},       {"Reduce", EventKind::kReduce},
+      {"SendRecv", EventKind::kSend},           {"Send", EventKind::kSend},
+      {"Recv", EventKind::kRecv},
+  };
+  for (const Pattern& p : kPatterns) {
+    if (name.find(p.text) != std::string::npos) return p.kind;
+  }
+  return EventKind::kOther;
+}
+
+Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
+              const StreamDims& dims) {
+  Event e;
+  e.rank = rank;
+  e.lane = gpuStreamLane(static_cast<int32_t>(a.streamId));
+  e.startNs = map.toHost(a.gpuStartNs);
+  e.endNs = std::max(e.startNs, map.toHost(a.gpuEndNs));
+  switch (a.kind) {
+    case GpuActivityKind::kKernel:
+      e.kind = kindOfKernel(a.name);
+      e.name = a.name;
+      break;
+    case GpuActivityKind::kMemcpy:
+      e.kind = EventKind::kMemcpy;
+      e.name = "memcpy";
+      e.bytes = static_cast<int64_t>(a.bytes);
+      break;
+    case GpuActivityKind::kMemset:
+      e.kind = EventKind::kMemset;
+      e.name = "memset";
+      e.bytes = static_cast<int64_t>(a.bytes);
+      break;
+  }
+  if (categoryOf(e.kind) == EventCategory::kCommunication) {
+    auto it = dims.find(a.streamId);
+    if (it != dims.end()) e.dim = it->second;
+  }
+  return e;
+}
+
+}  // namespace bubblescope::tracer

@@ -1,0 +1,66 @@
+// GPU activity as the CUPTI collector hands it over, and its conversion into
+// the event model. Plain code: built and unit-tested without CUDA.
+//
+// GPU timestamps (CUPTI's clock) reach the run's timeline in two steps: a
+// GpuClockMap, fitted from pairs of (CUPTI timestamp, host clock) read back
+// to back, maps them onto the rank's host clock; the rank's ClockModel then
+// maps host times onto rank 0's (clock_sync.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "common/result.h"
+#include "tracer/event.h"
+
+namespace bubblescope::tracer {
+
+enum class GpuActivityKind { kKernel, kMemcpy, kMemset };
+
+struct GpuActivity {
+  GpuActivityKind kind = GpuActivityKind::kKernel;
+  uint64_t gpuStartNs = 0;  // CUPTI clock
+  uint64_t gpuEndNs = 0;
+  uint32_t deviceId = 0;
+  uint32_t streamId = 0;
+  uint32_t correlationId = 0;  // links to the launching host call
+  std::string name;            // kernel name; empty for copies and sets
+  uint64_t bytes = 0;          // copies and sets
+};
+
+struct ClockPair {
+  uint64_t gpuNs = 0;
+  int64_t hostNs = 0;
+};
+
+// hostNs = hostAtZero + slope * (gpuNs - gpuZero), fitted by least squares.
+struct GpuClockMap {
+  uint64_t gpuZero = 0;
+  double hostAtZero = 0.0;
+  double slope = 1.0;
+  int64_t toHost(uint64_t gpuNs) const {
+    const double dt = static_cast<double>(static_cast<int64_t>(gpuNs - gpuZero));
+    return static_cast<int64_t>(hostAtZero + slope * dt);
+  }
+};
+
+// One pair gives a pure offset (slope 1); two or more fit the slope too.
+Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs);
+
+// The collective an NCCL kernel runs, from its name ("ncclDevKernel_AllReduce_
+// Sum_f32_RING_LL" -> kAllReduce); kKernel for a kernel that is not NCCL's.
+EventKind kindOfKernel(const std::string& name);
+
+// What the engine knows about its streams: which parallel dimension's
+// communicator runs collectives on which stream.
+using StreamDims = std::unordered_map<uint32_t, ParallelDim>;
+
+// An activity as an Event of `rank` on its stream's lane, on the host clock.
+// NCCL kernels and copies count as communication (categoryOf) with the
+// dimension of their stream.
+Event toEvent(const GpuActivity& activity, const GpuClockMap& map, int32_t rank,
+              const StreamDims& dims);
+
+}  // namespace bubblescope::tracer

@@ -14,8 +14,10 @@ using CommandRunner = std::function<ExitCode()>;
 
 void addInfoCommand(CLI::App& app, CommandRunner& runner);
 void addBenchCommand(CLI::App& app, CommandRunner& runner);
+void addTrainCommand(CLI::App& app, CommandRunner& runner);
 
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);
+void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::CommandRunner runner;
   bubblescope::cli::addInfoCommand(app, runner);
   bubblescope::cli::addBenchCommand(app, runner);
+  bubblescope::cli::addTrainCommand(app, runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

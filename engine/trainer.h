@@ -74,6 +74,7 @@ class Trainer {
     return options_.batchSize * options_.model.seqLen * options_.microBatches;
   }
   const std::string& dataSource() const { return dataSource_; }
+  int64_t dataTokenCount() const { return loader_->tokenCount(); }
 
  private:
   explicit Trainer(const TrainerOptions& options, tracer::Recorder* recorder)

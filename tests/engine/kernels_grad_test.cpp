@@ -164,5 +164,21 @@ TEST(KernelGradTest, FloatKernelsAgreeWithDouble) {
   for (size_t i = 0; i < outD.size(); ++i) EXPECT_NEAR(outF[i], outD[i], 1e-5);
 }
 
+TEST(KernelGradTest, FloatGeluMatchesTheTanhReference) {
+  // fp32 uses a faster tanh than the double reference; both must agree.
+  const int64_t n = 2001;
+  std::vector<double> xD(n), outD(n), dD(n, 0.0), ones(n, 1.0);
+  for (int64_t i = 0; i < n; ++i) xD[i] = -10.0 + 0.01 * i;
+  std::vector<float> xF(xD.begin(), xD.end()), outF(n), dF(n, 0.0f), onesF(n, 1.0f);
+  k::geluForward(outD.data(), xD.data(), n);
+  k::geluForward(outF.data(), xF.data(), n);
+  k::geluBackward(dD.data(), xD.data(), ones.data(), n);
+  k::geluBackward(dF.data(), xF.data(), onesF.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(outF[i], outD[i], 2e-6 * (1 + std::abs(xD[i]))) << xD[i];
+    EXPECT_NEAR(dF[i], dD[i], 2e-6 * (1 + std::abs(xD[i]))) << xD[i];
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::engine

@@ -151,5 +151,24 @@ TEST(ModelGradTest, RejectsBadRangesAndInputs) {
   EXPECT_FALSE(model->forward(*acts, {good, {}, {}}).isOk());  // missing targets
 }
 
+TEST(ModelGradTest, Gpt2SmallShapeBuildsAndSteps) {
+  // GPT-2 small's shape: builds with the preset's parameter count and runs a
+  // short forward and backward. Uninitialised (zero) weights give uniform
+  // logits, so the loss is exactly ln(V).
+  const auto config = layout::modelPreset("gpt2-124m").value();
+  Allocator allocator;
+  auto model = GptModel::create(config, &allocator);
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  auto& m = **model;
+  EXPECT_EQ(m.parameterCount(), config.parameterCount());
+  EXPECT_EQ(allocator.currentBytes(MemoryCategory::kParameters), 4 * config.parameterCount());
+  const std::vector<int32_t> tokens = {50256, 1, 2, 3}, targets = {1, 2, 3, 50000};
+  auto acts = std::move(m.newActivations(1, 4).value());
+  auto loss = m.forward(*acts, {tokens, {}, targets});
+  ASSERT_TRUE(loss.isOk());
+  EXPECT_NEAR(*loss, std::log(50257.0), 1e-4);
+  EXPECT_TRUE(m.backward(*acts, {}).isOk());
+}
+
 }  // namespace
 }  // namespace bubblescope::engine

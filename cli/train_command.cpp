@@ -1,0 +1,265 @@
+// `bubblescope-cli train`: single-process training of the GPT decoder on the
+// CPU, a progress line per step, optional checkpoints and trace file.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "cli/commands.h"
+#include "engine/checkpoint.h"
+#include "engine/trainer.h"
+#include "storage/process_identity.h"
+#include "storage/trace_writer.h"
+
+namespace bubblescope::cli {
+namespace {
+
+struct TrainArgs {
+  std::string model = "tiny";
+  int64_t steps = 20;
+  std::string data;
+  uint64_t seed = 1337;
+  int32_t microBatches = 1;
+  int64_t batchSize = 8;
+  double lr = 3e-3;
+  int64_t warmup = -1;      // -1: totalSteps / 10, at most 100
+  int64_t totalSteps = -1;  // -1: steps
+  double weightDecay = 0.1;
+  double gradClip = 1.0;
+  std::string save;
+  std::string load;
+  std::string trace;
+};
+
+double mib(int64_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+void printMemory(const engine::Allocator& a) {
+  using engine::MemoryCategory;
+  std::printf(
+      "memory: parameters %.2f MiB, gradients %.2f MiB, optimizer %.2f MiB, "
+      "activations %.2f MiB\n",
+      mib(a.currentBytes(MemoryCategory::kParameters)),
+      mib(a.currentBytes(MemoryCategory::kGradients)),
+      mib(a.currentBytes(MemoryCategory::kOptimizerState)),
+      mib(a.currentBytes(MemoryCategory::kActivations)));
+}
+
+// The trace file side of a run: open, one rank, per-step appends, finish.
+class TraceOutput {
+ public:
+  static Result<std::unique_ptr<TraceOutput>> open(const std::string& path,
+                                                   const engine::TrainerOptions& options) {
+    auto out = std::unique_ptr<TraceOutput>(new TraceOutput());
+    BS_ASSIGN_OR_RETURN(out->writer_, storage::TraceWriter::open(path));
+    storage::RunInfo info;
+    info.name = "train " + options.model.preset;
+    info.layoutJson = "{}";
+    info.modelJson = layout::toJson(options.model).dump();
+    info.backend = "cpu";
+    info.worldSize = 1;
+    BS_RETURN_IF_ERROR(out->writer_->beginRun(info).status());
+    storage::RankInfo rank;
+    rank.rank = 0;
+    rank.host = storage::currentHostName();
+    rank.pid = static_cast<int64_t>(::getpid());
+    rank.device = "cpu";
+    rank.coresOnHost = static_cast<int32_t>(std::thread::hardware_concurrency());
+    rank.ranksOnHost = 1;
+    BS_RETURN_IF_ERROR(out->writer_->addRank(rank));
+    return out;
+  }
+
+  Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r) {
+    const auto events = recorder.drain();
+    BS_RETURN_IF_ERROR(writer_->appendEvents(events));
+    const tracer::StepRecord step{.rank = 0,
+                                  .step = static_cast<int32_t>(r.step),
+                                  .loss = r.loss,
+                                  .tokens = r.tokens,
+                                  .startNs = r.startNs,
+                                  .endNs = r.endNs};
+    return writer_->appendSteps({&step, 1});
+  }
+
+  Status finish(const Status& outcome) {
+    if (outcome.isOk()) return writer_->finishRun(storage::RunStatus::kFinished);
+    return writer_->finishRun(storage::RunStatus::kFailed, outcome.message());
+  }
+
+ private:
+  TraceOutput() = default;
+  std::unique_ptr<storage::TraceWriter> writer_;
+};
+
+// With --load and no --model, the model is the checkpoint's.
+Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiven) {
+  engine::TrainerOptions o;
+  if (!args.load.empty() && !modelGiven) {
+    BS_ASSIGN_OR_RETURN(engine::Checkpoint checkpoint, engine::Checkpoint::read(args.load));
+    o.model = checkpoint.meta().model;
+  } else {
+    BS_ASSIGN_OR_RETURN(o.model, layout::modelPreset(args.model));
+  }
+  if (args.steps <= 0) {
+    return Status::invalidArgument("--steps must be positive, got " + std::to_string(args.steps));
+  }
+  o.batchSize = args.batchSize;
+  o.microBatches = args.microBatches;
+  o.seed = args.seed;
+  o.dataPath = args.data;
+  o.schedule.peak = args.lr;
+  o.schedule.totalSteps = args.totalSteps >= 0 ? args.totalSteps : args.steps;
+  o.schedule.warmupSteps =
+      args.warmup >= 0 ? args.warmup : std::min<int64_t>(100, o.schedule.totalSteps / 10);
+  o.optimizer.weightDecay = args.weightDecay;
+  o.gradClip = args.gradClip;
+  o.loadPath = args.load;
+  return o;
+}
+
+// Runs the training loop; progress on stdout. Returns the outcome.
+Status train(engine::Trainer& trainer, const TrainArgs& args, tracer::Recorder* recorder,
+             TraceOutput* trace) {
+  const int64_t first = trainer.completedSteps();
+  if (first >= args.steps) {
+    std::printf("checkpoint is already at step %lld of %lld; nothing to train\n",
+                static_cast<long long>(first), static_cast<long long>(args.steps));
+  }
+  const int64_t startNs = tracer::hostNowNs();
+  for (int64_t s = first; s < args.steps; ++s) {
+    BS_ASSIGN_OR_RETURN(engine::StepResult r, trainer.step());
+    const double stepSeconds = static_cast<double>(r.endNs - r.startNs) / 1e9;
+    const double elapsed = static_cast<double>(r.endNs - startNs) / 1e9;
+    std::printf("step %5lld/%lld | loss %.4f | lr %.2e | grad norm %.3f | %8.0f tok/s | %7.2f s\n",
+                static_cast<long long>(r.step + 1), static_cast<long long>(args.steps), r.loss,
+                r.lr, r.gradNorm, static_cast<double>(r.tokens) / stepSeconds, elapsed);
+    std::fflush(stdout);
+    if (trace != nullptr) BS_RETURN_IF_ERROR(trace->appendStep(*recorder, r));
+  }
+  if (!args.save.empty()) {
+    BS_RETURN_IF_ERROR(trainer.save(args.save));
+    std::printf("saved checkpoint at step %lld to %s\n",
+                static_cast<long long>(trainer.completedSteps()), args.save.c_str());
+  }
+  return Status::ok();
+}
+
+// Exit code 2 for mistakes in the user's input, 1 for everything else.
+ExitCode exitCodeOf(const Status& status) {
+  const bool userError =
+      status.code() == StatusCode::kInvalidArgument || status.code() == StatusCode::kNotFound;
+  return userError ? 2 : 1;
+}
+
+ExitCode runTrain(const TrainArgs& args, bool modelGiven,
+                  const std::vector<std::string>& ignoredOnLoad) {
+  auto options = buildOptions(args, modelGiven);
+  if (!options.isOk()) {
+    std::fprintf(stderr, "error: %s\n", options.status().message().c_str());
+    return exitCodeOf(options.status());
+  }
+  if (!args.load.empty() && !ignoredOnLoad.empty()) {
+    std::string flags;
+    for (const auto& f : ignoredOnLoad) flags += (flags.empty() ? "" : ", ") + f;
+    std::fprintf(stderr, "note: %s ignored: a resumed run keeps the checkpoint's settings\n",
+                 flags.c_str());
+  }
+  std::unique_ptr<tracer::Recorder> recorder;
+  std::unique_ptr<TraceOutput> trace;
+  if (!args.trace.empty()) {
+    recorder = std::make_unique<tracer::Recorder>(0, true);
+    auto opened = TraceOutput::open(args.trace, *options);
+    if (!opened.isOk()) {
+      std::fprintf(stderr, "error: trace file: %s\n", opened.status().message().c_str());
+      return 1;
+    }
+    trace = std::move(opened).value();
+  }
+  auto trainer = engine::Trainer::create(*options, recorder.get());
+  if (!trainer.isOk()) {
+    if (trace) (void)trace->finish(trainer.status());
+    std::fprintf(stderr, "error: %s\n", trainer.status().message().c_str());
+    return exitCodeOf(trainer.status());
+  }
+  auto& t = **trainer;
+  const auto& eff = t.options();
+  std::printf("model %s: %lld parameters (%s); data: %s (%lld tokens)\n", eff.model.preset.c_str(),
+              static_cast<long long>(t.model().parameterCount()),
+              engine::describeShape(eff.model).c_str(), t.dataSource().c_str(),
+              static_cast<long long>(t.dataTokenCount()));
+  std::printf(
+      "batch %lld x %lld tokens x %d micro-batches = %lld tokens/step; seed %llu; "
+      "lr %.2e, warm-up %lld, schedule %lld steps\n",
+      static_cast<long long>(eff.batchSize), static_cast<long long>(eff.model.seqLen),
+      eff.microBatches, static_cast<long long>(t.tokensPerStep()),
+      static_cast<unsigned long long>(eff.seed), eff.schedule.peak,
+      static_cast<long long>(eff.schedule.warmupSteps),
+      static_cast<long long>(eff.schedule.totalSteps));
+  if (!args.load.empty()) {
+    std::printf("resumed from %s at step %lld\n", args.load.c_str(),
+                static_cast<long long>(t.completedSteps()));
+  }
+  printMemory(t.allocator());
+  const Status outcome = train(t, args, recorder.get(), trace.get());
+  if (trace) {
+    const Status finished = trace->finish(outcome);
+    if (!finished.isOk() && outcome.isOk()) {
+      std::fprintf(stderr, "error: trace file: %s\n", finished.message().c_str());
+      return 1;
+    }
+  }
+  if (!outcome.isOk()) {
+    std::fprintf(stderr, "error: %s\n", outcome.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addTrainCommand(CLI::App& app, CommandRunner& runner) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* cmd = app.add_subcommand("train", "Train the GPT decoder on this process (CPU)");
+  auto* model = cmd->add_option("--model", args->model,
+                                "Model preset: tiny, small, gpt2-124m (with --load: the saved one)")
+                    ->capture_default_str();
+  cmd->add_option("--steps", args->steps, "Train up to this step (a resumed run continues)")
+      ->capture_default_str();
+  cmd->add_option("--data", args->data, "Text file to train on (default: built-in corpus)");
+  auto* seed = cmd->add_option("--seed", args->seed, "Seed of initialisation and data order")
+                   ->capture_default_str();
+  auto* micro =
+      cmd->add_option("--micro-batches", args->microBatches, "Micro-batches accumulated per step")
+          ->capture_default_str();
+  auto* batch = cmd->add_option("--batch-size", args->batchSize, "Sequences per micro-batch")
+                    ->capture_default_str();
+  auto* lr = cmd->add_option("--lr", args->lr, "Peak learning rate")->capture_default_str();
+  auto* warmup = cmd->add_option("--warmup", args->warmup,
+                                 "Warm-up steps (default: a tenth of the schedule, at most 100)");
+  auto* total = cmd->add_option("--total-steps", args->totalSteps,
+                                "Steps of the cosine schedule (default: --steps)");
+  auto* wd = cmd->add_option("--weight-decay", args->weightDecay, "AdamW weight decay")
+                 ->capture_default_str();
+  auto* clip = cmd->add_option("--grad-clip", args->gradClip, "Max gradient norm (0: off)")
+                   ->capture_default_str();
+  cmd->add_option("--save", args->save, "Write a safetensors checkpoint at the end");
+  cmd->add_option("--load", args->load,
+                  "Resume from a checkpoint (its seed, batch and schedule are kept)");
+  cmd->add_option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
+  cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip] {
+    std::vector<std::string> ignored;
+    for (CLI::Option* o : {seed, micro, batch, lr, warmup, total, wd, clip}) {
+      if (o->count() > 0) ignored.push_back(o->get_name());
+    }
+    const bool modelGiven = model->count() > 0;
+    runner = [args, modelGiven, ignored] { return runTrain(*args, modelGiven, ignored); };
+  });
+}
+
+}  // namespace bubblescope::cli

@@ -65,6 +65,7 @@ Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
 }
 
 int64_t SqliteDb::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int64_t SqliteDb::changes() const { return sqlite3_changes64(db_); }
 
 Status SqliteDb::errorStatus(int rc, std::string_view what) const {
   return Status(statusCodeForSqlite(rc),

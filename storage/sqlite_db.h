@@ -34,6 +34,7 @@ class SqliteDb {
   Status exec(const char* sql);
   Result<SqliteStatement> prepare(std::string_view sql);
   int64_t lastInsertRowId() const;
+  int64_t changes() const;  // rows changed by the last statement
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
 

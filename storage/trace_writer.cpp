@@ -97,6 +97,60 @@ class TraceWriter::Impl {
     return runId_;
   }
 
+  Status attachRun(int64_t runId) {
+    BS_RETURN_IF_ERROR(commit());
+    if (runId_ != 0) {
+      return Status::failedPrecondition("run " + std::to_string(runId_) +
+                                        " is still open: finish it before attaching another");
+    }
+    BS_ASSIGN_OR_RETURN(auto query, db_->prepare("SELECT status, max_event_ns, event_count, "
+                                                 "first_ns, last_ns FROM runs WHERE id = ?"));
+    query.bind(1, runId);
+    auto row = query.step();
+    if (!row.isOk()) return row.status();
+    if (!*row) return Status::notFound("run " + std::to_string(runId) + " is not in " + path());
+    if (query.columnText(0) != "running") {
+      return Status::failedPrecondition("run " + std::to_string(runId) + " has already " +
+                                        (query.columnText(0) == "failed" ? "failed" : "finished"));
+    }
+    maxEventNs_ = query.columnInt(1);
+    eventCount_ = query.columnInt(2);
+    firstNs_ = query.columnInt(3);
+    lastNs_ = query.columnInt(4);
+    query.reset();
+    const ProcessIdentity me = currentProcess();
+    BS_ASSIGN_OR_RETURN(auto update,
+                        db_->prepare("UPDATE runs SET writer_host = ?, writer_pid = ?, "
+                                     "writer_start_ticks = ?, heartbeat_unix_ns = ? WHERE id = ?"));
+    update.bind(1, std::string_view(me.host));
+    update.bind(2, me.pid);
+    update.bind(3, me.startTicks);
+    update.bind(4, unixNowNs());
+    update.bind(5, runId);
+    BS_RETURN_IF_ERROR(update.run());
+    runId_ = runId;
+    rankSeen_.clear();
+    return Status::ok();
+  }
+
+  Status endDetachedRun(int64_t runId, RunStatus status, const std::string& error) {
+    if (runId == runId_) return finishRun(status, error);
+    BS_RETURN_IF_ERROR(commit());
+    BS_ASSIGN_OR_RETURN(auto update, db_->prepare("UPDATE runs SET status = ?, error = ?, "
+                                                  "ended_unix_ns = ? WHERE id = ? AND "
+                                                  "status = 'running'"));
+    update.bind(1, std::string_view(toString(status)));
+    update.bind(2, std::string_view(error));
+    update.bind(3, unixNowNs());
+    update.bind(4, runId);
+    BS_RETURN_IF_ERROR(update.run());
+    if (db_->changes() == 0) {
+      return Status::failedPrecondition("run " + std::to_string(runId) +
+                                        " is not a running run of " + path());
+    }
+    return Status::ok();
+  }
+
   Status addRank(const RankInfo& r) {
     BS_RETURN_IF_ERROR(requireRun("addRank"));
     BS_RETURN_IF_ERROR(beginIfNeeded());
@@ -271,6 +325,7 @@ class TraceWriter::Impl {
   }
 
   int64_t runId() const { return runId_; }
+
   const std::string& path() const { return db_->path(); }
 
  private:
@@ -397,6 +452,10 @@ TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceWriter::~TraceWriter() { (void)impl_->commit(); }
 
 Result<int64_t> TraceWriter::beginRun(const RunInfo& info) { return impl_->beginRun(info); }
+Status TraceWriter::attachRun(int64_t runId) { return impl_->attachRun(runId); }
+Status TraceWriter::endDetachedRun(int64_t runId, RunStatus status, const std::string& error) {
+  return impl_->endDetachedRun(runId, status, error);
+}
 Status TraceWriter::addRank(const RankInfo& rank) { return impl_->addRank(rank); }
 Status TraceWriter::appendEvents(std::span<const tracer::Event> events) {
   return impl_->appendEvents(events);

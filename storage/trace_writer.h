@@ -38,6 +38,13 @@ class TraceWriter final : public tracer::Sink {
 
   // Starts a run (status running) and makes it the target of the appends.
   Result<int64_t> beginRun(const RunInfo& info);
+  // Makes an existing running run the target of the appends, with this
+  // process as its writer: the launcher begins a run, rank 0 attaches to it.
+  Status attachRun(int64_t runId);
+  // Ends a run this writer does not own (its writer died or never came):
+  // the launcher marks a job failed and names the rank. An already ended run
+  // is an error and stays as it is.
+  Status endDetachedRun(int64_t runId, RunStatus status, const std::string& error);
   Status addRank(const RankInfo& rank);
   Status describeRank(const RankInfo& rank) override { return addRank(rank); }
   Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;

@@ -226,3 +226,55 @@ TEST(TraceRoundTripTest, MissingRunIsNamed) {
 
 }  // namespace
 }  // namespace bubblescope::storage
+
+namespace bubblescope::storage {
+namespace {
+
+// The launcher begins a run, rank 0 attaches and writes, the launcher ends it.
+TEST(TraceRunOwnershipTest, AttachToARunAndEndItFromAnotherWriter) {
+  testing::TempDir dir;
+  const std::string path = dir.file("own.db");
+  int64_t runId = 0;
+  {
+    auto launcher = TraceWriter::open(path);
+    ASSERT_TRUE(launcher.isOk());
+    auto id = (*launcher)->beginRun({.name = "job", .worldSize = 2});
+    ASSERT_TRUE(id.isOk());
+    runId = *id;
+  }
+  {
+    auto rank0 = TraceWriter::open(path);
+    ASSERT_TRUE(rank0.isOk());
+    ASSERT_TRUE((*rank0)->attachRun(runId).isOk());
+    ASSERT_TRUE((*rank0)->appendEvents(testing::makeEvents(0, 10)).isOk());
+    EXPECT_EQ((*rank0)->attachRun(runId).code(), StatusCode::kFailedPrecondition);
+  }
+  {
+    auto rank0 = TraceWriter::open(path);
+    ASSERT_TRUE(rank0.isOk());
+    ASSERT_TRUE((*rank0)->attachRun(runId).isOk());  // counts carry on
+    ASSERT_TRUE((*rank0)->appendEvents(testing::makeEvents(10, 5)).isOk());
+  }
+  auto launcher = TraceWriter::open(path);
+  ASSERT_TRUE(launcher.isOk());
+  ASSERT_TRUE(
+      (*launcher)->endDetachedRun(runId, RunStatus::kFailed, "rank 1 was killed (signal 9)").isOk());
+  Status again = (*launcher)->endDetachedRun(runId, RunStatus::kFinished, "");
+  EXPECT_EQ(again.message(), "run 1 is not a running run of " + path);
+  EXPECT_EQ((*launcher)->attachRun(runId).message(), "run 1 has already failed");
+  EXPECT_EQ((*launcher)->attachRun(7).code(), StatusCode::kNotFound);
+
+  auto reader = TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk());
+  auto run = (*reader)->run(runId);
+  ASSERT_TRUE(run.isOk());
+  EXPECT_EQ(run->health, RunHealth::kFailed);
+  EXPECT_EQ(run->error, "rank 1 was killed (signal 9)");
+  EXPECT_EQ(run->eventCount, 15);
+  auto page = (*reader)->eventsAfter(runId, 0);
+  ASSERT_TRUE(page.isOk());
+  EXPECT_EQ(page->events, testing::makeEvents(0, 15));
+}
+
+}  // namespace
+}  // namespace bubblescope::storage

@@ -1,0 +1,70 @@
+#include "cli/mpirun.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace bubblescope::cli {
+
+Result<std::string> findMpirun() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = dirs.find(':', start);
+    const std::string dir = dirs.substr(start, end == std::string::npos ? end : end - start);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/mpirun";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return Status::notFound(
+      "mpirun is missing: install openmpi-bin (./scripts/deps.sh does) or put it on PATH");
+}
+
+std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& r) {
+  std::vector<std::string> argv = {mpirun, "-np", std::to_string(r.ranks)};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (r.hosts.empty() && r.hostfile.empty() && r.ranks > cores) argv.push_back("--oversubscribe");
+  if (!r.hosts.empty()) {
+    std::string joined;
+    for (const auto& h : r.hosts) joined += (joined.empty() ? "" : ",") + h;
+    argv.insert(argv.end(), {"--host", joined});
+  }
+  if (!r.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", r.hostfile});
+  // One BLAS thread per rank, exported to every rank.
+  argv.insert(argv.end(), {"-x", "OPENBLAS_NUM_THREADS=1"});
+  argv.insert(argv.end(), r.program.begin(), r.program.end());
+  return argv;
+}
+
+Result<int> runChild(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return Status::ioError(std::string("cannot start a process: ") + strerror(errno));
+  if (pid == 0) {
+    execvp(cargv[0], cargv.data());
+    std::fprintf(stderr, "error: cannot run %s: %s\n", cargv[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return Status::ioError(std::string("waitpid: ") + strerror(errno));
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+std::string selfExecutable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("bubblescope-cli") : p.string();
+}
+
+}  // namespace bubblescope::cli

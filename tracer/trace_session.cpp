@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -68,6 +69,10 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, Sink* 
   std::unique_ptr<TraceSession> s(new TraceSession(comm, rank, size, sink, std::move(options)));
   s->placement_ = placement;
   if (!s->options_.enabled) return s;
+  if (placement.device.rfind("cuda:", 0) == 0) {
+    auto nvml = NvmlSampler::open(std::atoi(placement.device.c_str() + 5));
+    if (nvml.isOk()) s->nvml_ = std::move(nvml).value();
+  }
   BS_ASSIGN_OR_RETURN(s->startEstimate_,
                       measureOffsetToRankZero(comm, s->options_.syncRounds,
                                               [r = &s->recorder_] { return r->now(); }));
@@ -158,7 +163,13 @@ Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.steps.swap(steps_);
   }
-  if (sampleNow) batch.samples = sampler_.sample(nowNs);
+  if (sampleNow) {
+    batch.samples = sampler_.sample(nowNs);
+    if (nvml_) {
+      auto gpu = nvml_->sample(rank_, nowNs);
+      batch.samples.insert(batch.samples.end(), gpu.begin(), gpu.end());
+    }
+  }
   return batch;
 }
 

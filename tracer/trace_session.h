@@ -31,6 +31,7 @@
 #include "common/result.h"
 #include "tracer/batch_codec.h"
 #include "tracer/clock_sync.h"
+#include "tracer/nvml_sampler.h"
 #include "tracer/process_sampler.h"
 #include "tracer/recorder.h"
 #include "tracer/sink.h"
@@ -93,6 +94,7 @@ class TraceSession {
   SessionOptions options_;
   Recorder recorder_;
   ProcessSampler sampler_;
+  std::unique_ptr<NvmlSampler> nvml_;  // GPU ranks, when NVML loads
   ClockModel model_;
   OffsetEstimate startEstimate_;
   std::vector<ClockModel> models_;  // rank 0: every rank's live model

@@ -80,3 +80,26 @@ TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
 
 }  // namespace
 }  // namespace bubblescope::tracer
+
+#include "tracer/nvml_sampler.h"
+
+namespace bubblescope::tracer {
+namespace {
+
+// Without a driver the sampler says why; with one it reports sane values.
+TEST(NvmlSamplerTest, OpensOrSaysWhy) {
+  auto sampler = NvmlSampler::open(0);
+  if (!sampler.isOk()) {
+    EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
+    return;
+  }
+  auto samples = (*sampler)->sample(2, 1000);
+  ASSERT_FALSE(samples.empty());
+  for (const Sample& s : samples) {
+    EXPECT_EQ(s.rank, 2);
+    EXPECT_GE(s.value, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::tracer

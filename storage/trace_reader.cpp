@@ -291,6 +291,49 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
   return page;
 }
 
+Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {
+  const std::string sql = std::string("SELECT ") + kEventColumns +
+                          " FROM events WHERE run = ? AND rank = ? ORDER BY start_ns, id";
+  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
+  stmt.bind(1, runId);
+  stmt.bind(2, int64_t{rank});
+  while (true) {
+    auto more = stmt.step();
+    if (!more.isOk()) return more.status();
+    if (!*more) return Status::ok();
+    BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 0));
+    BS_RETURN_IF_ERROR(visit(e));
+  }
+}
+
+Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
+  std::vector<StepSpan> out;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT rank, step, MIN(start_ns), MAX(end_ns) FROM events WHERE run = ? AND step >= 0 "
+      "GROUP BY rank, step ORDER BY rank, step",
+      [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) {
+        out.push_back({static_cast<int32_t>(s.columnInt(0)), static_cast<int32_t>(s.columnInt(1)),
+                       s.columnInt(2), s.columnInt(3)});
+      }));
+  return out;
+}
+
+Result<std::vector<SeriesPeak>> TraceReader::samplePeaks(int64_t runId, const std::string& name) {
+  std::vector<SeriesPeak> out;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT rank, MAX(value) FROM samples WHERE run = ?1 "
+      "AND name = (SELECT id FROM strings WHERE value = ?2) GROUP BY rank ORDER BY rank",
+      [&](SqliteStatement& s) {
+        s.bind(1, runId);
+        s.bind(2, std::string_view(name));
+      },
+      [&](SqliteStatement& s) {
+        out.push_back({static_cast<int32_t>(s.columnInt(0)), s.columnDouble(1)});
+      }));
+  return out;
+}
+
 Result<std::pair<int64_t, int64_t>> TraceReader::timeRange(int64_t runId) {
   std::pair<int64_t, int64_t> range{0, 0};
   BS_RETURN_IF_ERROR(impl_->query(

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,28 @@ struct EventPage {
   std::vector<tracer::Event> events;
   int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
 };
+
+// Where one rank spent one step, from the events' step field: the first
+// start and the last end of the rank's events tagged with that step.
+struct StepSpan {
+  int32_t rank = 0;
+  int32_t step = 0;
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+
+  bool operator==(const StepSpan&) const = default;
+};
+
+// The largest value of one sample series on one rank.
+struct SeriesPeak {
+  int32_t rank = 0;
+  double value = 0.0;
+
+  bool operator==(const SeriesPeak&) const = default;
+};
+
+// Called once per event; a non-ok Status stops the visit and is returned.
+using EventVisitor = std::function<Status(const tracer::Event&)>;
 
 class TraceReader {
  public:
@@ -46,6 +69,16 @@ class TraceReader {
                                                     int64_t t0Ns, int64_t t1Ns);
   // Up to `limit` events appended after `cursor` (0 = from the start).
   Result<EventPage> eventsAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
+  // Streams the events of one rank in start order (ties by insertion order),
+  // one at a time: memory stays constant however many events the rank has.
+  // The Event passed to `visit` is only valid during the call.
+  Status visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit);
+  // Per rank and step (step >= 0), [first start, last end] of the events
+  // tagged with that step, ordered by rank then step. Aggregated in SQL.
+  Result<std::vector<StepSpan>> stepSpans(int64_t runId);
+  // The largest value of series `name` per rank, ordered by rank; ranks
+  // without that series are absent. Aggregated in SQL.
+  Result<std::vector<SeriesPeak>> samplePeaks(int64_t runId, const std::string& name);
   // [first start, last end] of a run's committed events; {0, 0} when none.
   Result<std::pair<int64_t, int64_t>> timeRange(int64_t runId);
 

@@ -1,0 +1,264 @@
+#include "storage/analysis/chrome_export.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+namespace bubblescope::analysis {
+namespace {
+
+using tracer::EventKind;
+
+// Appends JSON text to a buffer and writes it out in large blocks.
+class JsonOut {
+ public:
+  JsonOut(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
+    buffer_.reserve(kBlock + 4096);
+  }
+  std::string& text() { return buffer_; }
+  Status maybeFlush() { return buffer_.size() >= kBlock ? flush() : Status::ok(); }
+  Status flush() {
+    if (!buffer_.empty() &&
+        std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+      return Status::ioError("cannot write " + path_ + ": " + std::strerror(errno));
+    }
+    bytes_ += static_cast<int64_t>(buffer_.size());
+    buffer_.clear();
+    return Status::ok();
+  }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  std::FILE* file_;
+  std::string path_;
+  std::string buffer_;
+  int64_t bytes_ = 0;
+};
+
+void appendEscaped(std::string& out, std::string_view s) {
+  out += '"';
+  bool plain = true;
+  for (char c : s) plain &= c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
+  if (plain) {
+    out += s;
+    out += '"';
+    return;
+  }
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char u[8];
+          std::snprintf(u, sizeof u, "\\u%04x", c);
+          out += u;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+void appendInt(std::string& out, int64_t v) {
+  char text[24];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  out.append(text, end);
+}
+
+// ns as µs with exactly three decimals ("-1.500"), no rounding.
+void appendMicros(std::string& out, int64_t ns) {
+  const uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) out += '-';
+  char text[24];
+  out.append(text, std::to_chars(text, text + sizeof text, mag / 1000).ptr);
+  const unsigned frac = static_cast<unsigned>(mag % 1000);
+  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
+                          static_cast<char>('0' + frac / 10 % 10),
+                          static_cast<char>('0' + frac % 10)};
+  out.append(digits, 4);
+}
+
+std::string laneName(int32_t lane) {
+  if (lane >= static_cast<int32_t>(tracer::Lane::kGpuStreamBase)) {
+    return "gpu stream " +
+           std::to_string(lane - static_cast<int32_t>(tracer::Lane::kGpuStreamBase));
+  }
+  return std::string(tracer::toString(static_cast<tracer::Lane>(lane)));
+}
+
+void appendMetadata(std::string& out, const char* name, int32_t pid, int32_t tid,
+                    const char* argKey, const std::string& value, bool quoted) {
+  out += ",\n{\"ph\":\"M\",\"name\":\"";
+  out += name;
+  out += "\",\"pid\":";
+  appendInt(out, pid);
+  out += ",\"tid\":";
+  appendInt(out, tid);
+  out += ",\"args\":{\"";
+  out += argKey;
+  out += "\":";
+  if (quoted) {
+    appendEscaped(out, value);
+  } else {
+    out += value;
+  }
+  out += "}}";
+}
+
+void appendArgs(std::string& out, const tracer::Event& e) {
+  out += ",\"args\":{";
+  bool first = true;
+  auto key = [&](const char* k) {
+    out += first ? "\"" : ",\"";
+    first = false;
+    out += k;
+    out += "\":";
+  };
+  auto field = [&](const char* k, int64_t v, int64_t absent) {
+    if (v == absent) return;
+    key(k);
+    appendInt(out, v);
+  };
+  field("step", e.step, -1);
+  field("mb", e.microBatch, -1);
+  field("stage", e.stage, -1);
+  field("chunk", e.chunk, -1);
+  if (e.dim != tracer::ParallelDim::kNone) {
+    key("dim");
+    appendEscaped(out, tracer::toString(e.dim));
+  }
+  field("bytes", e.bytes, 0);
+  field("flops", e.flops, 0);
+  field("peer", e.peer, -1);
+  out += '}';
+}
+
+// (source rank, destination rank, step, micro-batch, occurrence).
+using FlowKey = std::tuple<int32_t, int32_t, int32_t, int32_t, int64_t>;
+using PairKey = std::tuple<int32_t, int32_t, int32_t, int32_t>;
+
+class FlowMatcher {
+ public:
+  // The flow id of this send or receive, shared with its partner.
+  int64_t idFor(const tracer::Event& e, bool isSend) {
+    const int32_t src = isSend ? e.rank : e.peer;
+    const int32_t dst = isSend ? e.peer : e.rank;
+    const PairKey pair{src, dst, e.step, e.microBatch};
+    const int64_t n = (isSend ? sends_ : recvs_)[pair]++;
+    const FlowKey key{src, dst, e.step, e.microBatch, n};
+    auto it = waiting_.find(key);
+    if (it != waiting_.end()) {
+      const int64_t id = it->second;
+      waiting_.erase(it);
+      ++matched_;
+      return id;
+    }
+    waiting_.emplace(key, next_);
+    return next_++;
+  }
+  int64_t matched() const { return matched_; }
+
+ private:
+  std::map<PairKey, int64_t> sends_, recvs_;
+  std::map<FlowKey, int64_t> waiting_;
+  int64_t next_ = 1;
+  int64_t matched_ = 0;
+};
+
+}  // namespace
+
+Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_t runId,
+                                            const std::string& outPath) {
+  BS_ASSIGN_OR_RETURN(auto run, reader.run(runId));
+  BS_ASSIGN_OR_RETURN(auto ranks, reader.ranks(runId));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(outPath.c_str(), "wb"),
+                                                       &std::fclose);
+  if (!file) return Status::ioError("cannot write " + outPath + ": " + std::strerror(errno));
+  JsonOut out(file.get(), outPath);
+  std::string& t = out.text();
+  t += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run\":";
+  appendInt(t, run.id);
+  t += ",\"name\":";
+  appendEscaped(t, run.info.name);
+  t += ",\"status\":";
+  appendEscaped(t, storage::toString(run.health));
+  t += "},\n\"traceEvents\":[\n";
+  t += "{\"ph\":\"M\",\"name\":\"trace_name\",\"pid\":0,\"tid\":0,\"args\":{\"name\":";
+  appendEscaped(t, "run " + std::to_string(run.id) + " " + run.info.name);
+  t += "}}";
+
+  FlowMatcher flows;
+  ChromeExportStats stats;
+  for (const auto& r : ranks) {
+    const std::string process = "rank " + std::to_string(r.rank) + " (dp" + std::to_string(r.dp) +
+                                " tp" + std::to_string(r.tp) + " pp" + std::to_string(r.pp) + ")";
+    appendMetadata(t, "process_name", r.rank, 0, "name", process, true);
+    appendMetadata(t, "process_sort_index", r.rank, 0, "sort_index", std::to_string(r.rank), false);
+    std::set<int32_t> lanes;
+    BS_RETURN_IF_ERROR(reader.visitEvents(runId, r.rank, [&](const tracer::Event& e) -> Status {
+      const int32_t lane = static_cast<int32_t>(e.lane);
+      if (lanes.insert(lane).second) {
+        appendMetadata(t, "thread_name", e.rank, lane, "name", laneName(lane), true);
+        appendMetadata(t, "thread_sort_index", e.rank, lane, "sort_index", std::to_string(lane),
+                       false);
+      }
+      t += ",\n{\"ph\":\"X\",\"name\":";
+      appendEscaped(t, e.name);
+      t += ",\"cat\":";
+      appendEscaped(t, tracer::toString(e.kind));
+      t += ",\"pid\":";
+      appendInt(t, e.rank);
+      t += ",\"tid\":";
+      appendInt(t, lane);
+      t += ",\"ts\":";
+      appendMicros(t, e.startNs);
+      t += ",\"dur\":";
+      appendMicros(t, e.endNs - e.startNs);
+      appendArgs(t, e);
+      t += '}';
+      ++stats.events;
+      const bool isSend = e.kind == EventKind::kSend;
+      if ((isSend || e.kind == EventKind::kRecv) && e.peer >= 0) {
+        t += isSend ? ",\n{\"ph\":\"s\"" : ",\n{\"ph\":\"f\",\"bp\":\"e\"";
+        t += ",\"name\":\"transfer\",\"cat\":\"p2p\",\"id\":";
+        appendInt(t, flows.idFor(e, isSend));
+        t += ",\"pid\":";
+        appendInt(t, e.rank);
+        t += ",\"tid\":";
+        appendInt(t, lane);
+        t += ",\"ts\":";
+        appendMicros(t, e.startNs);
+        t += '}';
+      }
+      return out.maybeFlush();
+    }));
+  }
+  t += "\n]}\n";
+  BS_RETURN_IF_ERROR(out.flush());
+  if (std::fflush(file.get()) != 0) {
+    return Status::ioError("cannot write " + outPath + ": " + std::strerror(errno));
+  }
+  stats.flows = flows.matched();
+  stats.bytes = out.bytes();
+  return stats;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,40 @@
+// Export of one run to the Chrome trace event format (JSON), which Perfetto
+// and chrome://tracing open (REFERENCE.md, "Trace formats").
+//
+// Layout of the output: one process per rank (pid = rank, named
+// "rank 3 (dp1 tp1 pp0)", sorted by rank), one thread per lane (tid = lane
+// number, named "compute", "communication", "pipeline", "data" or
+// "gpu stream N"), every event a complete event ("ph":"X") with ts and dur
+// in µs (ns / 1000, exact to the ns), cat = the event kind, args = step, mb,
+// stage, chunk, dim, bytes, flops, peer where they apply. Each send is joined
+// to its receive by a flow ("ph":"s" at the send's start, "ph":"f","bp":"e"
+// at the receive's start, cat "p2p", the same integer id): the n-th send from
+// rank a to rank b for (step, micro-batch) matches the n-th receive on b from
+// a for the same (step, micro-batch), in start order (MPI's non-overtaking
+// order). A send or receive whose partner is not in the trace (a run cut short)
+// keeps its half of a flow, which viewers ignore.
+//
+// Contract: streams rank by rank (TraceReader::visitEvents), so memory is
+// bounded by the flows still waiting for their other side, not by the run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::analysis {
+
+struct ChromeExportStats {
+  int64_t events = 0;  // complete events written
+  int64_t flows = 0;   // send/receive pairs joined
+  int64_t bytes = 0;   // size of the JSON written
+};
+
+// Writes run `runId` to `outPath` (replaced if present). Errors: the run is
+// missing (kNotFound), the file cannot be written (kIoError), reader errors.
+Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_t runId,
+                                            const std::string& outPath);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,119 @@
+#include "storage/analysis/report_json.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class T>
+json orNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json msOrNull(const std::optional<double>& ns) {
+  return ns ? json(*ns / 1e6) : json(nullptr);
+}
+
+json layoutJson(const RunReport& r) {
+  json j = json::parse(r.run.info.layoutJson, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json(r.run.info.layoutJson) : j;
+}
+
+json rankJson(const RankReport& r) {
+  json byDim = json::object();
+  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+    if (r.commNsByDim[d] == 0 && r.commBytesByDim[d] == 0) continue;
+    const double steps = r.steps > 0 ? r.steps : 1;
+    byDim[std::string(tracer::toString(static_cast<tracer::ParallelDim>(d)))] = {
+        {"time_ms", r.commNsByDim[d] / steps / 1e6}, {"bytes", r.commBytesByDim[d] / steps}};
+  }
+  json memory = json::object(), formula = json::object();
+  for (const auto& m : r.memory) {
+    memory[m.category] = orNull(m.measuredBytes);
+    formula[m.category] = orNull(m.formulaBytes);
+  }
+  return {{"rank", r.info.rank},
+          {"dp", r.info.dp},
+          {"tp", r.info.tp},
+          {"pp", r.info.pp},
+          {"host", r.info.host},
+          {"steps", r.steps},
+          {"step_ms", r.steps > 0 ? json(r.stepNs / 1e6 / r.steps) : json(nullptr)},
+          {"utilization", orNull(r.utilization())},
+          {"comm_ratio", orNull(r.commRatio())},
+          {"overlap", orNull(r.overlap())},
+          {"exposed_comm_ratio", orNull(r.exposedCommRatio())},
+          {"wait_ratio", orNull(r.waitRatio())},
+          {"idle_ratio", orNull(r.idleRatio())},
+          {"bubble_fraction", orNull(r.bubbleFraction())},
+          {"comm_by_dim", byDim},
+          {"memory_bytes", memory},
+          {"memory_formula_bytes", formula}};
+}
+
+}  // namespace
+
+json runToJson(const RunReport& r) {
+  json steps = json::array();
+  for (const auto& s : r.steps) {
+    steps.push_back({{"step", s.step},
+                     {"loss", orNull(s.loss)},
+                     {"tokens", s.tokens},
+                     {"time_ms", s.timeNs / 1e6}});
+  }
+  json ranks = json::array();
+  for (const auto& rank : r.ranks) ranks.push_back(rankJson(rank));
+  json stages = json::array();
+  for (const auto& s : r.stages) {
+    stages.push_back({{"stage", s.stage},
+                      {"ranks", s.ranks},
+                      {"bubble_fraction", orNull(s.bubbleFraction)},
+                      {"bubble_formula", orNull(s.bubbleFormula)},
+                      {"bubble_formula_text", s.bubbleFormulaText}});
+  }
+  json stragglers = json::array();
+  for (const auto& s : r.stragglers) {
+    stragglers.push_back({{"rank", s.rank},
+                          {"reason", s.reason},
+                          {"late_ms", s.lateNsMean / 1e6},
+                          {"late_steps", s.lateSteps},
+                          {"steps", s.steps}});
+  }
+  json volume = json::array();
+  for (const auto& v : r.commVolume) {
+    volume.push_back({{"dim", v.dim},
+                      {"measured_bytes_per_step", v.measuredBytesPerStep},
+                      {"formula_bytes_per_step", orNull(v.formulaBytesPerStep)}});
+  }
+  return {{"id", r.run.id},
+          {"name", r.run.info.name},
+          {"status", storage::toString(r.run.health)},
+          {"error", r.run.error},
+          {"source", r.run.info.simulated ? "simulated" : "measured"},
+          {"backend", r.run.info.backend},
+          {"world_size", r.run.info.worldSize},
+          {"events", r.run.eventCount},
+          {"layout", layoutJson(r)},
+          {"steps", steps},
+          {"step_time_ms",
+           {{"mean", msOrNull(r.stepTimeMeanNs)},
+            {"std", msOrNull(r.stepTimeStdNs)},
+            {"min", msOrNull(r.stepTimeMinNs)},
+            {"max", msOrNull(r.stepTimeMaxNs)}}},
+          {"ranks", ranks},
+          {"stages", stages},
+          {"tokens_per_s", orNull(r.tokensPerS)},
+          {"slowest_rank", orNull(r.slowestRank)},
+          {"slowest_stage", orNull(r.slowestStage)},
+          {"stragglers", stragglers},
+          {"comm_volume", volume},
+          {"notes", r.notes}};
+}
+
+json reportToJson(const std::vector<RunReport>& reports) {
+  json runs = json::array();
+  for (const auto& r : reports) runs.push_back(runToJson(r));
+  return {{"runs", runs}};
+}
+
+}  // namespace bubblescope::analysis

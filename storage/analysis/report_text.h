@@ -1,0 +1,20 @@
+// Human-readable run reports: the terminal tables of `bubblescope-cli
+// report` and the same content as Markdown (--markdown).
+#pragma once
+
+#include <string>
+
+#include "storage/analysis/run_report.h"
+
+namespace bubblescope::analysis {
+
+// One line summing up the layout: "dp2 tp1 pp2 zero1 1f1b m=8 v=1 Ψ=1.23M";
+// unknown keys are left out; "no layout" when none is known.
+std::string layoutSummary(const LayoutFacts& layout);
+
+// Sections: header and notes, step time and throughput, ranks, stages
+// (bubble measured beside the formula), memory, communication volume,
+// stragglers, steps (the first 20).
+std::string reportToText(const RunReport& report, bool markdown);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,288 @@
+#include "storage/analysis/run_analyzer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "storage/analysis/formulas.h"
+#include "storage/analysis/rank_step_analyzer.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using tracer::ParallelDim;
+
+constexpr const char* kMemoryCategories[] = {"parameters", "gradients", "optimizer", "activations"};
+
+// Sorted, disjoint windows: a window overlapping its predecessor starts at
+// the predecessor's end (a rank runs one step at a time).
+std::vector<StepWindow> disjoint(std::vector<StepWindow> windows) {
+  std::sort(windows.begin(), windows.end(),
+            [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+  for (size_t i = 1; i < windows.size(); ++i) {
+    windows[i].startNs = std::max(windows[i].startNs, windows[i - 1].endNs);
+    windows[i].endNs = std::max(windows[i].endNs, windows[i].startNs);
+  }
+  return windows;
+}
+
+Result<std::map<int32_t, std::vector<StepWindow>>> stepWindows(
+    storage::TraceReader& reader, int64_t runId, const std::vector<storage::RankInfo>& ranks,
+    const std::vector<tracer::StepRecord>& steps, std::vector<std::string>& notes) {
+  std::map<int32_t, std::vector<StepWindow>> windows;
+  for (const auto& s : steps) windows[s.rank].push_back({s.step, s.startNs, s.endNs});
+  bool missing = false;
+  for (const auto& r : ranks) missing |= !windows.contains(r.rank);
+  if (!missing) return windows;
+  BS_ASSIGN_OR_RETURN(auto spans, reader.stepSpans(runId));
+  // Only ranks without step rows take their windows from their events.
+  bool fromSpans = false;
+  std::map<int32_t, std::vector<StepWindow>> fromEvents;
+  for (const auto& s : spans) fromEvents[s.rank].push_back({s.step, s.startNs, s.endNs});
+  BS_ASSIGN_OR_RETURN(auto range, reader.timeRange(runId));
+  bool wholeRun = false;
+  for (const auto& r : ranks) {
+    if (windows.contains(r.rank)) continue;
+    if (auto it = fromEvents.find(r.rank); it != fromEvents.end()) {
+      windows[r.rank] = it->second;
+      fromSpans = true;
+    } else if (range.second > range.first) {
+      windows[r.rank] = {{-1, range.first, range.second}};
+      wholeRun = true;
+    }
+  }
+  if (fromSpans) notes.push_back("some ranks have no step records: their steps span their events");
+  if (wholeRun) notes.push_back("some ranks have no steps at all: each is analysed as one step");
+  return windows;
+}
+
+void addTo(RankReport& r, const RankStepMetrics& m) {
+  ++r.steps;
+  r.stepNs += m.stepNs;
+  r.computeNs += m.computeNs;
+  r.commNs += m.commNs;
+  r.overlapNs += m.overlapNs;
+  r.exposedCommNs += m.exposedCommNs;
+  r.waitNs += m.waitNs;
+  r.idleNs += m.idleNs;
+  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+    r.commNsByDim[d] += m.commNsByDim[d];
+    r.commBytesByDim[d] += m.commBytesByDim[d];
+    r.commVolumeByDim[d] += m.commVolumeByDim[d];
+  }
+}
+
+std::vector<StepSummary> summarizeSteps(const std::vector<tracer::StepRecord>& steps,
+                                        const std::map<int32_t, std::vector<StepWindow>>& windows) {
+  struct Acc {
+    int64_t start = INT64_MAX, end = INT64_MIN, tokens = 0;
+    std::optional<double> loss;
+  };
+  std::map<int32_t, Acc> by;
+  for (const auto& s : steps) {
+    Acc& a = by[s.step];
+    a.start = std::min(a.start, s.startNs);
+    a.end = std::max(a.end, s.endNs);
+    a.tokens = std::max(a.tokens, s.tokens);
+    if (!std::isnan(s.loss)) a.loss = s.loss;
+  }
+  if (steps.empty()) {
+    for (const auto& [rank, ws] : windows) {
+      for (const StepWindow& w : ws) {
+        if (w.step < 0) continue;
+        Acc& a = by[w.step];
+        a.start = std::min(a.start, w.startNs);
+        a.end = std::max(a.end, w.endNs);
+      }
+    }
+  }
+  std::vector<StepSummary> out;
+  for (const auto& [step, a] : by) out.push_back({step, a.loss, a.tokens, a.end - a.start});
+  return out;
+}
+
+void summarizeRun(RunReport& report) {
+  const auto& steps = report.steps;
+  if (!steps.empty()) {
+    double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY, tokens = 0, tokenNs = 0;
+    for (const auto& s : steps) {
+      sum += s.timeNs;
+      lo = std::min(lo, static_cast<double>(s.timeNs));
+      hi = std::max(hi, static_cast<double>(s.timeNs));
+      if (s.tokens > 0 && s.timeNs > 0) tokens += s.tokens, tokenNs += s.timeNs;
+    }
+    const double mean = sum / steps.size();
+    for (const auto& s : steps) sq += (s.timeNs - mean) * (s.timeNs - mean);
+    report.stepTimeMeanNs = mean;
+    report.stepTimeStdNs = std::sqrt(sq / steps.size());
+    report.stepTimeMinNs = lo;
+    report.stepTimeMaxNs = hi;
+    if (tokenNs > 0) report.tokensPerS = tokens / (tokenNs / 1e9);
+  }
+  double most = -1;
+  for (const auto& r : report.ranks) {
+    if (r.steps == 0) continue;
+    const double perStep = static_cast<double>(r.computeNs) / r.steps;
+    if (perStep > most) most = perStep, report.slowestRank = r.info.rank;
+  }
+  int64_t stageMost = -1;
+  for (const auto& s : report.stages) {
+    if (s.computeNsPerStep > stageMost)
+      stageMost = s.computeNsPerStep, report.slowestStage = s.stage;
+  }
+}
+
+void buildStages(RunReport& report) {
+  std::map<int32_t, StageReport> stages;
+  std::map<int32_t, std::pair<double, int>> bubbleSums;
+  for (const auto& r : report.ranks) {
+    StageReport& s = stages[r.info.pp];
+    s.stage = r.info.pp;
+    s.ranks.push_back(r.info.rank);
+    if (r.steps > 0) s.computeNsPerStep = std::max(s.computeNsPerStep, r.computeNs / r.steps);
+    if (auto b = r.bubbleFraction())
+      bubbleSums[r.info.pp].first += *b, ++bubbleSums[r.info.pp].second;
+  }
+  const auto formula = bubbleFormula(report.layout);
+  const std::string text = bubbleFormulaText(report.layout);
+  for (auto& [stage, s] : stages) {
+    if (auto it = bubbleSums.find(stage); it != bubbleSums.end() && it->second.second > 0) {
+      s.bubbleFraction = it->second.first / it->second.second;
+    }
+    s.bubbleFormula = formula;
+    s.bubbleFormulaText = text;
+    report.stages.push_back(std::move(s));
+  }
+}
+
+void buildCommVolume(RunReport& report) {
+  struct Row {
+    const char* dim;
+    std::vector<ParallelDim> dims;
+  };
+  const Row rows[] = {{"dp+zero", {ParallelDim::kDp, ParallelDim::kZero}},
+                      {"tp", {ParallelDim::kTp}},
+                      {"pp", {ParallelDim::kPp}}};
+  for (const Row& row : rows) {
+    double measured = 0, formulaSum = 0;
+    int measuredRanks = 0, formulaRanks = 0;
+    for (const auto& r : report.ranks) {
+      if (r.steps == 0) continue;
+      int64_t bytes = 0;
+      for (ParallelDim d : row.dims) bytes += r.commVolumeByDim[static_cast<int>(d)];
+      measured += static_cast<double>(bytes) / r.steps;
+      ++measuredRanks;
+      std::optional<double> f;
+      if (row.dims[0] == ParallelDim::kDp) f = dataParallelVolumeBytes(report.layout);
+      if (row.dims[0] == ParallelDim::kTp) f = tensorParallelVolumeBytes(report.layout);
+      if (row.dims[0] == ParallelDim::kPp) f = pipelineVolumeBytes(report.layout, r.info.pp);
+      if (f) formulaSum += *f, ++formulaRanks;
+    }
+    CommVolume v{row.dim, measuredRanks ? measured / measuredRanks : 0.0, std::nullopt};
+    if (formulaRanks > 0 && formulaRanks == measuredRanks)
+      v.formulaBytesPerStep = formulaSum / formulaRanks;
+    if (v.measuredBytesPerStep > 0 || v.formulaBytesPerStep.value_or(0) > 0) {
+      report.commVolume.push_back(v);
+    }
+  }
+}
+
+Status addMemory(storage::TraceReader& reader, RunReport& report) {
+  std::optional<ModelStateBytes> formula;
+  if (const auto psi = parametersPerRank(report.layout); psi && report.layout.zeroStage) {
+    formula = zeroModelStateBytes(static_cast<int64_t>(std::llround(*psi)),
+                                  *report.layout.zeroStage, report.layout.dp.value_or(1));
+  }
+  for (const char* category : kMemoryCategories) {
+    BS_ASSIGN_OR_RETURN(auto peaks,
+                        reader.samplePeaks(report.run.id, std::string("mem.") + category));
+    std::map<int32_t, double> byRank;
+    for (const auto& p : peaks) byRank[p.rank] = p.value;
+    for (auto& r : report.ranks) {
+      RankReport::Memory m{category, std::nullopt, std::nullopt};
+      if (auto it = byRank.find(r.info.rank); it != byRank.end()) {
+        m.measuredBytes = static_cast<int64_t>(std::llround(it->second));
+      }
+      if (formula) {
+        const std::string c = category;
+        if (c == "parameters") m.formulaBytes = std::llround(formula->parameters);
+        if (c == "gradients") m.formulaBytes = std::llround(formula->gradients);
+        if (c == "optimizer") m.formulaBytes = std::llround(formula->optimizer);
+      }
+      r.memory.push_back(std::move(m));
+    }
+  }
+  return Status::ok();
+}
+
+void addNotes(RunReport& report) {
+  auto& notes = report.notes;
+  switch (report.run.health) {
+    case storage::RunHealth::kRunning:
+      notes.push_back("the run is still being written: this covers the " +
+                      std::to_string(report.run.eventCount) + " events committed so far");
+      break;
+    case storage::RunHealth::kInterrupted:
+      notes.push_back(
+          "the run was interrupted (its writer is gone): this covers what it committed");
+      break;
+    case storage::RunHealth::kFailed:
+      notes.push_back("the run failed" +
+                      (report.run.error.empty() ? std::string() : ": " + report.run.error));
+      break;
+    case storage::RunHealth::kFinished:
+      break;
+  }
+  if (report.run.eventCount == 0) notes.push_back("the run has no events");
+  std::map<std::string, std::pair<int32_t, int32_t>> hosts;  // host -> (ranks, cores)
+  for (const auto& r : report.ranks) {
+    if (r.info.coresOnHost > 0 && r.info.ranksOnHost > r.info.coresOnHost) {
+      hosts[r.info.host] = {r.info.ranksOnHost, r.info.coresOnHost};
+    }
+  }
+  for (const auto& [host, rc] : hosts) {
+    notes.push_back("oversubscribed: host " + (host.empty() ? std::string("?") : host) + " ran " +
+                    std::to_string(rc.first) + " ranks on " + std::to_string(rc.second) +
+                    " cores, so spans stretch unevenly");
+  }
+}
+
+}  // namespace
+
+Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
+                             const AnalysisOptions& options) {
+  RunReport report;
+  BS_ASSIGN_OR_RETURN(report.run, reader.run(runId));
+  report.layout = layoutFactsFromJson(report.run.info.layoutJson, report.run.info.modelJson);
+  BS_ASSIGN_OR_RETURN(auto ranks, reader.ranks(runId));
+  BS_ASSIGN_OR_RETURN(auto steps, reader.steps(runId));
+  BS_ASSIGN_OR_RETURN(auto windows, stepWindows(reader, runId, ranks, steps, report.notes));
+
+  std::vector<StragglerSample> perStep;  // a few numbers per rank and step
+  std::map<int32_t, int32_t> stageOfRank;
+  for (const auto& info : ranks) {
+    RankReport r;
+    r.info = info;
+    stageOfRank[info.rank] = info.pp;
+    RankStepAnalyzer analyzer(info.rank, disjoint(windows[info.rank]));
+    BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const tracer::Event& e) {
+      analyzer.add(e);
+      return Status::ok();
+    }));
+    for (const RankStepMetrics& m : analyzer.finish()) {
+      addTo(r, m);
+      perStep.push_back(stragglerSampleOf(m));
+    }
+    report.ranks.push_back(std::move(r));
+  }
+  report.steps = summarizeSteps(steps, windows);
+  buildStages(report);
+  buildCommVolume(report);
+  BS_RETURN_IF_ERROR(addMemory(reader, report));
+  report.stragglers = findStragglers(perStep, stageOfRank, options.stragglers);
+  summarizeRun(report);
+  addNotes(report);
+  return report;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,30 @@
+// analyzeRun: the whole analysis of one run of a trace file.
+//
+// Contract: streams the run rank by rank and, within a rank, step by step
+// (TraceReader::visitEvents + RankStepAnalyzer), so memory is bounded by one
+// rank's open steps plus a few numbers per rank and step, not by the run's
+// event count. Works on runs still being written (what is committed), on
+// failed, interrupted and empty runs (notes say so). Errors: a missing run id
+// (kNotFound, listing the runs the file holds), or what the reader reports.
+#pragma once
+
+#include <cstdint>
+
+#include "common/result.h"
+#include "storage/analysis/run_report.h"
+#include "storage/analysis/stragglers.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::analysis {
+
+struct AnalysisOptions {
+  StragglerOptions stragglers;
+};
+
+// Step windows per rank come from the steps table; a rank without step rows
+// uses the spans of its step-tagged events; a rank with neither is analysed
+// as one step (step -1) over the run's time range.
+Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
+                             const AnalysisOptions& options = {});
+
+}  // namespace bubblescope::analysis

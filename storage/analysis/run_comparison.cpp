@@ -1,0 +1,144 @@
+#include "storage/analysis/run_comparison.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "storage/analysis/text_table.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+template <class T>
+std::string str(const std::optional<T>& v) {
+  if (!v) return "-";
+  if constexpr (std::is_same_v<T, std::string>) {
+    return *v;
+  } else {
+    return std::to_string(*v);
+  }
+}
+
+std::string relativeChange(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return "-";
+  if (*a == *b) return "same";
+  if (*a == 0) return "new";
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f%%", (*b - *a) / *a * 100.0);
+  return text;
+}
+
+std::string pointChange(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f pp", (*b - *a) * 100.0);
+  return text;
+}
+
+std::optional<double> bubbleMean(const RunReport& r) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& s : r.stages) {
+    if (s.bubbleFraction) sum += *s.bubbleFraction, ++n;
+  }
+  return n ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+std::optional<double> bubbleFormulaOf(const RunReport& r) {
+  return r.stages.empty() ? std::nullopt : r.stages.front().bubbleFormula;
+}
+
+// The largest measured total of model states and activations over the ranks.
+std::optional<double> peakMemory(const RunReport& r) {
+  std::optional<double> peak;
+  for (const auto& rank : r.ranks) {
+    double total = 0;
+    bool any = false;
+    for (const auto& m : rank.memory) {
+      if (m.measuredBytes) total += *m.measuredBytes, any = true;
+    }
+    if (any) peak = std::max(peak.value_or(0), total);
+  }
+  return peak;
+}
+
+std::optional<double> volumeOf(const RunReport& r, const std::string& dim) {
+  for (const auto& v : r.commVolume) {
+    if (v.dim == dim) return v.measuredBytesPerStep;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> meanOverRanks(const RunReport& r,
+                                    std::optional<double> (RankReport::*metric)() const) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& rank : r.ranks) {
+    if (auto v = (rank.*metric)()) sum += *v, ++n;
+  }
+  return n ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
+  std::vector<ComparisonRow> rows;
+  auto layoutRow = [&](const std::string& name, auto member) {
+    const std::string x = str(a.layout.*member), y = str(b.layout.*member);
+    rows.push_back({name, x, y, x == y ? "same" : "changed"});
+  };
+  rows.push_back({"name", a.run.info.name, b.run.info.name, ""});
+  rows.push_back({"status", storage::toString(a.run.health), storage::toString(b.run.health),
+                  a.run.health == b.run.health ? "same" : "changed"});
+  rows.push_back({"world size", std::to_string(a.run.info.worldSize),
+                  std::to_string(b.run.info.worldSize),
+                  a.run.info.worldSize == b.run.info.worldSize ? "same" : "changed"});
+  layoutRow("dp", &LayoutFacts::dp);
+  layoutRow("tp", &LayoutFacts::tp);
+  layoutRow("pp", &LayoutFacts::pp);
+  layoutRow("zero stage", &LayoutFacts::zeroStage);
+  layoutRow("schedule", &LayoutFacts::schedule);
+  layoutRow("micro-batches", &LayoutFacts::microBatches);
+  layoutRow("virtual chunks", &LayoutFacts::virtualChunks);
+  layoutRow("micro-batch size", &LayoutFacts::microBatchSize);
+  layoutRow("parameters", &LayoutFacts::parameters);
+
+  auto timeRow = [&](const std::string& name, std::optional<double> x, std::optional<double> y) {
+    rows.push_back({name, formatMs(x), formatMs(y), relativeChange(x, y)});
+  };
+  auto shareRow = [&](const std::string& name, std::optional<double> x, std::optional<double> y) {
+    rows.push_back({name, formatPercent(x), formatPercent(y), pointChange(x, y)});
+  };
+  auto bytesRow = [&](const std::string& name, std::optional<double> x, std::optional<double> y) {
+    rows.push_back({name, formatBytes(x), formatBytes(y), relativeChange(x, y)});
+  };
+  rows.push_back({"steps", std::to_string(a.steps.size()), std::to_string(b.steps.size()),
+                  a.steps.size() == b.steps.size() ? "same" : "changed"});
+  timeRow("step time mean (ms)", a.stepTimeMeanNs, b.stepTimeMeanNs);
+  timeRow("step time std (ms)", a.stepTimeStdNs, b.stepTimeStdNs);
+  rows.push_back({"tokens/s", formatNumber(a.tokensPerS, 0), formatNumber(b.tokensPerS, 0),
+                  relativeChange(a.tokensPerS, b.tokensPerS)});
+  shareRow("utilization (mean over ranks)", meanOverRanks(a, &RankReport::utilization),
+           meanOverRanks(b, &RankReport::utilization));
+  shareRow("comm ratio", meanOverRanks(a, &RankReport::commRatio),
+           meanOverRanks(b, &RankReport::commRatio));
+  shareRow("overlap", meanOverRanks(a, &RankReport::overlap),
+           meanOverRanks(b, &RankReport::overlap));
+  shareRow("exposed comm", meanOverRanks(a, &RankReport::exposedCommRatio),
+           meanOverRanks(b, &RankReport::exposedCommRatio));
+  shareRow("idle", meanOverRanks(a, &RankReport::idleRatio),
+           meanOverRanks(b, &RankReport::idleRatio));
+  shareRow("bubble measured (mean over stages)", bubbleMean(a), bubbleMean(b));
+  shareRow("bubble formula", bubbleFormulaOf(a), bubbleFormulaOf(b));
+  bytesRow("peak memory per rank", peakMemory(a), peakMemory(b));
+  for (const char* dim : {"dp+zero", "tp", "pp"}) {
+    const auto x = volumeOf(a, dim), y = volumeOf(b, dim);
+    if (x || y) bytesRow(std::string("comm volume ") + dim + " per step", x, y);
+  }
+  rows.push_back({"slowest rank", str(a.slowestRank), str(b.slowestRank), ""});
+  rows.push_back({"stragglers", std::to_string(a.stragglers.size()),
+                  std::to_string(b.stragglers.size()),
+                  a.stragglers.size() == b.stragglers.size() ? "same" : "changed"});
+  return rows;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,116 @@
+// RunReport: everything the analysis says about one run, as value structs
+// (what `report`, `compare` and the GUI show).
+//
+// Units: times in ns, sizes in bytes; ratios are shares of step time in
+// [0, 1]. Optional values are unknown (no data, or a layout key missing)
+// and are shown as "-" or JSON null, never as 0.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/analysis/layout_facts.h"
+#include "storage/run_info.h"
+#include "tracer/event.h"
+
+namespace bubblescope::analysis {
+
+// One training step across the run: time is the latest end minus the
+// earliest start over the ranks; loss from the rank that computed it.
+struct StepSummary {
+  int32_t step = 0;
+  std::optional<double> loss;
+  int64_t tokens = 0;  // the step's global batch in tokens (0 = unknown)
+  int64_t timeNs = 0;
+};
+
+// Sums over the rank's steps; ratios divide by the summed step time.
+struct RankReport {
+  storage::RankInfo info;
+  int32_t steps = 0;
+  int64_t stepNs = 0;
+  int64_t computeNs = 0;
+  int64_t commNs = 0;
+  int64_t overlapNs = 0;
+  int64_t exposedCommNs = 0;
+  int64_t waitNs = 0;
+  int64_t idleNs = 0;
+  std::array<int64_t, tracer::kParallelDimCount> commNsByDim{};
+  std::array<int64_t, tracer::kParallelDimCount> commBytesByDim{};
+  std::array<int64_t, tracer::kParallelDimCount> commVolumeByDim{};
+
+  // Peak of the samples "mem.<category>", and the ZeRO formula for the rank.
+  struct Memory {
+    std::string category;  // parameters | gradients | optimizer | activations
+    std::optional<int64_t> measuredBytes;
+    std::optional<int64_t> formulaBytes;
+  };
+  std::vector<Memory> memory;
+
+  std::optional<double> utilization() const { return ratio(computeNs); }
+  std::optional<double> commRatio() const { return ratio(commNs); }
+  std::optional<double> idleRatio() const { return ratio(idleNs); }
+  std::optional<double> waitRatio() const { return ratio(waitNs); }
+  std::optional<double> exposedCommRatio() const { return ratio(exposedCommNs); }
+  // (wait + idle) / step: the share of the step spent neither computing nor
+  // communicating (DESIGN.md, pipeline bubble).
+  std::optional<double> bubbleFraction() const { return ratio(waitNs + idleNs); }
+  // |comm ∩ compute| / |comm|; unknown without communication.
+  std::optional<double> overlap() const {
+    if (commNs <= 0) return std::nullopt;
+    return static_cast<double>(overlapNs) / commNs;
+  }
+
+ private:
+  std::optional<double> ratio(int64_t ns) const {
+    if (stepNs <= 0) return std::nullopt;
+    return static_cast<double>(ns) / stepNs;
+  }
+};
+
+// A pipeline stage (the ranks with one pp coordinate).
+struct StageReport {
+  int32_t stage = 0;
+  std::vector<int32_t> ranks;
+  std::optional<double> bubbleFraction;  // mean of its ranks' (wait + idle) / step
+  std::optional<double> bubbleFormula;   // formulas.h, for the run's schedule
+  std::string bubbleFormulaText;
+  int64_t computeNsPerStep = 0;  // the largest of its ranks', per step
+};
+
+// A rank late against the other ranks of its stage in most steps.
+struct Straggler {
+  int32_t rank = 0;
+  std::string reason;     // "compute" or "collective arrival"
+  double lateNsMean = 0;  // mean lateness over the steps where it was late
+  int32_t lateSteps = 0;  // steps late by more than the threshold
+  int32_t steps = 0;      // steps compared
+};
+
+// Measured communication volume per rank per step (mean over the ranks that
+// have it) against formulas.h; formula unknown when the layout lacks sizes.
+struct CommVolume {
+  std::string dim;  // "dp+zero", "tp", "pp"
+  double measuredBytesPerStep = 0;
+  std::optional<double> formulaBytesPerStep;
+};
+
+struct RunReport {
+  storage::RunRecord run;
+  LayoutFacts layout;
+  std::vector<StepSummary> steps;
+  std::vector<RankReport> ranks;
+  std::vector<StageReport> stages;
+  std::optional<double> stepTimeMeanNs, stepTimeStdNs, stepTimeMinNs, stepTimeMaxNs;
+  std::optional<double> tokensPerS;
+  std::optional<int32_t> slowestRank;   // the most compute per step
+  std::optional<int32_t> slowestStage;  // the stage whose slowest rank computes most
+  std::vector<Straggler> stragglers;
+  std::vector<CommVolume> commVolume;
+  std::vector<std::string> notes;  // run health, oversubscription, missing data
+};
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,150 @@
+// The Chrome trace export, parsed back with nlohmann_json and checked event
+// by event.
+#include "storage/analysis/chrome_export.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/analysis/trace_builder.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using nlohmann::json;
+using testing::rankInfo;
+using testing::span;
+using testing::TraceBuilder;
+using tracer::EventKind;
+using tracer::ParallelDim;
+
+json readJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+class ChromeExportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Two pipeline stages: rank 0 sends micro-batches 0 and 1 of step 3 to
+    // rank 1, which receives them; rank 1 sends a gradient back.
+    auto forward = span(0, EventKind::kForward, 1000, 2500, 3);
+    forward.name = "forward \"layer\" 0";
+    forward.microBatch = 0;
+    forward.stage = 0;
+    forward.chunk = 0;
+    forward.flops = 123456;
+    events_ = {forward,
+               span(0, EventKind::kSend, 2500, 2700, 3, ParallelDim::kPp, 4096, 1),
+               span(0, EventKind::kSend, 2700, 2900, 3, ParallelDim::kPp, 4096, 1),
+               span(1, EventKind::kRecv, 2400, 2800, 3, ParallelDim::kPp, 4096, 0),
+               span(1, EventKind::kRecv, 2800, 3000, 3, ParallelDim::kPp, 4096, 0),
+               span(1, EventKind::kSend, 5000, 5100, 3, ParallelDim::kPp, 4096, 0),
+               span(0, EventKind::kRecv, 4900, 5200, 3, ParallelDim::kPp, 4096, 1),
+               span(1, EventKind::kAllReduce, 6000, 7001, 3, ParallelDim::kDp, 1 << 20)};
+    events_[1].microBatch = 0;
+    events_[2].microBatch = 1;
+    events_[3].microBatch = 0;
+    events_[4].microBatch = 1;
+    events_[7].lane = tracer::gpuStreamLane(2);
+    runId_ = trace_.run({.name = "pipe",
+                         .worldSize = 2,
+                         .ranks = {rankInfo(0, 1, 0, 0), rankInfo(1, 1, 0, 1)},
+                         .events = events_});
+  }
+
+  TraceBuilder trace_;
+  std::vector<tracer::Event> events_;
+  int64_t runId_ = 0;
+};
+
+TEST_F(ChromeExportTest, EveryEventRoundTrips) {
+  auto reader = storage::TraceReader::open(trace_.path());
+  ASSERT_TRUE(reader.isOk());
+  const std::string out = trace_.dir().file("out.json");
+  auto stats = exportChromeTrace(**reader, runId_, out);
+  ASSERT_TRUE(stats.isOk()) << stats.status().message();
+  EXPECT_EQ(stats->events, 8);
+  EXPECT_EQ(stats->flows, 3);
+  const json j = readJson(out);
+  EXPECT_EQ(stats->bytes, static_cast<int64_t>(std::ifstream(out, std::ios::ate).tellg()));
+  ASSERT_TRUE(j["traceEvents"].is_array());
+
+  std::map<std::pair<int, int>, std::string> threadNames;
+  std::map<int, std::string> processNames;
+  std::vector<json> complete;
+  std::map<int64_t, std::vector<json>> flows;
+  for (const json& e : j["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "process_name") processNames[e["pid"]] = e["args"]["name"];
+    if (ph == "M" && e["name"] == "thread_name") {
+      threadNames[{e["pid"], e["tid"]}] = e["args"]["name"];
+    }
+    if (ph == "X") complete.push_back(e);
+    if (ph == "s" || ph == "f") flows[e["id"].get<int64_t>()].push_back(e);
+  }
+  EXPECT_EQ(processNames,
+            (std::map<int, std::string>{{0, "rank 0 (dp1 tp0 pp0)"}, {1, "rank 1 (dp1 tp0 pp1)"}}));
+  EXPECT_EQ(threadNames[std::make_pair(0, 0)], "compute");
+  EXPECT_EQ(threadNames[std::make_pair(0, 2)], "pipeline");
+  EXPECT_EQ(threadNames[std::make_pair(1, 18)], "gpu stream 2");
+
+  // Rank by rank, each in start order.
+  const std::vector<int> order = {0, 1, 2, 6, 3, 4, 5, 7};
+  ASSERT_EQ(complete.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const tracer::Event& want = events_[order[i]];
+    const json& got = complete[i];
+    SCOPED_TRACE("event " + std::to_string(order[i]));
+    EXPECT_EQ(got["name"], want.name);
+    EXPECT_EQ(got["cat"], std::string(tracer::toString(want.kind)));
+    EXPECT_EQ(got["pid"], want.rank);
+    EXPECT_EQ(got["tid"], static_cast<int>(want.lane));
+    EXPECT_DOUBLE_EQ(got["ts"].get<double>(), want.startNs / 1000.0);
+    EXPECT_DOUBLE_EQ(got["dur"].get<double>(), (want.endNs - want.startNs) / 1000.0);
+    EXPECT_EQ(got["args"]["step"], 3);
+    EXPECT_EQ(got["args"].value("bytes", int64_t{0}), want.bytes) << got.dump();
+    if (want.peer >= 0) {
+      EXPECT_EQ(got["args"]["peer"], want.peer);
+    }
+    EXPECT_EQ(got["args"].contains("mb"), want.microBatch >= 0);
+  }
+  EXPECT_EQ(complete[0]["args"],
+            (json{{"step", 3}, {"mb", 0}, {"stage", 0}, {"chunk", 0}, {"flops", 123456}}));
+  EXPECT_EQ(complete[7]["args"]["dim"], "dp");
+
+  // Each send starts a flow that ends at its receive, on the other rank.
+  ASSERT_EQ(flows.size(), 3u);
+  std::vector<std::tuple<int, double, int, double>> pairs;  // (src, ts, dst, ts)
+  for (const auto& [id, halves] : flows) {
+    ASSERT_EQ(halves.size(), 2u) << "flow " << id;
+    const json& s = halves[0]["ph"] == "s" ? halves[0] : halves[1];
+    const json& f = halves[0]["ph"] == "s" ? halves[1] : halves[0];
+    EXPECT_EQ(s["ph"], "s");
+    EXPECT_EQ(f["ph"], "f");
+    EXPECT_EQ(f["bp"], "e");
+    EXPECT_EQ(s["cat"], f["cat"]);
+    pairs.emplace_back(s["pid"], s["ts"], f["pid"], f["ts"]);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  EXPECT_EQ(pairs, (std::vector<std::tuple<int, double, int, double>>{
+                       {0, 2.5, 1, 2.4}, {0, 2.7, 1, 2.8}, {1, 5.0, 0, 4.9}}));
+  EXPECT_EQ(j["otherData"]["name"], "pipe");
+}
+
+TEST_F(ChromeExportTest, MissingRunAndUnwritableFileAreErrors) {
+  auto reader = storage::TraceReader::open(trace_.path());
+  ASSERT_TRUE(reader.isOk());
+  auto missing = exportChromeTrace(**reader, 42, trace_.dir().file("x.json"));
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  const std::string bad = trace_.dir().file("no/such/dir/out.json");
+  auto unwritable = exportChromeTrace(**reader, runId_, bad);
+  ASSERT_FALSE(unwritable.isOk());
+  EXPECT_EQ(unwritable.status().message(), "cannot write " + bad + ": No such file or directory");
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

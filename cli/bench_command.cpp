@@ -8,6 +8,7 @@ void addBenchCommand(CLI::App& app, CommandRunner& runner) {
   CLI::App* bench = app.add_subcommand("bench", "Measure a part of Bubblescope against a baseline");
   bench->require_subcommand(1);
   addBenchStore(*bench, runner);
+  addBenchAnalysis(*bench, runner);
   addBenchTrain(*bench, runner);
 }
 

@@ -14,10 +14,14 @@ using CommandRunner = std::function<ExitCode()>;
 
 void addInfoCommand(CLI::App& app, CommandRunner& runner);
 void addBenchCommand(CLI::App& app, CommandRunner& runner);
+void addReportCommand(CLI::App& app, CommandRunner& runner);
+void addCompareCommand(CLI::App& app, CommandRunner& runner);
+void addExportCommand(CLI::App& app, CommandRunner& runner);
 void addTrainCommand(CLI::App& app, CommandRunner& runner);
 
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);
+void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
 void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -9,6 +9,9 @@ int main(int argc, char** argv) {
   bubblescope::cli::CommandRunner runner;
   bubblescope::cli::addInfoCommand(app, runner);
   bubblescope::cli::addBenchCommand(app, runner);
+  bubblescope::cli::addReportCommand(app, runner);
+  bubblescope::cli::addCompareCommand(app, runner);
+  bubblescope::cli::addExportCommand(app, runner);
   bubblescope::cli::addTrainCommand(app, runner);
   try {
     app.parse(argc, argv);

@@ -1,10 +1,113 @@
-// Placeholder window until the desktop app issue lands.
+// bubblescope: the desktop app. `bubblescope [FILE]` opens a trace file;
+// `bubblescope --bench-render [FILE] [--events N]` prints render timings.
 #include <QApplication>
-#include <QLabel>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QTimer>
+#include <iostream>
+
+#include "engine/layout/schedule.h"
+#include "gui/bench_render.h"
+#include "gui/layout_editor.h"
+#include "gui/main_window.h"
+#include "gui/screenshot.h"
+#include "gui/synthetic_trace.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
-  QLabel label("Bubblescope");
-  label.show();
+  QApplication::setOrganizationName("Bubblescope");
+  QApplication::setApplicationName("bubblescope");
+  QApplication::setApplicationVersion("0.1.0");
+  Q_INIT_RESOURCE(bubblescope);
+  QApplication::setWindowIcon(QIcon(":/bubblescope/icon.svg"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Timeline and layout workbench for parallel training traces");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("file", "Trace file to open (.db)", "[FILE]");
+  QCommandLineOption bench("bench-render", "Print render timings for FILE (or a generated trace)");
+  QCommandLineOption events("events", "Events of the generated trace (--bench-render)", "N",
+                            "10000000");
+  QCommandLineOption run("run", "Run id to show (default: the last run)", "ID");
+  QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
+  QCommandLineOption shotWhat("screenshot-part", "window, timeline or layout", "PART", "window");
+  QCommandLineOption step("step", "With --screenshot: zoom the timeline to this step", "N", "-1");
+  QCommandLineOption zoom("zoom", "With --screenshot: zoom in by this factor", "X", "1");
+  QCommandLineOption select("select-span", "With --screenshot: show a span's details");
+  QCommandLineOption size("size", "With --screenshot: window size", "WxH", "1500x900");
+  QCommandLineOption layoutFile("layout", "With --screenshot: load this layout", "JSON");
+  QCommandLineOption synth("write-synthetic", "Write a simulated pipeline run to FILE and exit");
+  QCommandLineOption schedule("schedule", "--write-synthetic: gpipe, 1f1b, interleaved, zb-h1",
+                              "NAME", "1f1b");
+  QCommandLineOption pp("pp", "--write-synthetic: pipeline stages", "N", "4");
+  QCommandLineOption dp("dp", "--write-synthetic: data-parallel replicas", "N", "2");
+  QCommandLineOption mbs("micro-batches", "--write-synthetic: micro-batches", "N", "8");
+  parser.addOptions({bench, events, run, shot, shotWhat, step, zoom, select, size, layoutFile,
+                     synth, schedule, pp, dp, mbs});
+  parser.process(app);
+  const QStringList files = parser.positionalArguments();
+
+  if (parser.isSet(bench)) {
+    bubblescope::gui::BenchRenderOptions options;
+    if (!files.isEmpty()) options.file = files.first();
+    options.events = parser.value(events).toLongLong();
+    options.runId = parser.value(run).toLongLong();
+    return bubblescope::gui::benchRender(options, std::cout);
+  }
+
+  if (parser.isSet(synth)) {
+    if (files.isEmpty()) parser.showHelp(2);
+    bubblescope::gui::SyntheticTraceOptions o;
+    auto kind = bubblescope::layout::parseScheduleKind(parser.value(schedule).toStdString());
+    if (!kind.isOk()) {
+      std::cerr << "bubblescope: " << kind.status().message() << "\n";
+      return 2;
+    }
+    o.schedule = *kind;
+    o.virtualChunks = o.schedule == bubblescope::layout::ScheduleKind::kInterleaved ? 2 : 1;
+    o.pp = parser.value(pp).toInt();
+    o.dp = parser.value(dp).toInt();
+    o.microBatches = parser.value(mbs).toInt();
+    o.targetEvents = parser.isSet(events) ? parser.value(events).toLongLong() : 2000;
+    auto id = bubblescope::gui::writeSyntheticTrace(files.first().toStdString(), o);
+    if (!id.isOk()) {
+      std::cerr << "bubblescope: " << id.status().message() << "\n";
+      return 1;
+    }
+    std::cout << "run: " << *id << "\n";
+    return 0;
+  }
+
+  bubblescope::gui::MainWindow window;
+  window.show();
+  if (!files.isEmpty()) {
+    const bubblescope::Status s = window.openFile(files.first());
+    if (!s.isOk()) {
+      std::cerr << "bubblescope: " << s.message() << "\n";
+      QMessageBox::warning(&window, "Open trace", QString::fromStdString(s.message()));
+    } else if (parser.isSet(run)) {
+      const bubblescope::Status r = window.showRun(parser.value(run).toLongLong());
+      if (!r.isOk()) std::cerr << "bubblescope: " << r.message() << "\n";
+    }
+  }
+  if (parser.isSet(shot)) {
+    if (parser.isSet(layoutFile)) {
+      const auto s = window.layoutEditor()->loadFile(parser.value(layoutFile));
+      if (!s.isOk()) std::cerr << "bubblescope: " << s.message() << "\n";
+    }
+    bubblescope::gui::ScreenshotOptions o;
+    o.out = parser.value(shot);
+    o.what = parser.value(shotWhat);
+    o.step = parser.value(step).toInt();
+    o.zoom = parser.value(zoom).toDouble();
+    o.selectFirstSpan = parser.isSet(select);
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) {
+      o.width = wh[0].toInt();
+      o.height = wh[1].toInt();
+    }
+    return bubblescope::gui::saveScreenshot(window, o);
+  }
   return app.exec();
 }

@@ -1,0 +1,130 @@
+#include "gui/bench_render.h"
+
+#include <sys/resource.h>
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QImage>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "gui/synthetic_trace.h"
+#include "gui/timeline_panel.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+double peakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // Linux: KiB
+}
+
+double renderMs(TimelineView* view, QImage& image) {
+  QElapsedTimer t;
+  t.start();
+  view->render(&image);
+  return t.nsecsElapsed() / 1e6;
+}
+
+}  // namespace
+
+int benchRender(const BenchRenderOptions& o, std::ostream& out) {
+  QTemporaryDir tmp;
+  QString file = o.file;
+  if (file.isEmpty()) {
+    file = tmp.filePath("bench-render.db");
+    SyntheticTraceOptions s;
+    s.pp = 8;
+    s.dp = 8;
+    s.microBatches = 16;
+    s.targetEvents = o.events;
+    QElapsedTimer t;
+    t.start();
+    auto run = writeSyntheticTrace(file.toStdString(), s);
+    if (!run.isOk()) {
+      out << "error: " << run.status().message() << "\n";
+      return 1;
+    }
+    out << "generate_s: " << t.nsecsElapsed() / 1e9 << "\n";
+  }
+  out << "file: " << file.toStdString() << "\n";
+
+  QElapsedTimer openTimer;
+  openTimer.start();
+  auto reader = storage::TraceReader::open(file.toStdString());
+  if (!reader.isOk()) {
+    out << "error: " << reader.status().message() << "\n";
+    return 1;
+  }
+  auto runs = (*reader)->runs();
+  if (!runs.isOk() || runs->empty()) {
+    out << "error: " << (runs.isOk() ? "the file holds no runs" : runs.status().message()) << "\n";
+    return 1;
+  }
+  const int64_t runId = o.runId > 0 ? o.runId : runs->back().id;
+  TimelinePanel panel;
+  panel.resize(o.width + 260, o.height + 40);
+  TimelineView* view = panel.view();
+  view->resize(o.width, o.height);
+  if (Status s = panel.showRun(reader->get(), runId); !s.isOk()) {
+    out << "error: " << s.message() << "\n";
+    return 1;
+  }
+  (void)panel.model()->ingest(TimelinePanel::kIngestPageEvents);
+  QImage image(view->size(), QImage::Format_ARGB32_Premultiplied);
+  view->render(&image);
+  out << "open_s: " << openTimer.nsecsElapsed() / 1e9 << "\n";
+  out << "events: " << panel.model()->run().eventCount << "\n";
+  out << "ranks: " << panel.model()->run().info.worldSize << "\n";
+
+  QElapsedTimer indexTimer;
+  indexTimer.start();
+  if (Status s = panel.ingestAll(); !s.isOk()) {
+    out << "error: " << s.message() << "\n";
+    return 1;
+  }
+  out << "index_s: " << indexTimer.nsecsElapsed() / 1e9 << "\n";
+
+  const double start = panel.model()->startNs(), end = panel.model()->endNs();
+  const double span = end - start;
+  const struct {
+    const char* name;
+    double width;
+  } levels[] = {{"zoomed_out", span}, {"mid", span / 40}, {"deep", span / 4000}};
+  for (const auto& level : levels) {
+    const double t0 = start + (span - level.width) / 2;
+    view->setFollowing(false);
+    view->setViewRange(t0, t0 + level.width);
+    const double fetch = renderMs(view, image);
+    std::vector<double> times;
+    for (int i = 0; i < o.frames; ++i) {
+      // Pan a few pixels each frame: every frame is painted anew, within the
+      // window already fetched.
+      view->panByPixels(i % 2 == 0 ? 3 : -2);
+      times.push_back(renderMs(view, image));
+    }
+    out << "fetch_ms_" << level.name << ": " << fetch << "\n";
+    out << "frame_ms_p50_" << level.name << ": " << percentile(times, 0.5) << "\n";
+    out << "frame_ms_p95_" << level.name << ": " << percentile(times, 0.95) << "\n";
+  }
+  out << "peak_rss_mb: " << peakRssMb() << "\n";
+  out << "file_mb: " << QFileInfo(file).size() / (1024.0 * 1024.0) << "\n";
+  panel.clear();
+  return 0;
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,102 @@
+#include "gui/coverage_bins.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bubblescope::gui {
+
+void addCoverage(std::span<float> out, double t0Ns, double columnNs, int64_t startNs,
+                 int64_t endNs) {
+  if (out.empty() || endNs <= startNs) return;
+  const double s = (static_cast<double>(startNs) - t0Ns) / columnNs;
+  const double e = (static_cast<double>(endNs) - t0Ns) / columnNs;
+  const double n = static_cast<double>(out.size());
+  if (e <= 0.0 || s >= n) return;
+  const double cs = std::max(s, 0.0);
+  const double ce = std::min(e, n);
+  const auto first = static_cast<int64_t>(std::floor(cs));
+  const auto last = std::min(static_cast<int64_t>(std::ceil(ce)) - 1, int64_t(out.size()) - 1);
+  for (int64_t c = first; c <= last; ++c) {
+    const double lo = std::max(cs, static_cast<double>(c));
+    const double hi = std::min(ce, static_cast<double>(c + 1));
+    if (hi > lo) out[c] += static_cast<float>(hi - lo);
+  }
+}
+
+CoverageOverview::CoverageOverview(int32_t bins) : bins_(std::max(2, bins + (bins & 1))) {}
+
+void CoverageOverview::reset(int64_t originNs, int64_t binNs) {
+  originNs_ = originNs;
+  binNs_ = std::max<int64_t>(1, binNs);
+  events_ = 0;
+  coveredNs_.clear();
+}
+
+void CoverageOverview::doubleBinWidth() {
+  for (auto& [key, kinds] : coveredNs_) {
+    for (auto& [kind, bins] : kinds) {
+      for (int32_t i = 0; i < bins_ / 2; ++i) bins[i] = bins[2 * i] + bins[2 * i + 1];
+      std::fill(bins.begin() + bins_ / 2, bins.end(), 0.0f);
+    }
+  }
+  binNs_ *= 2;
+}
+
+void CoverageOverview::add(const tracer::Event& event) {
+  ++events_;
+  const int64_t start = std::max(event.startNs, originNs_);
+  const int64_t end = event.endNs;
+  if (end <= start) return;
+  while (end > originNs_ + binNs_ * bins_) doubleBinWidth();
+  auto& bins =
+      coveredNs_[{event.rank, static_cast<int32_t>(event.lane)}][static_cast<int32_t>(event.kind)];
+  if (bins.empty()) bins.assign(bins_, 0.0f);
+  int64_t b = (start - originNs_) / binNs_;
+  for (int64_t t = start; t < end && b < bins_; ++b) {
+    const int64_t binEnd = originNs_ + (b + 1) * binNs_;
+    const int64_t upTo = std::min(end, binEnd);
+    bins[b] += static_cast<float>(upTo - t);
+    t = upTo;
+  }
+}
+
+std::vector<float> CoverageOverview::resample(const RowKey& key, tracer::EventKind kind,
+                                              double t0Ns, double t1Ns, int columns) const {
+  auto row = coveredNs_.find(key);
+  if (row == coveredNs_.end()) return {};
+  auto it = row->second.find(static_cast<int32_t>(kind));
+  if (it == row->second.end()) return {};
+  const std::vector<float>& bins = it->second;
+  std::vector<float> out(std::max(columns, 0), 0.0f);
+  if (columns <= 0 || t1Ns <= t0Ns) return out;
+  const double columnNs = (t1Ns - t0Ns) / columns;
+  const double binNs = static_cast<double>(binNs_);
+  for (int c = 0; c < columns; ++c) {
+    const double a = t0Ns + c * columnNs;
+    const double z = a + columnNs;
+    auto firstBin = static_cast<int64_t>(std::floor((a - originNs_) / binNs));
+    auto lastBin = static_cast<int64_t>(std::ceil((z - originNs_) / binNs)) - 1;
+    firstBin = std::max<int64_t>(firstBin, 0);
+    lastBin = std::min<int64_t>(lastBin, bins_ - 1);
+    double covered = 0.0;
+    for (int64_t b = firstBin; b <= lastBin; ++b) {
+      const double bs = originNs_ + b * binNs;
+      const double overlap = std::min(z, bs + binNs) - std::max(a, bs);
+      // A bin's coverage is spread evenly over the bin.
+      if (overlap > 0) covered += bins[b] * (overlap / binNs);
+    }
+    out[c] = static_cast<float>(std::min(1.0, covered / columnNs));
+  }
+  return out;
+}
+
+std::vector<tracer::EventKind> CoverageOverview::kindsOf(const RowKey& key) const {
+  std::vector<tracer::EventKind> kinds;
+  auto row = coveredNs_.find(key);
+  if (row == coveredNs_.end()) return kinds;
+  for (const auto& [kind, bins] : row->second)
+    kinds.push_back(static_cast<tracer::EventKind>(kind));
+  return kinds;
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,29 @@
+// DetailPanel: every field of the selected span, and the measured interval.
+#pragma once
+
+#include <QLabel>
+#include <cstdint>
+#include <optional>
+
+#include "tracer/event.h"
+
+namespace bubblescope::gui {
+
+class DetailPanel : public QLabel {
+  Q_OBJECT
+
+ public:
+  explicit DetailPanel(QWidget* parent = nullptr);
+
+  // originNs: the run's start, so times read as offsets into the run.
+  void showSpan(const tracer::Event& event, int64_t originNs);
+  void showSelection(double t0Ns, double t1Ns, int64_t originNs);
+  void clearDetails();
+
+ private:
+  QString selectionText_;
+  QString eventText_;
+  void refresh();
+};
+
+}  // namespace bubblescope::gui

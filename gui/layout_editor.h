@@ -1,0 +1,84 @@
+// LayoutEditor: edits a layout::Layout field by field.
+//
+// As the user types it shows the world size (dp × tp × pp), the global batch
+// (micro-batch size × micro-batches × dp, in sequences and tokens) and the
+// formula bubble of the schedule, and puts each problem of
+// layout::layoutProblems() under the field it concerns (problems of no single
+// field go under the summary). Loads and saves layout JSON
+// (docs/layout-format.md); "Samples" lists samples/layouts/*.json.
+//
+// Field widgets are named by their layout key (objectName "tp", "schedule",
+// ...) so tests and scripts can find them.
+#pragma once
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMap>
+#include <QSpinBox>
+#include <QStringList>
+#include <QWidget>
+
+class QFormLayout;
+class QMenu;
+class QPushButton;
+
+#include "common/status.h"
+#include "engine/layout/layout.h"
+
+namespace bubblescope::gui {
+
+class LayoutEditor : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LayoutEditor(QWidget* parent = nullptr);
+
+  // The layout the fields describe (valid or not).
+  layout::Layout layout() const;
+  void setLayout(const layout::Layout& layout);
+  // The problems of layout(), and the one shown under `field` ("" if none).
+  QStringList problems() const { return problems_; }
+  QString problemFor(const QString& field) const { return fieldProblems_.value(field); }
+  bool isValid() const { return problems_.isEmpty(); }
+  QString summaryText() const;
+
+  Status loadFile(const QString& path);
+  Status saveFile(const QString& path) const;
+  // Folders searched for sample layouts, first existing wins.
+  static QStringList sampleFolders();
+
+ signals:
+  void layoutChanged();
+  void runRequested();
+
+ private:
+  QSpinBox* addSpin(const QString& key, const QString& label, int min, int max);
+  void addRow(const QString& key, const QString& label, QWidget* field);
+  void onPresetChosen();
+  void onFieldEdited();
+  void revalidate();
+  void fillSamplesMenu();
+
+  QFormLayout* form_ = nullptr;
+  QComboBox* preset_ = nullptr;
+  QMap<QString, QSpinBox*> spins_;
+  QComboBox* zero_ = nullptr;
+  QComboBox* schedule_ = nullptr;
+  QComboBox* backend_ = nullptr;
+  QCheckBox* recompute_ = nullptr;
+  QCheckBox* overlap_ = nullptr;
+  QLineEdit* hosts_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QLabel* generalProblems_ = nullptr;
+  QMap<QString, QLabel*> problemLabels_;
+  QMenu* samplesMenu_ = nullptr;
+  QPushButton* runButton_ = nullptr;
+  QStringList problems_;
+  QMap<QString, QString> fieldProblems_;
+  layout::Layout base_;  // keys the editor does not show are kept from here
+  bool updating_ = false;
+};
+
+}  // namespace bubblescope::gui

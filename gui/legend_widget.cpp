@@ -1,0 +1,70 @@
+#include "gui/legend_widget.h"
+
+#include <QPainter>
+
+#include "gui/span_palette.h"
+
+namespace bubblescope::gui {
+
+namespace {
+constexpr int kSwatch = 11;
+constexpr int kLineHeight = 17;
+}  // namespace
+
+LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+QSize LegendWidget::sizeHint() const {
+  return {800, heightForWidth(800)};
+}
+
+int LegendWidget::heightForWidth(int width) const {
+  return layoutEntries(width, nullptr);
+}
+
+int LegendWidget::layoutEntries(int width, QPainter* p) const {
+  const QFontMetrics fm(font());
+  int x = 6, y = 3;
+  auto place = [&](const QString& label, auto drawSwatch) {
+    const int w = kSwatch + 4 + fm.horizontalAdvance(label) + 12;
+    if (x + w > width && x > 6) {
+      x = 6;
+      y += kLineHeight;
+    }
+    if (p != nullptr) {
+      const QRect swatch(x, y + (kLineHeight - kSwatch) / 2, kSwatch, kSwatch);
+      drawSwatch(swatch);
+      p->setPen(palette().color(QPalette::WindowText));
+      p->drawText(QRect(x + kSwatch + 4, y, w, kLineHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                  label);
+    }
+    x += w;
+  };
+  for (const LegendEntry& e : legendEntries()) {
+    // GPU-only and rare kinds would crowd the legend of a CPU run; they keep
+    // their colours, and the tooltip names them.
+    if (e.kind == tracer::EventKind::kMemset || e.kind == tracer::EventKind::kOther) continue;
+    place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
+  }
+  place(tr("idle in step (bubble)"), [&](const QRect& r) {
+    p->fillRect(r, palette().base());
+    p->fillRect(r, QBrush(bubbleHatchColour(), Qt::BDiagPattern));
+    p->setPen(bubbleHatchColour());
+    p->drawRect(r.adjusted(0, 0, -1, -1));
+  });
+  place(tr("send → receive"), [&](const QRect& r) {
+    p->setPen(QPen(arrowColour(), 1.5));
+    p->drawLine(r.left(), r.center().y(), r.right(), r.center().y());
+    p->drawLine(r.right() - 3, r.center().y() - 3, r.right(), r.center().y());
+    p->drawLine(r.right() - 3, r.center().y() + 3, r.right(), r.center().y());
+  });
+  return y + kLineHeight + 3;
+}
+
+void LegendWidget::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  layoutEntries(width(), &p);
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,41 @@
+// RunRow: what the runs list shows of one run, read once through the reader.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::gui {
+
+struct RunRow {
+  int64_t id = 0;
+  QString name;
+  QString layoutSummary;  // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny"
+  QString backend;
+  QString source;  // "measured" or "simulated"
+  int32_t worldSize = 0;
+  storage::RunHealth health = storage::RunHealth::kRunning;
+  QString error;
+  int32_t steps = 0;
+  std::optional<double> medianStepNs;  // step = latest end − earliest start over ranks
+  std::optional<double> lastLoss;
+  int64_t events = 0;
+};
+
+// "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny" from the run's layout and model JSON
+// ("single process" when the layout is empty, the text itself if unparsable).
+QString layoutSummary(const std::string& layoutJson, const std::string& modelJson);
+// "running", "finished", "failed", "interrupted".
+QString healthText(storage::RunHealth health);
+
+// One row per run of the file, in id order.
+Result<std::vector<RunRow>> loadRunRows(storage::TraceReader& reader);
+Result<RunRow> loadRunRow(storage::TraceReader& reader, const storage::RunRecord& run);
+
+}  // namespace bubblescope::gui

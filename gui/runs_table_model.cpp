@@ -1,0 +1,130 @@
+#include "gui/runs_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include "gui/time_format.h"
+
+namespace bubblescope::gui {
+
+RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunsTableModel::setRows(std::vector<RunRow> rows) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+void RunsTableModel::updateRow(const RunRow& row) {
+  const int r = rowOfRun(row.id);
+  if (r < 0) {
+    const int n = static_cast<int>(rows_.size());
+    beginInsertRows({}, n, n);
+    rows_.push_back(row);
+    endInsertRows();
+    return;
+  }
+  rows_[r] = row;
+  emit dataChanged(index(r, 0), index(r, kColumnCount - 1));
+}
+
+int RunsTableModel::rowOfRun(int64_t runId) const {
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].id == runId) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int RunsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int RunsTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= static_cast<int>(rows_.size()) ||
+      index.column() >= kColumnCount) {
+    return {};
+  }
+  const RunRow& r = rows_[index.row()];
+  if (role == kRunIdRole) return QVariant::fromValue<qlonglong>(r.id);
+  if (role == Qt::DisplayRole) {
+    switch (index.column()) {
+      case kRun:
+        return r.name.isEmpty() ? QStringLiteral("#%1").arg(r.id)
+                                : QStringLiteral("#%1 %2").arg(r.id).arg(r.name);
+      case kLayout:
+        return r.layoutSummary;
+      case kStatus:
+        return healthText(r.health);
+      case kSteps:
+        return r.steps;
+      case kStepTime:
+        return r.medianStepNs ? formatDuration(*r.medianStepNs) : QStringLiteral("–");
+      case kLoss:
+        return r.lastLoss ? QString::number(*r.lastLoss, 'f', 4) : QStringLiteral("–");
+      case kRanks:
+        return r.worldSize;
+      case kEvents:
+        return QVariant::fromValue<qlonglong>(r.events);
+      case kSource:
+        return r.source;
+      default:
+        return {};
+    }
+  }
+  if (role == Qt::ToolTipRole) {
+    if (index.column() == kStatus && !r.error.isEmpty()) return r.error;
+    if (index.column() == kStatus && r.health == storage::RunHealth::kInterrupted) {
+      return tr("The run says running, but the process writing it is gone.");
+    }
+    if (index.column() == kStepTime) return tr("Median over steps of the slowest rank's step");
+    return {};
+  }
+  if (role == Qt::ForegroundRole && index.column() == kStatus) {
+    switch (r.health) {
+      case storage::RunHealth::kFailed:
+        return QBrush(QColor(0xc62828));
+      case storage::RunHealth::kInterrupted:
+        return QBrush(QColor(0xef6c00));
+      case storage::RunHealth::kRunning:
+        return QBrush(QColor(0x1565c0));
+      case storage::RunHealth::kFinished:
+        return {};
+    }
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= kSteps && index.column() <= kEvents) {
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  return {};
+}
+
+QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case kRun:
+      return tr("Run");
+    case kLayout:
+      return tr("Layout");
+    case kStatus:
+      return tr("Status");
+    case kSteps:
+      return tr("Steps");
+    case kStepTime:
+      return tr("Step time");
+    case kLoss:
+      return tr("Loss");
+    case kRanks:
+      return tr("Ranks");
+    case kEvents:
+      return tr("Events");
+    case kSource:
+      return tr("Source");
+    default:
+      return {};
+  }
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,52 @@
+// RunsTableModel: the runs of the open trace file, one row each.
+//
+// Contract: fed whole value structs (setRows / updateRow); holds no reader.
+// Columns: run, layout, status, steps, step time (median), loss, ranks,
+// events, source. Qt::ToolTipRole on status gives a failed run's error.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "gui/run_rows.h"
+
+namespace bubblescope::gui {
+
+class RunsTableModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    kRun,
+    kLayout,
+    kStatus,
+    kSteps,
+    kStepTime,
+    kLoss,
+    kRanks,
+    kEvents,
+    kSource,
+    kColumnCount
+  };
+  // The run id of a row, under this role in every column.
+  static constexpr int kRunIdRole = Qt::UserRole + 1;
+
+  explicit RunsTableModel(QObject* parent = nullptr);
+
+  void setRows(std::vector<RunRow> rows);
+  // Replaces the row with the same id, or appends it.
+  void updateRow(const RunRow& row);
+  const std::vector<RunRow>& rows() const { return rows_; }
+  int rowOfRun(int64_t runId) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  std::vector<RunRow> rows_;
+};
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,60 @@
+#include "gui/screenshot.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QPixmap>
+#include <iostream>
+
+#include "gui/layout_editor.h"
+#include "gui/main_window.h"
+#include "gui/timeline_panel.h"
+
+namespace bubblescope::gui {
+
+int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
+  window.resize(o.width, o.height);
+  window.show();
+  QApplication::processEvents();
+  TimelinePanel* panel = window.timeline();
+  if (Status s = panel->ingestAll(); !s.isOk()) {
+    std::cerr << "bubblescope: " << s.message() << "\n";
+    return 1;
+  }
+  TimelineView* view = panel->view();
+  view->fitAll();
+  if (o.step >= 0) {
+    for (const StepWindow& w : panel->model()->steps()) {
+      if (w.step != o.step) continue;
+      const double pad = (w.endNs - w.startNs) * 0.02;
+      view->setFollowing(false);
+      view->setViewRange(w.startNs - pad, w.endNs + pad);
+    }
+  }
+  if (o.zoom > 1.0) {
+    view->setFollowing(false);
+    view->zoomBy(1.0 / o.zoom, view->placement().plot.center().x());
+  }
+  QApplication::processEvents();
+  if (o.selectFirstSpan) {
+    // The first compute span in view on the first row: what a click shows.
+    const double mid = (view->viewStartNs() + view->viewEndNs()) / 2;
+    (void)panel->model()->frame(view->viewStartNs(), view->viewEndNs(),
+                                view->placement().plot.width(), 0, 0);
+    if (auto e = panel->model()->eventAt(0, mid, (view->viewEndNs() - view->viewStartNs()) / 4)) {
+      panel->details()->showSpan(*e, panel->model()->startNs());
+      const double len = view->viewEndNs() - view->viewStartNs();
+      view->setSelection(std::make_pair(mid - len * 0.1, mid + len * 0.05));
+    }
+  }
+  QApplication::processEvents();
+  QWidget* target = &window;
+  if (o.what == "timeline") target = panel;
+  if (o.what == "layout") target = window.layoutEditor()->parentWidget();
+  if (!target->grab().save(o.out)) {
+    std::cerr << "bubblescope: cannot write " << o.out.toStdString() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,25 @@
+// `bubblescope FILE --screenshot OUT.png`: renders the main window on FILE
+// offscreen (after indexing the shown run completely) and saves it, for
+// scripts/screenshots.sh and the docs.
+#pragma once
+
+#include <QString>
+#include <cstdint>
+
+namespace bubblescope::gui {
+
+class MainWindow;
+
+struct ScreenshotOptions {
+  QString out;              // PNG path
+  QString what = "window";  // window | timeline | layout
+  int step = -1;            // >= 0: zoom the timeline to this step
+  double zoom = 1.0;        // > 1: zoom in around the centre of the view
+  int width = 1500, height = 900;
+  bool selectFirstSpan = false;  // show a span in the detail panel
+};
+
+// Returns the process exit code (0: written).
+int saveScreenshot(MainWindow& window, const ScreenshotOptions& options);
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,35 @@
+// SpanPalette: the one colour per event kind the timeline, its legend and the
+// charts share, and the colours of bubbles and selections.
+//
+// Contract: colourOf() is a pure function of the kind; the legend lists
+// exactly the colours the timeline paints (tests compare pixels with it).
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <vector>
+
+#include "tracer/event.h"
+
+namespace bubblescope::gui {
+
+// A legend entry: the kind, its label and its colour.
+struct LegendEntry {
+  tracer::EventKind kind = tracer::EventKind::kOther;
+  QString label;
+  QColor colour;
+};
+
+QColor colourOf(tracer::EventKind kind);
+// A readable label ("forward", "all-reduce", "wait (bubble)").
+QString labelOf(tracer::EventKind kind);
+// Every kind in legend order (compute first, then collectives, then
+// point-to-point, wait, data, GPU, other).
+std::vector<LegendEntry> legendEntries();
+
+// Idle time inside a step is hatched with this colour over the background.
+QColor bubbleHatchColour();
+// Send -> receive arrows.
+QColor arrowColour();
+
+}  // namespace bubblescope::gui

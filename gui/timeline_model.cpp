@@ -1,0 +1,237 @@
+#include "gui/timeline_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bubblescope::gui {
+
+namespace {
+
+QString laneLabel(int32_t lane) {
+  switch (static_cast<tracer::Lane>(lane)) {
+    case tracer::Lane::kCompute:
+      return QStringLiteral("compute");
+    case tracer::Lane::kCommunication:
+      return QStringLiteral("comm");
+    case tracer::Lane::kPipeline:
+      return QStringLiteral("pipeline");
+    case tracer::Lane::kData:
+      return QStringLiteral("data");
+    default:
+      break;
+  }
+  const int32_t base = static_cast<int32_t>(tracer::Lane::kGpuStreamBase);
+  if (lane >= base) return QStringLiteral("gpu %1").arg(lane - base);
+  return QStringLiteral("lane %1").arg(lane);
+}
+
+}  // namespace
+
+TimelineModel::TimelineModel(TimelineOptions options, QObject* parent)
+    : QObject(parent), options_(options), overview_(options.overviewBins) {}
+
+void TimelineModel::clear() {
+  reader_ = nullptr;
+  runId_ = 0;
+  run_ = {};
+  ranks_.clear();
+  lanesOfRank_.clear();
+  rows_.clear();
+  rowIndex_.clear();
+  rankSteps_.clear();
+  steps_.clear();
+  startNs_ = endNs_ = 0;
+  cursor_ = ingested_ = 0;
+  caughtUp_ = false;
+  overview_.reset(0, 1);
+  cache_.invalidate();
+  lastError_ = Status::ok();
+  ++version_;
+  emit rowsChanged();
+  emit contentChanged();
+}
+
+Status TimelineModel::setRun(storage::TraceReader* reader, int64_t runId) {
+  clear();
+  auto run = reader->run(runId);
+  if (!run.isOk()) return run.status();
+  auto ranks = reader->ranks(runId);
+  if (!ranks.isOk()) return ranks.status();
+  auto range = reader->timeRange(runId);
+  if (!range.isOk()) return range.status();
+  reader_ = reader;
+  runId_ = runId;
+  run_ = *run;
+  for (const storage::RankInfo& r : *ranks) ranks_[r.rank] = r;
+  for (const auto& [rank, info] : ranks_)
+    addRow(rank, static_cast<int32_t>(tracer::Lane::kCompute));
+  startNs_ = range->first;
+  endNs_ = range->second;
+  const int64_t span = std::max<int64_t>(endNs_ - startNs_, 1);
+  overview_.reset(startNs_,
+                  std::max<int64_t>(1, (span + options_.overviewBins - 1) / options_.overviewBins));
+  BS_RETURN_IF_ERROR(loadSteps());
+  rebuildRows();
+  ++version_;
+  emit rowsChanged();
+  emit contentChanged();
+  return Status::ok();
+}
+
+Status TimelineModel::loadSteps() {
+  auto records = reader_->steps(runId_);
+  if (!records.isOk()) return records.status();
+  rankSteps_.clear();
+  std::map<int32_t, StepWindow> byStep;
+  auto addStep = [&](int32_t rank, int32_t step, int64_t s, int64_t e) {
+    rankSteps_[rank].push_back({step, s, e});
+    auto [it, inserted] = byStep.try_emplace(step, StepWindow{step, s, e});
+    if (!inserted) {
+      it->second.startNs = std::min(it->second.startNs, s);
+      it->second.endNs = std::max(it->second.endNs, e);
+    }
+  };
+  if (!records->empty()) {
+    for (const tracer::StepRecord& r : *records) addStep(r.rank, r.step, r.startNs, r.endNs);
+  } else {
+    auto spans = reader_->stepSpans(runId_);
+    if (!spans.isOk()) return spans.status();
+    for (const storage::StepSpan& s : *spans) addStep(s.rank, s.step, s.startNs, s.endNs);
+  }
+  for (auto& [rank, windows] : rankSteps_) {
+    std::sort(windows.begin(), windows.end(),
+              [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+  }
+  steps_.clear();
+  for (const auto& [step, w] : byStep) steps_.push_back(w);
+  std::sort(steps_.begin(), steps_.end(),
+            [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+  return Status::ok();
+}
+
+Status TimelineModel::refresh() {
+  if (reader_ == nullptr) return Status::failedPrecondition("no run is shown");
+  auto run = reader_->run(runId_);
+  if (!run.isOk()) return run.status();
+  run_ = *run;
+  auto ranks = reader_->ranks(runId_);
+  if (!ranks.isOk()) return ranks.status();
+  bool newRank = false;
+  for (const storage::RankInfo& r : *ranks) {
+    newRank = newRank || ranks_.count(r.rank) == 0 || !(ranks_[r.rank] == r);
+    ranks_[r.rank] = r;
+    addRow(r.rank, static_cast<int32_t>(tracer::Lane::kCompute));
+  }
+  BS_RETURN_IF_ERROR(loadSteps());
+  if (newRank) {
+    rebuildRows();
+    emit rowsChanged();
+  }
+  ++version_;
+  emit contentChanged();
+  return Status::ok();
+}
+
+Result<int64_t> TimelineModel::ingest(int64_t maxEvents) {
+  if (reader_ == nullptr) return Status::failedPrecondition("no run is shown");
+  auto page = reader_->eventsAfter(runId_, cursor_, maxEvents);
+  if (!page.isOk()) {
+    lastError_ = page.status();
+    return page.status();
+  }
+  const size_t rowsBefore = rowIndex_.size();
+  // Events of a run still being written may land in the cached window.
+  const bool growing = run_.health == storage::RunHealth::kRunning;
+  for (const tracer::Event& e : page->events) {
+    addRow(e.rank, static_cast<int32_t>(e.lane));
+    overview_.add(e);
+    if (startNs_ == endNs_ && ingested_ == 0) startNs_ = e.startNs;
+    startNs_ = std::min(startNs_, e.startNs);
+    endNs_ = std::max(endNs_, e.endNs);
+    if (growing && cache_.overlaps(e.startNs, e.endNs)) cache_.invalidate();
+  }
+  const auto n = static_cast<int64_t>(page->events.size());
+  ingested_ += n;
+  cursor_ = page->cursor;
+  caughtUp_ = n < maxEvents;
+  if (rowIndex_.size() != rowsBefore) {
+    rebuildRows();
+    emit rowsChanged();
+  }
+  if (n > 0) {
+    ++version_;
+    emit contentChanged();
+  }
+  return n;
+}
+
+double TimelineModel::ingestProgress() const {
+  if (run_.eventCount <= 0) return caughtUp_ ? 1.0 : 0.0;
+  return std::min(1.0, static_cast<double>(ingested_) / static_cast<double>(run_.eventCount));
+}
+
+void TimelineModel::addRow(int32_t rank, int32_t lane) {
+  if (rowIndex_.count({rank, lane}) > 0) return;
+  rowIndex_[{rank, lane}] = -1;  // placed by rebuildRows()
+  auto& lanes = lanesOfRank_[rank];
+  lanes.insert(std::lower_bound(lanes.begin(), lanes.end(), lane), lane);
+}
+
+void TimelineModel::rebuildRows() {
+  std::vector<int32_t> order;
+  for (const auto& [rank, lanes] : lanesOfRank_) order.push_back(rank);
+  auto coords = [&](int32_t rank) {
+    auto it = ranks_.find(rank);
+    if (it == ranks_.end()) return std::tuple<int32_t, int32_t, int32_t, int32_t>{0, 0, 0, rank};
+    return std::tuple<int32_t, int32_t, int32_t, int32_t>{it->second.pp, it->second.dp,
+                                                          it->second.tp, rank};
+  };
+  std::sort(order.begin(), order.end(),
+            [&](int32_t a, int32_t b) { return coords(a) < coords(b); });
+  rows_.clear();
+  int32_t lastStage = -1;
+  for (int32_t rank : order) {
+    auto [pp, dp, tp, r] = coords(rank);
+    const QString label =
+        QStringLiteral("rank %1 · pp%2 tp%3 dp%4").arg(rank).arg(pp).arg(tp).arg(dp);
+    bool first = true;
+    for (int32_t lane : lanesOfRank_[rank]) {
+      TimelineRow row;
+      row.rank = rank;
+      row.lane = static_cast<tracer::Lane>(lane);
+      row.pp = pp;
+      row.tp = tp;
+      row.dp = dp;
+      row.firstOfRank = first;
+      row.firstOfStage = first && (rows_.empty() || pp != lastStage);
+      row.rankLabel = label;
+      row.laneLabel = laneLabel(lane);
+      rowIndex_[{rank, lane}] = static_cast<int>(rows_.size());
+      rows_.push_back(row);
+      first = false;
+    }
+    lastStage = pp;
+  }
+  ++version_;
+}
+
+int TimelineModel::rowOf(int32_t rank, tracer::Lane lane) const {
+  auto it = rowIndex_.find({rank, static_cast<int32_t>(lane)});
+  return it == rowIndex_.end() ? -1 : it->second;
+}
+
+double TimelineModel::estimatedEvents(double t0Ns, double t1Ns) const {
+  const double events = static_cast<double>(std::max(run_.eventCount, ingested_));
+  const double span = static_cast<double>(std::max<int64_t>(endNs_ - startNs_, 1));
+  const double visible =
+      std::min(t1Ns, static_cast<double>(endNs_)) - std::max(t0Ns, static_cast<double>(startNs_));
+  return events * std::max(visible, 0.0) / span;
+}
+
+std::optional<tracer::Event> TimelineModel::eventAt(int row, double tNs, double toleranceNs) const {
+  if (row < 0 || row >= static_cast<int>(rows_.size())) return std::nullopt;
+  const TimelineRow& r = rows_[row];
+  return cache_.eventAt({r.rank, static_cast<int32_t>(r.lane)}, tNs, toleranceNs);
+}
+
+}  // namespace bubblescope::gui

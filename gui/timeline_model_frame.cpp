@@ -1,0 +1,207 @@
+// TimelineModel::frame(): spans, coverage, bubbles and arrows of one view.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "gui/span_palette.h"
+#include "gui/timeline_model.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+// Position of a kind in the legend (coverage is stacked in this order).
+int legendPosition(tracer::EventKind kind) {
+  static const std::vector<int> positions = [] {
+    std::vector<int> p(tracer::kEventKindCount, 0);
+    const auto entries = legendEntries();
+    for (size_t i = 0; i < entries.size(); ++i) p[static_cast<int>(entries[i].kind)] = int(i);
+    return p;
+  }();
+  const int k = static_cast<int>(kind);
+  return k >= 0 && k < tracer::kEventKindCount ? positions[k] : tracer::kEventKindCount;
+}
+
+bool isBusy(tracer::EventKind kind) {
+  const tracer::EventCategory c = tracer::categoryOf(kind);
+  return c == tracer::EventCategory::kCompute || c == tracer::EventCategory::kCommunication;
+}
+
+}  // namespace
+
+const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns, int firstRow,
+                                          int lastRow) {
+  columns = std::max(columns, 1);
+  if (t1Ns <= t0Ns) t1Ns = t0Ns + 1;
+  firstRow = std::max(firstRow, 0);
+  lastRow = std::min(lastRow, static_cast<int>(rows_.size()) - 1);
+  if (frameVersion_ == version_ && frame_.t0Ns == t0Ns && frame_.t1Ns == t1Ns &&
+      frame_.columns == columns && frame_.firstRow == firstRow && frame_.lastRow == lastRow) {
+    return frame_;
+  }
+  TimelineFrame f;
+  f.t0Ns = t0Ns;
+  f.t1Ns = t1Ns;
+  f.columns = columns;
+  f.firstRow = firstRow;
+  f.lastRow = lastRow;
+  if (reader_ != nullptr && lastRow >= firstRow) {
+    bool window = estimatedEvents(t0Ns, t1Ns) <= options_.windowBudgetEvents;
+    if (window && !cache_.covers(t0Ns, t1Ns)) {
+      const double w = t1Ns - t0Ns;
+      double a = t0Ns - w, b = t1Ns + w;
+      if (estimatedEvents(a, b) > options_.windowBudgetEvents) {
+        a = t0Ns;
+        b = t1Ns;
+      }
+      const Status s = cache_.fetch(*reader_, runId_, static_cast<int64_t>(std::floor(a)),
+                                    static_cast<int64_t>(std::ceil(b)));
+      if (!s.isOk()) {
+        lastError_ = s;
+        window = false;
+      } else {
+        // The fetch may reveal lanes the overview has not reached yet.
+        const size_t before = rowIndex_.size();
+        for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
+        if (rowIndex_.size() != before) {
+          rebuildRows();
+          emit rowsChanged();
+          f.lastRow = lastRow = std::min(lastRow, static_cast<int>(rows_.size()) - 1);
+        }
+      }
+    }
+    if (window) {
+      buildWindowFrame(f);
+    } else {
+      buildOverviewFrame(f);
+    }
+    if (!caughtUp_ && f.fromOverview) {
+      f.note = QStringLiteral("indexing %1%").arg(static_cast<int>(ingestProgress() * 100));
+    }
+  }
+  frame_ = std::move(f);
+  frameVersion_ = version_;
+  return frame_;
+}
+
+std::vector<int32_t> TimelineModel::ranksOf(const TimelineFrame& f) const {
+  std::vector<int32_t> ranks;
+  for (int r = f.firstRow; r <= f.lastRow; ++r) {
+    if (ranks.empty() || ranks.back() != rows_[r].rank) ranks.push_back(rows_[r].rank);
+  }
+  return ranks;
+}
+
+void TimelineModel::buildWindowFrame(TimelineFrame& f) {
+  const double columnNs = f.columnNs();
+  const double maxSpans = f.columns * options_.maxSpansPerColumn;
+  for (int r = f.firstRow; r <= f.lastRow; ++r) {
+    const TimelineRow& row = rows_[r];
+    const auto events =
+        cache_.overlapping({row.rank, static_cast<int32_t>(row.lane)}, f.t0Ns, f.t1Ns);
+    if (static_cast<double>(events.size()) <= maxSpans) {
+      for (const tracer::Event* e : events) {
+        f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch});
+      }
+      continue;
+    }
+    std::map<int, KindCoverage> byKind;  // legend position -> coverage
+    for (const tracer::Event* e : events) {
+      KindCoverage& k = byKind[legendPosition(e->kind)];
+      if (k.fraction.empty()) {
+        k.kind = e->kind;
+        k.fraction.assign(f.columns, 0.0f);
+      }
+      addCoverage(k.fraction, f.t0Ns, columnNs, e->startNs, e->endNs);
+    }
+    RowCoverage rc{r, {}};
+    for (auto& [pos, k] : byKind) {
+      for (float& v : k.fraction) v = std::min(v, 1.0f);
+      rc.kinds.push_back(std::move(k));
+    }
+    f.coverage.push_back(std::move(rc));
+  }
+
+  const std::vector<int32_t> ranks = ranksOf(f);
+  for (int32_t rank : ranks) {
+    auto steps = rankSteps_.find(rank);
+    if (steps == rankSteps_.end()) continue;
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (int32_t lane : lanesOfRank_[rank]) {
+      for (const tracer::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
+        if (isBusy(e->kind) && e->endNs > e->startNs) busy.emplace_back(e->startNs, e->endNs);
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    for (const StepWindow& w : steps->second) {
+      if (w.endNs <= f.t0Ns || w.startNs >= f.t1Ns) continue;
+      int64_t t = w.startNs;
+      auto gap = [&](int64_t a, int64_t b) {
+        a = std::max<int64_t>(a, static_cast<int64_t>(std::floor(f.t0Ns)));
+        b = std::min<int64_t>(b, static_cast<int64_t>(std::ceil(f.t1Ns)));
+        if (b > a) f.bubbles.push_back({rank, a, b});
+      };
+      for (const auto& [s, e] : busy) {
+        if (e <= t) continue;
+        if (s >= w.endNs) break;
+        if (s > t) gap(t, s);
+        t = std::max(t, e);
+      }
+      if (t < w.endNs) gap(t, w.endNs);
+    }
+  }
+
+  const std::set<int32_t> visible(ranks.begin(), ranks.end());
+  for (const FrameArrow& a : cache_.arrows()) {
+    if (std::min(a.fromNs, a.toNs) >= f.t1Ns) break;
+    if (std::max(a.fromNs, a.toNs) < f.t0Ns) continue;
+    if (visible.count(a.fromRank) == 0 && visible.count(a.toRank) == 0) continue;
+    if (static_cast<int32_t>(f.arrows.size()) >= options_.maxArrows) {
+      f.arrows.clear();
+      break;
+    }
+    f.arrows.push_back(a);
+  }
+}
+
+void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
+  f.fromOverview = true;
+  for (int r = f.firstRow; r <= f.lastRow; ++r) {
+    const TimelineRow& row = rows_[r];
+    const CoverageOverview::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
+    std::vector<tracer::EventKind> kinds = overview_.kindsOf(key);
+    std::sort(kinds.begin(), kinds.end(), [](tracer::EventKind a, tracer::EventKind b) {
+      return legendPosition(a) < legendPosition(b);
+    });
+    RowCoverage rc{r, {}};
+    for (tracer::EventKind kind : kinds) {
+      rc.kinds.push_back({kind, overview_.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
+    }
+    if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
+  }
+  const double columnNs = f.columnNs();
+  for (int32_t rank : ranksOf(f)) {
+    auto steps = rankSteps_.find(rank);
+    if (steps == rankSteps_.end()) continue;
+    std::vector<float> busy(f.columns, 0.0f);
+    for (int32_t lane : lanesOfRank_[rank]) {
+      for (tracer::EventKind kind : overview_.kindsOf({rank, lane})) {
+        if (!isBusy(kind)) continue;
+        const auto v = overview_.resample({rank, lane}, kind, f.t0Ns, f.t1Ns, f.columns);
+        for (int c = 0; c < f.columns; ++c) busy[c] += v[c];
+      }
+    }
+    RankIdleColumns idle{rank, std::vector<uint8_t>(f.columns, 0)};
+    size_t s = 0;
+    const auto& windows = steps->second;
+    for (int c = 0; c < f.columns; ++c) {
+      const double t = f.t0Ns + (c + 0.5) * columnNs;
+      while (s < windows.size() && windows[s].endNs <= t) ++s;
+      const bool inStep = s < windows.size() && windows[s].startNs <= t;
+      idle.idle[c] = inStep && busy[c] < 0.5f ? 1 : 0;
+    }
+    f.idleColumns.push_back(std::move(idle));
+  }
+}
+
+}  // namespace bubblescope::gui

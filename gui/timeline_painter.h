@@ -1,0 +1,57 @@
+// Painting of a TimelineFrame: rows, spans, coverage, bubbles, arrows, the
+// time ruler, labels and the measured selection. No state, no data access:
+// everything drawn comes from the frame and the geometry passed in.
+#pragma once
+
+#include <QPainter>
+#include <QRect>
+#include <optional>
+#include <vector>
+
+#include "gui/timeline_frame.h"
+#include "gui/timeline_model.h"
+
+namespace bubblescope::gui {
+
+// Vertical placement of rows: row i spans [top[i], top[i] + laneHeight) in
+// content coordinates (0 = the first row, before scrolling).
+struct RowGeometry {
+  static constexpr int kLaneHeight = 18;
+  static constexpr int kRankGap = 3;   // after the last lane of a rank
+  static constexpr int kStageGap = 6;  // before the first rank of a stage
+
+  std::vector<int> top;
+  int contentHeight = 0;
+
+  static RowGeometry of(const std::vector<TimelineRow>& rows);
+  // The row at content y, or -1.
+  int rowAt(int contentY) const;
+};
+
+// Where things go in the widget, in widget pixels.
+struct TimelinePlacement {
+  static constexpr int kRulerHeight = 28;
+  static constexpr int kLabelWidth = 200;
+
+  QRect plot;       // the time area under the ruler, right of the labels
+  int scrollY = 0;  // content y at plot.top()
+  double t0Ns = 0, t1Ns = 1;
+  int64_t originNs = 0;  // ruler labels count from here (the run's start)
+
+  double xOf(double tNs) const { return plot.left() + (tNs - t0Ns) * plot.width() / (t1Ns - t0Ns); }
+  double tOf(double x) const { return t0Ns + (x - plot.left()) * (t1Ns - t0Ns) / plot.width(); }
+  int yOf(int contentY) const { return plot.top() + contentY - scrollY; }
+};
+
+// Decorations that are state of the view, not of the data.
+struct TimelineOverlay {
+  std::optional<std::pair<double, double>> selectionNs;  // measured interval
+  std::optional<tracer::Event> highlighted;              // the span under the cursor
+  const std::vector<StepWindow>* steps = nullptr;        // step marks on the ruler
+};
+
+void paintTimeline(QPainter& painter, const TimelineFrame& frame,
+                   const std::vector<TimelineRow>& rows, const RowGeometry& geometry,
+                   const TimelinePlacement& placement, const TimelineOverlay& overlay);
+
+}  // namespace bubblescope::gui

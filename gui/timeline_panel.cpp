@@ -1,0 +1,125 @@
+#include "gui/timeline_panel.h"
+
+#include <QHBoxLayout>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace bubblescope::gui {
+
+TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
+    : QWidget(parent), model_(options) {
+  legend_ = new LegendWidget(this);
+  view_ = new TimelineView(this);
+  view_->setModel(&model_);
+  scroll_ = new QScrollBar(Qt::Vertical, this);
+  details_ = new DetailPanel(this);
+
+  auto* timelineBox = new QWidget(this);
+  auto* row = new QHBoxLayout(timelineBox);
+  row->setContentsMargins(0, 0, 0, 0);
+  row->setSpacing(0);
+  row->addWidget(view_, 1);
+  row->addWidget(scroll_);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(timelineBox);
+  split->addWidget(details_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 0);
+  split->setSizes({900, 240});
+
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  column->addWidget(legend_);
+  column->addWidget(split, 1);
+
+  connect(view_, &TimelineView::scrollRangeChanged, this, &TimelinePanel::syncScrollBar);
+  connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
+  connect(view_, &TimelineView::eventSelected, this,
+          [this](const tracer::Event& e) { details_->showSpan(e, model_.startNs()); });
+  connect(view_, &TimelineView::selectionChanged, this,
+          [this](double t0, double t1) { details_->showSelection(t0, t1, model_.startNs()); });
+
+  ingestTimer_.setInterval(0);
+  connect(&ingestTimer_, &QTimer::timeout, this, &TimelinePanel::ingestPage);
+  pollTimer_.setInterval(kPollIntervalMs);
+  connect(&pollTimer_, &QTimer::timeout, this, &TimelinePanel::poll);
+}
+
+Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
+  ingestTimer_.stop();
+  pollTimer_.stop();
+  details_->clearDetails();
+  view_->setSelection(std::nullopt);
+  const Status s = model_.setRun(reader, runId);
+  view_->setFollowing(true);
+  view_->fitAll();
+  if (!s.isOk()) return s;
+  ingestTimer_.start();
+  return Status::ok();
+}
+
+void TimelinePanel::clear() {
+  ingestTimer_.stop();
+  pollTimer_.stop();
+  model_.clear();
+  details_->clearDetails();
+}
+
+Status TimelinePanel::ingestAll() {
+  while (model_.hasRun()) {
+    auto n = model_.ingest(kIngestPageEvents * 10);
+    if (!n.isOk()) return n.status();
+    if (model_.caughtUp()) break;
+  }
+  return Status::ok();
+}
+
+void TimelinePanel::ingestPage() {
+  if (!model_.hasRun()) {
+    ingestTimer_.stop();
+    return;
+  }
+  auto n = model_.ingest(kIngestPageEvents);
+  if (!n.isOk()) {
+    ingestTimer_.stop();
+    emit errorOccurred(QString::fromStdString(n.status().message()));
+    return;
+  }
+  if (model_.caughtUp()) {
+    ingestTimer_.stop();
+    if (model_.run().health == storage::RunHealth::kRunning) pollTimer_.start();
+  }
+}
+
+void TimelinePanel::poll() {
+  const Status s = model_.refresh();
+  if (!s.isOk()) {
+    pollTimer_.stop();
+    emit errorOccurred(QString::fromStdString(s.message()));
+    return;
+  }
+  do {
+    auto n = model_.ingest(kIngestPageEvents);
+    if (!n.isOk()) {
+      pollTimer_.stop();
+      emit errorOccurred(QString::fromStdString(n.status().message()));
+      return;
+    }
+  } while (!model_.caughtUp());
+  emit runUpdated(model_.run());
+  if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();
+}
+
+void TimelinePanel::syncScrollBar() {
+  const int page = view_->visibleRowsHeight();
+  scroll_->setPageStep(page);
+  scroll_->setSingleStep(RowGeometry::kLaneHeight);
+  scroll_->setRange(0, std::max(0, view_->contentHeight() - page + 8));
+  scroll_->setVisible(view_->contentHeight() > page);
+  const QSignalBlocker block(scroll_);
+  scroll_->setValue(view_->scrollY());
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,61 @@
+// TimelinePanel: the legend, the timeline view with its row scroll bar, and
+// the detail panel; owns the TimelineModel and keeps it fed.
+//
+// Feeding: after showRun() a zero-delay timer ingests the run's events into
+// the overview a page at a time (the view paints between pages); while the
+// run is running, a poll timer re-reads its status and steps and ingests what
+// was appended, and the view grows with it. Polling stops once the run is
+// finished, failed or interrupted. GUI thread only; the reader is not owned.
+#pragma once
+
+#include <QScrollBar>
+#include <QTimer>
+#include <QWidget>
+
+#include "common/status.h"
+#include "gui/detail_panel.h"
+#include "gui/legend_widget.h"
+#include "gui/timeline_model.h"
+#include "gui/timeline_view.h"
+
+namespace bubblescope::gui {
+
+class TimelinePanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr int kIngestPageEvents = 20000;
+  static constexpr int kPollIntervalMs = 500;
+
+  explicit TimelinePanel(QWidget* parent = nullptr, TimelineOptions options = {});
+
+  Status showRun(storage::TraceReader* reader, int64_t runId);
+  void clear();
+  // Ingests everything committed so far, synchronously (tests, screenshots).
+  Status ingestAll();
+
+  TimelineModel* model() { return &model_; }
+  TimelineView* view() { return view_; }
+  DetailPanel* details() { return details_; }
+  bool polling() const { return pollTimer_.isActive(); }
+
+ signals:
+  // The shown run's status or step count changed (live runs).
+  void runUpdated(const bubblescope::storage::RunRecord& run);
+  void errorOccurred(const QString& message);
+
+ private:
+  void ingestPage();
+  void poll();
+  void syncScrollBar();
+
+  TimelineModel model_;
+  LegendWidget* legend_ = nullptr;
+  TimelineView* view_ = nullptr;
+  QScrollBar* scroll_ = nullptr;
+  DetailPanel* details_ = nullptr;
+  QTimer ingestTimer_;
+  QTimer pollTimer_;
+};
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,89 @@
+// TimelineView: the interactive timeline of one run (QPainter, no charts lib).
+//
+// Mouse: wheel zooms around the cursor (shift+wheel scrolls the rows), drag
+// pans, shift-drag measures an interval, a click selects the span under the
+// cursor; hovering shows a tooltip. Keys: + / - zoom, left / right pan,
+// up / down scroll, Home fits the run, PgUp / PgDn (or [ / ]) jump to the
+// previous / next step, Escape clears the selection.
+//
+// Contract: draws only what TimelineModel::frame() returns; owns no data.
+// The model is not owned and must outlive the view (or be replaced).
+#pragma once
+
+#include <QWidget>
+#include <optional>
+
+#include "gui/timeline_model.h"
+#include "gui/timeline_painter.h"
+
+namespace bubblescope::gui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+
+  void setModel(TimelineModel* model);
+  TimelineModel* model() const { return model_; }
+
+  // The visible time range, in ns on the run's timeline.
+  double viewStartNs() const { return t0_; }
+  double viewEndNs() const { return t1_; }
+  void setViewRange(double t0Ns, double t1Ns);
+  void fitAll();
+  void zoomBy(double factor, double anchorX);
+  void panByPixels(double dx);
+  bool jumpToStep(int direction);  // +1 next, -1 previous; false when none
+  // While following, the view keeps fitting the growing run.
+  void setFollowing(bool on) { following_ = on; }
+  bool following() const { return following_; }
+
+  int scrollY() const { return scrollY_; }
+  void setScrollY(int y);
+  int contentHeight() const { return geometry_.contentHeight; }
+  int visibleRowsHeight() const;
+
+  std::optional<std::pair<double, double>> selection() const { return selection_; }
+  void setSelection(std::optional<std::pair<double, double>> s);
+
+  // Placement of the current widget size and view (for tests and benches).
+  TimelinePlacement placement() const;
+  const RowGeometry& rowGeometry() const { return geometry_; }
+
+ signals:
+  void eventSelected(const bubblescope::tracer::Event& event);
+  void selectionChanged(double t0Ns, double t1Ns);
+  void viewChanged();
+  void scrollRangeChanged();
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+
+ private:
+  void onRowsChanged();
+  void onContentChanged();
+  std::optional<tracer::Event> eventUnder(QPointF pos) const;
+  void userNavigated();
+
+  TimelineModel* model_ = nullptr;
+  RowGeometry geometry_;
+  double t0_ = 0, t1_ = 1;
+  int scrollY_ = 0;
+  bool following_ = true;
+  enum class Drag { kNone, kPan, kSelect } drag_ = Drag::kNone;
+  QPointF pressPos_;
+  QPointF lastPos_;
+  bool moved_ = false;
+  std::optional<std::pair<double, double>> selection_;
+  std::optional<tracer::Event> highlighted_;
+};
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,111 @@
+#include "gui/window_cache.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace bubblescope::gui {
+
+Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t0Ns, int64_t t1Ns) {
+  valid_ = false;
+  rows_.clear();
+  arrows_.clear();
+  auto events = reader.eventsInWindow(runId, {}, t0Ns, t1Ns);
+  if (!events.isOk()) return events.status();
+  eventCount_ = static_cast<int64_t>(events->size());
+  for (tracer::Event& e : *events) {
+    Row& row = rows_[{e.rank, static_cast<int32_t>(e.lane)}];
+    row.maxDurationNs = std::max(row.maxDurationNs, e.endNs - e.startNs);
+    row.events.push_back(std::move(e));
+  }
+  for (auto& [key, row] : rows_) {
+    std::stable_sort(
+        row.events.begin(), row.events.end(),
+        [](const tracer::Event& a, const tracer::Event& b) { return a.startNs < b.startNs; });
+  }
+  t0Ns_ = t0Ns;
+  t1Ns_ = t1Ns;
+  valid_ = true;
+  matchTransfers();
+  return Status::ok();
+}
+
+void WindowCache::matchTransfers() {
+  // (sender, receiver, step, micro-batch) -> events in start order; the i-th
+  // send of a key pairs with the i-th receive of that key.
+  using Key = std::tuple<int32_t, int32_t, int32_t, int32_t>;
+  std::map<Key, std::vector<const tracer::Event*>> sends, recvs;
+  for (const auto& [key, row] : rows_) {
+    for (const tracer::Event& e : row.events) {
+      if (e.peer < 0) continue;
+      if (e.kind == tracer::EventKind::kSend) {
+        sends[{e.rank, e.peer, e.step, e.microBatch}].push_back(&e);
+      } else if (e.kind == tracer::EventKind::kRecv) {
+        recvs[{e.peer, e.rank, e.step, e.microBatch}].push_back(&e);
+      }
+    }
+  }
+  auto byStart = [](const tracer::Event* a, const tracer::Event* b) {
+    return a->startNs < b->startNs;
+  };
+  for (auto& [key, s] : sends) {
+    auto it = recvs.find(key);
+    if (it == recvs.end()) continue;
+    std::vector<const tracer::Event*>& r = it->second;
+    std::stable_sort(s.begin(), s.end(), byStart);
+    std::stable_sort(r.begin(), r.end(), byStart);
+    for (size_t i = 0; i < std::min(s.size(), r.size()); ++i) {
+      arrows_.push_back({s[i]->rank, r[i]->rank, s[i]->startNs, r[i]->endNs});
+    }
+  }
+  std::sort(arrows_.begin(), arrows_.end(), [](const FrameArrow& a, const FrameArrow& b) {
+    return std::min(a.fromNs, a.toNs) < std::min(b.fromNs, b.toNs);
+  });
+}
+
+std::vector<const tracer::Event*> WindowCache::overlapping(const RowKey& key, double t0Ns,
+                                                           double t1Ns) const {
+  std::vector<const tracer::Event*> out;
+  auto it = rows_.find(key);
+  if (it == rows_.end()) return out;
+  const Row& row = it->second;
+  const double from = t0Ns - static_cast<double>(row.maxDurationNs);
+  auto first = std::lower_bound(
+      row.events.begin(), row.events.end(), from,
+      [](const tracer::Event& e, double t) { return static_cast<double>(e.startNs) < t; });
+  for (auto e = first; e != row.events.end() && static_cast<double>(e->startNs) < t1Ns; ++e) {
+    if (static_cast<double>(e->endNs) > t0Ns || (e->endNs == e->startNs && e->startNs >= t0Ns)) {
+      out.push_back(&*e);
+    }
+  }
+  return out;
+}
+
+std::optional<tracer::Event> WindowCache::eventAt(const RowKey& key, double tNs,
+                                                  double toleranceNs) const {
+  const tracer::Event* best = nullptr;
+  double bestDistance = toleranceNs;
+  for (const tracer::Event* e : overlapping(key, tNs - toleranceNs, tNs + toleranceNs)) {
+    double distance = 0.0;
+    if (tNs < e->startNs) distance = e->startNs - tNs;
+    if (tNs > e->endNs) distance = tNs - e->endNs;
+    // Inside a span wins; among spans inside, the shortest (the innermost).
+    if (distance < bestDistance || (distance == 0.0 && best != nullptr && bestDistance == 0.0 &&
+                                    e->endNs - e->startNs < best->endNs - best->startNs)) {
+      best = e;
+      bestDistance = distance;
+    } else if (best == nullptr && distance <= bestDistance) {
+      best = e;
+      bestDistance = distance;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
+}
+
+std::vector<WindowCache::RowKey> WindowCache::rowKeys() const {
+  std::vector<RowKey> keys;
+  for (const auto& [key, row] : rows_) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace bubblescope::gui

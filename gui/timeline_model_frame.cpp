@@ -34,6 +34,7 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   columns = std::max(columns, 1);
   if (t1Ns <= t0Ns) t1Ns = t0Ns + 1;
   firstRow = std::max(firstRow, 0);
+  const int requestedLastRow = lastRow;
   lastRow = std::min(lastRow, static_cast<int>(rows_.size()) - 1);
   if (frameVersion_ == version_ && frame_.t0Ns == t0Ns && frame_.t1Ns == t1Ns &&
       frame_.columns == columns && frame_.firstRow == firstRow && frame_.lastRow == lastRow) {
@@ -66,7 +67,7 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
         if (rowIndex_.size() != before) {
           rebuildRows();
           emit rowsChanged();
-          f.lastRow = lastRow = std::min(lastRow, static_cast<int>(rows_.size()) - 1);
+          f.lastRow = lastRow = std::min(requestedLastRow, static_cast<int>(rows_.size()) - 1);
         }
       }
     }

@@ -1,0 +1,69 @@
+#include "gui/coverage_bins.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace bubblescope::gui {
+namespace {
+
+TEST(CoverageBins, AddCoverageSplitsASpanOverColumns) {
+  std::vector<float> out(4, 0.0f);
+  // Columns of 100 ns from 1000: [1000,1100) [1100,1200) [1200,1300) [1300,1400).
+  addCoverage(out, 1000.0, 100.0, 1050, 1225);
+  EXPECT_FLOAT_EQ(out[0], 0.5f);
+  EXPECT_FLOAT_EQ(out[1], 1.0f);
+  EXPECT_FLOAT_EQ(out[2], 0.25f);
+  EXPECT_FLOAT_EQ(out[3], 0.0f);
+}
+
+TEST(CoverageBins, AddCoverageClipsToTheColumnsAndIgnoresEmptySpans) {
+  std::vector<float> out(2, 0.0f);
+  addCoverage(out, 0.0, 10.0, -50, 5);
+  addCoverage(out, 0.0, 10.0, 15, 500);
+  addCoverage(out, 0.0, 10.0, 7, 7);
+  EXPECT_FLOAT_EQ(out[0], 0.5f);
+  EXPECT_FLOAT_EQ(out[1], 0.5f);
+}
+
+tracer::Event event(int32_t rank, tracer::EventKind kind, int64_t s, int64_t e) {
+  tracer::Event ev;
+  ev.rank = rank;
+  ev.kind = kind;
+  ev.startNs = s;
+  ev.endNs = e;
+  return ev;
+}
+
+TEST(CoverageBins, OverviewResamplesBinsToColumns) {
+  CoverageOverview o(4);
+  o.reset(0, 100);
+  o.add(event(0, tracer::EventKind::kForward, 0, 150));
+  o.add(event(0, tracer::EventKind::kBackward, 250, 400));
+  const auto f = o.resample({0, 0}, tracer::EventKind::kForward, 0, 400, 2);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_FLOAT_EQ(f[0], 0.75f);
+  EXPECT_FLOAT_EQ(f[1], 0.0f);
+  const auto b = o.resample({0, 0}, tracer::EventKind::kBackward, 0, 400, 4);
+  EXPECT_FLOAT_EQ(b[2], 0.5f);
+  EXPECT_FLOAT_EQ(b[3], 1.0f);
+  EXPECT_TRUE(o.resample({1, 0}, tracer::EventKind::kForward, 0, 400, 4).empty());
+  EXPECT_EQ(o.kindsOf({0, 0}), (std::vector<tracer::EventKind>{tracer::EventKind::kForward,
+                                                               tracer::EventKind::kBackward}));
+}
+
+TEST(CoverageBins, OverviewDoublesItsBinsAsTheRunGrows) {
+  CoverageOverview o(4);
+  o.reset(0, 100);
+  o.add(event(0, tracer::EventKind::kForward, 0, 100));
+  o.add(event(0, tracer::EventKind::kForward, 700, 800));  // past 400: 200, then 200 still fits
+  EXPECT_EQ(o.binNs(), 200);
+  const auto f = o.resample({0, 0}, tracer::EventKind::kForward, 0, 800, 4);
+  EXPECT_FLOAT_EQ(f[0], 0.5f);
+  EXPECT_FLOAT_EQ(f[1], 0.0f);
+  EXPECT_FLOAT_EQ(f[3], 0.5f);
+  EXPECT_EQ(o.events(), 2);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -1,0 +1,95 @@
+#include "gui/layout_editor.h"
+
+#include <gtest/gtest.h>
+
+#include <QPushButton>
+
+#include "gui/layout_problem_fields.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+TEST(LayoutProblemFields, EachProblemGoesToTheFieldToChange) {
+  EXPECT_EQ(fieldOfProblem("heads 4 is not divisible by tp 3"), "tp");
+  EXPECT_EQ(fieldOfProblem("the model has 2 layers, fewer than pp 4 x virtual_chunks 1 = 4"), "pp");
+  EXPECT_EQ(fieldOfProblem("schedule zb-h1 needs micro_batches >= pp, got micro_batches 1, pp 2"),
+            "micro_batches");
+  EXPECT_EQ(
+      fieldOfProblem("schedule interleaved needs virtual_chunks >= 2 (with 1 chunk it is 1f1b)"),
+      "virtual_chunks");
+  EXPECT_EQ(fieldOfProblem("micro_batch_size must be >= 1, got 0"), "micro_batch_size");
+  EXPECT_EQ(fieldOfProblem("micro_batches must be >= 1, got 0"), "micro_batches");
+  EXPECT_EQ(fieldOfProblem("invalid model: hidden 30 is not divisible by heads 4"), "model");
+  EXPECT_EQ(fieldOfProblem("hosts has an empty entry"), "hosts");
+  EXPECT_EQ(fieldOfProblem("something else entirely"), "");
+}
+
+TEST(LayoutEditor, ShowsWorldSizeAndGlobalBatchAsYouType) {
+  LayoutEditor editor;
+  editor.findChild<QSpinBox*>("dp")->setValue(2);
+  editor.findChild<QSpinBox*>("pp")->setValue(2);
+  editor.findChild<QSpinBox*>("micro_batches")->setValue(4);
+  editor.findChild<QSpinBox*>("micro_batch_size")->setValue(3);
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+  // world 2·1·2 = 4; global batch 3·4·2 = 24 sequences of 32 tokens (tiny).
+  EXPECT_TRUE(editor.summaryText().contains("4 ranks")) << editor.summaryText().toStdString();
+  EXPECT_TRUE(editor.summaryText().contains("24 sequences"));
+  EXPECT_TRUE(editor.summaryText().contains("768 tokens"));
+  EXPECT_EQ(editor.layout().worldSize(), 4);
+}
+
+TEST(LayoutEditor, RejectsANonDividingLayoutWithTheReasonAtTheField) {
+  LayoutEditor editor;
+  auto* run = editor.findChild<QPushButton*>("run");
+  ASSERT_NE(run, nullptr);
+  EXPECT_TRUE(run->isEnabled());
+  editor.findChild<QSpinBox*>("tp")->setValue(3);  // tiny has 4 heads, hidden 32
+  EXPECT_FALSE(editor.isValid());
+  EXPECT_TRUE(editor.problemFor("tp").contains("heads 4 is not divisible by tp 3"))
+      << editor.problemFor("tp").toStdString();
+  auto* label = editor.findChild<QLabel*>("tp_problem");
+  ASSERT_NE(label, nullptr);
+  EXPECT_FALSE(label->isHidden());
+  EXPECT_TRUE(label->text().contains("not divisible by tp 3"));
+  EXPECT_TRUE(editor.problemFor("pp").isEmpty());
+  EXPECT_FALSE(run->isEnabled());
+
+  editor.findChild<QSpinBox*>("tp")->setValue(2);
+  EXPECT_TRUE(editor.isValid());
+  EXPECT_TRUE(label->isHidden());
+  EXPECT_TRUE(run->isEnabled());
+}
+
+TEST(LayoutEditor, ChangingASizeMakesTheModelCustom) {
+  LayoutEditor editor;
+  editor.findChild<QSpinBox*>("layers")->setValue(4);
+  EXPECT_EQ(editor.layout().model.preset, "custom");
+  EXPECT_EQ(editor.layout().model.numLayers, 4);
+  editor.findChild<QComboBox*>("model")->setCurrentText("small");
+  EXPECT_EQ(editor.layout().model, layout::modelPreset("small").value());
+}
+
+TEST(LayoutEditor, SavesAndLoadsLayoutJson) {
+  bubblescope::testing::TempDir dir;
+  LayoutEditor editor;
+  editor.findChild<QSpinBox*>("pp")->setValue(2);
+  editor.findChild<QSpinBox*>("micro_batches")->setValue(4);
+  editor.findChild<QComboBox*>("schedule")->setCurrentText("gpipe");
+  editor.findChild<QComboBox*>("zero_stage")->setCurrentIndex(1);
+  editor.findChild<QLineEdit*>("hosts")->setText("a:2, b:2");
+  const QString path = QString::fromStdString(dir.file("l.json"));
+  ASSERT_TRUE(editor.saveFile(path).isOk());
+
+  LayoutEditor other;
+  ASSERT_TRUE(other.loadFile(path).isOk());
+  EXPECT_EQ(other.layout(), editor.layout());
+  EXPECT_EQ(other.layout().hosts, (std::vector<std::string>{"a:2", "b:2"}));
+
+  const Status bad = other.loadFile(QString::fromStdString(dir.file("missing.json")));
+  EXPECT_FALSE(bad.isOk());
+  EXPECT_NE(bad.message().find("missing.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

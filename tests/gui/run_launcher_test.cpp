@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+
+#include "gui/process_run_launcher.h"
+#include "storage/trace_reader.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+TEST(ProcessRunLauncher, BuildsTheRunCommandOrTheSingleProcessFallback) {
+  RunRequest r;
+  r.layoutPath = "l.json";
+  r.tracePath = "t.db";
+  r.steps = 3;
+  auto run = ProcessRunLauncher::argumentsFor(r, true);
+  ASSERT_TRUE(run.isOk());
+  EXPECT_EQ(*run, (QStringList{"run", "--layout", "l.json", "--trace", "t.db"}));
+  auto train = ProcessRunLauncher::argumentsFor(r, false);
+  ASSERT_TRUE(train.isOk());
+  EXPECT_EQ(train->first(), "train");
+  EXPECT_TRUE(train->contains("--trace"));
+  EXPECT_EQ(train->at(train->indexOf("--steps") + 1), "3");
+  r.worldSize = 4;
+  auto refused = ProcessRunLauncher::argumentsFor(r, false);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("4 ranks"), std::string::npos);
+  r.tracePath.clear();
+  EXPECT_FALSE(ProcessRunLauncher::argumentsFor(r, true).isOk());
+}
+
+// A stand-in CLI: lists `run` in --help, prints two lines, fails with code 3.
+QString writeFakeCli(const bubblescope::testing::TempDir& dir) {
+  const QString path = QString::fromStdString(dir.file("fake-cli"));
+  QFile f(path);
+  EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(
+      "#!/bin/sh\n"
+      "if [ \"$1\" = --help ]; then echo 'Subcommands:'; echo '  run   Run a layout'; exit 0; fi\n"
+      "echo \"step 1 loss 5.5 args $*\"\n"
+      "echo 'error: rank 2 failed: out of memory' >&2\n"
+      "exit 3\n");
+  f.close();
+  QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  return path;
+}
+
+TEST(ProcessRunLauncher, ReportsOutputAndTheErrorOfAFailedRun) {
+  bubblescope::testing::TempDir dir;
+  ProcessRunLauncher launcher(writeFakeCli(dir));
+  QSignalSpy lines(&launcher, &RunLauncher::outputLine);
+  QSignalSpy finished(&launcher, &RunLauncher::finished);
+  RunRequest r;
+  r.layoutPath = "l.json";
+  r.tracePath = "t.db";
+  ASSERT_TRUE(launcher.start(r).isOk());
+  EXPECT_FALSE(launcher.start(r).isOk()) << "one run at a time";
+  ASSERT_TRUE(finished.wait(10000));
+  EXPECT_EQ(finished.at(0).at(0).toInt(), 3);
+  EXPECT_TRUE(finished.at(0).at(1).toString().contains("rank 2 failed"));
+  ASSERT_GE(lines.size(), 2);
+  QStringList all;
+  for (const auto& l : lines) all << l.at(0).toString();
+  EXPECT_TRUE(all.join("\n").contains("args run --layout l.json --trace t.db"));
+  EXPECT_FALSE(launcher.isRunning());
+}
+
+TEST(ProcessRunLauncher, TrainsTinyWithTheRealCli) {
+  const QString cli = QStringLiteral(BUBBLESCOPE_CLI_PATH);
+  if (!QFileInfo(cli).isExecutable()) GTEST_SKIP() << "bubblescope-cli is not built";
+  QProcess help;
+  help.start(cli, {"train", "--help"});
+  if (!help.waitForFinished(10000) || help.exitCode() != 0) {
+    GTEST_SKIP() << "this bubblescope-cli has no train command";
+  }
+  bubblescope::testing::TempDir dir;
+  const QString trace = QString::fromStdString(dir.file("tiny.db"));
+  ProcessRunLauncher launcher(cli);
+  QSignalSpy finished(&launcher, &RunLauncher::finished);
+  RunRequest r;
+  r.tracePath = trace;
+  r.steps = 2;
+  if (ProcessRunLauncher::cliHasRunCommand(cli)) {
+    const QString layout = QString::fromStdString(dir.file("l.json"));
+    QFile f(layout);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"model": {"preset": "tiny"}, "steps": 2})");
+    f.close();
+    r.layoutPath = layout;
+  }
+  ASSERT_TRUE(launcher.start(r).isOk());
+  ASSERT_TRUE(finished.wait(120000));
+  ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
+  auto reader = storage::TraceReader::open(trace.toStdString());
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  auto runs = (*reader)->runs();
+  ASSERT_TRUE(runs.isOk());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().health, storage::RunHealth::kFinished);
+  EXPECT_GT(runs->front().eventCount, 0);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

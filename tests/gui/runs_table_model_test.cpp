@@ -1,0 +1,91 @@
+#include "gui/runs_table_model.h"
+
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+
+#include "tests/gui/gui_trace.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+using testing::guiRank;
+using testing::guiSpan;
+
+TEST(RunRows, LayoutSummaryNamesDegreesScheduleZeroAndModel) {
+  EXPECT_EQ(layoutSummary(R"({"dp":2,"pp":4,"schedule":"1f1b","micro_batches":8,"zero_stage":1})",
+                          R"({"preset":"tiny"})"),
+            QStringLiteral("dp2 tp1 pp4 · 1f1b m8 · zero1 · tiny"));
+  EXPECT_EQ(layoutSummary(
+                R"({"pp":2,"schedule":"interleaved","virtual_chunks":2,"micro_batches":4})", "{}"),
+            QStringLiteral("dp1 tp1 pp2 · interleaved v2 m4"));
+  EXPECT_EQ(layoutSummary("{}", "{}"), QStringLiteral("single process"));
+  EXPECT_EQ(layoutSummary("not json", "{}"), QStringLiteral("not json"));
+}
+
+TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("runs.db");
+  {
+    auto w = testing::writeGuiTrace(
+        path, {guiRank(0, 0), guiRank(1, 1)},
+        {guiSpan(0, tracer::Lane::kCompute, tracer::EventKind::kForward, 0, 100)},
+        {{0, 0, std::nan(""), 0, 0, 100},
+         {1, 0, 3.0, 0, 10, 120},
+         {0, 1, std::nan(""), 0, 200, 330},
+         {1, 1, 2.0, 0, 200, 300}},
+        R"({"dp":1,"pp":2,"schedule":"gpipe","micro_batches":2})");
+    ASSERT_TRUE(w->finishRun(storage::RunStatus::kFailed, "rank 1 ran out of memory").isOk());
+  }
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk());
+  auto rows = loadRunRows(**reader);
+  ASSERT_TRUE(rows.isOk()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  const RunRow& r = rows->front();
+  EXPECT_EQ(r.health, storage::RunHealth::kFailed);
+  EXPECT_EQ(r.error, QStringLiteral("rank 1 ran out of memory"));
+  EXPECT_EQ(r.steps, 2);
+  ASSERT_TRUE(r.medianStepNs.has_value());
+  EXPECT_DOUBLE_EQ(*r.medianStepNs, (120.0 + 130.0) / 2);  // steps of 120 and 130 ns
+  ASSERT_TRUE(r.lastLoss.has_value());
+  EXPECT_DOUBLE_EQ(*r.lastLoss, 2.0);
+  EXPECT_EQ(r.layoutSummary, QStringLiteral("dp1 tp1 pp2 · gpipe m2"));
+
+  RunsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setRows(*rows);
+  EXPECT_EQ(model.rowCount(), 1);
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStatus)).toString(), "failed");
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStatus), Qt::ToolTipRole).toString(),
+            "rank 1 ran out of memory");
+  EXPECT_EQ(
+      model.data(model.index(0, RunsTableModel::kRun), RunsTableModel::kRunIdRole).toLongLong(), 1);
+}
+
+TEST(RunsTableModel, UpdatesARowInPlaceAndAppendsNewRuns) {
+  RunsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  RunRow a;
+  a.id = 1;
+  a.health = storage::RunHealth::kRunning;
+  model.updateRow(a);
+  RunRow b;
+  b.id = 2;
+  b.health = storage::RunHealth::kInterrupted;
+  model.updateRow(b);
+  a.health = storage::RunHealth::kFinished;
+  a.steps = 5;
+  model.updateRow(a);
+  ASSERT_EQ(model.rowCount(), 2);
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStatus)).toString(), "finished");
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kSteps)).toInt(), 5);
+  EXPECT_EQ(model.data(model.index(1, RunsTableModel::kStatus)).toString(), "interrupted");
+  EXPECT_EQ(model.rowOfRun(2), 1);
+  EXPECT_EQ(model.rowOfRun(9), -1);
+  EXPECT_FALSE(model.data(model.index(5, 0)).isValid());
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -1,0 +1,163 @@
+#include "gui/timeline_model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/gui/gui_trace.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+using testing::guiRank;
+using testing::guiSpan;
+using tracer::EventKind;
+using tracer::Lane;
+
+// Two ranks (pp0, pp1), one step [1000, 1400) each.
+// rank 0 compute: forward [1000,1150), backward [1250,1400); pipeline: send to 1 at 1150.
+// rank 1 compute: forward [1200,1300); pipeline: recv from 0 [1100,1200).
+struct TwoRankTrace {
+  bubblescope::testing::TempDir dir;
+  std::string path = dir.file("t.db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  std::unique_ptr<storage::TraceReader> reader;
+
+  TwoRankTrace() {
+    writer =
+        testing::writeGuiTrace(path, {guiRank(0, 0), guiRank(1, 1)},
+                               {guiSpan(0, Lane::kCompute, EventKind::kForward, 1000, 1150, 0, 0),
+                                guiSpan(0, Lane::kCompute, EventKind::kBackward, 1250, 1400, 0, 0),
+                                guiSpan(0, Lane::kPipeline, EventKind::kSend, 1150, 1160, 0, 0, 1),
+                                guiSpan(1, Lane::kPipeline, EventKind::kRecv, 1100, 1200, 0, 0, 0),
+                                guiSpan(1, Lane::kCompute, EventKind::kForward, 1200, 1300, 0, 0)},
+                               {{0, 0, 2.5, 0, 1000, 1400}, {1, 0, 2.5, 0, 1000, 1400}});
+    auto r = storage::TraceReader::open(path);
+    EXPECT_TRUE(r.isOk()) << r.status().message();
+    reader = std::move(*r);
+  }
+};
+
+const KindCoverage* coverageOf(const TimelineFrame& f, int row, EventKind kind) {
+  for (const RowCoverage& rc : f.coverage) {
+    if (rc.row != row) continue;
+    for (const KindCoverage& k : rc.kinds) {
+      if (k.kind == kind) return &k;
+    }
+  }
+  return nullptr;
+}
+
+TEST(TimelineModel, RowsAreLanesOfRanksLabelledByCoordinates) {
+  TwoRankTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  ASSERT_EQ(model.rows().size(), 4u);
+  EXPECT_EQ(model.rows()[0].rankLabel, QStringLiteral("rank 0 · pp0 tp0 dp0"));
+  EXPECT_EQ(model.rows()[0].laneLabel, QStringLiteral("compute"));
+  EXPECT_EQ(model.rows()[1].laneLabel, QStringLiteral("pipeline"));
+  EXPECT_TRUE(model.rows()[2].firstOfStage);
+  EXPECT_EQ(model.rowOf(1, Lane::kPipeline), 3);
+  EXPECT_EQ(model.startNs(), 1000);
+  EXPECT_EQ(model.endNs(), 1400);
+  ASSERT_EQ(model.steps().size(), 1u);
+  EXPECT_TRUE(model.caughtUp());
+}
+
+TEST(TimelineModel, WideColumnsGiveSpansBubblesAndArrows) {
+  TwoRankTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  const TimelineFrame& f = model.frame(1000, 1400, 400, 0, 3);
+  EXPECT_FALSE(f.fromOverview);
+  EXPECT_EQ(f.spans.size(), 5u);
+  EXPECT_TRUE(f.coverage.empty());
+  // rank 0 is busy [1000,1150) and [1250,1400) (the send counts as busy).
+  // rank 1: nothing before 1200 but a receive, busy [1200,1300), idle after.
+  std::vector<std::tuple<int32_t, int64_t, int64_t>> bubbles;
+  for (const BubbleInterval& b : f.bubbles) bubbles.emplace_back(b.rank, b.startNs, b.endNs);
+  EXPECT_EQ(bubbles, (std::vector<std::tuple<int32_t, int64_t, int64_t>>{
+                         {0, 1160, 1250}, {1, 1000, 1100}, {1, 1300, 1400}}));
+  ASSERT_EQ(f.arrows.size(), 1u);
+  EXPECT_EQ(f.arrows[0].fromRank, 0);
+  EXPECT_EQ(f.arrows[0].toRank, 1);
+  EXPECT_EQ(f.arrows[0].fromNs, 1150);
+  EXPECT_EQ(f.arrows[0].toNs, 1200);
+  const auto e = model.eventAt(0, 1300, 1);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind, EventKind::kBackward);
+}
+
+TEST(TimelineModel, CrowdedRowsAreBinnedIntoExactCoverage) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.maxSpansPerColumn = 0.0;  // every row with a span is binned
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  const TimelineFrame& f = model.frame(1000, 1400, 4, 0, 3);  // 100 ns columns
+  EXPECT_FALSE(f.fromOverview);
+  EXPECT_TRUE(f.spans.empty());
+  const KindCoverage* fwd = coverageOf(f, 0, EventKind::kForward);
+  const KindCoverage* bwd = coverageOf(f, 0, EventKind::kBackward);
+  ASSERT_NE(fwd, nullptr);
+  ASSERT_NE(bwd, nullptr);
+  EXPECT_EQ(fwd->fraction, (std::vector<float>{1.0f, 0.5f, 0.0f, 0.0f}));
+  EXPECT_EQ(bwd->fraction, (std::vector<float>{0.0f, 0.0f, 0.5f, 1.0f}));
+  const KindCoverage* recv = coverageOf(f, 3, EventKind::kRecv);
+  ASSERT_NE(recv, nullptr);
+  EXPECT_EQ(recv->fraction, (std::vector<float>{0.0f, 1.0f, 0.0f, 0.0f}));
+}
+
+TEST(TimelineModel, WideWindowsComeFromTheOverviewWithTheSameNumbers) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;  // never fetch a window
+  options.overviewBins = 4;        // bins of 100 ns over [1000, 1400)
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  const TimelineFrame& f = model.frame(1000, 1400, 4, 0, 3);
+  EXPECT_TRUE(f.fromOverview);
+  const KindCoverage* fwd = coverageOf(f, 0, EventKind::kForward);
+  ASSERT_NE(fwd, nullptr);
+  EXPECT_EQ(fwd->fraction, (std::vector<float>{1.0f, 0.5f, 0.0f, 0.0f}));
+  const KindCoverage* fwd1 = coverageOf(f, 2, EventKind::kForward);
+  ASSERT_NE(fwd1, nullptr);
+  EXPECT_EQ(fwd1->fraction, (std::vector<float>{0.0f, 0.0f, 1.0f, 0.0f}));
+  // Idle columns: rank 1 is idle in [1000,1100) and [1300,1400).
+  ASSERT_EQ(f.idleColumns.size(), 2u);
+  EXPECT_EQ(f.idleColumns[1].rank, 1);
+  EXPECT_EQ(f.idleColumns[1].idle, (std::vector<uint8_t>{1, 0, 0, 1}));
+}
+
+TEST(TimelineModel, FollowsARunThatGrows) {
+  TwoRankTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  EXPECT_EQ(model.run().health, storage::RunHealth::kRunning);
+  (void)model.frame(1000, 1400, 400, 0, 3);  // caches the window
+  ASSERT_TRUE(t.writer
+                  ->appendEvents(std::vector<tracer::Event>{
+                      guiSpan(0, Lane::kCompute, EventKind::kOptimizer, 1390, 1500, 0),
+                      guiSpan(0, Lane::kCommunication, EventKind::kAllReduce, 1400, 1450, 0)})
+                  .isOk());
+  ASSERT_TRUE(t.writer->flush().isOk());
+  ASSERT_TRUE(model.refresh().isOk());
+  auto n = model.ingest(1000);
+  ASSERT_TRUE(n.isOk());
+  EXPECT_EQ(*n, 2);
+  EXPECT_EQ(model.endNs(), 1500);
+  EXPECT_NE(model.rowOf(0, Lane::kCommunication), -1);  // a new lane appeared
+  const TimelineFrame& f = model.frame(1000, 1500, 500, 0, int(model.rows().size()) - 1);
+  bool sawOptimizer = false;
+  for (const FrameSpan& s : f.spans) sawOptimizer |= s.kind == EventKind::kOptimizer;
+  EXPECT_TRUE(sawOptimizer) << "the cached window must be refetched after new events";
+  ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
+  ASSERT_TRUE(model.refresh().isOk());
+  EXPECT_EQ(model.run().health, storage::RunHealth::kFinished);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -1,0 +1,165 @@
+// Pixels of a rendered synthetic trace: a known idle gap on stage 2 is drawn
+// hatched exactly over its x range, and span colours are the legend's.
+#include <gtest/gtest.h>
+
+#include <QImage>
+
+#include "gui/legend_widget.h"
+#include "gui/span_palette.h"
+#include "gui/timeline_view.h"
+#include "tests/gui/gui_trace.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+using testing::guiRank;
+using testing::guiSpan;
+using tracer::EventKind;
+using tracer::Lane;
+
+constexpr int64_t kT0 = 5'000'000;
+constexpr int kPlotWidth = 1000;  // 1 ns per pixel over [kT0, kT0 + 1000)
+
+// Stages 0 and 1 compute all of step 0; stage 2 computes [0,300) and
+// [600,1000), so [300,600) is its bubble.
+struct ThreeStageTrace {
+  bubblescope::testing::TempDir dir;
+  std::string path = dir.file("three.db");
+  std::unique_ptr<storage::TraceReader> reader;
+
+  ThreeStageTrace() {
+    auto writer = testing::writeGuiTrace(
+        path, {guiRank(0, 0), guiRank(1, 1), guiRank(2, 2)},
+        {guiSpan(0, Lane::kCompute, EventKind::kForward, kT0, kT0 + 1000),
+         guiSpan(1, Lane::kCompute, EventKind::kBackward, kT0, kT0 + 1000),
+         guiSpan(2, Lane::kCompute, EventKind::kForward, kT0, kT0 + 300),
+         guiSpan(2, Lane::kCompute, EventKind::kBackward, kT0 + 600, kT0 + 1000)},
+        {{0, 0, 1.0, 0, kT0, kT0 + 1000},
+         {1, 0, 1.0, 0, kT0, kT0 + 1000},
+         {2, 0, 1.0, 0, kT0, kT0 + 1000}});
+    EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+    auto r = storage::TraceReader::open(path);
+    EXPECT_TRUE(r.isOk()) << r.status().message();
+    reader = std::move(*r);
+  }
+};
+
+struct Rendered {
+  QImage image;
+  TimelinePlacement at;
+  RowGeometry rows;
+};
+
+Rendered render(TimelineModel& model) {
+  TimelineView view;
+  view.setModel(&model);
+  view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 220);
+  view.setViewRange(kT0, kT0 + kPlotWidth);
+  Rendered out;
+  out.image = QImage(view.size(), QImage::Format_ARGB32);
+  view.render(&out.image);
+  out.at = view.placement();
+  out.rows = view.rowGeometry();
+  return out;
+}
+
+// x range [min, max] of pixels of `colour` in the band of rows [first, last].
+std::pair<int, int> columnsWithColour(const Rendered& r, int firstRow, int lastRow, QColor colour,
+                                      int* count = nullptr) {
+  int lo = INT32_MAX, hi = -1, n = 0;
+  const int y0 = r.at.yOf(r.rows.top[firstRow]);
+  const int y1 = r.at.yOf(r.rows.top[lastRow]) + RowGeometry::kLaneHeight;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = r.at.plot.left(); x <= r.at.plot.right(); ++x) {
+      if (r.image.pixelColor(x, y).rgb() == colour.rgb()) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        ++n;
+      }
+    }
+  }
+  if (count != nullptr) *count = n;
+  return {lo, hi};
+}
+
+void expectBubbleOnStage2Only(TimelineModel& model) {
+  const Rendered r = render(model);
+  const int rank2 = model.rowOf(2, Lane::kCompute);
+  ASSERT_GE(rank2, 0);
+  int hatched = 0;
+  const auto [lo, hi] = columnsWithColour(r, rank2, rank2, bubbleHatchColour(), &hatched);
+  const int gapLeft = static_cast<int>(r.at.xOf(kT0 + 300));
+  const int gapRight = static_cast<int>(r.at.xOf(kT0 + 600));
+  EXPECT_NEAR(lo, gapLeft, 2) << "hatching starts where the gap starts";
+  EXPECT_NEAR(hi, gapRight - 1, 2) << "and ends where it ends";
+  // A hatch, not a fill: some but not all pixels of the gap carry it.
+  const int gapPixels = (gapRight - gapLeft) * RowGeometry::kLaneHeight;
+  EXPECT_GT(hatched, gapPixels / 10);
+  EXPECT_LT(hatched, gapPixels * 6 / 10);
+  for (int32_t rank : {0, 1}) {
+    const int row = model.rowOf(rank, Lane::kCompute);
+    int n = 0;
+    columnsWithColour(r, row, row, bubbleHatchColour(), &n);
+    EXPECT_EQ(n, 0) << "rank " << rank << " has no idle time";
+  }
+}
+
+TEST(TimelineRender, IdleGapOnStage2IsHatchedOverItsRange) {
+  ThreeStageTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+  expectBubbleOnStage2Only(model);
+}
+
+TEST(TimelineRender, IdleGapIsHatchedWhenDrawnFromTheOverview) {
+  ThreeStageTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;
+  options.overviewBins = 1000;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+  expectBubbleOnStage2Only(model);
+}
+
+QColor legendColour(EventKind kind) {
+  for (const LegendEntry& e : legendEntries()) {
+    if (e.kind == kind) return e.colour;
+  }
+  return {};
+}
+
+TEST(TimelineRender, SpanColoursFollowTheLegend) {
+  ThreeStageTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  const Rendered r = render(model);
+  auto centreOf = [&](int32_t rank, int64_t tNs) {
+    const int row = model.rowOf(rank, Lane::kCompute);
+    return r.image.pixelColor(static_cast<int>(r.at.xOf(tNs)),
+                              r.at.yOf(r.rows.top[row]) + RowGeometry::kLaneHeight / 2);
+  };
+  EXPECT_EQ(centreOf(0, kT0 + 500).rgb(), legendColour(EventKind::kForward).rgb());
+  EXPECT_EQ(centreOf(1, kT0 + 500).rgb(), legendColour(EventKind::kBackward).rgb());
+  EXPECT_EQ(centreOf(2, kT0 + 150).rgb(), legendColour(EventKind::kForward).rgb());
+  EXPECT_EQ(centreOf(2, kT0 + 800).rgb(), legendColour(EventKind::kBackward).rgb());
+  EXPECT_NE(legendColour(EventKind::kForward).rgb(), legendColour(EventKind::kBackward).rgb());
+
+  // The legend widget paints the same swatches.
+  LegendWidget legend;
+  legend.resize(900, legend.heightForWidth(900));
+  QImage image(legend.size(), QImage::Format_ARGB32);
+  legend.render(&image);
+  int forwardPixels = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      forwardPixels += image.pixelColor(x, y).rgb() == legendColour(EventKind::kForward).rgb();
+    }
+  }
+  EXPECT_GT(forwardPixels, 50);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

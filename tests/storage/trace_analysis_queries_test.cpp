@@ -11,10 +11,21 @@ namespace {
 
 using testing::TempDir;
 
+std::string nameOf(int64_t start) {
+  return std::string("e") + std::to_string(start);
+}
+
+RunInfo runInfo(const std::string& name, int32_t worldSize) {
+  RunInfo info;
+  info.name = name;
+  info.worldSize = worldSize;
+  return info;
+}
+
 tracer::Event ev(int32_t rank, int64_t start, int64_t end, int32_t step) {
   tracer::Event e;
   e.rank = rank;
-  e.name = "e" + std::to_string(start);
+  e.name = nameOf(start);
   e.startNs = start;
   e.endNs = end;
   e.step = step;
@@ -27,10 +38,10 @@ class TraceAnalysisQueriesTest : public ::testing::Test {
     auto writer = TraceWriter::open(path_);
     ASSERT_TRUE(writer.isOk());
     auto& w = **writer;
-    ASSERT_TRUE(w.beginRun({.name = "other"}).isOk());
+    ASSERT_TRUE(w.beginRun(runInfo("other", 1)).isOk());
     ASSERT_TRUE(w.appendEvents(std::vector<tracer::Event>{ev(0, 1, 2, 0)}).isOk());
     ASSERT_TRUE(w.finishRun(RunStatus::kFinished).isOk());
-    auto id = w.beginRun({.name = "this", .worldSize = 2});
+    auto id = w.beginRun(runInfo("this", 2));
     ASSERT_TRUE(id.isOk());
     run_ = *id;
     // Out of start order, across ranks and batches; one tie at 50.
@@ -63,7 +74,7 @@ TEST_F(TraceAnalysisQueriesTest, VisitEventsStreamsOneRankInStartOrder) {
                   ->visitEvents(run_, 0,
                                 [&](const tracer::Event& e) {
                                   EXPECT_EQ(e.rank, 0);
-                                  EXPECT_EQ(e.name, "e" + std::to_string(e.startNs));
+                                  EXPECT_EQ(e.name, nameOf(e.startNs));
                                   seen.emplace_back(e.startNs, e.endNs);
                                   return Status::ok();
                                 })

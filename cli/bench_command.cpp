@@ -10,6 +10,7 @@ void addBenchCommand(CLI::App& app, CommandRunner& runner) {
   addBenchStore(*bench, runner);
   addBenchAnalysis(*bench, runner);
   addBenchTrain(*bench, runner);
+  addBenchTracer(*bench, runner);
 }
 
 }  // namespace bubblescope::cli

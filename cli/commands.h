@@ -23,5 +23,6 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner);
 void addBenchStore(CLI::App& bench, CommandRunner& runner);
 void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
 void addBenchTrain(CLI::App& bench, CommandRunner& runner);
+void addBenchTracer(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -1,0 +1,235 @@
+// `bubblescope-cli bench tracer`: the cost of one span, the overhead of
+// tracing on a training step, and the rate at which a 4-rank job streams
+// events into one trace file.
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/mpirun.h"
+#include "engine/trainer.h"
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
+#include "tracer/trace_session.h"
+
+namespace bubblescope::cli {
+namespace {
+
+struct Options {
+  int64_t spans = 4000000;
+  int64_t steps = 6;  // per side, interleaved
+  int64_t streamEventsPerRank = 250000;
+  int streamRanks = 4;
+  std::string model = "small";
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// ns per span of `spans` ScopedSpans, timed in rounds that fit the ring;
+// draining happens between rounds, outside the timing.
+double measureSpanNs(bool enabled, int64_t spans) {
+  constexpr int64_t kRound = 1 << 15;
+  tracer::Recorder recorder(0, enabled, kRound);
+  tracer::SpanInfo info;
+  info.kind = tracer::EventKind::kForward;
+  info.name = "forward";
+  std::vector<tracer::Event> sinkhole;
+  int64_t ns = 0;
+  for (int64_t done = 0; done < spans; done += kRound) {
+    const int64_t t0 = tracer::hostNowNs();
+    for (int64_t i = 0; i < kRound; ++i) {
+      info.microBatch = static_cast<int32_t>(i);
+      tracer::ScopedSpan span(&recorder, info);
+    }
+    ns += tracer::hostNowNs() - t0;
+    sinkhole.clear();
+    recorder.drainInto(sinkhole);
+  }
+  return static_cast<double>(ns) / static_cast<double>(spans);
+}
+
+// Median over interleaved pairs of (step time traced) / (step time untraced)
+// of two identical trainers; a thread drains the traced one every 100 ms,
+// as the tracer's shipping thread does.
+Result<double> measureOverhead(const Options& o) {
+  BS_ASSIGN_OR_RETURN(auto model, layout::modelPreset(o.model));
+  engine::TrainerOptions options;
+  options.model = model;
+  options.schedule.totalSteps = o.steps + 2;
+  tracer::Recorder recorder(0, true, size_t{1} << 16);
+  BS_ASSIGN_OR_RETURN(auto traced, engine::Trainer::create(options, &recorder));
+  BS_ASSIGN_OR_RETURN(auto plain, engine::Trainer::create(options, nullptr));
+  std::atomic<bool> stop{false};
+  std::thread drainer([&] {
+    std::vector<tracer::Event> sinkhole;
+    while (!stop) {
+      sinkhole.clear();
+      recorder.drainInto(sinkhole);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::vector<double> ratios;
+  Status failed;
+  for (int64_t i = -1; i < o.steps && failed.isOk(); ++i) {  // step -1 warms up
+    auto a = traced->step();
+    auto b = plain->step();
+    if (!a.isOk() || !b.isOk()) {
+      failed = !a.isOk() ? a.status() : b.status();
+      break;
+    }
+    if (i >= 0) {
+      ratios.push_back(static_cast<double>(a->endNs - a->startNs) /
+                       static_cast<double>(b->endNs - b->startNs));
+    }
+  }
+  stop = true;
+  drainer.join();
+  BS_RETURN_IF_ERROR(failed);
+  if (recorder.dropped() > 0) return Status::internal("the recorder dropped spans");
+  return median(ratios);
+}
+
+ExitCode runBench(const Options& o) {
+  // Baseline: a span is two clock reads and a store; this is the reads alone.
+  constexpr int kReads = 1000000;
+  int64_t last = 0;
+  const int64_t c0 = tracer::hostNowNs();
+  for (int i = 0; i < kReads; ++i) last = tracer::hostNowNs();
+  std::printf("clock_read_ns: %.1f\n", static_cast<double>(last - c0) / kReads);
+  std::printf("span_ns: %.1f\n", measureSpanNs(true, o.spans));
+  std::printf("span_off_ns: %.2f\n", measureSpanNs(false, o.spans));
+  std::fflush(stdout);
+  auto overhead = measureOverhead(o);
+  if (!overhead.isOk()) {
+    std::fprintf(stderr, "error: %s\n", overhead.status().message().c_str());
+    return 1;
+  }
+  std::printf("overhead_model: %s\n", o.model.c_str());
+  std::printf("overhead_ratio: %.4f\n", *overhead);
+  std::fflush(stdout);
+
+  auto mpirun = findMpirun();
+  if (!mpirun.isOk()) {
+    std::fprintf(stderr, "error: %s\n", mpirun.status().message().c_str());
+    return 1;
+  }
+  MpirunRequest request;
+  request.ranks = o.streamRanks;
+  request.program = {selfExecutable(), "bench", "tracer-stream", "--events-per-rank",
+                     std::to_string(o.streamEventsPerRank)};
+  auto rc = runChild(mpirunCommand(*mpirun, request));
+  if (!rc.isOk()) {
+    std::fprintf(stderr, "error: %s\n", rc.status().message().c_str());
+    return 1;
+  }
+  return *rc;
+}
+
+// One rank of the streaming measurement (started by mpirun).
+ExitCode runStreamRank(int64_t eventsPerRank) {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("bubblescope-stream-" + std::to_string(getppid()) + ".db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  Status status;
+  if (rank == 0) {
+    std::filesystem::remove(path);
+    auto opened = storage::TraceWriter::open(path.string());
+    status = opened.status();
+    if (opened.isOk()) {
+      writer = std::move(opened).value();
+      status = writer->beginRun({.name = "stream bench", .worldSize = size}).status();
+    }
+  }
+  int ok = status.isOk(), allOk = 0;
+  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!allOk) {
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", status.message().c_str());
+    MPI_Finalize();
+    return 1;
+  }
+  tracer::SessionOptions options;
+  options.sampleIntervalMs = 0;
+  auto session = tracer::TraceSession::start(MPI_COMM_WORLD, writer.get(), {}, options);
+  if (!session.isOk()) {
+    std::fprintf(stderr, "error: rank %d: %s\n", rank, session.status().message().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int64_t t0 = tracer::hostNowNs();
+  tracer::Recorder* recorder = (*session)->recorder();
+  tracer::SpanInfo info;
+  info.kind = tracer::EventKind::kForward;
+  info.name = "forward";
+  const size_t capacity = options.recorderCapacity;
+  for (int64_t i = 0; i < eventsPerRank; ++i) {
+    while (recorder->pending() + 1 >= capacity) std::this_thread::yield();
+    info.microBatch = static_cast<int32_t>(i & 1023);
+    recorder->record(info, t0 + i * 100, t0 + i * 100 + 90);
+  }
+  status = (*session)->finish();
+  const double seconds = static_cast<double>(tracer::hostNowNs() - t0) / 1e9;
+  int code = 0;
+  if (!status.isOk()) {
+    std::fprintf(stderr, "error: rank %d: %s\n", rank, status.message().c_str());
+    code = 1;
+  }
+  if (rank == 0 && code == 0) {
+    status = writer->finishRun(storage::RunStatus::kFinished);
+    writer.reset();
+    auto reader = storage::TraceReader::open(path.string());
+    auto run = reader.isOk() ? (*reader)->run(1) : Result<storage::RunRecord>(reader.status());
+    const int64_t expected = eventsPerRank * size;
+    if (!run.isOk() || run->eventCount != expected) {
+      std::fprintf(stderr, "error: the trace holds %lld events, expected %lld\n",
+                   run.isOk() ? static_cast<long long>(run->eventCount) : -1LL,
+                   static_cast<long long>(expected));
+      code = 1;
+    } else {
+      std::printf("stream_ranks: %d\n", size);
+      std::printf("stream_events: %lld\n", static_cast<long long>(expected));
+      std::printf("stream_events_per_s: %.0f\n", static_cast<double>(expected) / seconds);
+    }
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  }
+  session->reset();
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace
+
+void addBenchTracer(CLI::App& bench, CommandRunner& runner) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = bench.add_subcommand("tracer", "Span cost, tracing overhead, streaming rate");
+  cmd->add_option("--spans", o->spans, "Spans timed for span_ns")->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", o->steps, "Interleaved training steps per side")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--model", o->model, "Model preset of the overhead run");
+  cmd->add_option("--events-per-rank", o->streamEventsPerRank, "Events each rank streams")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ranks", o->streamRanks, "Ranks of the streaming job")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
+
+  auto events = std::make_shared<int64_t>(250000);
+  auto* worker = bench.add_subcommand("tracer-stream", "One rank of `bench tracer`'s 4-rank job");
+  worker->group("");  // hidden: started by `bench tracer` through mpirun
+  worker->add_option("--events-per-rank", *events)->check(CLI::PositiveNumber);
+  worker->callback([&runner, events] { runner = [events] { return runStreamRank(*events); }; });
+}
+
+}  // namespace bubblescope::cli

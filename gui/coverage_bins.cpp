@@ -34,9 +34,11 @@ void CoverageOverview::reset(int64_t originNs, int64_t binNs) {
 
 void CoverageOverview::doubleBinWidth() {
   for (auto& [key, kinds] : coveredNs_) {
-    for (auto& [kind, bins] : kinds) {
+    for (auto& [kind, series] : kinds) {
+      std::vector<float>& bins = series.coveredNs;
       for (int32_t i = 0; i < bins_ / 2; ++i) bins[i] = bins[2 * i] + bins[2 * i + 1];
       std::fill(bins.begin() + bins_ / 2, bins.end(), 0.0f);
+      series.dirty = true;
     }
   }
   binNs_ *= 2;
@@ -48,8 +50,10 @@ void CoverageOverview::add(const tracer::Event& event) {
   const int64_t end = event.endNs;
   if (end <= start) return;
   while (end > originNs_ + binNs_ * bins_) doubleBinWidth();
-  auto& bins =
+  Series& series =
       coveredNs_[{event.rank, static_cast<int32_t>(event.lane)}][static_cast<int32_t>(event.kind)];
+  series.dirty = true;
+  std::vector<float>& bins = series.coveredNs;
   if (bins.empty()) bins.assign(bins_, 0.0f);
   int64_t b = (start - originNs_) / binNs_;
   for (int64_t t = start; t < end && b < bins_; ++b) {
@@ -60,32 +64,37 @@ void CoverageOverview::add(const tracer::Event& event) {
   }
 }
 
+double CoverageOverview::cumulativeNs(const Series& s, double tNs) const {
+  const double x = (tNs - static_cast<double>(originNs_)) / static_cast<double>(binNs_);
+  if (x <= 0.0) return 0.0;
+  if (x >= bins_) return s.prefixNs[bins_];
+  const auto b = static_cast<int64_t>(x);
+  // A bin's coverage is spread evenly over the bin.
+  return s.prefixNs[b] + s.coveredNs[b] * (x - static_cast<double>(b));
+}
+
 std::vector<float> CoverageOverview::resample(const RowKey& key, tracer::EventKind kind,
                                               double t0Ns, double t1Ns, int columns) const {
   auto row = coveredNs_.find(key);
   if (row == coveredNs_.end()) return {};
   auto it = row->second.find(static_cast<int32_t>(kind));
   if (it == row->second.end()) return {};
-  const std::vector<float>& bins = it->second;
+  const Series& series = it->second;
+  if (series.dirty) {
+    series.prefixNs.assign(bins_ + 1, 0.0);
+    for (int32_t b = 0; b < bins_; ++b) {
+      series.prefixNs[b + 1] = series.prefixNs[b] + series.coveredNs[b];
+    }
+    series.dirty = false;
+  }
   std::vector<float> out(std::max(columns, 0), 0.0f);
   if (columns <= 0 || t1Ns <= t0Ns) return out;
   const double columnNs = (t1Ns - t0Ns) / columns;
-  const double binNs = static_cast<double>(binNs_);
+  double before = cumulativeNs(series, t0Ns);
   for (int c = 0; c < columns; ++c) {
-    const double a = t0Ns + c * columnNs;
-    const double z = a + columnNs;
-    auto firstBin = static_cast<int64_t>(std::floor((a - originNs_) / binNs));
-    auto lastBin = static_cast<int64_t>(std::ceil((z - originNs_) / binNs)) - 1;
-    firstBin = std::max<int64_t>(firstBin, 0);
-    lastBin = std::min<int64_t>(lastBin, bins_ - 1);
-    double covered = 0.0;
-    for (int64_t b = firstBin; b <= lastBin; ++b) {
-      const double bs = originNs_ + b * binNs;
-      const double overlap = std::min(z, bs + binNs) - std::max(a, bs);
-      // A bin's coverage is spread evenly over the bin.
-      if (overlap > 0) covered += bins[b] * (overlap / binNs);
-    }
-    out[c] = static_cast<float>(std::min(1.0, covered / columnNs));
+    const double after = cumulativeNs(series, t0Ns + (c + 1) * columnNs);
+    out[c] = static_cast<float>(std::clamp((after - before) / columnNs, 0.0, 1.0));
+    before = after;
   }
   return out;
 }

@@ -54,8 +54,16 @@ class CoverageOverview {
   int64_t originNs_ = 0;
   int64_t binNs_ = 1;
   int64_t events_ = 0;
-  // ns covered per bin, per row and kind.
-  std::map<RowKey, std::map<int32_t, std::vector<float>>> coveredNs_;
+  // ns covered per bin of one row and kind, with its running sum (rebuilt
+  // lazily after adds) so that resampling costs O(columns).
+  struct Series {
+    std::vector<float> coveredNs;
+    mutable std::vector<double> prefixNs;  // prefixNs[b] = sum of coveredNs[0, b)
+    mutable bool dirty = true;
+  };
+  double cumulativeNs(const Series& s, double tNs) const;
+
+  std::map<RowKey, std::map<int32_t, Series>> coveredNs_;
 };
 
 }  // namespace bubblescope::gui

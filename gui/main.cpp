@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QSpinBox>
 #include <QTimer>
 #include <iostream>
 
@@ -37,13 +38,14 @@ int main(int argc, char** argv) {
   QCommandLineOption select("select-span", "With --screenshot: show a span's details");
   QCommandLineOption size("size", "With --screenshot: window size", "WxH", "1500x900");
   QCommandLineOption layoutFile("layout", "With --screenshot: load this layout", "JSON");
+  QCommandLineOption edit("edit", "With --screenshot: set a layout field, e.g. tp=3", "KEY=VALUE");
   QCommandLineOption synth("write-synthetic", "Write a simulated pipeline run to FILE and exit");
   QCommandLineOption schedule("schedule", "--write-synthetic: gpipe, 1f1b, interleaved, zb-h1",
                               "NAME", "1f1b");
   QCommandLineOption pp("pp", "--write-synthetic: pipeline stages", "N", "4");
   QCommandLineOption dp("dp", "--write-synthetic: data-parallel replicas", "N", "2");
   QCommandLineOption mbs("micro-batches", "--write-synthetic: micro-batches", "N", "8");
-  parser.addOptions({bench, events, run, shot, shotWhat, step, zoom, select, size, layoutFile,
+  parser.addOptions({bench, events, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
                      synth, schedule, pp, dp, mbs});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
@@ -95,6 +97,11 @@ int main(int argc, char** argv) {
     if (parser.isSet(layoutFile)) {
       const auto s = window.layoutEditor()->loadFile(parser.value(layoutFile));
       if (!s.isOk()) std::cerr << "bubblescope: " << s.message() << "\n";
+    }
+    for (const QString& kv : parser.values(edit)) {
+      const QStringList parts = kv.split('=');
+      auto* spin = window.layoutEditor()->findChild<QSpinBox*>(parts.value(0));
+      if (spin != nullptr) spin->setValue(parts.value(1).toInt());
     }
     bubblescope::gui::ScreenshotOptions o;
     o.out = parser.value(shot);

@@ -69,6 +69,8 @@ void paintCoverage(QPainter& p, const TimelineFrame& f, const RowGeometry& g,
   QImage image(at.plot.size(), QImage::Format_ARGB32_Premultiplied);
   image.fill(Qt::transparent);
   const int h = RowGeometry::kLaneHeight - 3;
+  auto* pixels = reinterpret_cast<QRgb*>(image.bits());
+  const qsizetype stride = image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
   for (const RowCoverage& rc : f.coverage) {
     const int top = at.yOf(g.top[rc.row]) + 2 - at.plot.top();
     std::vector<QRgb> colours;
@@ -79,12 +81,10 @@ void paintCoverage(QPainter& p, const TimelineFrame& f, const RowGeometry& g,
       int filled = 0;  // pixels filled from the bottom of the lane
       for (size_t k = 0; k < rc.kinds.size(); ++k) {
         cumulative = std::min(1.0, cumulative + rc.kinds[k].fraction[c]);
-        const int upTo = static_cast<int>(std::lround(cumulative * h));
+        const int upTo = static_cast<int>(cumulative * h + 0.5);
         for (int y = filled; y < upTo; ++y) {
           const int iy = top + h - 1 - y;
-          if (iy >= 0 && iy < image.height()) {
-            reinterpret_cast<QRgb*>(image.scanLine(iy))[c] = colours[k];
-          }
+          if (iy >= 0 && iy < image.height()) pixels[iy * stride + c] = colours[k];
         }
         filled = std::max(filled, upTo);
       }
@@ -132,12 +132,21 @@ void paintRuler(QPainter& p, const TimelinePlacement& at, const TimelineOverlay&
     p.drawText(QPointF(x + 3, ruler.bottom() - 8), formatDuration(t));
   }
   if (overlay.steps != nullptr) {
+    // Step marks: a line per step when they are at least 4 px apart, a label
+    // where it does not overlap the previous one.
     p.setPen(QColor(0x1565c0));
+    double lastLine = -1e9, lastLabel = -1e9;
     for (const StepWindow& s : *overlay.steps) {
       const double x = at.xOf(s.startNs);
       if (x < at.plot.left() || x > at.plot.right()) continue;
-      p.drawLine(QPointF(x, 0), QPointF(x, ruler.bottom()));
-      p.drawText(QPointF(x + 3, 11), QStringLiteral("step %1").arg(s.step));
+      if (x - lastLine < 4) continue;
+      lastLine = x;
+      p.drawLine(QPointF(x, 0), QPointF(x, 13));
+      const QString label = QStringLiteral("step %1").arg(s.step);
+      if (x - lastLabel > p.fontMetrics().horizontalAdvance(label) + 8) {
+        p.drawText(QPointF(x + 3, 11), label);
+        lastLabel = x;
+      }
     }
   }
 }

@@ -63,6 +63,16 @@ int TimelineView::visibleRowsHeight() const {
   return std::max(1, height() - TimelinePlacement::kRulerHeight);
 }
 
+std::pair<int, int> TimelineView::visibleRows() const {
+  const int rows = static_cast<int>(geometry_.top.size());
+  int first = 0;
+  while (first < rows && geometry_.top[first] + RowGeometry::kLaneHeight <= scrollY_) ++first;
+  int last = std::min(first, rows - 1);
+  const int bottom = scrollY_ + visibleRowsHeight();
+  while (last + 1 < rows && geometry_.top[last + 1] < bottom) ++last;
+  return {first, last};
+}
+
 void TimelineView::setViewRange(double t0Ns, double t1Ns) {
   if (!(t1Ns > t0Ns)) return;
   t1Ns = std::max(t1Ns, t0Ns + 10.0);  // deepest zoom: 10 ns across the view
@@ -149,16 +159,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                tr("Open a trace file (File ▸ Open, or drop it here) and pick a run."));
     return;
   }
-  int first = 0;
-  while (first < static_cast<int>(geometry_.top.size()) &&
-         geometry_.top[first] + RowGeometry::kLaneHeight <= scrollY_) {
-    ++first;
-  }
-  int last = first;
-  const int bottom = scrollY_ + at.plot.height();
-  while (last + 1 < static_cast<int>(geometry_.top.size()) && geometry_.top[last + 1] < bottom) {
-    ++last;
-  }
+  const auto [first, last] = visibleRows();
   const TimelineFrame& frame = model_->frame(t0_, t1_, at.plot.width(), first, last);
   TimelineOverlay overlay;
   overlay.selectionNs = selection_;

@@ -43,6 +43,8 @@ class TimelineView : public QWidget {
   void setScrollY(int y);
   int contentHeight() const { return geometry_.contentHeight; }
   int visibleRowsHeight() const;
+  // The first and last row (inclusive) the view shows at its scroll position.
+  std::pair<int, int> visibleRows() const;
 
   std::optional<std::pair<double, double>> selection() const { return selection_; }
   void setSelection(std::optional<std::pair<double, double>> s);

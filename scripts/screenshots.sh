@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Renders the Bubblescope window on traced runs to docs/img/*.png (offscreen).
+#
+#   scripts/screenshots.sh            # uses build-gui/ (BUILD_DIR=... to change)
+#
+# Needs bubblescope and bubblescope-cli built:
+#   cmake -S . -B build-gui -G Ninja && ninja -C build-gui bubblescope bubblescope-cli
+# One real run (`bubblescope-cli train --model tiny`), and pipeline runs that
+# the schedule simulator writes (source "simulated") until `bubblescope-cli
+# run` starts multi-rank layouts.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-gui}
+gui=$build/gui/bubblescope
+cli=$build/cli/bubblescope-cli
+out=$root/docs/img
+for exe in "$gui" "$cli"; do
+  [[ -x $exe ]] || { echo "screenshots: $exe is not built" >&2; exit 1; }
+done
+export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out"
+
+echo "== a real run: train tiny"
+"$cli" train --model tiny --steps 8 --trace "$tmp/tiny.db" > "$tmp/train.log"
+tail -n 2 "$tmp/train.log"
+
+echo "== simulated pipeline runs"
+"$gui" --write-synthetic "$tmp/pipeline.db" --schedule 1f1b --pp 4 --dp 2 --micro-batches 8 --events 3000
+"$gui" --write-synthetic "$tmp/pipeline.db" --schedule gpipe --pp 4 --dp 2 --micro-batches 8 --events 3000
+"$gui" --write-synthetic "$tmp/pipeline.db" --schedule zb-h1 --pp 4 --dp 1 --micro-batches 8 --events 3000
+"$gui" --write-synthetic "$tmp/big.db" --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --events 400000
+
+shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints >&2); }
+echo "== screenshots"
+shot "$tmp/tiny.db" --screenshot "$out/main-window-train-tiny.png" --size 1500x860
+shot "$tmp/tiny.db" --screenshot "$out/timeline-train-tiny-step.png" --screenshot-part timeline \
+  --step 3 --select-span --size 1500x700
+shot "$tmp/pipeline.db" --run 1 --screenshot "$out/main-window-1f1b.png" --size 1500x900
+shot "$tmp/pipeline.db" --run 1 --screenshot "$out/timeline-1f1b-step.png" \
+  --screenshot-part timeline --step 2 --select-span --size 1500x760
+shot "$tmp/pipeline.db" --run 2 --screenshot "$out/timeline-gpipe-step.png" \
+  --screenshot-part timeline --step 2 --size 1500x760
+shot "$tmp/pipeline.db" --run 3 --screenshot "$out/timeline-zb-h1-step.png" \
+  --screenshot-part timeline --step 2 --size 1500x560
+shot "$tmp/big.db" --screenshot "$out/timeline-64-ranks-overview.png" --screenshot-part timeline \
+  --size 1500x900
+shot "$tmp/tiny.db" --screenshot "$out/layout-editor-problem.png" --screenshot-part layout \
+  --edit tp=3 --edit pp=2 --edit micro_batches=4 --size 1500x900
+ls -1 "$out"/*.png

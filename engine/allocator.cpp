@@ -29,22 +29,34 @@ void* Allocator::allocate(size_t bytes, MemoryCategory category) {
   const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void* ptr = ::operator new(rounded, kAlignment);
   std::memset(ptr, 0, rounded);
+  constexpr auto kRelaxed = std::memory_order_relaxed;
   auto& cur = current_[index(category)];
-  cur += static_cast<int64_t>(bytes);
-  peak_[index(category)] = std::max(peak_[index(category)], cur);
-  totalPeak_ = std::max(totalPeak_, totalCurrentBytes());
+  const int64_t now = cur.load(kRelaxed) + static_cast<int64_t>(bytes);
+  cur.store(now, kRelaxed);
+  auto& peak = peak_[index(category)];
+  peak.store(std::max(peak.load(kRelaxed), now), kRelaxed);
+  totalPeak_.store(std::max(totalPeak_.load(kRelaxed), totalCurrentBytes()), kRelaxed);
   return ptr;
 }
 
 void Allocator::release(void* ptr, size_t bytes, MemoryCategory category) {
   if (ptr == nullptr) return;
   ::operator delete(ptr, kAlignment);
-  current_[index(category)] -= static_cast<int64_t>(bytes);
+  auto& cur = current_[index(category)];
+  cur.store(cur.load(std::memory_order_relaxed) - static_cast<int64_t>(bytes),
+            std::memory_order_relaxed);
+}
+
+void Allocator::resetPeaks() {
+  for (int32_t c = 0; c < kMemoryCategoryCount; ++c) {
+    peak_[c].store(current_[c].load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+  totalPeak_.store(totalCurrentBytes(), std::memory_order_relaxed);
 }
 
 int64_t Allocator::totalCurrentBytes() const {
   int64_t total = 0;
-  for (int64_t b : current_) total += b;
+  for (const auto& b : current_) total += b.load(std::memory_order_relaxed);
   return total;
 }
 

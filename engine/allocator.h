@@ -2,10 +2,13 @@
 //
 // Contract: one Allocator per rank (instance-based, never global) so each rank
 // can report its own memory. It must outlive every tensor allocated from it.
-// Not thread-safe: a rank's training thread owns it. Counts are in bytes.
+// allocate() and release() belong to one thread (the rank's training
+// thread); the byte counts may be read from any thread (the tracer's gauges)
+// while it runs. Counts are in bytes.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -35,17 +38,25 @@ class Allocator {
   // Frees a buffer from allocate() with the same size and category.
   void release(void* ptr, size_t bytes, MemoryCategory category);
 
-  int64_t currentBytes(MemoryCategory category) const { return current_[index(category)]; }
-  int64_t peakBytes(MemoryCategory category) const { return peak_[index(category)]; }
+  int64_t currentBytes(MemoryCategory category) const {
+    return current_[index(category)].load(std::memory_order_relaxed);
+  }
+  int64_t peakBytes(MemoryCategory category) const {
+    return peak_[index(category)].load(std::memory_order_relaxed);
+  }
   int64_t totalCurrentBytes() const;
   // Peak of the total (not the sum of the per-category peaks).
-  int64_t totalPeakBytes() const { return totalPeak_; }
+  int64_t totalPeakBytes() const { return totalPeak_.load(std::memory_order_relaxed); }
+  // Starts the peaks again from the current counts (e.g. after set-up, so a
+  // peak describes training steps only).
+  void resetPeaks();
 
  private:
   static size_t index(MemoryCategory c) { return static_cast<size_t>(c); }
-  std::array<int64_t, kMemoryCategoryCount> current_{};
-  std::array<int64_t, kMemoryCategoryCount> peak_{};
-  int64_t totalPeak_ = 0;
+  // Written by the owning thread only; atomic so other threads may read.
+  std::array<std::atomic<int64_t>, kMemoryCategoryCount> current_{};
+  std::array<std::atomic<int64_t>, kMemoryCategoryCount> peak_{};
+  std::atomic<int64_t> totalPeak_{0};
 };
 
 }  // namespace bubblescope::engine

@@ -158,8 +158,12 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
   if (embedding_) {
     BS_RETURN_IF_ERROR(checkTokens(input.tokens, b * t, config_.vocabSize, "input tokens"));
     acts.tokens.assign(input.tokens.begin(), input.tokens.end());
-    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, "embedding"));
-    embedding_->forward(acts.input.data(), acts.tokens.data(), b, t);
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(0) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, "embedding"));
+      embedding_->forward(acts.input.data(), acts.tokens.data(), b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(0) : Status::ok());
   } else {
     if (static_cast<int64_t>(input.activation.size()) != b * t * c) {
       return Status::invalidArgument("stage input has " + std::to_string(input.activation.size()) +
@@ -170,18 +174,28 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
   const S* x = acts.input.data();
   for (size_t i = 0; i < blocks_.size(); ++i) {
     auto& block = *blocks_[i];
-    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, block.name().c_str(),
-                                                       block.forwardFlops(b, t)));
-    block.forward(x, acts.blocks[i], b, t);
+    const int32_t slot = block.index() + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, block.name().c_str(),
+                                                         block.forwardFlops(b, t)));
+      block.forward(x, acts.blocks[i], b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());
     x = acts.blocks[i].out.data();
   }
   acts.loss = std::numeric_limits<double>::quiet_NaN();
   if (head_) {
     BS_RETURN_IF_ERROR(checkTokens(input.targets, b * t, config_.vocabSize, "targets"));
     acts.targets.assign(input.targets.begin(), input.targets.end());
-    tracer::ScopedSpan span(trace.recorder,
-                            trace.span(EventKind::kForward, "head", head_->forwardFlops(b, t)));
-    acts.loss = head_->forward(x, acts.targets.data(), acts.head, b, t);
+    const int32_t slot = config_.numLayers + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder,
+                              trace.span(EventKind::kForward, "head", head_->forwardFlops(b, t)));
+      acts.loss = head_->forward(x, acts.targets.data(), acts.head, b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());
   }
   return acts.loss;
 }
@@ -199,10 +213,15 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
       return Status::invalidArgument("a range ending with the head takes no output gradient");
     }
     dCur->zero();
-    tracer::ScopedSpan span(
-        trace.recorder, trace.span(EventKind::kBackward, "head", 2 * head_->forwardFlops(b, t)));
-    head_->backward(dCur->data(), acts.output().data(), acts.targets.data(), acts.head, g,
-                    lossScale, b, t);
+    const int32_t slot = config_.numLayers + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(
+          trace.recorder, trace.span(EventKind::kBackward, "head", 2 * head_->forwardFlops(b, t)));
+      head_->backward(dCur->data(), acts.output().data(), acts.targets.data(), acts.head, g,
+                      lossScale, b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
   } else {
     if (static_cast<int64_t>(outputGrad.size()) != b * t * c) {
       return Status::invalidArgument("output gradient has " + std::to_string(outputGrad.size()) +
@@ -213,19 +232,48 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
   for (size_t i = blocks_.size(); i-- > 0;) {
     auto& block = *blocks_[i];
     const S* x = i == 0 ? acts.input.data() : acts.blocks[i - 1].out.data();
-    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, block.name().c_str(),
-                                                       2 * block.forwardFlops(b, t)));
-    dNext->zero();
-    block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t);
+    const int32_t slot = block.index() + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, block.name().c_str(),
+                                                         2 * block.forwardFlops(b, t)));
+      dNext->zero();
+      block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
     std::swap(dCur, dNext);
   }
   if (embedding_) {
-    tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, "embedding"));
-    embedding_->backward(dCur->data(), acts.tokens.data(), b, t);
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(0) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, "embedding"));
+      embedding_->backward(dCur->data(), acts.tokens.data(), b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(0) : Status::ok());
   } else {
     acts.inputGrad.copyFrom(dCur->span());
   }
   return Status::ok();
+}
+
+template <class S>
+int32_t GptModelT<S>::slotOf(const ParameterT<S>* param) {
+  if (embedding_) {
+    for (auto* p : embedding_->parameters()) {
+      if (p == param) return 0;
+    }
+  }
+  for (auto& block : blocks_) {
+    for (auto* p : block->parameters()) {
+      if (p == param) return block->index() + 1;
+    }
+  }
+  if (head_) {
+    for (auto* p : head_->parameters()) {
+      if (p == param) return config_.numLayers + 1;
+    }
+  }
+  return -1;
 }
 
 template <class S>

@@ -21,6 +21,7 @@
 #include "common/result.h"
 #include "engine/gpt_activations.h"
 #include "engine/gpt_layers.h"
+#include "engine/layer_hooks.h"
 #include "engine/layout/model_config.h"
 #include "engine/trace_context.h"
 
@@ -83,6 +84,12 @@ class GptModelT {
   // FLOPs of one forward over (B, T) for this range (backward is about 2x).
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
+  // Called around every slot of forward() and backward() (layer_hooks.h);
+  // null: none. Not owned; must outlive the passes that use it.
+  void setHooks(LayerHooks* hooks) { hooks_ = hooks; }
+  // The slot a parameter of this range belongs to (-1 if not held).
+  int32_t slotOf(const ParameterT<S>* param);
+
  private:
   GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last);
 
@@ -93,6 +100,7 @@ class GptModelT {
   std::optional<EmbeddingLayerT<S>> embedding_;
   std::vector<std::unique_ptr<TransformerBlockT<S>>> blocks_;
   std::optional<OutputHeadT<S>> head_;
+  LayerHooks* hooks_ = nullptr;
 };
 
 using GptModel = GptModelT<float>;

@@ -5,6 +5,9 @@
 // the Allocator must outlive the tensor; with a null Allocator the buffer is
 // uncounted (scratch in tests). The engine trains in fp32 (`Tensor`); the
 // double instantiation exists for the finite-difference reference path.
+// A view (TensorT::view) owns nothing: it points into a buffer someone else
+// keeps alive (ZeRO's flat parameter and gradient buffers); its data may be
+// null while the values live elsewhere (a ZeRO-3 parameter between gathers).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +45,15 @@ class TensorT {
       std::memset(data_, 0, bytes);
     }
   }
+  // A non-owning tensor over `data` (may be null: shape only, no values).
+  static TensorT view(Shape shape, T* data) {
+    TensorT t;
+    t.shape_ = std::move(shape);
+    t.numel_ = shapeNumel(t.shape_);
+    t.data_ = data;
+    t.owning_ = false;
+    return t;
+  }
   ~TensorT() { reset(); }
   TensorT(TensorT&& other) noexcept { *this = std::move(other); }
   TensorT& operator=(TensorT&& other) noexcept {
@@ -52,6 +64,7 @@ class TensorT {
       data_ = std::exchange(other.data_, nullptr);
       category_ = other.category_;
       allocator_ = std::exchange(other.allocator_, nullptr);
+      owning_ = std::exchange(other.owning_, true);
     }
     return *this;
   }
@@ -68,6 +81,7 @@ class TensorT {
   int64_t dim(size_t i) const { return shape_.at(i); }
   size_t rank() const { return shape_.size(); }
   bool empty() const { return data_ == nullptr; }
+  bool isView() const { return !owning_; }
   MemoryCategory category() const { return category_; }
 
   void zero() {
@@ -80,6 +94,10 @@ class TensorT {
  private:
   void reset() {
     if (data_ == nullptr) return;
+    if (!owning_) {
+      data_ = nullptr;
+      return;
+    }
     if (allocator_ != nullptr) {
       allocator_->release(data_, bytes(), category_);
     } else {
@@ -93,6 +111,7 @@ class TensorT {
   T* data_ = nullptr;
   MemoryCategory category_ = MemoryCategory::kOther;
   Allocator* allocator_ = nullptr;
+  bool owning_ = true;
 };
 
 using Tensor = TensorT<float>;

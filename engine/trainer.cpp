@@ -72,6 +72,20 @@ Status TrainerOptions::applySettingsJson(const std::string& json) {
   return Status::ok();
 }
 
+Result<DataLoader> createDataLoader(const TrainerOptions& options, std::string& source) {
+  std::vector<int32_t> stream;
+  if (options.dataPath.empty()) {
+    source = "the synthetic corpus";
+    stream = ByteTokenizer::encode(syntheticCorpus());
+  } else {
+    source = "data file '" + options.dataPath + "'";
+    BS_ASSIGN_OR_RETURN(stream, loadTokenFile(options.dataPath));
+  }
+  return DataLoader::create(std::move(stream), source, options.model.vocabSize,
+                            mixSeed(options.seed, kDataStream), options.batchSize,
+                            options.model.seqLen);
+}
+
 Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerOptions& options,
                                                  tracer::Recorder* recorder) {
   BS_RETURN_IF_ERROR(options.validate());
@@ -92,18 +106,7 @@ Status Trainer::initialize() {
     checkpoint.emplace(std::move(ckpt));
   }
 
-  std::vector<int32_t> stream;
-  if (options_.dataPath.empty()) {
-    dataSource_ = "the synthetic corpus";
-    stream = ByteTokenizer::encode(syntheticCorpus());
-  } else {
-    dataSource_ = "data file '" + options_.dataPath + "'";
-    BS_ASSIGN_OR_RETURN(stream, loadTokenFile(options_.dataPath));
-  }
-  BS_ASSIGN_OR_RETURN(DataLoader loader,
-                      DataLoader::create(std::move(stream), dataSource_, options_.model.vocabSize,
-                                         mixSeed(options_.seed, kDataStream), options_.batchSize,
-                                         options_.model.seqLen));
+  BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
   loader_ = std::make_unique<DataLoader>(std::move(loader));
 
   BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, &allocator_));

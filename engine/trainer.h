@@ -55,6 +55,11 @@ struct StepResult {
   int64_t endNs = 0;
 };
 
+// The data loader of a run: the options' data file (byte-tokenized) or the
+// synthetic corpus, seeded from options.seed; `source` receives its name for
+// messages. Every rank of a parallel run builds the same one.
+Result<DataLoader> createDataLoader(const TrainerOptions& options, std::string& source);
+
 class Trainer {
  public:
   static Result<std::unique_ptr<Trainer>> create(const TrainerOptions& options,

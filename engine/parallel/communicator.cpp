@@ -1,0 +1,283 @@
+#include "engine/parallel/communicator.h"
+
+#include <limits>
+#include <numeric>
+#include <string>
+
+namespace bubblescope::engine {
+
+const char* collectiveName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kBroadcast:
+      return "broadcast";
+    case CollectiveKind::kSend:
+      return "send";
+    case CollectiveKind::kRecv:
+      return "recv";
+  }
+  return "collective";
+}
+
+tracer::EventKind eventKindOf(CollectiveKind kind) {
+  using tracer::EventKind;
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return EventKind::kAllReduce;
+    case CollectiveKind::kReduceScatter:
+      return EventKind::kReduceScatter;
+    case CollectiveKind::kAllGather:
+      return EventKind::kAllGather;
+    case CollectiveKind::kBroadcast:
+      return EventKind::kBroadcast;
+    case CollectiveKind::kSend:
+      return EventKind::kSend;
+    case CollectiveKind::kRecv:
+      return EventKind::kRecv;
+  }
+  return EventKind::kOther;
+}
+
+int64_t elementBytes(ElementType type) {
+  return type == ElementType::kFloat64 ? 8 : 4;
+}
+
+int64_t CommOp::elements() const {
+  switch (kind) {
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+      return std::accumulate(counts.begin(), counts.end(), int64_t{0});
+    default:
+      return count;
+  }
+}
+
+std::vector<int> evenCounts(int64_t total, int32_t n) {
+  std::vector<int> counts(n);
+  for (int32_t r = 0; r < n; ++r) counts[r] = static_cast<int>(total / n + (r < total % n));
+  return counts;
+}
+
+Status Communicator::check(const CommOp& op) const {
+  const std::string what = collectiveName(op.kind);
+  const bool grouped =
+      op.kind == CollectiveKind::kReduceScatter || op.kind == CollectiveKind::kAllGather;
+  if (grouped) {
+    if (static_cast<int32_t>(op.counts.size()) != size()) {
+      return Status::invalidArgument(what + " needs " + std::to_string(size()) +
+                                     " counts (one per rank), got " +
+                                     std::to_string(op.counts.size()));
+    }
+    for (int c : op.counts) {
+      if (c < 0) return Status::invalidArgument(what + " count " + std::to_string(c) + " < 0");
+    }
+  } else if (op.count < 0 || op.count > std::numeric_limits<int>::max()) {
+    return Status::invalidArgument(what + " of " + std::to_string(op.count) +
+                                   " elements is outside [0, 2^31)");
+  }
+  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
+  if ((pointToPoint || op.kind == CollectiveKind::kBroadcast) &&
+      (op.peer < 0 || op.peer >= size())) {
+    return Status::invalidArgument(what + " names rank " + std::to_string(op.peer) +
+                                   " of a group of " + std::to_string(size()));
+  }
+  if (pointToPoint && op.peer == rank_) {
+    return Status::invalidArgument(what + " to itself (rank " + std::to_string(rank_) + ")");
+  }
+  if (op.kind != CollectiveKind::kSend && op.recv == nullptr && op.elements() > 0) {
+    return Status::invalidArgument(what + " has no receive buffer");
+  }
+  return Status::ok();
+}
+
+Result<CommHandle> Communicator::start(CommOp op) {
+  BS_RETURN_IF_ERROR(check(op));
+  CommHandle handle;
+  BS_ASSIGN_OR_RETURN(handle.pending_, launch(op, /*blocking=*/false));
+  handle.op_ = std::move(op);
+  return handle;
+}
+
+Status Communicator::wait(CommHandle& handle) {
+  if (!handle.valid()) return Status::failedPrecondition("waiting on an empty comm handle");
+  int64_t startNs = 0, endNs = 0;
+  const Status status = handle.pending_->wait(startNs, endNs);
+  handle.pending_.reset();
+  if (status.isOk()) record(handle.op_, startNs, endNs);
+  return status;
+}
+
+Status Communicator::run(CommOp op) {
+  BS_RETURN_IF_ERROR(check(op));
+  BS_ASSIGN_OR_RETURN(auto pending, launch(op, /*blocking=*/true));
+  int64_t startNs = 0, endNs = 0;
+  BS_RETURN_IF_ERROR(pending->wait(startNs, endNs));
+  record(op, startNs, endNs);
+  return Status::ok();
+}
+
+void Communicator::record(const CommOp& op, int64_t startNs, int64_t endNs) {
+  if (recorder_ == nullptr) return;
+  tracer::SpanInfo info;
+  info.kind = eventKindOf(op.kind);
+  info.lane = tracer::Lane::kCommunication;
+  info.name = op.trace.name ? op.trace.name : collectiveName(op.kind);
+  info.step = op.trace.step;
+  info.microBatch = op.trace.microBatch;
+  info.dim = op.trace.dim.value_or(dim_);
+  info.bytes = op.bytes();
+  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
+  info.peer = pointToPoint ? worldRankOf(op.peer) : -1;
+  recorder_->record(info, startNs, endNs);
+}
+
+namespace {
+
+CommOp makeOp(CollectiveKind kind, ElementType type, const void* send, void* recv, int64_t count,
+              const CommTrace& trace) {
+  CommOp op;
+  op.kind = kind;
+  op.type = type;
+  op.send = send;
+  op.recv = recv;
+  op.count = count;
+  op.trace = trace;
+  return op;
+}
+
+}  // namespace
+
+Result<CommHandle> Communicator::startAllReduce(std::span<float> data, const CommTrace& trace) {
+  return start(makeOp(CollectiveKind::kAllReduce, ElementType::kFloat32, nullptr, data.data(),
+                      static_cast<int64_t>(data.size()), trace));
+}
+
+Status Communicator::allReduce(std::span<float> data, const CommTrace& trace) {
+  return run(makeOp(CollectiveKind::kAllReduce, ElementType::kFloat32, nullptr, data.data(),
+                    static_cast<int64_t>(data.size()), trace));
+}
+
+Status Communicator::allReduce(std::span<double> data, const CommTrace& trace) {
+  return run(makeOp(CollectiveKind::kAllReduce, ElementType::kFloat64, nullptr, data.data(),
+                    static_cast<int64_t>(data.size()), trace));
+}
+
+namespace {
+
+// Buffer sizes against counts; a wrong number of counts is left to check().
+Status checkGrouped(const char* what, size_t sendSize, size_t recvSize, const std::vector<int>& c,
+                    int32_t rank, int32_t size, bool scatter) {
+  if (static_cast<int32_t>(c.size()) != size) return Status::ok();
+  const int64_t total = std::accumulate(c.begin(), c.end(), int64_t{0});
+  const int64_t whole = scatter ? static_cast<int64_t>(sendSize) : static_cast<int64_t>(recvSize);
+  const int64_t part = scatter ? static_cast<int64_t>(recvSize) : static_cast<int64_t>(sendSize);
+  const bool inPlace = !scatter && sendSize == 0;
+  if (whole != total || (!inPlace && part != c[rank])) {
+    return Status::invalidArgument(
+        std::string(what) + ": buffers of " + std::to_string(whole) + " and " +
+        std::to_string(part) + " elements do not match the counts (total " + std::to_string(total) +
+        ", this rank " + std::to_string(c[rank]) + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<CommHandle> Communicator::startReduceScatter(std::span<const float> send,
+                                                    std::span<float> recv, std::vector<int> counts,
+                                                    const CommTrace& trace) {
+  BS_RETURN_IF_ERROR(checkGrouped("reduce_scatter", send.size(), recv.size(), counts, rank_, size(),
+                                  /*scatter=*/true));
+  CommOp op = makeOp(CollectiveKind::kReduceScatter, ElementType::kFloat32, send.data(),
+                     recv.data(), 0, trace);
+  op.counts = std::move(counts);
+  return start(std::move(op));
+}
+
+Status Communicator::reduceScatter(std::span<const float> send, std::span<float> recv,
+                                   std::vector<int> counts, const CommTrace& trace) {
+  BS_RETURN_IF_ERROR(checkGrouped("reduce_scatter", send.size(), recv.size(), counts, rank_, size(),
+                                  /*scatter=*/true));
+  CommOp op = makeOp(CollectiveKind::kReduceScatter, ElementType::kFloat32, send.data(),
+                     recv.data(), 0, trace);
+  op.counts = std::move(counts);
+  return run(std::move(op));
+}
+
+Result<CommHandle> Communicator::startAllGather(std::span<const float> send, std::span<float> recv,
+                                                std::vector<int> counts, const CommTrace& trace) {
+  BS_RETURN_IF_ERROR(checkGrouped("all_gather", send.size(), recv.size(), counts, rank_, size(),
+                                  /*scatter=*/false));
+  CommOp op = makeOp(CollectiveKind::kAllGather, ElementType::kFloat32,
+                     send.empty() ? nullptr : send.data(), recv.data(), 0, trace);
+  op.counts = std::move(counts);
+  return start(std::move(op));
+}
+
+Status Communicator::allGather(std::span<const float> send, std::span<float> recv,
+                               std::vector<int> counts, const CommTrace& trace) {
+  BS_RETURN_IF_ERROR(checkGrouped("all_gather", send.size(), recv.size(), counts, rank_, size(),
+                                  /*scatter=*/false));
+  CommOp op = makeOp(CollectiveKind::kAllGather, ElementType::kFloat32,
+                     send.empty() ? nullptr : send.data(), recv.data(), 0, trace);
+  op.counts = std::move(counts);
+  return run(std::move(op));
+}
+
+Result<CommHandle> Communicator::startBroadcast(std::span<float> data, int32_t root,
+                                                const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kBroadcast, ElementType::kFloat32, nullptr, data.data(),
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = root;
+  return start(std::move(op));
+}
+
+Status Communicator::broadcast(std::span<float> data, int32_t root, const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kBroadcast, ElementType::kFloat32, nullptr, data.data(),
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = root;
+  return run(std::move(op));
+}
+
+Result<CommHandle> Communicator::startSend(std::span<const float> data, int32_t peer, int32_t tag,
+                                           const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kSend, ElementType::kFloat32, data.data(), nullptr,
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = peer;
+  op.tag = tag;
+  return start(std::move(op));
+}
+
+Status Communicator::send(std::span<const float> data, int32_t peer, int32_t tag,
+                          const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kSend, ElementType::kFloat32, data.data(), nullptr,
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = peer;
+  op.tag = tag;
+  return run(std::move(op));
+}
+
+Result<CommHandle> Communicator::startRecv(std::span<float> data, int32_t peer, int32_t tag,
+                                           const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kRecv, ElementType::kFloat32, nullptr, data.data(),
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = peer;
+  op.tag = tag;
+  return start(std::move(op));
+}
+
+Status Communicator::recv(std::span<float> data, int32_t peer, int32_t tag,
+                          const CommTrace& trace) {
+  CommOp op = makeOp(CollectiveKind::kRecv, ElementType::kFloat32, nullptr, data.data(),
+                     static_cast<int64_t>(data.size()), trace);
+  op.peer = peer;
+  op.tag = tag;
+  return run(std::move(op));
+}
+
+}  // namespace bubblescope::engine

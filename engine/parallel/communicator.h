@@ -1,0 +1,166 @@
+// Communicator: the collectives and transfers of one process group (the dp,
+// tp or pp group of a rank, or the world), blocking or non-blocking with a
+// handle, each traced as one span on the communication lane.
+//
+// Contract:
+// - One Communicator per group per rank; its methods are called from one
+//   thread (the rank's training thread). Every rank of the group issues the
+//   group's collectives in the same order (MPI's rule).
+// - start() returns a handle that must be waited exactly once; the buffers
+//   of the op must stay alive and untouched (recv side) until wait()
+//   returns. Blocking calls are start() + wait().
+// - Ranks in arguments (root, peer) are ranks in the group; traced peers are
+//   world ranks (events.peer).
+// - Reductions are sums. Counts are elements, bytes are elements × size.
+// - Tracing: wait() records the span [start of the transfer, completion] on
+//   the Recorder given to setRecorder() (kind from the op, Lane
+//   kCommunication, dim the communicator's or the op's, bytes = the bytes
+//   this rank sends or receives: the buffer for all-reduce and broadcast,
+//   the whole gathered/scattered buffer for all-gather and reduce-scatter,
+//   the message for send and receive).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "common/result.h"
+#include "tracer/recorder.h"
+
+namespace bubblescope::engine {
+
+enum class CollectiveKind : uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kBroadcast,
+  kSend,
+  kRecv,
+};
+const char* collectiveName(CollectiveKind kind);  // "all_reduce", ...
+tracer::EventKind eventKindOf(CollectiveKind kind);
+
+enum class ElementType : uint8_t { kFloat32, kFloat64 };
+int64_t elementBytes(ElementType type);
+
+// How a call appears in the trace.
+struct CommTrace {
+  const char* name = nullptr;  // null: the collective's name; must outlive the span
+  int32_t step = -1;
+  int32_t microBatch = -1;
+  std::optional<tracer::ParallelDim> dim;  // unset: the communicator's dimension
+};
+
+// One call. Buffers are not owned.
+struct CommOp {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  ElementType type = ElementType::kFloat32;
+  // all-reduce: data in recv (in place). broadcast: data in recv.
+  // reduce-scatter: send holds sum(counts) elements, recv counts[rank].
+  // all-gather: send holds counts[rank] elements (null: already in place at
+  //   its displacement in recv), recv sum(counts).
+  // send: send holds count elements; recv: recv receives count elements.
+  const void* send = nullptr;
+  void* recv = nullptr;
+  int64_t count = 0;        // all-reduce, broadcast, send, recv
+  std::vector<int> counts;  // reduce-scatter, all-gather: one entry per group rank
+  int32_t peer = -1;        // broadcast: root; send, recv: the other group rank
+  int32_t tag = 0;          // send, recv
+  CommTrace trace;
+
+  int64_t elements() const;  // what the traced bytes count
+  int64_t bytes() const { return elements() * elementBytes(type); }
+};
+
+// The backend's side of a started op.
+class PendingComm {
+ public:
+  virtual ~PendingComm() = default;
+  // Blocks until the op completed. startNs/endNs on the communicator's clock.
+  virtual Status wait(int64_t& startNs, int64_t& endNs) = 0;
+};
+
+class CommHandle {
+ public:
+  CommHandle() = default;
+  bool valid() const { return pending_ != nullptr; }
+
+ private:
+  friend class Communicator;
+  std::unique_ptr<PendingComm> pending_;
+  CommOp op_;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int32_t rank() const { return rank_; }  // in the group
+  int32_t size() const { return static_cast<int32_t>(worldRanks_.size()); }
+  tracer::ParallelDim dim() const { return dim_; }
+  int32_t worldRankOf(int32_t groupRank) const { return worldRanks_.at(groupRank); }
+  const std::vector<int32_t>& worldRanks() const { return worldRanks_; }
+
+  // Spans of later wait() calls go here (null: none). Not while ops are in flight.
+  void setRecorder(tracer::Recorder* recorder) { recorder_ = recorder; }
+  tracer::Recorder* recorder() const { return recorder_; }
+  // The clock of spans: the recorder's, or the host's.
+  int64_t nowNs() const { return recorder_ ? recorder_->now() : tracer::hostNowNs(); }
+
+  // Checks the op against the group (counts, peer, sizes) and starts it.
+  Result<CommHandle> start(CommOp op);
+  // Completes a started op and records its span; the handle becomes invalid.
+  Status wait(CommHandle& handle);
+  Status run(CommOp op);  // start + wait (a backend may run it on the calling thread)
+
+  // Typed conveniences over start()/run(); spans are float32 unless double.
+  Result<CommHandle> startAllReduce(std::span<float> data, const CommTrace& trace = {});
+  Status allReduce(std::span<float> data, const CommTrace& trace = {});
+  Status allReduce(std::span<double> data, const CommTrace& trace = {});
+  // recv (counts[rank()]) = this rank's part of the sum of every rank's send.
+  Result<CommHandle> startReduceScatter(std::span<const float> send, std::span<float> recv,
+                                        std::vector<int> counts, const CommTrace& trace = {});
+  Status reduceScatter(std::span<const float> send, std::span<float> recv, std::vector<int> counts,
+                       const CommTrace& trace = {});
+  // recv = every rank's part in rank order; send empty: in place (this rank's
+  // part already sits at its displacement in recv).
+  Result<CommHandle> startAllGather(std::span<const float> send, std::span<float> recv,
+                                    std::vector<int> counts, const CommTrace& trace = {});
+  Status allGather(std::span<const float> send, std::span<float> recv, std::vector<int> counts,
+                   const CommTrace& trace = {});
+  Result<CommHandle> startBroadcast(std::span<float> data, int32_t root,
+                                    const CommTrace& trace = {});
+  Status broadcast(std::span<float> data, int32_t root, const CommTrace& trace = {});
+  Result<CommHandle> startSend(std::span<const float> data, int32_t peer, int32_t tag,
+                               const CommTrace& trace = {});
+  Status send(std::span<const float> data, int32_t peer, int32_t tag, const CommTrace& trace = {});
+  Result<CommHandle> startRecv(std::span<float> data, int32_t peer, int32_t tag,
+                               const CommTrace& trace = {});
+  Status recv(std::span<float> data, int32_t peer, int32_t tag, const CommTrace& trace = {});
+
+ protected:
+  Communicator(tracer::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)
+      : dim_(dim), worldRanks_(std::move(worldRanks)), rank_(rank) {}
+  // Starts a checked op. `blocking`: the caller waits right away, so the
+  // backend may complete it before returning.
+  virtual Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) = 0;
+
+ private:
+  Status check(const CommOp& op) const;
+  void record(const CommOp& op, int64_t startNs, int64_t endNs);
+
+  tracer::ParallelDim dim_;
+  std::vector<int32_t> worldRanks_;
+  int32_t rank_;
+  tracer::Recorder* recorder_ = nullptr;
+};
+
+// Per-rank element counts of `total` elements split as evenly as possible in
+// rank order (the first total % n ranks get one more).
+std::vector<int> evenCounts(int64_t total, int32_t n);
+
+}  // namespace bubblescope::engine

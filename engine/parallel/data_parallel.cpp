@@ -1,0 +1,313 @@
+#include "engine/parallel/data_parallel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace bubblescope::engine {
+namespace {
+
+std::span<float> slice(Tensor& t, int64_t offset, int64_t size) {
+  return {t.data() + offset, static_cast<size_t>(size)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DataParallel>> DataParallel::create(GptModel& model, Allocator& allocator,
+                                                           Communicator& dp,
+                                                           const DataParallelOptions& options) {
+  if (options.zeroStage < 0 || options.zeroStage > 3) {
+    return Status::invalidArgument("zero_stage " + std::to_string(options.zeroStage) +
+                                   " is unknown (known: 0, 1, 2, 3)");
+  }
+  if (options.bucketElements < 1) {
+    return Status::invalidArgument("gradient buckets must hold at least one element");
+  }
+  BS_RETURN_IF_ERROR(options.optimizer.validate());
+  std::unique_ptr<DataParallel> d(new DataParallel(model, allocator, dp, options));
+  BS_RETURN_IF_ERROR(d->setUp());
+  model.setHooks(d.get());
+  return d;
+}
+
+DataParallel::DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
+                           const DataParallelOptions& options)
+    : model_(model),
+      allocator_(allocator),
+      dp_(dp),
+      options_(options),
+      flat_(model),
+      shards_(flat_.total(), dp.size()) {}
+
+DataParallel::~DataParallel() {
+  for (Bucket& b : buckets_) {
+    if (b.handle.valid()) (void)dp_.wait(b.handle);  // buffers must outlive the worker's use
+  }
+  model_.setHooks(nullptr);
+}
+
+Status DataParallel::setUp() {
+  const int32_t stage = options_.zeroStage;
+  const int64_t total = flat_.total();
+  shard_ = stage == 0 ? FlatRange{0, total} : shards_.shard(dp_.rank());
+  // Parameters: the full buffer, or (stage 3) this rank's shard of it.
+  params_ = Tensor({stage == 3 ? shard_.size() : total}, MemoryCategory::kParameters, &allocator_);
+  const int64_t paramBase = stage == 3 ? shard_.lo : 0;
+  for (const FlatEntry& e : flat_.entries()) {
+    Parameter& p = *e.param;
+    const FlatRange keep = stage == 3 ? e.range.intersect(shard_) : e.range;
+    if (!keep.empty()) {
+      std::memcpy(params_.data() + (keep.lo - paramBase), p.value.data() + (keep.lo - e.range.lo),
+                  static_cast<size_t>(keep.size()) * sizeof(float));
+    }
+    Shape shape = p.value.shape();
+    p.value = Tensor::view(shape, stage == 3 ? nullptr : params_.data() + e.range.lo);
+  }
+  // Gradients: the full buffer (stages 0, 1) or the shard (stages 2, 3).
+  grads_ = Tensor({stage <= 1 ? total : shard_.size()}, MemoryCategory::kGradients, &allocator_);
+  for (const FlatEntry& e : flat_.entries()) {
+    Shape shape = e.param->grad.shape();
+    e.param->grad = Tensor::view(shape, stage <= 1 ? grads_.data() + e.range.lo : nullptr);
+  }
+  adamM_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
+  adamV_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
+  for (const FlatRange& r : planBuckets(total, options_.bucketElements)) {
+    Bucket b;
+    b.range = r;
+    b.piece = r.intersect(shard_);
+    buckets_.push_back(std::move(b));
+  }
+  return Status::ok();
+}
+
+float* DataParallel::shardGrads() {
+  return options_.zeroStage <= 1 ? grads_.data() + shard_.lo : grads_.data();
+}
+
+tracer::ParallelDim DataParallel::syncDim() const {
+  return options_.zeroStage == 0 ? tracer::ParallelDim::kDp : tracer::ParallelDim::kZero;
+}
+
+CommTrace DataParallel::trace(const char* name) const {
+  CommTrace t;
+  t.name = name;
+  t.step = step_;
+  t.microBatch = microBatch_;
+  t.dim = syncDim();
+  return t;
+}
+
+void DataParallel::zeroGradients() {
+  grads_.zero();
+}
+
+void DataParallel::beginMicroBatch(int32_t step, int32_t microBatch, bool last) {
+  step_ = step;
+  microBatch_ = microBatch;
+  lastMicroBatch_ = last;
+}
+
+// ---- Hooks ----------------------------------------------------------------
+
+Status DataParallel::beforeForward(int32_t slot) {
+  return options_.zeroStage == 3 ? gatherSlot(slot) : Status::ok();
+}
+
+Status DataParallel::afterForward(int32_t slot) {
+  if (options_.zeroStage == 3) releaseSlot(slot);
+  return Status::ok();
+}
+
+Status DataParallel::beforeBackward(int32_t slot) {
+  if (options_.zeroStage == 3) BS_RETURN_IF_ERROR(gatherSlot(slot));
+  if (options_.zeroStage >= 2) {
+    const FlatRange range = flat_.slotRange(slot);
+    slotGrads_ = Tensor({range.size()}, MemoryCategory::kGradients, &allocator_);
+    for (const auto& [e, piece] : flat_.overlapping(range)) {
+      Shape shape = e->param->grad.shape();
+      e->param->grad = Tensor::view(shape, slotGrads_.data() + (e->range.lo - range.lo));
+    }
+  }
+  return Status::ok();
+}
+
+Status DataParallel::afterBackward(int32_t slot) {
+  const FlatRange range = flat_.slotRange(slot);
+  if (options_.zeroStage >= 2) {
+    // Move this slot's gradients into the buckets they belong to, one bucket
+    // at a time so at most kMaxBucketsInFlight full buckets exist at once.
+    for (size_t i = 0; i < buckets_.size(); ++i) {
+      Bucket& b = buckets_[i];
+      const FlatRange overlap = b.range.intersect(range);
+      if (overlap.empty()) continue;
+      if (b.send.empty())
+        b.send = Tensor({b.range.size()}, MemoryCategory::kGradients, &allocator_);
+      std::memcpy(b.send.data() + (overlap.lo - b.range.lo),
+                  slotGrads_.data() + (overlap.lo - range.lo),
+                  static_cast<size_t>(overlap.size()) * sizeof(float));
+      b.filled += overlap.size();
+      b.ready = b.filled == b.range.size();
+      if (b.ready && options_.overlap) BS_RETURN_IF_ERROR(launchReadyBuckets());
+    }
+    for (const auto& [e, piece] : flat_.overlapping(range)) {
+      Shape shape = e->param->grad.shape();
+      e->param->grad = Tensor::view(shape, nullptr);
+    }
+    slotGrads_ = Tensor();
+  } else if (lastMicroBatch_) {
+    // Backward runs the slots from the last to the first: every bucket that
+    // starts inside this slot or after it has its final gradients now.
+    for (Bucket& b : buckets_) b.ready = b.ready || b.range.lo >= range.lo;
+    if (options_.overlap) BS_RETURN_IF_ERROR(launchReadyBuckets());
+  }
+  if (options_.zeroStage == 3) releaseSlot(slot);
+  return Status::ok();
+}
+
+Status DataParallel::launchReadyBuckets() {
+  for (size_t i = 0; i < buckets_.size(); ++i) {  // bucket order: the same on every rank
+    Bucket& b = buckets_[i];
+    if (!b.ready || b.launched) continue;
+    BS_RETURN_IF_ERROR(launchBucket(b));
+    // Stages 2 and 3 own a buffer per bucket in flight: bound them (as
+    // DeepSpeed's double-buffered reduction buckets do) by completing the
+    // oldest. The worker runs them in order, so the oldest finishes first.
+    if (options_.zeroStage >= 2) {
+      while (inFlight_ > kMaxBucketsInFlight) BS_RETURN_IF_ERROR(completeBucket(buckets_[oldest_]));
+    }
+  }
+  return Status::ok();
+}
+
+// ---- Buckets --------------------------------------------------------------
+
+Status DataParallel::launchBucket(Bucket& b) {
+  b.launched = true;
+  if (inFlight_++ == 0) oldest_ = static_cast<size_t>(&b - buckets_.data());
+  const int32_t stage = options_.zeroStage;
+  if (stage == 0) {
+    BS_ASSIGN_OR_RETURN(b.handle, dp_.startAllReduce(slice(grads_, b.range.lo, b.range.size()),
+                                                     trace("grad_all_reduce")));
+    return Status::ok();
+  }
+  b.recv = Tensor({b.piece.size()}, MemoryCategory::kGradients, &allocator_);
+  std::span<const float> send =
+      stage == 1 ? slice(grads_, b.range.lo, b.range.size()) : b.send.span();
+  BS_ASSIGN_OR_RETURN(b.handle,
+                      dp_.startReduceScatter(send, b.recv.span(), shards_.countsFor(b.range),
+                                             trace("grad_reduce_scatter")));
+  return Status::ok();
+}
+
+Status DataParallel::completeBucket(Bucket& b) {
+  BS_RETURN_IF_ERROR(dp_.wait(b.handle));
+  --inFlight_;
+  oldest_ = static_cast<size_t>(&b - buckets_.data()) + 1;  // buckets launch in index order
+  if (options_.zeroStage >= 1 && !b.piece.empty()) {
+    float* dst = shardGrads() + (b.piece.lo - shard_.lo);
+    const float* src = b.recv.data();
+    if (options_.zeroStage == 1) {
+      std::memcpy(dst, src, static_cast<size_t>(b.piece.size()) * sizeof(float));
+    } else {
+      for (int64_t i = 0; i < b.piece.size(); ++i) dst[i] += src[i];  // accumulate micro-batches
+    }
+  }
+  b.send = Tensor();
+  b.recv = Tensor();
+  b.done = true;
+  return Status::ok();
+}
+
+Status DataParallel::endMicroBatch() {
+  if (!syncsThisMicroBatch()) return Status::ok();
+  for (Bucket& b : buckets_) {
+    if (b.done) continue;
+    if (!b.ready) {
+      return Status::internal("gradient bucket [" + std::to_string(b.range.lo) + ", " +
+                              std::to_string(b.range.hi) + ") was never filled by backward");
+    }
+    if (!b.launched) BS_RETURN_IF_ERROR(launchBucket(b));  // without overlap: all of them now
+  }
+  for (Bucket& b : buckets_) {
+    if (!b.done) BS_RETURN_IF_ERROR(completeBucket(b));
+  }
+  for (Bucket& b : buckets_) b = Bucket{.range = b.range, .piece = b.piece};
+  inFlight_ = 0;
+  return Status::ok();
+}
+
+// ---- ZeRO-3 parameter gathering -----------------------------------------------
+
+Status DataParallel::gatherSlot(int32_t slot) {
+  const FlatRange range = flat_.slotRange(slot);
+  slotParams_ = Tensor({range.size()}, MemoryCategory::kParameters, &allocator_);
+  const FlatRange mine = range.intersect(shard_);
+  std::span<const float> send;
+  if (!mine.empty()) send = slice(params_, mine.lo - shard_.lo, mine.size());
+  BS_RETURN_IF_ERROR(
+      dp_.allGather(send, slotParams_.span(), shards_.countsFor(range), trace("param_all_gather")));
+  for (const auto& [e, piece] : flat_.overlapping(range)) {
+    Shape shape = e->param->value.shape();
+    e->param->value = Tensor::view(shape, slotParams_.data() + (e->range.lo - range.lo));
+  }
+  return Status::ok();
+}
+
+void DataParallel::releaseSlot(int32_t slot) {
+  for (const auto& [e, piece] : flat_.overlapping(flat_.slotRange(slot))) {
+    Shape shape = e->param->value.shape();
+    e->param->value = Tensor::view(shape, nullptr);
+  }
+  slotParams_ = Tensor();
+}
+
+// ---- Clipping and the optimizer ----------------------------------------------
+
+Result<double> DataParallel::gradSquaredSum() {
+  double sum = 0.0;
+  const float* g = shardGrads();
+  for (int64_t i = 0; i < shard_.size(); ++i) sum += static_cast<double>(g[i]) * g[i];
+  if (options_.zeroStage >= 1 && dp_.size() > 1) {
+    BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&sum, 1), trace("grad_norm")));
+  }
+  return sum;
+}
+
+void DataParallel::scaleGradients(float factor) {
+  float* g = shardGrads();
+  for (int64_t i = 0; i < shard_.size(); ++i) g[i] *= factor;
+}
+
+void DataParallel::applyOptimizer(double lr) {
+  ++adamSteps_;
+  const int32_t stage = options_.zeroStage;
+  const int64_t paramBase = stage == 3 ? shard_.lo : 0;
+  for (const auto& [e, piece] : flat_.overlapping(shard_)) {
+    const size_t n = static_cast<size_t>(piece.size());
+    const int64_t local = piece.lo - shard_.lo;
+    adamwUpdate({params_.data() + (piece.lo - paramBase), n}, {shardGrads() + local, n},
+                {adamM_.data() + local, n}, {adamV_.data() + local, n}, options_.optimizer, lr,
+                adamSteps_, e->param->weightDecay);
+  }
+}
+
+Status DataParallel::gatherUpdatedParameters() {
+  const int32_t stage = options_.zeroStage;
+  if ((stage == 1 || stage == 2) && dp_.size() > 1) {
+    BS_RETURN_IF_ERROR(dp_.allGather({}, params_.span(), shards_.countsFor({0, flat_.total()}),
+                                     trace("param_all_gather")));
+  }
+  return Status::ok();
+}
+
+Status DataParallel::gatherParameters(std::vector<float>& out) {
+  out.assign(static_cast<size_t>(flat_.total()), 0.0f);
+  if (options_.zeroStage <= 2) {
+    std::memcpy(out.data(), params_.data(), out.size() * sizeof(float));
+    return Status::ok();
+  }
+  return dp_.allGather(params_.span(), out, shards_.countsFor({0, flat_.total()}),
+                       trace("param_all_gather"));
+}
+
+}  // namespace bubblescope::engine

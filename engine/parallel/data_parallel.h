@@ -1,0 +1,142 @@
+// DataParallel: gradient synchronisation and ZeRO over the data-parallel
+// group for one model replica (or one pipeline stage's layer range).
+//
+// The model's parameters move into flat buffers (flat_layout.h):
+// - stage 0: full parameters, gradients and AdamW state on every rank;
+//   gradients are all-reduced in buckets (dim dp).
+// - stage 1 (ZeRO-1, Rajbhandari et al., arXiv 1910.02054): AdamW state only
+//   for this rank's shard; gradient buckets are reduce-scattered, each rank
+//   updates its shard, parameters are all-gathered (dim zero).
+// - stage 2: gradients sharded too: the full gradient of a layer exists only
+//   during its backward and in the bucket being reduced; every micro-batch's
+//   buckets are reduce-scattered and added into the shard.
+// - stage 3: parameters sharded too: a layer's parameters are all-gathered
+//   just before its forward and its backward and freed right after.
+// Bytes per rank (fp32 weights and gradients, 8-byte Adam state; REFERENCE.md,
+// after ZeRO's Figure 1): 16Ψ, 4Ψ + 4Ψ + 8Ψ/N, 4Ψ + 12Ψ/N, 16Ψ/N.
+//
+// Buckets (planBuckets) are launched as soon as backward has produced all of
+// their gradients (slots run in reverse order) and complete on the
+// communicator's worker while backward goes on; without overlap they are
+// launched after the micro-batch's backward. Stage 0 and 1 synchronise only
+// in the step's last micro-batch (gradients accumulate locally before).
+//
+// Contract: create() after the model is initialised in full shape (the same
+// seed on every rank); it installs itself as the model's LayerHooks and must
+// outlive the model's passes. Per step: zeroGradients(); per micro-batch:
+// beginMicroBatch(), model forward and backward, endMicroBatch(); then
+// gradSquaredSum()/scaleGradients() (global clipping), applyOptimizer() and
+// gatherUpdatedParameters().
+// Collectives over `dp` are issued in the same order on every rank. The
+// training thread only; `dp` and `allocator` must outlive this object.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/adamw.h"
+#include "engine/gpt_model.h"
+#include "engine/parallel/communicator.h"
+#include "engine/parallel/flat_layout.h"
+
+namespace bubblescope::engine {
+
+struct DataParallelOptions {
+  int32_t zeroStage = 0;                        // 0..3
+  bool overlap = true;                          // launch buckets during backward
+  int64_t bucketElements = 25 * (1 << 20) / 4;  // 25 MiB of fp32 (PyTorch DDP's default)
+  AdamWConfig optimizer;
+};
+
+class DataParallel final : public LayerHooks {
+ public:
+  static Result<std::unique_ptr<DataParallel>> create(GptModel& model, Allocator& allocator,
+                                                      Communicator& dp,
+                                                      const DataParallelOptions& options);
+  ~DataParallel() override;
+  DataParallel(const DataParallel&) = delete;
+  DataParallel& operator=(const DataParallel&) = delete;
+
+  void zeroGradients();
+  // `last`: this micro-batch is the step's last (stage 0/1 reduce in it).
+  void beginMicroBatch(int32_t step, int32_t microBatch, bool last);
+  // After the micro-batch's backward: launches what is left and waits for
+  // every bucket. After the last one, this rank's gradients (all of them at
+  // stage 0, its shard otherwise) are the sums over the dp group.
+  Status endMicroBatch();
+
+  // Sum of squares of the synchronised gradients over the whole model
+  // (collective at stages >= 1), in double.
+  Result<double> gradSquaredSum();
+  void scaleGradients(float factor);
+  // One AdamW update (1-based count kept here) of this rank's shard with
+  // learning rate lr (local compute).
+  void applyOptimizer(double lr);
+  // Stages 1 and 2: all-gather the updated shards so every rank holds every
+  // parameter again (collective); a no-op at stages 0 and 3.
+  Status gatherUpdatedParameters();
+
+  // Every parameter in flat order (collective at stage 3). Out: total() floats.
+  Status gatherParameters(std::vector<float>& out);
+
+  const FlatLayout& flat() const { return flat_; }
+  FlatRange shard() const { return shard_; }  // whole buffer at stage 0
+  int32_t zeroStage() const { return options_.zeroStage; }
+  int64_t optimizerSteps() const { return adamSteps_; }
+
+  // LayerHooks
+  Status beforeForward(int32_t slot) override;
+  Status afterForward(int32_t slot) override;
+  Status beforeBackward(int32_t slot) override;
+  Status afterBackward(int32_t slot) override;
+
+ private:
+  struct Bucket {
+    FlatRange range;
+    FlatRange piece;  // range ∩ this rank's shard (stages >= 1)
+    Tensor send;      // stages 2, 3: the bucket's gradients of this micro-batch
+    Tensor recv;      // stages >= 1: this rank's reduced piece
+    int64_t filled = 0;
+    bool ready = false;
+    bool launched = false;
+    bool done = false;  // completed in this micro-batch
+    CommHandle handle;
+  };
+
+  DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
+               const DataParallelOptions& options);
+  Status setUp();
+  bool syncsThisMicroBatch() const { return options_.zeroStage >= 2 || lastMicroBatch_; }
+  Status launchReadyBuckets();
+  Status launchBucket(Bucket& bucket);
+  Status completeBucket(Bucket& bucket);
+  Status gatherSlot(int32_t slot);  // stage 3
+  void releaseSlot(int32_t slot);   // stage 3
+  float* shardGrads();              // this rank's reduced gradients
+  CommTrace trace(const char* name) const;
+  tracer::ParallelDim syncDim() const;
+
+  GptModel& model_;
+  Allocator& allocator_;
+  Communicator& dp_;
+  DataParallelOptions options_;
+  FlatLayout flat_;
+  ShardPlan shards_;
+  FlatRange shard_;
+  Tensor params_;      // stages 0-2: every parameter; stage 3: the shard
+  Tensor grads_;       // stages 0-1: every gradient; stages 2-3: the shard
+  Tensor adamM_;       // (shard) first moments
+  Tensor adamV_;       // (shard) second moments
+  Tensor slotParams_;  // stage 3: the gathered parameters of the running slot
+  Tensor slotGrads_;   // stages 2-3: the gradients of the slot in backward
+  static constexpr int32_t kMaxBucketsInFlight = 2;  // stages 2, 3
+  std::vector<Bucket> buckets_;
+  int32_t inFlight_ = 0;  // launched, not yet completed
+  size_t oldest_ = 0;     // index of the oldest bucket in flight
+  int64_t adamSteps_ = 0;
+  int32_t step_ = -1;
+  int32_t microBatch_ = -1;
+  bool lastMicroBatch_ = true;
+};
+
+}  // namespace bubblescope::engine

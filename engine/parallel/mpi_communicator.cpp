@@ -1,0 +1,230 @@
+#include "engine/parallel/mpi_communicator.h"
+
+#include <functional>
+#include <string>
+
+#include "engine/parallel/mpi_check.h"
+
+namespace bubblescope::engine {
+
+Status mpiError(int code, const char* call, const char* file, int line) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string name(call);
+  name = name.substr(0, name.find('('));
+  return Status::internal(name + " failed on rank " + std::to_string(rank) + " (" + file + ":" +
+                          std::to_string(line) + "): " + std::string(text, length));
+}
+
+struct MpiCommunicator::Job {
+  CommOp op;
+  Status status;
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  bool done = false;
+};
+
+namespace {
+
+MPI_Datatype mpiType(ElementType type) {
+  return type == ElementType::kFloat64 ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+// An op that already completed on the calling thread.
+class CompletedComm final : public PendingComm {
+ public:
+  CompletedComm(Status status, int64_t startNs, int64_t endNs)
+      : status_(std::move(status)), startNs_(startNs), endNs_(endNs) {}
+  Status wait(int64_t& startNs, int64_t& endNs) override {
+    startNs = startNs_;
+    endNs = endNs_;
+    return status_;
+  }
+
+ private:
+  Status status_;
+  int64_t startNs_, endNs_;
+};
+
+// A collective queued for the worker.
+class QueuedComm final : public PendingComm {
+ public:
+  QueuedComm(std::shared_ptr<MpiCommunicator::Job> job, std::mutex* mutex,
+             std::condition_variable* changed)
+      : job_(std::move(job)), mutex_(mutex), changed_(changed) {}
+  Status wait(int64_t& startNs, int64_t& endNs) override {
+    std::unique_lock<std::mutex> lock(*mutex_);
+    changed_->wait(lock, [&] { return job_->done; });
+    startNs = job_->startNs;
+    endNs = job_->endNs;
+    return job_->status;
+  }
+
+ private:
+  std::shared_ptr<MpiCommunicator::Job> job_;
+  std::mutex* mutex_;
+  std::condition_variable* changed_;
+};
+
+// A send or receive posted with MPI_Isend / MPI_Irecv.
+class RequestComm final : public PendingComm {
+ public:
+  RequestComm(MPI_Request request, int64_t startNs, std::function<int64_t()> now)
+      : request_(request), startNs_(startNs), now_(std::move(now)) {}
+  Status wait(int64_t& startNs, int64_t& endNs) override {
+    startNs = startNs_;
+    BS_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+    endNs = now_();
+    return Status::ok();
+  }
+
+ private:
+  MPI_Request request_;
+  int64_t startNs_;
+  std::function<int64_t()> now_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::split(MPI_Comm parent, int color, int key,
+                                                                tracer::ParallelDim dim) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  BS_MPI_CHECK(MPI_Comm_split(parent, color, key, &comm));
+  BS_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // World ranks of the group, for traced peers.
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> local(size), global(size);
+  for (int i = 0; i < size; ++i) local[i] = i;
+  MPI_Group_translate_ranks(group, size, local.data(), world, global.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  std::vector<int32_t> worldRanks(global.begin(), global.end());
+  return std::unique_ptr<MpiCommunicator>(
+      new MpiCommunicator(comm, dim, std::move(worldRanks), rank));
+}
+
+MpiCommunicator::MpiCommunicator(MPI_Comm comm, tracer::ParallelDim dim,
+                                 std::vector<int32_t> worldRanks, int32_t rank)
+    : Communicator(dim, std::move(worldRanks), rank), comm_(comm) {}
+
+MpiCommunicator::~MpiCommunicator() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+Status MpiCommunicator::execute(const CommOp& op) {
+  const MPI_Datatype type = mpiType(op.type);
+  const int count = static_cast<int>(op.count);
+  switch (op.kind) {
+    case CollectiveKind::kAllReduce:
+      BS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, op.recv, count, type, MPI_SUM, comm_));
+      return Status::ok();
+    case CollectiveKind::kReduceScatter:
+      BS_MPI_CHECK(MPI_Reduce_scatter(op.send, op.recv, op.counts.data(), type, MPI_SUM, comm_));
+      return Status::ok();
+    case CollectiveKind::kAllGather: {
+      std::vector<int> displs(op.counts.size());
+      for (size_t i = 1; i < displs.size(); ++i) displs[i] = displs[i - 1] + op.counts[i - 1];
+      const void* send = op.send ? op.send : MPI_IN_PLACE;
+      BS_MPI_CHECK(MPI_Allgatherv(send, op.counts[rank()], type, op.recv, op.counts.data(),
+                                  displs.data(), type, comm_));
+      return Status::ok();
+    }
+    case CollectiveKind::kBroadcast:
+      BS_MPI_CHECK(MPI_Bcast(op.recv, count, type, op.peer, comm_));
+      return Status::ok();
+    case CollectiveKind::kSend:
+      BS_MPI_CHECK(MPI_Send(op.send, count, type, op.peer, op.tag, comm_));
+      return Status::ok();
+    case CollectiveKind::kRecv:
+      BS_MPI_CHECK(MPI_Recv(op.recv, count, type, op.peer, op.tag, comm_, MPI_STATUS_IGNORE));
+      return Status::ok();
+  }
+  return Status::internal("unknown collective");
+}
+
+Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, bool blocking) {
+  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
+  if (pointToPoint) {
+    // Point-to-point messages never match collectives: no need to queue.
+    const int64_t startNs = nowNs();
+    if (blocking) {
+      Status status = execute(op);
+      return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), startNs, nowNs()));
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    const MPI_Datatype type = mpiType(op.type);
+    if (op.kind == CollectiveKind::kSend) {
+      BS_MPI_CHECK(
+          MPI_Isend(op.send, static_cast<int>(op.count), type, op.peer, op.tag, comm_, &request));
+    } else {
+      BS_MPI_CHECK(
+          MPI_Irecv(op.recv, static_cast<int>(op.count), type, op.peer, op.tag, comm_, &request));
+    }
+    return std::unique_ptr<PendingComm>(
+        new RequestComm(request, startNs, [this] { return nowNs(); }));
+  }
+  if (blocking) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+      busy_ = true;
+    }
+    const int64_t startNs = nowNs();
+    Status status = execute(op);
+    const int64_t endNs = nowNs();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      busy_ = false;
+    }
+    changed_.notify_all();
+    return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), startNs, endNs));
+  }
+  auto job = std::make_shared<Job>();
+  job->op = op;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!worker_.joinable()) worker_ = std::thread([this] { workerLoop(); });
+    queue_.push_back(job);
+  }
+  changed_.notify_all();
+  return std::unique_ptr<PendingComm>(new QueuedComm(job, &mutex_, &changed_));
+}
+
+void MpiCommunicator::workerLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stop_ && queue_.empty()); });
+    if (queue_.empty()) return;  // stopping with nothing left
+    std::shared_ptr<Job> job = queue_.front();
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    job->startNs = nowNs();
+    Status status = execute(job->op);
+    const int64_t endNs = nowNs();
+    lock.lock();
+    job->status = std::move(status);
+    job->endNs = endNs;
+    job->done = true;
+    busy_ = false;
+    changed_.notify_all();
+  }
+}
+
+}  // namespace bubblescope::engine

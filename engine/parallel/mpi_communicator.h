@@ -1,0 +1,58 @@
+// MpiCommunicator: the Communicator of one MPI sub-communicator.
+//
+// Non-blocking collectives run on a worker thread that executes them with
+// the blocking MPI calls in the order they were started (as PyTorch's
+// ProcessGroupMPI does), so they progress while the training thread
+// computes: OpenMPI advances MPI_I* collectives only inside MPI calls. A
+// blocking collective waits until the worker is idle and then runs on the
+// calling thread, so every rank still issues the group's collectives in one
+// order. Sends and receives use MPI_Isend / MPI_Irecv directly.
+//
+// Contract: needs MPI initialised with MPI_THREAD_MULTIPLE (the worker and
+// the tracer call MPI concurrently with the training thread). Must be
+// destroyed before MPI_Finalize, with every handle waited.
+#pragma once
+
+#include <mpi.h>
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "engine/parallel/communicator.h"
+
+namespace bubblescope::engine {
+
+class MpiCommunicator final : public Communicator {
+ public:
+  // Collective over `parent`: ranks with equal `color` form one group,
+  // ordered by `key` (MPI_Comm_split). Errors come back as values.
+  static Result<std::unique_ptr<MpiCommunicator>> split(MPI_Comm parent, int color, int key,
+                                                        tracer::ParallelDim dim);
+  ~MpiCommunicator() override;
+
+  MPI_Comm comm() const { return comm_; }
+
+  struct Job;  // a queued op (internal)
+
+ protected:
+  Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;
+
+ private:
+  MpiCommunicator(MPI_Comm comm, tracer::ParallelDim dim, std::vector<int32_t> worldRanks,
+                  int32_t rank);
+  Status execute(const CommOp& op);  // the blocking MPI call
+  void workerLoop();
+
+  MPI_Comm comm_;
+  std::mutex mutex_;
+  std::condition_variable changed_;  // queue, busy_ or a job's completion changed
+  std::deque<std::shared_ptr<Job>> queue_;
+  bool busy_ = false;  // a collective is running (worker or inline)
+  bool stop_ = false;
+  std::thread worker_;  // started with the first non-blocking collective
+};
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,50 @@
+// MpiGrid: the runtime process grid of one rank: its coordinates in
+// world = dp × pp × tp (engine/layout/grid.h: tp fastest, as Megatron-LM
+// places ranks) and one MPI communicator per dimension.
+//
+// Contract: create() is collective over `world`. The grid is owned by the
+// rank's main function and passed by reference (never a global); it must
+// outlive everything that uses its communicators and be destroyed before
+// MPI_Finalize. Not thread-safe (the training thread's).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "engine/layout/grid.h"
+#include "engine/layout/layout.h"
+#include "engine/parallel/mpi_communicator.h"
+
+namespace bubblescope::engine {
+
+class MpiGrid {
+ public:
+  // The world's size must be dp × pp × tp (an error says so otherwise).
+  static Result<std::unique_ptr<MpiGrid>> create(MPI_Comm world, int32_t dp, int32_t pp,
+                                                 int32_t tp);
+  static Result<std::unique_ptr<MpiGrid>> create(MPI_Comm world, const layout::Layout& layout) {
+    return create(world, layout.dp, layout.pp, layout.tp);
+  }
+
+  const layout::ProcessGrid& grid() const { return grid_; }
+  int32_t rank() const { return rank_; }  // in `world`
+  layout::GridCoord coord() const { return grid_.coordOf(rank_); }
+
+  // Communicators of this rank's groups; a group's rank i has coordinate i.
+  Communicator& dp() { return *dp_; }
+  Communicator& pp() { return *pp_; }
+  Communicator& tp() { return *tp_; }
+  Communicator& world() { return *world_; }
+
+  // Every communicator's spans go to `recorder` (null: none).
+  void setRecorder(tracer::Recorder* recorder);
+
+ private:
+  MpiGrid(layout::ProcessGrid grid, int32_t rank) : grid_(grid), rank_(rank) {}
+  layout::ProcessGrid grid_;
+  int32_t rank_;
+  std::unique_ptr<MpiCommunicator> world_, dp_, pp_, tp_;
+};
+
+}  // namespace bubblescope::engine

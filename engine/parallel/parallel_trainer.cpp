@@ -1,0 +1,148 @@
+#include "engine/parallel/parallel_trainer.h"
+
+#include <cmath>
+
+#include "engine/cpu_gemm.h"
+
+namespace bubblescope::engine {
+
+TrainerOptions singleRankEquivalent(const TrainerOptions& perRank, int32_t dp) {
+  TrainerOptions o = perRank;
+  o.microBatches = perRank.microBatches * dp;
+  return o;
+}
+
+Result<std::unique_ptr<ParallelTrainer>> ParallelTrainer::create(const TrainerOptions& options,
+                                                                 const ParallelOptions& parallel,
+                                                                 Communicator& dp) {
+  BS_RETURN_IF_ERROR(options.validate());
+  if (!options.loadPath.empty()) {
+    return Status::unsupported("a data-parallel run cannot resume from a checkpoint yet");
+  }
+  std::unique_ptr<ParallelTrainer> t(new ParallelTrainer(options, parallel, dp));
+  BS_RETURN_IF_ERROR(t->initialize());
+  return t;
+}
+
+Status ParallelTrainer::initialize() {
+  useSingleBlasThread();
+  BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
+  loader_ = std::make_unique<DataLoader>(std::move(loader));
+  BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, &allocator_));
+  model_->initialize(options_.seed);  // full shape on every rank, then sharded
+  DataParallelOptions d;
+  d.zeroStage = parallel_.zeroStage;
+  d.overlap = parallel_.overlap;
+  d.bucketElements = parallel_.bucketElements;
+  d.optimizer = options_.optimizer;
+  BS_ASSIGN_OR_RETURN(dp_sync_, DataParallel::create(*model_, allocator_, dp_, d));
+  BS_ASSIGN_OR_RETURN(acts_, model_->newActivations(options_.batchSize, options_.model.seqLen));
+  allocator_.resetPeaks();  // peaks describe training, not the full-shape initialisation
+  return Status::ok();
+}
+
+void ParallelTrainer::setRecorder(tracer::Recorder* recorder) {
+  recorder_ = recorder;
+  dp_.setRecorder(recorder);
+}
+
+int64_t ParallelTrainer::tokensPerStep() const {
+  return options_.batchSize * options_.model.seqLen * options_.microBatches * dp_.size();
+}
+
+Result<StepResult> ParallelTrainer::step() {
+  using tracer::EventKind;
+  auto now = [this] { return recorder_ ? recorder_->now() : tracer::hostNowNs(); };
+  StepResult result;
+  result.step = step_;
+  result.startNs = now();
+  const int32_t m = options_.microBatches;
+  const int32_t n = dp_.size();
+  const int64_t b = options_.batchSize, t = options_.model.seqLen;
+  const int64_t fwdFlops = model_->forwardFlops(b, t);
+  const double lossScale = 1.0 / (static_cast<double>(m) * n);
+  // ZeRO-3 gathers parameters inside forward and backward (blocking): an
+  // enclosing compute span would hide that communication, so the per-layer
+  // spans stand alone there.
+  const bool outerSpans = parallel_.zeroStage < 3;
+  TraceContext trace{recorder_, static_cast<int32_t>(step_), -1, -1, -1};
+  tracer::Recorder* outer = outerSpans ? recorder_ : nullptr;
+  dp_sync_->zeroGradients();
+  double lossSum = 0.0;
+  for (int32_t mb = 0; mb < m; ++mb) {
+    trace.microBatch = mb;
+    const int32_t globalMicroBatch = dp_.rank() * m + mb;
+    {
+      auto info = trace.span(EventKind::kDataLoad, "data_load");
+      info.lane = tracer::Lane::kData;
+      tracer::ScopedSpan span(recorder_, info);
+      loader_->fill(step_, globalMicroBatch, batch_);
+    }
+    dp_sync_->beginMicroBatch(static_cast<int32_t>(step_), mb, mb == m - 1);
+    {
+      tracer::ScopedSpan span(outer, trace.span(EventKind::kForward, "forward", fwdFlops));
+      BS_ASSIGN_OR_RETURN(double loss,
+                          model_->forward(*acts_, {batch_.tokens, {}, batch_.targets}, trace));
+      lossSum += loss;
+    }
+    {
+      tracer::ScopedSpan span(outer, trace.span(EventKind::kBackward, "backward", 2 * fwdFlops));
+      BS_RETURN_IF_ERROR(model_->backward(*acts_, {}, lossScale, trace));
+    }
+    BS_RETURN_IF_ERROR(dp_sync_->endMicroBatch());
+  }
+  trace.microBatch = -1;
+  // Global gradient-norm clipping, exactly as clipGradNorm() on one rank.
+  BS_ASSIGN_OR_RETURN(const double squares, dp_sync_->gradSquaredSum());
+  result.gradNorm = std::sqrt(squares);
+  result.lr = options_.schedule.at(step_);
+  {
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
+    if (options_.gradClip > 0.0 && result.gradNorm > options_.gradClip) {
+      dp_sync_->scaleGradients(static_cast<float>(options_.gradClip / (result.gradNorm + 1e-6)));
+    }
+    dp_sync_->applyOptimizer(result.lr);
+  }
+  BS_RETURN_IF_ERROR(dp_sync_->gatherUpdatedParameters());
+  CommTrace lossTrace;
+  lossTrace.name = "loss";
+  lossTrace.step = static_cast<int32_t>(step_);
+  if (n > 1) BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
+  result.loss = lossSum / (static_cast<double>(m) * n);
+  if (!std::isfinite(result.loss)) {
+    return Status::internal("loss became " + std::to_string(result.loss) + " at step " +
+                            std::to_string(step_) + "; lower the learning rate");
+  }
+  result.tokens = tokensPerStep();
+  ++step_;
+  result.endNs = now();
+  return result;
+}
+
+MemoryReport ParallelTrainer::memory() const {
+  using C = MemoryCategory;
+  const Allocator& a = allocator_;
+  MemoryReport r;
+  r.parameters = a.currentBytes(C::kParameters);
+  r.gradients = a.currentBytes(C::kGradients);
+  r.optimizer = a.currentBytes(C::kOptimizerState);
+  r.activations = a.currentBytes(C::kActivations);
+  r.peakParameters = a.peakBytes(C::kParameters);
+  r.peakGradients = a.peakBytes(C::kGradients);
+  r.peakOptimizer = a.peakBytes(C::kOptimizerState);
+  r.peakActivations = a.peakBytes(C::kActivations);
+  return r;
+}
+
+Result<std::vector<std::pair<std::string, std::vector<float>>>> ParallelTrainer::fullParameters() {
+  std::vector<float> flat;
+  BS_RETURN_IF_ERROR(dp_sync_->gatherParameters(flat));
+  std::vector<std::pair<std::string, std::vector<float>>> out;
+  for (const FlatEntry& e : dp_sync_->flat().entries()) {
+    out.emplace_back(e.param->name,
+                     std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+  }
+  return out;
+}
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,88 @@
+// ParallelTrainer: one data-parallel rank of a training run (Trainer's
+// counterpart under mpirun), with ZeRO 0-3 over the dp group.
+//
+// Global batch (DESIGN.md correctness rule): one step trains on
+// M × dp micro-batches of B sequences. Rank d of the dp group takes the
+// global micro-batch indices d·M .. d·M + M − 1 (DataLoader batches depend
+// only on (seed, step, index)), so the union over ranks is exactly the
+// batch of a single-rank Trainer with M × dp micro-batches
+// (singleRankEquivalent()). Each micro-batch's loss is scaled by 1/(M·dp)
+// and gradients are summed over the group, so every rank trains on the
+// global mean gradient; clipping uses the global norm; the reported loss is
+// the mean over all M·dp micro-batches (an all-reduce).
+//
+// Contract: create() and step() are collective over `dp`; `dp` must outlive
+// the trainer. Spans (compute, and the communicator's) go to the Recorder of
+// setRecorder(). The training thread only.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/data_loader.h"
+#include "engine/parallel/data_parallel.h"
+#include "engine/trainer.h"
+
+namespace bubblescope::engine {
+
+struct ParallelOptions {
+  int32_t zeroStage = 0;
+  bool overlap = true;
+  int64_t bucketElements = 25 * (1 << 20) / 4;
+};
+
+// Bytes this rank holds per category, now and at their peak since set-up.
+struct MemoryReport {
+  int64_t parameters = 0, gradients = 0, optimizer = 0, activations = 0;
+  int64_t peakParameters = 0, peakGradients = 0, peakOptimizer = 0, peakActivations = 0;
+};
+
+class ParallelTrainer {
+ public:
+  // `options.microBatches` is M, per rank; `options.batchSize` is B.
+  // Checkpoint loading (loadPath) is not supported here.
+  static Result<std::unique_ptr<ParallelTrainer>> create(const TrainerOptions& options,
+                                                         const ParallelOptions& parallel,
+                                                         Communicator& dp);
+
+  void setRecorder(tracer::Recorder* recorder);
+  Result<StepResult> step();  // loss, gradNorm and tokens are global
+  int64_t completedSteps() const { return step_; }
+
+  const TrainerOptions& options() const { return options_; }
+  const ParallelOptions& parallelOptions() const { return parallel_; }
+  GptModel& model() { return *model_; }
+  DataParallel& dataParallel() { return *dp_sync_; }
+  const Allocator& allocator() const { return allocator_; }
+  MemoryReport memory() const;
+  int64_t parameterCount() const { return dp_sync_->flat().total(); }  // Ψ, whole model
+  int64_t tokensPerStep() const;
+  const std::string& dataSource() const { return dataSource_; }
+
+  // name -> values of every parameter (collective at ZeRO 3).
+  Result<std::vector<std::pair<std::string, std::vector<float>>>> fullParameters();
+
+ private:
+  ParallelTrainer(const TrainerOptions& options, const ParallelOptions& parallel, Communicator& dp)
+      : options_(options), parallel_(parallel), dp_(dp) {}
+  Status initialize();
+
+  TrainerOptions options_;
+  ParallelOptions parallel_;
+  Communicator& dp_;
+  tracer::Recorder* recorder_ = nullptr;
+  Allocator allocator_;  // declared first: outlives every tensor below
+  std::unique_ptr<GptModel> model_;
+  std::unique_ptr<DataParallel> dp_sync_;
+  std::unique_ptr<Activations> acts_;
+  std::unique_ptr<DataLoader> loader_;
+  std::string dataSource_;
+  Batch batch_;
+  int64_t step_ = 0;
+};
+
+// The single-rank Trainer options that train on the same global batch:
+// M × dp micro-batches of B sequences.
+TrainerOptions singleRankEquivalent(const TrainerOptions& perRank, int32_t dp);
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,140 @@
+// MpiCommunicator on 4 ranks: every collective blocking and non-blocking,
+// sends and receives, the traced spans, and errors as values.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "engine/parallel/mpi_communicator.h"
+
+namespace bubblescope::engine {
+namespace {
+
+using tracer::EventKind;
+using tracer::ParallelDim;
+
+std::unique_ptr<MpiCommunicator> worldComm(ParallelDim dim = ParallelDim::kDp) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  auto c = MpiCommunicator::split(MPI_COMM_WORLD, 0, rank, dim);
+  EXPECT_TRUE(c.isOk()) << c.status().toString();
+  return std::move(c).value();
+}
+
+TEST(CommunicatorTest, AllReduceSumsInPlaceBlockingAndNot) {
+  auto comm = worldComm();
+  const int n = comm->size(), r = comm->rank();
+  std::vector<float> a(1000, static_cast<float>(r + 1));
+  ASSERT_TRUE(comm->allReduce(a).isOk());
+  const float expected = static_cast<float>(n * (n + 1) / 2);
+  for (float v : a) ASSERT_EQ(v, expected);
+  std::vector<double> d = {0.5 * r, 1.0};
+  ASSERT_TRUE(comm->allReduce(std::span<double>(d)).isOk());
+  EXPECT_DOUBLE_EQ(d[0], 0.5 * n * (n - 1) / 2);
+  EXPECT_DOUBLE_EQ(d[1], n);
+  // Several in flight, waited out of order.
+  std::vector<std::vector<float>> bufs(5, std::vector<float>(333, 1.0f));
+  std::vector<CommHandle> handles;
+  for (auto& b : bufs) handles.push_back(std::move(comm->startAllReduce(b).value()));
+  for (int i = 4; i >= 0; --i) ASSERT_TRUE(comm->wait(handles[i]).isOk());
+  for (auto& b : bufs) EXPECT_EQ(b[100], static_cast<float>(n));
+}
+
+TEST(CommunicatorTest, ReduceScatterAndAllGatherWithUnevenCounts) {
+  auto comm = worldComm();
+  const int n = comm->size(), r = comm->rank();
+  std::vector<int> counts(n);
+  for (int i = 0; i < n; ++i) counts[i] = i + 1;  // 1, 2, 3, 4
+  const int total = std::accumulate(counts.begin(), counts.end(), 0);
+  std::vector<float> send(total);
+  for (int i = 0; i < total; ++i) send[i] = static_cast<float>(i * (r + 1));
+  std::vector<float> mine(counts[r]);
+  ASSERT_TRUE(comm->reduceScatter(send, mine, counts).isOk());
+  int offset = 0;
+  for (int i = 0; i < r; ++i) offset += counts[i];
+  const float rankSum = static_cast<float>(n * (n + 1) / 2);
+  for (int i = 0; i < counts[r]; ++i) EXPECT_EQ(mine[i], (offset + i) * rankSum);
+
+  std::vector<float> gathered(total, -1.0f);
+  auto h = comm->startAllGather(mine, gathered, counts);
+  ASSERT_TRUE(h.isOk());
+  ASSERT_TRUE(comm->wait(*h).isOk());
+  for (int i = 0; i < total; ++i) EXPECT_EQ(gathered[i], i * rankSum);
+  // In place: this rank's part already sits at its displacement.
+  std::vector<float> inPlace(total, 0.0f);
+  for (int i = 0; i < counts[r]; ++i) inPlace[offset + i] = static_cast<float>(r);
+  ASSERT_TRUE(comm->allGather({}, inPlace, counts).isOk());
+  int k = 0;
+  for (int owner = 0; owner < n; ++owner) {
+    for (int i = 0; i < counts[owner]; ++i) EXPECT_EQ(inPlace[k++], owner);
+  }
+}
+
+TEST(CommunicatorTest, BroadcastAndARingOfSendsAndReceives) {
+  auto comm = worldComm(ParallelDim::kPp);
+  const int n = comm->size(), r = comm->rank();
+  std::vector<float> b(64, r == 2 ? 7.0f : 0.0f);
+  ASSERT_TRUE(comm->broadcast(b, 2).isOk());
+  EXPECT_EQ(b[63], 7.0f);
+  std::vector<float> out(100, static_cast<float>(r)), in(100, -1.0f);
+  const int next = (r + 1) % n, prev = (r + n - 1) % n;
+  auto recv = comm->startRecv(in, prev, 5);
+  auto send = comm->startSend(out, next, 5);
+  ASSERT_TRUE(recv.isOk() && send.isOk());
+  ASSERT_TRUE(comm->wait(*send).isOk());
+  ASSERT_TRUE(comm->wait(*recv).isOk());
+  EXPECT_EQ(in[99], static_cast<float>(prev));
+}
+
+TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
+  auto comm = worldComm(ParallelDim::kDp);
+  const int n = comm->size(), r = comm->rank();
+  tracer::Recorder recorder(r, true);
+  comm->setRecorder(&recorder);
+  std::vector<float> a(256, 1.0f);
+  CommTrace zero;
+  zero.name = "grad_bucket";
+  zero.step = 3;
+  zero.dim = ParallelDim::kZero;
+  ASSERT_TRUE(comm->allReduce(a, zero).isOk());
+  std::vector<float> piece(64);
+  ASSERT_TRUE(comm->reduceScatter(a, piece, evenCounts(256, n)).isOk());
+  std::vector<float> out(10, 1.0f), in(10);
+  if (r == 0) ASSERT_TRUE(comm->send(out, 1, 9).isOk());
+  if (r == 1) ASSERT_TRUE(comm->recv(in, 0, 9).isOk());
+  comm->setRecorder(nullptr);
+  const auto events = recorder.drain();
+  ASSERT_EQ(events.size(), r <= 1 ? 3u : 2u);
+  EXPECT_EQ(events[0].kind, EventKind::kAllReduce);
+  EXPECT_EQ(events[0].name, "grad_bucket");
+  EXPECT_EQ(events[0].lane, tracer::Lane::kCommunication);
+  EXPECT_EQ(events[0].dim, ParallelDim::kZero);
+  EXPECT_EQ(events[0].bytes, 256 * 4);
+  EXPECT_EQ(events[0].step, 3);
+  EXPECT_LE(events[0].startNs, events[0].endNs);
+  EXPECT_EQ(events[1].kind, EventKind::kReduceScatter);
+  EXPECT_EQ(events[1].name, "reduce_scatter");
+  EXPECT_EQ(events[1].dim, ParallelDim::kDp);
+  EXPECT_EQ(events[1].bytes, 256 * 4);
+  if (r <= 1) {
+    EXPECT_EQ(events[2].kind, r == 0 ? EventKind::kSend : EventKind::kRecv);
+    EXPECT_EQ(events[2].peer, r == 0 ? 1 : 0);
+    EXPECT_EQ(events[2].bytes, 40);
+  }
+}
+
+TEST(CommunicatorTest, BadArgumentsAreErrorsNotCrashes) {
+  auto comm = worldComm();
+  std::vector<float> a(8), b(2);
+  auto s = comm->reduceScatter(a, b, {1, 2});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("4 counts"), std::string::npos) << s.message();
+  s = comm->reduceScatter(a, b, {2, 2, 2, 3});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_EQ(comm->broadcast(a, 9).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(comm->send(a, comm->rank(), 0).code(), StatusCode::kInvalidArgument);
+  CommHandle empty;
+  EXPECT_EQ(comm->wait(empty).code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace bubblescope::engine

@@ -1,0 +1,92 @@
+// Overlap on the timeline: with overlap, gradient buckets start while the
+// last micro-batch's backward still runs; with --no-overlap they all start
+// after it. ZeRO-3 gathers every layer's parameters before its forward and
+// before its backward.
+#include "parallel_fixture.h"
+
+namespace bubblescope::engine::testing {
+namespace {
+
+using tracer::EventKind;
+
+// Backward must last long enough for a bucket to start under it on two
+// oversubscribed cores: a wider, deeper variant of tiny.
+TrainerOptions heavierOptions() {
+  TrainerOptions o = perRankOptions();
+  o.model.preset = "custom";
+  o.model.hidden = 128;
+  o.model.numLayers = 4;
+  o.model.seqLen = 64;
+  o.batchSize = 4;
+  return o;
+}
+
+std::vector<tracer::Event> tracedStep(const DpCase& c, Communicator& comm,
+                                      const TrainerOptions& options = perRankOptions()) {
+  ParallelOptions p;
+  p.zeroStage = c.zero;
+  p.overlap = c.overlap;
+  p.bucketElements = c.bucketElements;
+  auto trainer = std::move(ParallelTrainer::create(options, p, comm).value());
+  tracer::Recorder recorder(worldRank(), true, 1 << 16);
+  trainer->setRecorder(&recorder);
+  EXPECT_TRUE(trainer->step().isOk());
+  trainer->setRecorder(nullptr);
+  return recorder.drain();
+}
+
+// End of the backward of the step's last micro-batch (the embedding's
+// backward is the last layer it runs).
+int64_t lastBackwardEnd(const std::vector<tracer::Event>& events, int32_t lastMicroBatch) {
+  int64_t end = 0;
+  for (const auto& e : events) {
+    if (e.kind == EventKind::kBackward && e.microBatch == lastMicroBatch)
+      end = std::max(end, e.endNs);
+  }
+  return end;
+}
+
+TEST(OverlapTest, BucketsStartDuringBackwardOnlyWithOverlap) {
+  auto comm = dpGroup(2);
+  for (bool overlap : {true, false}) {
+    const auto events = tracedStep({.dp = 2, .overlap = overlap, .bucketElements = 100000}, *comm,
+                                   heavierOptions());
+    const int64_t backwardEnd = lastBackwardEnd(events, 1);
+    int buckets = 0, early = 0;
+    for (const auto& e : events) {
+      if (e.kind != EventKind::kAllReduce || e.name != "grad_all_reduce") continue;
+      ++buckets;
+      EXPECT_EQ(e.dim, tracer::ParallelDim::kDp);
+      EXPECT_EQ(e.lane, tracer::Lane::kCommunication);
+      if (e.startNs < backwardEnd) ++early;
+    }
+    const int64_t psi = heavierOptions().model.parameterCount();
+    EXPECT_EQ(buckets, (psi + 99999) / 100000);
+    if (overlap) {
+      // The buckets of the head and the last blocks are ready long before
+      // backward ends; the embedding's only at its end.
+      EXPECT_GE(early, 1) << "buckets should start while backward runs (" << buckets << ")";
+    } else {
+      EXPECT_EQ(early, 0) << "without overlap no bucket starts before backward ends";
+    }
+  }
+}
+
+TEST(OverlapTest, Zero3GathersEachLayerBeforeForwardAndBackward) {
+  auto comm = dpGroup(4);
+  const auto events = tracedStep({.dp = 4, .zero = 3, .bucketElements = 1 << 20}, *comm);
+  int gathers = 0, scatters = 0;
+  for (const auto& e : events) {
+    if (e.name == "param_all_gather") ++gathers;
+    if (e.kind == EventKind::kReduceScatter) {
+      ++scatters;
+      EXPECT_EQ(e.dim, tracer::ParallelDim::kZero);
+    }
+  }
+  // 4 slots (embedding, 2 blocks, head) x 2 micro-batches x (forward + backward).
+  EXPECT_EQ(gathers, 4 * 2 * 2);
+  EXPECT_EQ(scatters, 2);  // one bucket per micro-batch
+}
+
+}  // namespace
+}  // namespace bubblescope::engine::testing

@@ -1,0 +1,149 @@
+// Shared by the data-parallel MPI suites: run a layout on groups of the
+// 4-rank world and compare it with the single-rank Trainer on the same
+// global batch (DESIGN.md correctness rule).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "engine/parallel/mpi_communicator.h"
+#include "engine/parallel/parallel_trainer.h"
+
+namespace bubblescope::engine::testing {
+
+struct DpCase {
+  int32_t dp = 2;
+  int32_t zero = 0;
+  bool overlap = true;
+  int64_t bucketElements = 1 << 20;
+};
+
+inline std::string describe(const DpCase& c) {
+  return "dp " + std::to_string(c.dp) + " zero " + std::to_string(c.zero) +
+         (c.overlap ? " overlap" : " no-overlap") + " bucket " + std::to_string(c.bucketElements);
+}
+
+// Per-rank options: 2 micro-batches of 2 sequences, a learning rate that moves
+// the weights, clipping at 0.5 so the global norm matters.
+inline TrainerOptions perRankOptions() {
+  TrainerOptions o;
+  o.model = layout::modelPreset("tiny").value();
+  o.batchSize = 2;
+  o.microBatches = 2;
+  o.seed = 4242;
+  o.schedule = {.peak = 3e-3, .minRatio = 0.1, .warmupSteps = 1, .totalSteps = 5};
+  o.gradClip = 0.5;
+  return o;
+}
+
+struct RunResult {
+  std::vector<double> losses;
+  std::vector<double> gradNorms;
+  std::vector<std::pair<std::string, std::vector<float>>> params;
+};
+
+inline int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// The single-rank run on M x dp micro-batches (cached per dp).
+inline const RunResult& reference(int32_t dp, int steps) {
+  static std::map<std::pair<int32_t, int>, RunResult> cache;
+  auto it = cache.find({dp, steps});
+  if (it != cache.end()) return it->second;
+  RunResult r;
+  auto trainer = std::move(Trainer::create(singleRankEquivalent(perRankOptions(), dp)).value());
+  for (int s = 0; s < steps; ++s) {
+    auto step = trainer->step().value();
+    r.losses.push_back(step.loss);
+    r.gradNorms.push_back(step.gradNorm);
+  }
+  for (Parameter* p : trainer->model().parameters()) {
+    r.params.emplace_back(p->name,
+                          std::vector<float>(p->value.span().begin(), p->value.span().end()));
+  }
+  return cache.emplace(std::make_pair(dp, steps), std::move(r)).first->second;
+}
+
+// This rank's group of `dp` consecutive world ranks.
+inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
+  const int r = worldRank();
+  auto c = MpiCommunicator::split(MPI_COMM_WORLD, r / dp, r, tracer::ParallelDim::kDp);
+  EXPECT_TRUE(c.isOk()) << c.status().toString();
+  return std::move(c).value();
+}
+
+inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps,
+                             ParallelTrainer** keep = nullptr) {
+  ParallelOptions p;
+  p.zeroStage = c.zero;
+  p.overlap = c.overlap;
+  p.bucketElements = c.bucketElements;
+  RunResult r;
+  auto made = ParallelTrainer::create(perRankOptions(), p, comm);
+  EXPECT_TRUE(made.isOk()) << made.status().toString();
+  if (!made.isOk()) return r;
+  for (int s = 0; s < steps; ++s) {
+    auto step = (*made)->step();
+    EXPECT_TRUE(step.isOk()) << step.status().toString();
+    if (!step.isOk()) return r;
+    r.losses.push_back(step->loss);
+    r.gradNorms.push_back(step->gradNorm);
+  }
+  auto params = (*made)->fullParameters();
+  EXPECT_TRUE(params.isOk());
+  if (params.isOk()) r.params = std::move(params).value();
+  (void)keep;
+  return r;
+}
+
+struct Agreement {
+  double lossRel = 0.0;   // max over steps of |loss - ref| / |ref|
+  double normRel = 0.0;   // the same for the gradient norm
+  double paramAbs = 0.0;  // max |param - ref| over every element
+};
+
+inline Agreement compare(const RunResult& got, const RunResult& ref) {
+  Agreement a;
+  EXPECT_EQ(got.losses.size(), ref.losses.size());
+  for (size_t i = 0; i < std::min(got.losses.size(), ref.losses.size()); ++i) {
+    a.lossRel =
+        std::max(a.lossRel, std::fabs(got.losses[i] - ref.losses[i]) / std::fabs(ref.losses[i]));
+    a.normRel =
+        std::max(a.normRel, std::fabs(got.gradNorms[i] - ref.gradNorms[i]) / ref.gradNorms[i]);
+  }
+  EXPECT_EQ(got.params.size(), ref.params.size());
+  for (size_t i = 0; i < std::min(got.params.size(), ref.params.size()); ++i) {
+    EXPECT_EQ(got.params[i].first, ref.params[i].first);
+    const auto& g = got.params[i].second;
+    const auto& f = ref.params[i].second;
+    EXPECT_EQ(g.size(), f.size());
+    for (size_t k = 0; k < std::min(g.size(), f.size()); ++k) {
+      a.paramAbs = std::max(a.paramAbs, static_cast<double>(std::fabs(g[k] - f[k])));
+    }
+  }
+  return a;
+}
+
+// The worst agreement over all ranks, printed once by rank 0.
+inline Agreement worstOverRanks(const Agreement& a, const std::string& what) {
+  double local[3] = {a.lossRel, a.normRel, a.paramAbs}, worst[3] = {};
+  MPI_Allreduce(local, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (worldRank() == 0) {
+    std::printf("[ agreement ] %-40s loss rel %.2e | grad norm rel %.2e | params abs %.2e\n",
+                what.c_str(), worst[0], worst[1], worst[2]);
+  }
+  return {worst[0], worst[1], worst[2]};
+}
+
+inline constexpr double kLossRelTolerance = 1e-5;   // DESIGN.md
+inline constexpr double kParamAbsTolerance = 1e-5;  // after 5 AdamW steps at lr 3e-3
+
+}  // namespace bubblescope::engine::testing

@@ -274,6 +274,10 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
       perStep.push_back(stragglerSampleOf(m));
     }
     report.ranks.push_back(std::move(r));
+    if (options.onRankDone && !options.onRankDone(static_cast<int32_t>(report.ranks.size()),
+                                                  static_cast<int32_t>(ranks.size()))) {
+      return Status::failedPrecondition("analysis cancelled");
+    }
   }
   report.steps = summarizeSteps(steps, windows);
   buildStages(report);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "common/result.h"
 #include "storage/analysis/run_report.h"
@@ -19,6 +20,10 @@ namespace bubblescope::analysis {
 
 struct AnalysisOptions {
   StragglerOptions stragglers;
+  // Called on the analysing thread after each rank, with the ranks done and
+  // the run's rank count; returning false stops the analysis, which then
+  // fails with FailedPrecondition("analysis cancelled"). Empty: not called.
+  std::function<bool(int32_t ranksDone, int32_t ranksTotal)> onRankDone;
 };
 
 // Step windows per rank come from the steps table; a rank without step rows

@@ -302,5 +302,30 @@ TEST(RunAnalyzerTest, OversubscribedHostsAreNoted) {
             "oversubscribed: host h0 ran 8 ranks on 2 cores, so spans stretch unevenly");
 }
 
+// onRankDone reports each rank once, in order, and returning false cancels.
+TEST(RunAnalyzerTest, ReportsProgressPerRankAndCancels) {
+  TraceBuilder trace;
+  const int64_t run = trace.run({
+      .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 1, 0, 0), rankInfo(2, 2, 0, 0)},
+      .events = {span(0, EventKind::kForward, 0, 10, 0), span(1, EventKind::kForward, 0, 10, 0),
+                 span(2, EventKind::kForward, 0, 10, 0)},
+      .steps = {stepRecord(0, 0, 0, 20, 1.0, 8)},
+  });
+  auto reader = storage::TraceReader::open(trace.path());
+  ASSERT_TRUE(reader.isOk());
+  std::vector<std::pair<int32_t, int32_t>> calls;
+  AnalysisOptions options;
+  options.onRankDone = [&](int32_t done, int32_t total) {
+    calls.emplace_back(done, total);
+    return true;
+  };
+  ASSERT_TRUE(analyzeRun(**reader, run, options).isOk());
+  EXPECT_EQ(calls, (std::vector<std::pair<int32_t, int32_t>>{{1, 3}, {2, 3}, {3, 3}}));
+  options.onRankDone = [](int32_t done, int32_t) { return done < 2; };
+  auto cancelled = analyzeRun(**reader, run, options);
+  ASSERT_FALSE(cancelled.isOk());
+  EXPECT_EQ(cancelled.status().message(), "analysis cancelled");
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

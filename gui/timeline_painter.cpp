@@ -241,6 +241,21 @@ void paintTimeline(QPainter& p, const TimelineFrame& f, const std::vector<Timeli
       p.drawRect(QRectF(x0 - 1, rowTopY(r) + 1, std::max(2.0, x1 - x0 + 2), laneH - 1));
     }
   }
+  if (overlay.selected) {
+    // The clicked span: a thick outline in the text colour with a highlight
+    // halo, visible on every span colour and in both palettes.
+    const tracer::Event& e = *overlay.selected;
+    for (int r = f.firstRow; r <= f.lastRow; ++r) {
+      if (rows[r].rank != e.rank || rows[r].lane != e.lane) continue;
+      const double x0 = at.xOf(e.startNs), x1 = at.xOf(e.endNs);
+      const QRectF box(x0 - 2, rowTopY(r), std::max(3.0, x1 - x0 + 4), laneH + 1);
+      p.setBrush(Qt::NoBrush);
+      p.setPen(QPen(pal.color(QPalette::Highlight), 4));
+      p.drawRect(box);
+      p.setPen(QPen(pal.color(QPalette::WindowText), 2));
+      p.drawRect(box);
+    }
+  }
   if (overlay.selectionNs) {
     const auto [a, b] = *overlay.selectionNs;
     const double x0 = at.xOf(std::min(a, b)), x1 = at.xOf(std::max(a, b));
@@ -265,6 +280,12 @@ void paintTimeline(QPainter& p, const TimelineFrame& f, const std::vector<Timeli
     if (rows[r].firstOfStage) {
       p.setPen(pal.color(QPalette::Mid));
       p.drawLine(0, y - 3, at.plot.right(), y - 3);
+    }
+    if (std::find(overlay.markedRanks.begin(), overlay.markedRanks.end(), rows[r].rank) !=
+        overlay.markedRanks.end()) {
+      QColor mark = pal.color(QPalette::Highlight);
+      mark.setAlpha(70);
+      p.fillRect(QRect(0, y, at.plot.left(), laneH), mark);
     }
     p.setPen(pal.color(QPalette::WindowText));
     p.setFont(labelFont);

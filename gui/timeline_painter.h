@@ -47,6 +47,8 @@ struct TimelinePlacement {
 struct TimelineOverlay {
   std::optional<std::pair<double, double>> selectionNs;  // measured interval
   std::optional<tracer::Event> highlighted;              // the span under the cursor
+  std::optional<tracer::Event> selected;                 // the clicked span (outlined)
+  std::vector<int32_t> markedRanks;                      // ranks picked in a chart (labels tinted)
   const std::vector<StepWindow>* steps = nullptr;        // step marks on the ruler
 };
 

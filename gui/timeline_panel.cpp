@@ -52,6 +52,8 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   pollTimer_.stop();
   details_->clearDetails();
   view_->setSelection(std::nullopt);
+  view_->setSelectedSpan(std::nullopt);
+  view_->markRanks({});
   const Status s = model_.setRun(reader, runId);
   view_->setFollowing(true);
   view_->fitAll();

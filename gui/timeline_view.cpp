@@ -149,6 +149,28 @@ void TimelineView::setSelection(std::optional<std::pair<double, double>> s) {
   update();
 }
 
+void TimelineView::setSelectedSpan(std::optional<tracer::Event> e) {
+  selected_ = std::move(e);
+  update();
+}
+
+void TimelineView::markRanks(const std::vector<int32_t>& ranks) {
+  markedRanks_ = ranks;
+  if (model_ != nullptr && !ranks.empty()) {
+    int first = -1;
+    for (int32_t rank : ranks) {
+      const int row = model_->rowOf(rank, tracer::Lane::kCompute);
+      if (row >= 0 && (first < 0 || row < first)) first = row;
+    }
+    if (first >= 0 && first < static_cast<int>(geometry_.top.size())) {
+      const auto [top, bottom] = visibleRows();
+      if (first < top || first > bottom)
+        setScrollY(geometry_.top[first] - RowGeometry::kLaneHeight);
+    }
+  }
+  update();
+}
+
 void TimelineView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const TimelinePlacement at = placement();
@@ -164,6 +186,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   TimelineOverlay overlay;
   overlay.selectionNs = selection_;
   overlay.highlighted = highlighted_;
+  overlay.selected = selected_;
+  overlay.markedRanks = markedRanks_;
   overlay.steps = &model_->steps();
   paintTimeline(p, frame, model_->rows(), geometry_, at, overlay);
 }
@@ -244,7 +268,9 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
     return;
   }
   if (!moved_) {
-    if (const auto e = eventUnder(event->position())) emit eventSelected(*e);
+    const auto e = eventUnder(event->position());
+    setSelectedSpan(e);
+    if (e) emit eventSelected(*e);
   }
 }
 
@@ -288,6 +314,7 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
       break;
     case Qt::Key_Escape:
       setSelection(std::nullopt);
+      setSelectedSpan(std::nullopt);
       break;
     default:
       QWidget::keyPressEvent(event);

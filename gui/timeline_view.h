@@ -12,6 +12,7 @@
 
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 #include "gui/timeline_model.h"
 #include "gui/timeline_painter.h"
@@ -47,6 +48,13 @@ class TimelineView : public QWidget {
   std::pair<int, int> visibleRows() const;
 
   std::optional<std::pair<double, double>> selection() const { return selection_; }
+  // The clicked span, outlined until another click, Escape or a new run.
+  const std::optional<tracer::Event>& selectedSpan() const { return selected_; }
+  void setSelectedSpan(std::optional<tracer::Event> e);
+  // Tints the labels of `ranks` and scrolls the first of them into view
+  // (what a chart click selects); empty clears.
+  void markRanks(const std::vector<int32_t>& ranks);
+  const std::vector<int32_t>& markedRanks() const { return markedRanks_; }
   void setSelection(std::optional<std::pair<double, double>> s);
 
   // Placement of the current widget size and view (for tests and benches).
@@ -86,6 +94,8 @@ class TimelineView : public QWidget {
   bool moved_ = false;
   std::optional<std::pair<double, double>> selection_;
   std::optional<tracer::Event> highlighted_;
+  std::optional<tracer::Event> selected_;
+  std::vector<int32_t> markedRanks_;
 };
 
 }  // namespace bubblescope::gui

@@ -11,6 +11,7 @@
 #include "gui/bench_render.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/palette.h"
 #include "gui/screenshot.h"
 #include "gui/synthetic_trace.h"
 
@@ -45,8 +46,12 @@ int main(int argc, char** argv) {
   QCommandLineOption pp("pp", "--write-synthetic: pipeline stages", "N", "4");
   QCommandLineOption dp("dp", "--write-synthetic: data-parallel replicas", "N", "2");
   QCommandLineOption mbs("micro-batches", "--write-synthetic: micro-batches", "N", "8");
+  QCommandLineOption compare("compare", "With --screenshot: compare runs A,B", "A,B");
+  QCommandLineOption mark("mark-rank", "With --screenshot: mark a rank as a chart click does", "N",
+                          "-1");
+  QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, events, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     synth, schedule, pp, dp, mbs});
+                     synth, schedule, pp, dp, mbs, compare, mark, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -81,6 +86,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (parser.value(paletteOpt) != "system") {
+    bubblescope::gui::applyPalette(parser.value(paletteOpt) == "dark");
+  }
   bubblescope::gui::MainWindow window;
   window.show();
   if (!files.isEmpty()) {
@@ -109,6 +117,12 @@ int main(int argc, char** argv) {
     o.step = parser.value(step).toInt();
     o.zoom = parser.value(zoom).toDouble();
     o.selectFirstSpan = parser.isSet(select);
+    o.markRank = parser.value(mark).toInt();
+    if (parser.isSet(compare)) {
+      const QStringList ab = parser.value(compare).split(',');
+      o.compareA = ab.value(0).toLongLong();
+      o.compareB = ab.value(1).toLongLong();
+    }
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() == 2) {
       o.width = wh[0].toInt();

@@ -18,11 +18,19 @@
 #include <QPlainTextEdit>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
+#include <algorithm>
 
+#include "engine/layout/layout.h"
+#include "gui/analysis_worker.h"
+#include "gui/charts_panel.h"
+#include "gui/compare_view.h"
 #include "gui/layout_editor.h"
+#include "gui/metrics_table_model.h"
 #include "gui/process_run_launcher.h"
 #include "gui/recent_files.h"
+#include "gui/run_progress_widget.h"
 #include "gui/runs_table_model.h"
 #include "gui/timeline_panel.h"
 
@@ -39,15 +47,32 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   runsView_ = new QTableView(this);
   runsView_->setModel(runs_);
   runsView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  runsView_->setSelectionMode(QAbstractItemView::SingleSelection);
   runsView_->verticalHeader()->hide();
   runsView_->horizontalHeader()->setStretchLastSection(true);
   runsView_->setAlternatingRowColors(true);
+  runsView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  runsView_->setToolTip(tr("Select two runs and press Ctrl+K to compare them"));
   timeline_ = new TimelinePanel(this);
+  charts_ = new ChartsPanel(this);
+  metrics_ = new MetricsTableModel(this);
+  metricsView_ = new QTableView(this);
+  metricsView_->setModel(metrics_);
+  metricsView_->verticalHeader()->hide();
+  metricsView_->setAlternatingRowColors(true);
+  metricsView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  metricsView_->setSortingEnabled(false);
+  compare_ = new CompareView(this);
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(timeline_, tr("Timeline"));
+  tabs_->addTab(charts_, tr("Charts"));
+  tabs_->addTab(metricsView_, tr("Metrics"));
+  tabs_->addTab(compare_, tr("Compare"));
+  analysis_ = new AnalysisWorker(this);
+  compareAnalysis_ = new AnalysisWorker(this);
 
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(runsView_);
-  split->addWidget(timeline_);
+  split->addWidget(tabs_);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
   split->setSizes({130, 600});
@@ -70,6 +95,9 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
 
   statusLabel_ = new QLabel(this);
   statusBar()->addWidget(statusLabel_, 1);
+  progress_ = new RunProgressWidget(this);
+  statusBar()->addPermanentWidget(progress_);
+  connect(progress_, &RunProgressWidget::stopRequested, this, [this] { launcher_->stop(); });
 
   connect(runsView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
@@ -78,17 +106,54 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
             const Status s = showRun(id);
             if (!s.isOk()) showError(tr("Show run"), s);
           });
-  connect(timeline_, &TimelinePanel::runUpdated, this, [this](const storage::RunRecord& run) {
-    if (reader_ == nullptr) return;
-    auto row = loadRunRow(*reader_, run);
-    if (row.isOk()) runs_->updateRow(*row);
+  connect(timeline_, &TimelinePanel::runUpdated, this, &MainWindow::onRunUpdated);
+  connect(analysis_, &AnalysisWorker::progress, charts_, &ChartsPanel::setProgress);
+  connect(analysis_, &AnalysisWorker::finished, this,
+          [this](const std::vector<analysis::RunReport>& reports) {
+            if (!reports.empty()) onReport(reports.front());
+          });
+  connect(analysis_, &AnalysisWorker::failed, this, [this](const QString& m) {
+    charts_->setProgress(1, 1);
+    charts_->setMessage(tr("Analysis failed: %1").arg(m));
   });
+  connect(compareAnalysis_, &AnalysisWorker::progress, this, [this](int done, int total) {
+    compare_->setMessage(tr("analysing %1/%2 ranks…").arg(done).arg(total));
+  });
+  connect(compareAnalysis_, &AnalysisWorker::finished, this,
+          [this](const std::vector<analysis::RunReport>& r) {
+            if (r.size() == 2) compare_->setReports(r[0], r[1]);
+          });
+  connect(compareAnalysis_, &AnalysisWorker::failed, this,
+          [this](const QString& m) { compare_->setMessage(tr("Analysis failed: %1").arg(m)); });
+  connect(charts_, &ChartsPanel::rankClicked, this,
+          [this](int rank) { showRanksInTimeline({rank}); });
+  connect(charts_, &ChartsPanel::stageClicked, this, [this](int stage) {
+    if (!report_) return;
+    for (const auto& s : report_->stages) {
+      if (s.stage == stage) showRanksInTimeline(s.ranks);
+    }
+  });
+  connect(charts_, &ChartsPanel::stepClicked, this, [this](int step) {
+    for (const StepWindow& w : timeline_->model()->steps()) {
+      if (w.step != step) continue;
+      timeline_->view()->setFollowing(false);
+      timeline_->view()->setViewRange(w.startNs, w.endNs);
+      tabs_->setCurrentIndex(kTimelineTab);
+    }
+  });
+  connect(metricsView_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    showRanksInTimeline({metrics_->data(index, MetricsTableModel::kRankRole).toInt()});
+  });
+  reanalyse_.setSingleShot(true);
+  reanalyse_.setInterval(2000);
+  connect(&reanalyse_, &QTimer::timeout, this, [this] { (void)analyzeShownRun(); });
   connect(timeline_, &TimelinePanel::errorOccurred, this,
           [this](const QString& m) { statusLabel_->setText(m); });
   connect(editor_, &LayoutEditor::runRequested, this, &MainWindow::startRun);
   connect(launcher_.get(), &RunLauncher::outputLine, this, [this, outputDock](const QString& l) {
     outputDock->show();
     output_->appendPlainText(l);
+    progress_->addOutputLine(l);
   });
   connect(launcher_.get(), &RunLauncher::finished, this, &MainWindow::onRunFinished);
   launchPoll_.setInterval(500);
@@ -101,46 +166,6 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
 MainWindow::~MainWindow() {
   // The timeline holds a pointer to the reader: detach it first.
   timeline_->clear();
-}
-
-void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
-  recentMenu_ = file->addMenu(tr("Open &recent"));
-  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
-  file->addAction(tr("Re&load runs"), QKeySequence::Refresh, this, [this] {
-    const Status s = reloadRuns();
-    if (!s.isOk()) showError(tr("Reload"), s);
-  });
-  file->addSeparator();
-  file->addAction(tr("Export timeline as &PNG…"), this, &MainWindow::exportTimelinePng);
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  TimelineView* tv = timeline_->view();
-  view->addAction(tr("Fit whole run"), QKeySequence(Qt::Key_Home), tv, [tv] {
-    tv->setFollowing(true);
-    tv->fitAll();
-  });
-  view->addAction(tr("Zoom in"), QKeySequence::ZoomIn, tv,
-                  [tv] { tv->zoomBy(0.7, tv->placement().plot.center().x()); });
-  view->addAction(tr("Zoom out"), QKeySequence::ZoomOut, tv,
-                  [tv] { tv->zoomBy(1 / 0.7, tv->placement().plot.center().x()); });
-  view->addAction(tr("Next step"), QKeySequence(Qt::Key_BracketRight), tv,
-                  [tv] { tv->jumpToStep(+1); });
-  view->addAction(tr("Previous step"), QKeySequence(Qt::Key_BracketLeft), tv,
-                  [tv] { tv->jumpToStep(-1); });
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Run layout"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
-                 &MainWindow::startRun);
-  run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
-                 [this] { launcher_->stop(); });
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&Concepts and shortcuts"), QKeySequence::HelpContents, this,
-                  &MainWindow::showHelp);
 }
 
 void MainWindow::fillRecentMenu() {
@@ -191,6 +216,10 @@ Status MainWindow::reloadRuns() {
 Status MainWindow::showRun(int64_t runId) {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   BS_RETURN_IF_ERROR(timeline_->showRun(reader_.get(), runId));
+  report_.reset();
+  metrics_->clear();
+  charts_->clear();
+  (void)analyzeShownRun();
   const int row = runs_->rowOfRun(runId);
   if (row >= 0 && runsView_->currentIndex().row() != row) {
     const QSignalBlocker block(runsView_->selectionModel());
@@ -232,7 +261,10 @@ void MainWindow::startRun() {
   output_->appendPlainText(tr("▶ starting a run into %1").arg(trace));
   s = launcher_->start(request);
   if (!s.isOk()) return showError(tr("Run"), s);
-  statusLabel_->setText(tr("run started"));
+  progress_->started(l.steps);
+  statusLabel_->setText(baselineRunId_ > 0
+                            ? tr("run started; run %1 is kept to compare with").arg(baselineRunId_)
+                            : tr("run started"));
   launchPoll_.start();
 }
 
@@ -260,6 +292,18 @@ void MainWindow::onRunFinished(int exitCode, const QString& error) {
       (void)showRun(runs_->rows().back().id);
     }
   }
+  progress_->ended(exitCode == 0, exitCode == 0 ? QString() : error);
+  const int64_t newRun =
+      reader_ != nullptr && !runs_->rows().empty() && runs_->rows().back().id > runsBeforeLaunch_
+          ? runs_->rows().back().id
+          : 0;
+  if (newRun > 0) (void)analyzeShownRun();
+  if (baselineRunId_ > 0 && newRun > 0 && newRun != baselineRunId_) {
+    const int64_t baseline = baselineRunId_;
+    baselineRunId_ = 0;
+    const Status c = compareRuns(baseline, newRun);
+    if (c.isOk()) tabs_->setCurrentIndex(kCompareTab);
+  }
   if (exitCode == 0) {
     output_->appendPlainText(tr("■ run finished"));
     statusLabel_->setText(tr("run finished"));
@@ -270,26 +314,104 @@ void MainWindow::onRunFinished(int exitCode, const QString& error) {
   }
 }
 
-void MainWindow::exportTimelinePng() {
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export timeline"), "timeline.png", tr("PNG (*.png)"));
-  if (path.isEmpty()) return;
-  if (!timeline_->view()->grab().save(path)) {
-    showError(tr("Export"), Status::ioError("cannot write " + path.toStdString()));
-  }
+void MainWindow::onRunUpdated(const storage::RunRecord& run) {
+  if (reader_ == nullptr) return;
+  auto row = loadRunRow(*reader_, run);
+  if (row.isOk()) runs_->updateRow(*row);
+  // A live run: refresh the charts every few seconds, and once when it ends.
+  if (!analysis_->busy() && !reanalyse_.isActive()) reanalyse_.start();
 }
 
-void MainWindow::showHelp() {
-  QMessageBox::about(
-      this, tr("Concepts and shortcuts"),
-      tr("<p><b>Bubble</b>: time inside a step in which a rank neither computes nor "
-         "communicates — waiting for a pipeline peer or idle. Drawn hatched.</p>"
-         "<p><b>Formula bubble</b>: GPipe and 1F1B (p−1)/(m+p−1); interleaved "
-         "(p−1)/(v·m+p−1); ZB-H1 about a third of 1F1B's.</p>"
-         "<p><b>Overlap</b>: the share of communication time hidden under computation.</p>"
-         "<p><b>Timeline</b>: wheel zooms around the cursor, drag pans, shift+drag "
-         "measures, shift+wheel scrolls ranks; + / − zoom, ← / → pan, Home fits, "
-         "[ / ] (or PgUp / PgDn) jump between steps, Esc clears the measurement.</p>"));
+Status MainWindow::analyzeShownRun(bool synchronous) {
+  const int64_t id = timeline_->model()->run().id;
+  if (reader_ == nullptr || id <= 0) return Status::failedPrecondition("no run is shown");
+  analysedRun_ = id;
+  if (!synchronous) {
+    if (!report_) charts_->setMessage(tr("Analysing run %1…").arg(id));
+    analysis_->analyze(path_, {id});
+    return Status::ok();
+  }
+  analysis_->cancel();
+  auto reports = AnalysisWorker::analyzeNow(path_, {id});
+  if (!reports.isOk()) return reports.status();
+  onReport(reports->front());
+  return Status::ok();
+}
+
+void MainWindow::onReport(const analysis::RunReport& report) {
+  if (report.run.id != timeline_->model()->run().id) return;  // a run no longer shown
+  report_ = report;
+  charts_->setProgress(1, 1);
+  charts_->setReport(report);
+  metrics_->setReport(report);
+  metricsView_->resizeColumnsToContents();
+}
+
+Status MainWindow::compareRuns(int64_t runA, int64_t runB, bool synchronous) {
+  if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
+  BS_RETURN_IF_ERROR(compare_->setRuns(reader_.get(), runA, runB));
+  tabs_->setCurrentIndex(kCompareTab);
+  if (!synchronous) {
+    compare_->setMessage(tr("analysing runs %1 and %2…").arg(runA).arg(runB));
+    compareAnalysis_->analyze(path_, {runA, runB});
+    return Status::ok();
+  }
+  auto reports = AnalysisWorker::analyzeNow(path_, {runA, runB});
+  if (!reports.isOk()) return reports.status();
+  compare_->setReports((*reports)[0], (*reports)[1]);
+  return Status::ok();
+}
+
+void MainWindow::compareSelected() {
+  std::vector<int64_t> ids;
+  for (const QModelIndex& index : runsView_->selectionModel()->selectedRows())
+    ids.push_back(runs_->data(index, RunsTableModel::kRunIdRole).toLongLong());
+  std::sort(ids.begin(), ids.end());
+  if (ids.size() != 2) {
+    // This run against the one before it.
+    const int64_t shown = timeline_->model()->run().id;
+    ids.clear();
+    for (const RunRow& r : runs_->rows()) {
+      if (r.id < shown) ids = {r.id};
+    }
+    if (ids.empty() || shown <= 0) {
+      QMessageBox::information(this, tr("Compare"),
+                               tr("Select two runs in the list (Ctrl+click) to compare them."));
+      return;
+    }
+    ids.push_back(shown);
+  }
+  const Status s = compareRuns(ids[0], ids[1]);
+  if (!s.isOk()) showError(tr("Compare"), s);
+}
+
+Status MainWindow::runAgainWithChanges() {
+  const storage::RunRecord& run = timeline_->model()->run();
+  if (run.id <= 0) return Status::failedPrecondition("no run is shown");
+  auto l = layout::layoutFromString(run.info.layoutJson);
+  if (l.isOk()) {
+    editor_->setLayout(*l);
+  }
+  baselineRunId_ = run.id;
+  if (auto* dock = qobject_cast<QDockWidget*>(editor_->parentWidget())) dock->show();
+  statusLabel_->setText(
+      tr("Edit the layout and press Run: run %1 is kept, and compare opens when the new run "
+         "ends.")
+          .arg(run.id) +
+      (l.isOk() ? QString()
+                : tr(" (its layout could not be loaded: %1)")
+                      .arg(QString::fromStdString(l.status().message()))));
+  return Status::ok();
+}
+
+void MainWindow::showRanksInTimeline(const std::vector<int32_t>& ranks) {
+  timeline_->view()->markRanks(ranks);
+  tabs_->setCurrentIndex(kTimelineTab);
+  if (!ranks.empty()) {
+    QStringList names;
+    for (int32_t r : ranks) names << QString::number(r);
+    statusLabel_->setText(tr("ranks %1 marked in the timeline").arg(names.join(", ")));
+  }
 }
 
 void MainWindow::showError(const QString& title, const Status& status) {

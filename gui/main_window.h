@@ -1,17 +1,22 @@
-// MainWindow: a trace file's runs, the timeline of the selected run, the
-// layout editor and the output of a run it started.
+// MainWindow: a trace file's runs above tabs for the selected run (timeline,
+// charts, metrics table) and for comparing two runs; the layout editor, the
+// output of a run it started and that run's progress.
 //
-// Contract: the window owns the one TraceReader of the open file; widgets get
-// value structs (RunRow) or the TimelineModel, never SQL. Runs are started
-// as processes through a RunLauncher (owned).
+// Contract: the window owns the one TraceReader of the open file, used on the
+// GUI thread; analysis runs on AnalysisWorker threads with their own readers.
+// Widgets get value structs (RunRow, RunReport) or the TimelineModel, never
+// SQL. Runs are started as processes through a RunLauncher (owned).
 #pragma once
 
 #include <QMainWindow>
 #include <QTimer>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "common/status.h"
 #include "gui/run_launcher.h"
+#include "storage/analysis/run_report.h"
 #include "storage/trace_reader.h"
 
 class QTableView;
@@ -19,12 +24,18 @@ class QPlainTextEdit;
 class QMenu;
 class QLabel;
 class QDragEnterEvent;
+class QTabWidget;
 class QDropEvent;
 class QCloseEvent;
 
 namespace bubblescope::gui {
 
+class AnalysisWorker;
+class ChartsPanel;
+class CompareView;
 class LayoutEditor;
+class MetricsTableModel;
+class RunProgressWidget;
 class RunsTableModel;
 class TimelinePanel;
 
@@ -42,12 +53,31 @@ class MainWindow : public QMainWindow {
   Status showRun(int64_t runId);
   // Re-reads the runs of the open file.
   Status reloadRuns();
+  // Analyses the shown run for the charts and the metrics table, on a worker
+  // thread (or on this one when `synchronous`: screenshots and tests).
+  Status analyzeShownRun(bool synchronous = false);
+  // Shows runs a (baseline) and b in the compare tab and analyses both.
+  Status compareRuns(int64_t runA, int64_t runB, bool synchronous = false);
+  // Loads the shown run's layout into the editor and keeps the run: when the
+  // next run started from the window ends, compare opens on the two.
+  Status runAgainWithChanges();
+  // Marks `ranks` in the timeline and shows the timeline tab.
+  void showRanksInTimeline(const std::vector<int32_t>& ranks);
+
+  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab };
 
   QString filePath() const { return path_; }
   TimelinePanel* timeline() const { return timeline_; }
   LayoutEditor* layoutEditor() const { return editor_; }
   RunsTableModel* runsModel() const { return runs_; }
   QTableView* runsView() const { return runsView_; }
+  QTabWidget* tabs() const { return tabs_; }
+  ChartsPanel* charts() const { return charts_; }
+  MetricsTableModel* metrics() const { return metrics_; }
+  CompareView* compareView() const { return compare_; }
+  RunProgressWidget* runProgress() const { return progress_; }
+  int64_t baselineRunId() const { return baselineRunId_; }
+  const std::optional<analysis::RunReport>& report() const { return report_; }
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -61,7 +91,11 @@ class MainWindow : public QMainWindow {
   void startRun();
   void onRunFinished(int exitCode, const QString& error);
   void pollLaunchedRun();
-  void exportTimelinePng();
+  void exportTimeline();
+  void exportChart(int chart);
+  void compareSelected();
+  void onRunUpdated(const storage::RunRecord& run);
+  void onReport(const analysis::RunReport& report);
   void showHelp();
   void showError(const QString& title, const Status& status);
 
@@ -75,6 +109,18 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* output_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QLabel* statusLabel_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  ChartsPanel* charts_ = nullptr;
+  MetricsTableModel* metrics_ = nullptr;
+  QTableView* metricsView_ = nullptr;
+  CompareView* compare_ = nullptr;
+  RunProgressWidget* progress_ = nullptr;
+  AnalysisWorker* analysis_ = nullptr;
+  AnalysisWorker* compareAnalysis_ = nullptr;
+  std::optional<analysis::RunReport> report_;
+  int64_t analysedRun_ = 0;
+  QTimer reanalyse_;  // throttles re-analysis of a live run
+  int64_t baselineRunId_ = 0;
   QTimer launchPoll_;
   int64_t runsBeforeLaunch_ = 0;
   QString launchedLayoutPath_;

@@ -3,8 +3,11 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QPixmap>
+#include <QTabWidget>
 #include <iostream>
 
+#include "gui/charts_panel.h"
+#include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
 #include "gui/timeline_panel.h"
@@ -22,6 +25,13 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   }
   TimelineView* view = panel->view();
   view->fitAll();
+  const bool wantsCharts = o.what == "charts" || o.what == "metrics" || o.what.startsWith("chart:");
+  if (wantsCharts || o.what == "window") {
+    if (Status s = window.analyzeShownRun(true); !s.isOk()) {
+      std::cerr << "bubblescope: analysis: " << s.message() << "\n";
+      if (wantsCharts) return 1;
+    }
+  }
   if (o.step >= 0) {
     for (const StepWindow& w : panel->model()->steps()) {
       if (w.step != o.step) continue;
@@ -46,7 +56,33 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
       view->setSelection(std::make_pair(mid - len * 0.1, mid + len * 0.05));
     }
   }
+  if (o.markRank >= 0) view->markRanks({o.markRank});
+  if (o.compareA > 0 && o.compareB > 0) {
+    if (Status s = window.compareRuns(o.compareA, o.compareB, true); !s.isOk()) {
+      std::cerr << "bubblescope: compare: " << s.message() << "\n";
+      return 1;
+    }
+    for (TimelinePanel* p : {window.compareView()->panelA(), window.compareView()->panelB()}) {
+      if (Status s = p->ingestAll(); !s.isOk()) return 1;
+    }
+    QApplication::processEvents();
+    if (o.step >= 0) window.compareView()->alignAtStep(o.step);
+  }
+  if (o.what == "charts") window.tabs()->setCurrentIndex(MainWindow::kChartsTab);
+  if (o.what == "metrics") window.tabs()->setCurrentIndex(MainWindow::kMetricsTab);
   QApplication::processEvents();
+  if (o.what.startsWith("chart:")) {
+    const QString name = o.what.mid(6);
+    for (int c = 0; c < ChartsPanel::kChartCount; ++c) {
+      if (ChartsPanel::chartName(ChartsPanel::Chart(c)) != name) continue;
+      const Status s =
+          window.charts()->exportChart(ChartsPanel::Chart(c), o.out, o.width, o.height);
+      if (!s.isOk()) std::cerr << "bubblescope: " << s.message() << "\n";
+      return s.isOk() ? 0 : 1;
+    }
+    std::cerr << "bubblescope: no chart " << name.toStdString() << "\n";
+    return 2;
+  }
   QWidget* target = &window;
   if (o.what == "timeline") target = panel;
   if (o.what == "layout") target = window.layoutEditor()->parentWidget();

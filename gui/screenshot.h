@@ -12,11 +12,13 @@ class MainWindow;
 
 struct ScreenshotOptions {
   QString out;              // PNG path
-  QString what = "window";  // window | timeline | layout
+  QString what = "window";  // window | timeline | layout | charts | metrics | compare | chart:NAME
   int step = -1;            // >= 0: zoom the timeline to this step
   double zoom = 1.0;        // > 1: zoom in around the centre of the view
   int width = 1500, height = 900;
-  bool selectFirstSpan = false;  // show a span in the detail panel
+  bool selectFirstSpan = false;        // show a span in the detail panel
+  int64_t compareA = 0, compareB = 0;  // > 0: open compare on these runs
+  int markRank = -1;                   // >= 0: mark this rank as a chart click does
 };
 
 // Returns the process exit code (0: written).

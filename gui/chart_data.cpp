@@ -1,0 +1,151 @@
+#include "gui/chart_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace bubblescope::gui {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double orNaN(std::optional<double> v) {
+  return v ? *v : kNaN;
+}
+
+QString rankLabel(const analysis::RankReport& r) {
+  return QStringLiteral("%1").arg(r.info.rank);
+}
+
+void rankKeys(const analysis::RunReport& report, ChartData& c) {
+  for (const auto& r : report.ranks) {
+    c.labels << rankLabel(r);
+    c.ids.push_back(r.info.rank);
+  }
+}
+
+}  // namespace
+
+const ChartSeries* ChartData::find(const QString& name) const {
+  for (const ChartSeries& s : series) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+ChartData utilisationChart(const analysis::RunReport& report) {
+  ChartData c;
+  c.title = QStringLiteral("Utilisation and communication per rank");
+  c.valueLabel = QStringLiteral("share of step time");
+  rankKeys(report, c);
+  ChartSeries util{QStringLiteral("utilisation"), {}};
+  ChartSeries ratio{QStringLiteral("comm ratio"), {}};
+  for (const auto& r : report.ranks) {
+    util.values.push_back(orNaN(r.utilization()));
+    ratio.values.push_back(orNaN(r.commRatio()));
+  }
+  c.series.push_back(std::move(util));
+  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+    bool any = false;
+    for (const auto& r : report.ranks) any = any || r.commNsByDim[d] > 0;
+    if (!any) continue;
+    const auto dim = tracer::toString(static_cast<tracer::ParallelDim>(d));
+    ChartSeries s{QStringLiteral("comm %1").arg(QString::fromUtf8(dim.data(), dim.size())), {}};
+    for (const auto& r : report.ranks) {
+      s.values.push_back(r.stepNs > 0 ? static_cast<double>(r.commNsByDim[d]) / r.stepNs : kNaN);
+    }
+    c.series.push_back(std::move(s));
+  }
+  c.series.push_back(std::move(ratio));
+  return c;
+}
+
+ChartData bubbleChart(const analysis::RunReport& report) {
+  ChartData c;
+  c.title = QStringLiteral("Pipeline bubble per stage");
+  c.valueLabel = QStringLiteral("share of step time");
+  ChartSeries measured{QStringLiteral("measured"), {}};
+  ChartSeries formula{QStringLiteral("formula"), {}};
+  for (const auto& s : report.stages) {
+    c.labels << QStringLiteral("stage %1").arg(s.stage);
+    c.ids.push_back(s.stage);
+    measured.values.push_back(orNaN(s.bubbleFraction));
+    formula.values.push_back(orNaN(s.bubbleFormula));
+  }
+  c.series = {std::move(measured), std::move(formula)};
+  return c;
+}
+
+ChartData breakdownChart(const analysis::RunReport& report) {
+  ChartData c;
+  c.title = QStringLiteral("Step time breakdown per rank");
+  c.valueLabel = QStringLiteral("ms per step");
+  rankKeys(report, c);
+  ChartSeries compute{QStringLiteral("compute"), {}}, exposed{QStringLiteral("exposed comm"), {}},
+      wait{QStringLiteral("wait"), {}}, idle{QStringLiteral("idle"), {}};
+  for (const auto& r : report.ranks) {
+    const double perStepMs = r.steps > 0 ? 1e-6 / r.steps : kNaN;
+    compute.values.push_back(r.computeNs * perStepMs);
+    exposed.values.push_back(r.exposedCommNs * perStepMs);
+    wait.values.push_back(r.waitNs * perStepMs);
+    idle.values.push_back(r.idleNs * perStepMs);
+  }
+  c.series = {std::move(compute), std::move(exposed), std::move(wait), std::move(idle)};
+  return c;
+}
+
+ChartData lossChart(const analysis::RunReport& report) {
+  ChartData c;
+  c.title = QStringLiteral("Loss per step");
+  c.valueLabel = QStringLiteral("loss");
+  ChartSeries loss{QStringLiteral("loss"), {}};
+  for (const auto& s : report.steps) {
+    c.labels << QString::number(s.step);
+    c.ids.push_back(s.step);
+    loss.values.push_back(orNaN(s.loss));
+  }
+  c.series = {std::move(loss)};
+  return c;
+}
+
+ChartData memoryChart(const analysis::RunReport& report) {
+  ChartData c;
+  c.title = QStringLiteral("Peak memory per rank");
+  c.valueLabel = QStringLiteral("MiB");
+  rankKeys(report, c);
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::vector<std::string> categories;
+  for (const auto& r : report.ranks) {
+    for (const auto& m : r.memory) {
+      if (std::find(categories.begin(), categories.end(), m.category) == categories.end())
+        categories.push_back(m.category);
+    }
+  }
+  ChartSeries formula{QStringLiteral("formula"), {}};
+  std::vector<ChartSeries> measured;
+  for (const std::string& cat : categories) measured.push_back({QString::fromStdString(cat), {}});
+  bool anyMeasured = false;
+  for (const auto& r : report.ranks) {
+    double states = 0;
+    bool known = false;
+    for (size_t i = 0; i < categories.size(); ++i) {
+      double v = kNaN;
+      for (const auto& m : r.memory) {
+        if (m.category != categories[i]) continue;
+        if (m.measuredBytes) v = *m.measuredBytes / kMiB, anyMeasured = true;
+        if (m.formulaBytes) states += *m.formulaBytes / kMiB, known = true;
+      }
+      measured[i].values.push_back(v);
+    }
+    formula.values.push_back(known ? states : kNaN);
+  }
+  if (anyMeasured) {
+    for (auto& s : measured) c.series.push_back(std::move(s));
+  }
+  c.series.push_back(std::move(formula));
+  return c;
+}
+
+}  // namespace bubblescope::gui

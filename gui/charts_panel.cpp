@@ -1,0 +1,368 @@
+#include "gui/charts_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSvgGenerator>
+#include <cmath>
+
+#include "gui/span_palette.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+using tracer::EventKind;
+
+// Bars of one series: where they sit relative to the key and how wide.
+struct BarPlacement {
+  double offset = 0.0;
+  double width = 0.7;
+};
+
+QColor seriesColour(const QString& name) {
+  if (name == "utilisation" || name == "compute") return colourOf(EventKind::kForward);
+  if (name == "measured") return bubbleHatchColour();
+  if (name == "formula") return QColor(120, 120, 120);
+  if (name == "exposed comm") return colourOf(EventKind::kAllReduce);
+  if (name == "wait") return colourOf(EventKind::kWait);
+  if (name == "idle") return bubbleHatchColour().lighter(130);
+  if (name == "comm dp") return colourOf(EventKind::kAllReduce);
+  if (name == "comm tp") return colourOf(EventKind::kAllGather);
+  if (name == "comm pp") return colourOf(EventKind::kSend);
+  if (name == "comm zero") return colourOf(EventKind::kReduceScatter);
+  if (name == "comm ep") return colourOf(EventKind::kAllToAll);
+  if (name == "loss") return colourOf(EventKind::kBackward);
+  if (name == "parameters") return QColor(76, 114, 176);
+  if (name == "gradients") return QColor(221, 132, 82);
+  if (name == "optimizer") return QColor(85, 168, 104);
+  if (name == "activations") return QColor(129, 114, 179);
+  return QColor(140, 140, 140);
+}
+
+QCPBars* addBars(QCustomPlot* plot, const ChartSeries& s, BarPlacement at, QCPBars* below) {
+  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+  bars->setName(s.name);
+  bars->setWidth(at.width);
+  bars->setPen(Qt::NoPen);
+  bars->setBrush(seriesColour(s.name));
+  bars->setStackingGap(0);
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    if (!std::isnan(s.values[i])) bars->addData(static_cast<double>(i) + at.offset, s.values[i]);
+  }
+  if (below != nullptr) bars->moveAbove(below);
+  return bars;
+}
+
+QCPGraph* addMarkers(QCustomPlot* plot, const ChartSeries& s, double offset, bool line) {
+  QCPGraph* g = plot->addGraph();
+  g->setName(s.name);
+  const QColor c = seriesColour(s.name);
+  g->setPen(QPen(c, line ? 2 : 0));
+  g->setLineStyle(line ? QCPGraph::lsLine : QCPGraph::lsNone);
+  g->setScatterStyle(
+      QCPScatterStyle(line ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssDiamond, line ? 5 : 10));
+  if (!line) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, c, c.darker(), 10));
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    if (!std::isnan(s.values[i])) g->addData(static_cast<double>(i) + offset, s.values[i]);
+  }
+  return g;
+}
+
+void setKeyTicks(QCustomPlot* plot, const ChartData& c, const QString& axisLabel) {
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  const int n = c.labels.size();
+  const int every = n > 24 ? (n + 23) / 24 : 1;
+  for (int i = 0; i < n; i += every) ticker->addTick(i, c.labels[i]);
+  plot->xAxis->setTicker(ticker);
+  plot->xAxis->setLabel(axisLabel);
+  plot->xAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+  plot->yAxis->setLabel(c.valueLabel);
+}
+
+void fitValues(QCustomPlot* plot, bool floorAtZero) {
+  bool found = false;
+  QCPRange range = QCPRange(0, 1);
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    bool ok = false;
+    const QCPRange r = plot->plottable(i)->getValueRange(ok);
+    if (!ok) continue;
+    range = found ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+    found = true;
+  }
+  if (floorAtZero) range.lower = std::min(0.0, range.lower);
+  const double pad = std::max(range.size() * 0.08, 1e-9);
+  plot->yAxis->setRange(floorAtZero ? range.lower : range.lower - pad, range.upper + pad);
+}
+
+}  // namespace
+
+ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
+  summary_ = new QLabel(this);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  progress_ = new QProgressBar(this);
+  progress_->setMaximumWidth(260);
+  progress_->setFormat(tr("analysing %v/%m ranks"));
+  progress_->hide();
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(4, 4, 4, 4);
+  grid->addWidget(summary_, 0, 0, 1, 2);
+  grid->addWidget(progress_, 0, 2, Qt::AlignRight);
+  for (int c = 0; c < kChartCount; ++c) {
+    auto* plot = new QCustomPlot(this);
+    plot->setObjectName(chartName(static_cast<Chart>(c)));
+    plot->setMinimumSize(260, 200);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, QString(), QFont()));
+    plot->legend->setVisible(true);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    plot->legend->setFont(small);
+    plot->legend->setRowSpacing(-2);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    const auto chart = static_cast<Chart>(c);
+    connect(plot, &QCustomPlot::plottableClick, this,
+            [this, chart](QCPAbstractPlottable* p, int index, QMouseEvent*) {
+              if (auto* bars = qobject_cast<QCPBars*>(p)) {
+                if (index >= 0 && index < bars->data()->size())
+                  onPlottableClicked(chart, (bars->data()->constBegin() + index)->key);
+              } else if (auto* g = qobject_cast<QCPGraph*>(p)) {
+                if (index >= 0 && index < g->data()->size())
+                  onPlottableClicked(chart, (g->data()->constBegin() + index)->key);
+              }
+            });
+    plots_[c] = plot;
+    grid->addWidget(plot, 1 + c / 3, c % 3);
+  }
+  grid->setRowStretch(1, 1);
+  grid->setRowStretch(2, 1);
+  clear();
+}
+
+QString ChartsPanel::chartName(Chart chart) {
+  static const char* kNames[kChartCount] = {"utilisation", "bubble", "breakdown", "loss", "memory"};
+  return QString::fromLatin1(kNames[chart]);
+}
+
+void ChartsPanel::clear() {
+  hasReport_ = false;
+  for (auto& d : data_) d = ChartData{};
+  summary_->setText(tr("No run analysed yet."));
+  rebuild();
+}
+
+void ChartsPanel::setMessage(const QString& text) {
+  summary_->setText(text);
+}
+
+void ChartsPanel::setProgress(int done, int total) {
+  progress_->setVisible(done < total);
+  progress_->setRange(0, std::max(total, 1));
+  progress_->setValue(done);
+}
+
+void ChartsPanel::setReport(const analysis::RunReport& report) {
+  hasReport_ = true;
+  data_[kUtilisation] = utilisationChart(report);
+  data_[kBubble] = bubbleChart(report);
+  data_[kBreakdown] = breakdownChart(report);
+  data_[kLoss] = lossChart(report);
+  data_[kMemory] = memoryChart(report);
+  QString text = tr("<b>run %1</b>").arg(report.run.id);
+  if (report.stepTimeMeanNs) {
+    text += tr(" · step %1 ms").arg(*report.stepTimeMeanNs / 1e6, 0, 'f', 2);
+    if (report.stepTimeStdNs) text += tr(" ± %1").arg(*report.stepTimeStdNs / 1e6, 0, 'f', 2);
+  }
+  if (report.tokensPerS) text += tr(" · %1 tokens/s").arg(*report.tokensPerS, 0, 'f', 0);
+  if (report.slowestStage) text += tr(" · slowest stage %1").arg(*report.slowestStage);
+  if (report.slowestRank) text += tr(" · slowest rank %1").arg(*report.slowestRank);
+  for (const auto& s : report.stragglers) {
+    text += tr(" · straggler rank %1 (%2)").arg(s.rank).arg(QString::fromStdString(s.reason));
+  }
+  for (const std::string& note : report.notes)
+    text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
+  summary_->setText(text);
+  rebuild();
+}
+
+void ChartsPanel::rebuild() {
+  for (int c = 0; c < kChartCount; ++c) {
+    QCustomPlot* plot = plots_[c];
+    plot->clearPlottables();
+    plot->clearGraphs();
+    const ChartData& d = data_[c];
+    static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))
+        ->setText(d.title.isEmpty() ? chartName(static_cast<Chart>(c)) : d.title);
+    switch (c) {
+      case kUtilisation: {
+        QCPBars* below = nullptr;
+        for (const ChartSeries& s : d.series) {
+          if (s.name == "utilisation")
+            addBars(plot, s, {-0.2, 0.38}, nullptr);
+          else if (s.name == "comm ratio")
+            addMarkers(plot, s, 0.2, false);
+          else
+            below = addBars(plot, s, {0.2, 0.38}, below);
+        }
+        setKeyTicks(plot, d, tr("rank"));
+        break;
+      }
+      case kBubble:
+        for (const ChartSeries& s : d.series)
+          addBars(plot, s, {s.name == "measured" ? -0.2 : 0.2, 0.38}, nullptr);
+        setKeyTicks(plot, d, tr("pipeline stage"));
+        break;
+      case kBreakdown: {
+        QCPBars* below = nullptr;
+        for (const ChartSeries& s : d.series) below = addBars(plot, s, {0.0, 0.7}, below);
+        setKeyTicks(plot, d, tr("rank"));
+        break;
+      }
+      case kLoss:
+        for (const ChartSeries& s : d.series) addMarkers(plot, s, 0.0, true);
+        setKeyTicks(plot, d, tr("step"));
+        break;
+      case kMemory: {
+        QCPBars* below = nullptr;
+        const bool formula =
+            d.find("formula") != nullptr &&
+            std::any_of(d.find("formula")->values.begin(), d.find("formula")->values.end(),
+                        [](double v) { return !std::isnan(v); });
+        for (const ChartSeries& s : d.series) {
+          if (s.name == "formula") {
+            if (formula)
+              addBars(plot, s, {0.2, 0.38}, nullptr)
+                  ->setBrush(QBrush(seriesColour(s.name), Qt::BDiagPattern));
+          } else {
+            below = addBars(plot, s, {formula ? -0.2 : 0.0, formula ? 0.38 : 0.7}, below);
+          }
+        }
+        setKeyTicks(plot, d, tr("rank"));
+        break;
+      }
+    }
+    fitValues(plot, c != kLoss);
+    if (c == kLoss && d.labels.size() > 0) plot->xAxis->setRange(-0.3, d.labels.size() - 0.7);
+    plot->legend->setVisible(plot->plottableCount() > 0);
+    applyPalette(plot);
+    plot->replot();
+  }
+}
+
+void ChartsPanel::applyPalette(QCustomPlot* plot) {
+  const QPalette pal = palette();
+  const QColor text = pal.color(QPalette::WindowText);
+  const QColor grid = pal.color(QPalette::Mid);
+  plot->setBackground(pal.brush(QPalette::Base));
+  plot->axisRect()->setBackground(pal.brush(QPalette::Base));
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    axis->setBasePen(QPen(text));
+    axis->setTickPen(QPen(text));
+    axis->setSubTickPen(QPen(text));
+    axis->setTickLabelColor(text);
+    axis->setLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+  }
+  plot->legend->setBrush(pal.brush(QPalette::Base));
+  plot->legend->setTextColor(text);
+  plot->legend->setBorderPen(QPen(grid));
+  static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))->setTextColor(text);
+}
+
+void ChartsPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    for (QCustomPlot* plot : plots_) {
+      applyPalette(plot);
+      plot->replot();
+    }
+  }
+}
+
+void ChartsPanel::onPlottableClicked(Chart chart, double key) {
+  const ChartData& d = data_[chart];
+  const int i = static_cast<int>(std::lround(key));
+  if (i < 0 || i >= static_cast<int>(d.ids.size())) return;
+  if (chart == kBubble)
+    emit stageClicked(d.ids[i]);
+  else if (chart == kLoss)
+    emit stepClicked(d.ids[i]);
+  else
+    emit rankClicked(d.ids[i]);
+}
+
+std::vector<double> ChartsPanel::plottedValues(Chart chart, const QString& series) const {
+  std::vector<double> out;
+  QCustomPlot* plot = plots_[chart];
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot->plottable(i);
+    if (p->name() != series) continue;
+    if (auto* bars = qobject_cast<QCPBars*>(p)) {
+      for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+        out.push_back(it->value);
+    } else if (auto* g = qobject_cast<QCPGraph*>(p)) {
+      for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        out.push_back(it->value);
+    }
+  }
+  return out;
+}
+
+double ChartsPanel::barTopPixel(Chart chart, const QString& series, int index) const {
+  QCustomPlot* plot = plots_[chart];
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* bars = qobject_cast<QCPBars*>(plot->plottable(i));
+    if (bars == nullptr || bars->name() != series) continue;
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+      if (std::abs(it->key - index) > 0.45) continue;
+      double top = it->value;
+      for (QCPBars* b = bars->barBelow(); b != nullptr; b = b->barBelow()) {
+        auto below = b->data()->findBegin(it->key - 1e-9, false);
+        if (below != b->data()->constEnd() && std::abs(below->key - it->key) < 1e-9)
+          top += below->value;
+      }
+      return plot->yAxis->coordToPixel(top);
+    }
+  }
+  return -1;
+}
+
+QWidget* ChartsPanel::plotWidget(Chart chart) const {
+  return plots_[chart];
+}
+
+double ChartsPanel::keyPixel(Chart chart, double key) const {
+  return plots_[chart]->xAxis->coordToPixel(key);
+}
+
+double ChartsPanel::valuePixel(Chart chart, double value) const {
+  return plots_[chart]->yAxis->coordToPixel(value);
+}
+
+Status ChartsPanel::exportChart(Chart chart, const QString& path, int width, int height) const {
+  QCustomPlot* plot = plots_[chart];
+  bool ok = false;
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(QSize(width, height));
+    svg.setViewBox(QRect(0, 0, width, height));
+    svg.setTitle(data_[chart].title);
+    QCPPainter painter;
+    ok = painter.begin(&svg);
+    if (ok) {
+      plot->toPainter(&painter, width, height);
+      ok = painter.end();
+    }
+  } else {
+    ok = plot->savePng(path, width, height);
+  }
+  if (!ok) return Status::ioError("cannot write " + path.toStdString());
+  return Status::ok();
+}
+
+}  // namespace bubblescope::gui

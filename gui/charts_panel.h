@@ -1,0 +1,77 @@
+// ChartsPanel: the QCustomPlot charts of one run's RunReport (utilisation and
+// communication per rank, pipeline bubble per stage next to its formula,
+// step-time breakdown per rank, loss per step, peak memory per rank) and a
+// summary line.
+//
+// Contract: draws exactly what chart_data.h computes from the report (no
+// analysis here); setReport() replaces everything. Clicking a bar emits the
+// rank, stage or step it stands for. qcustomplot.h is included only in the
+// .cpp. GUI thread only.
+#pragma once
+
+#include <QWidget>
+#include <array>
+#include <vector>
+
+#include "common/status.h"
+#include "gui/chart_data.h"
+
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+
+namespace bubblescope::gui {
+
+class ChartsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum Chart { kUtilisation, kBubble, kBreakdown, kLoss, kMemory, kChartCount };
+
+  explicit ChartsPanel(QWidget* parent = nullptr);
+
+  void setReport(const analysis::RunReport& report);
+  void clear();
+  // Shows analysis progress (ranks done of total); done >= total hides it.
+  void setProgress(int done, int total);
+  void setMessage(const QString& text);
+
+  // "utilisation", "bubble", ... (file names of exports).
+  static QString chartName(Chart chart);
+  QCustomPlot* plot(Chart chart) const { return plots_[chart]; }
+  QWidget* plotWidget(Chart chart) const;
+  const ChartData& data(Chart chart) const { return data_[chart]; }
+  // The values the chart's plottable named `series` holds, in key order (for
+  // tests: what is drawn, read back from the plot).
+  std::vector<double> plottedValues(Chart chart, const QString& series) const;
+  // The top of the bar of `series` at key index `index` in widget pixels of
+  // the plot (y grows downwards), or -1 when there is none.
+  double barTopPixel(Chart chart, const QString& series, int index) const;
+  // The x pixel of `key` and the y pixel of `value` on the chart's axes.
+  double keyPixel(Chart chart, double key) const;
+  double valuePixel(Chart chart, double value) const;
+
+  // Writes one chart to PNG or SVG (by the path's suffix).
+  Status exportChart(Chart chart, const QString& path, int width = 900, int height = 520) const;
+
+ signals:
+  void rankClicked(int rank);
+  void stageClicked(int stage);
+  void stepClicked(int step);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void rebuild();
+  void applyPalette(QCustomPlot* plot);
+  void onPlottableClicked(Chart chart, double key);
+
+  std::array<QCustomPlot*, kChartCount> plots_{};
+  std::array<ChartData, kChartCount> data_{};
+  QLabel* summary_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  bool hasReport_ = false;
+};
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,140 @@
+#include "gui/compare_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "gui/run_rows.h"
+#include "gui/timeline_panel.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+const StepWindow* findStep(TimelinePanel* panel, int step) {
+  for (const StepWindow& w : panel->model()->steps()) {
+    if (w.step == step) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+  a_ = new TimelinePanel(this);
+  b_ = new TimelinePanel(this);
+  for (TimelinePanel* p : {a_, b_}) p->details()->hide();
+  titleA_ = new QLabel(this);
+  titleB_ = new QLabel(this);
+  message_ = new QLabel(this);
+  step_ = new QSpinBox(this);
+  step_->setObjectName("alignStep");
+  step_->setRange(0, 1000000);
+  step_->setPrefix(tr("align at step "));
+  table_ = new CompareTableModel(this);
+  tableView_ = new QTableView(this);
+  tableView_->setModel(table_);
+  tableView_->verticalHeader()->hide();
+  tableView_->horizontalHeader()->setStretchLastSection(true);
+  tableView_->setAlternatingRowColors(true);
+  tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  auto* timelines = new QWidget(this);
+  auto* column = new QVBoxLayout(timelines);
+  column->setContentsMargins(0, 0, 0, 0);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(step_);
+  bar->addWidget(message_, 1);
+  column->addLayout(bar);
+  column->addWidget(titleA_);
+  column->addWidget(a_, 1);
+  column->addWidget(titleB_);
+  column->addWidget(b_, 1);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(timelines);
+  split->addWidget(tableView_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setSizes({900, 420});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connect(step_, &QSpinBox::valueChanged, this, [this](int s) { alignAtStep(s); });
+}
+
+Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t runB) {
+  BS_RETURN_IF_ERROR(a_->showRun(reader, runA));
+  BS_RETURN_IF_ERROR(b_->showRun(reader, runB));
+  runA_ = runA;
+  runB_ = runB;
+  auto title = [&](const char* side, TimelinePanel* p) {
+    const storage::RunRecord& r = p->model()->run();
+    return tr("<b>%1 · run %2</b> · %3 · %4")
+        .arg(QString::fromLatin1(side))
+        .arg(r.id)
+        .arg(layoutSummary(r.info.layoutJson, r.info.modelJson).toHtmlEscaped())
+        .arg(healthText(r.health));
+  };
+  titleA_->setText(title("A", a_));
+  titleB_->setText(title("B", b_));
+  table_->clear();
+  // Align at the second step when there is one (the first includes warm-up).
+  int step = -1;
+  for (const StepWindow& w : a_->model()->steps()) {
+    if (findStep(b_, w.step) != nullptr && (step < 0 || w.step <= 1)) step = w.step;
+  }
+  if (step >= 0) {
+    const QSignalBlocker block(step_);
+    step_->setValue(step);
+    alignAtStep(step);
+  }
+  return Status::ok();
+}
+
+void CompareView::setReports(const analysis::RunReport& a, const analysis::RunReport& b) {
+  table_->setReports(a, b);
+  tableView_->resizeColumnsToContents();
+  message_->clear();
+}
+
+void CompareView::setMessage(const QString& text) {
+  message_->setText(text);
+}
+
+void CompareView::clear() {
+  a_->clear();
+  b_->clear();
+  table_->clear();
+  runA_ = runB_ = 0;
+}
+
+bool CompareView::alignAtStep(int step) {
+  const StepWindow* wa = findStep(a_, step);
+  const StepWindow* wb = findStep(b_, step);
+  if (wa == nullptr && wb == nullptr) {
+    message_->setText(tr("neither run has step %1").arg(step));
+    return false;
+  }
+  const int64_t length =
+      std::max(wa ? wa->endNs - wa->startNs : 0, wb ? wb->endNs - wb->startNs : 0);
+  const double pad = length * 0.02;
+  for (auto [panel, w] : {std::pair{a_, wa}, std::pair{b_, wb}}) {
+    if (w == nullptr) continue;
+    panel->view()->setFollowing(false);
+    panel->view()->setViewRange(w->startNs - pad, w->startNs + length + pad);
+  }
+  message_->setText(wa && wb ? tr("both timelines show %1 ms from the start of step %2")
+                                   .arg(length / 1e6, 0, 'f', 2)
+                                   .arg(step)
+                             : tr("only run %1 has step %2").arg(wa ? runA_ : runB_).arg(step));
+  return true;
+}
+
+}  // namespace bubblescope::gui

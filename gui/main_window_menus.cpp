@@ -1,0 +1,151 @@
+// MainWindow's menus, shortcuts, exports and help page (the rest of the
+// window is in main_window.cpp).
+#include <QAction>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "gui/charts_panel.h"
+#include "gui/compare_view.h"
+#include "gui/help_text.h"
+#include "gui/main_window.h"
+#include "gui/timeline_panel.h"
+#include "gui/widget_export.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+const QString kImageFilters = QObject::tr("PNG image (*.png);;SVG drawing (*.svg)");
+
+// The chosen path, with the suffix of the chosen filter when it has none.
+QString withSuffix(QString path, const QString& filter) {
+  if (!path.isEmpty() && !path.contains('.')) path += filter.contains("svg") ? ".svg" : ".png";
+  return path;
+}
+
+}  // namespace
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+  file->addAction(tr("Re&load runs"), QKeySequence::Refresh, this, [this] {
+    const Status s = reloadRuns();
+    if (!s.isOk()) showError(tr("Reload"), s);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Export timeline (PNG, SVG)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                  &MainWindow::exportTimeline);
+  QMenu* charts = file->addMenu(tr("Export &chart"));
+  for (int c = 0; c < ChartsPanel::kChartCount; ++c) {
+    charts->addAction(tr("%1 (PNG, SVG)…").arg(ChartsPanel::chartName(ChartsPanel::Chart(c))), this,
+                      [this, c] { exportChart(c); });
+  }
+  file->addAction(tr("Export &all charts to a folder…"),
+                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                  [this] { exportChart(-1); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  const char* tabNames[] = {"&Timeline", "&Charts", "&Metrics", "C&ompare"};
+  for (int t = 0; t < 4; ++t) {
+    view->addAction(tr(tabNames[t]), QKeySequence(Qt::CTRL | (Qt::Key_1 + t)), this,
+                    [this, t] { tabs_->setCurrentIndex(t); });
+  }
+  view->addSeparator();
+  TimelineView* tv = timeline_->view();
+  view->addAction(tr("Fit whole run"), QKeySequence(Qt::Key_Home), tv, [tv] {
+    tv->setFollowing(true);
+    tv->fitAll();
+  });
+  view->addAction(tr("Zoom in"), QKeySequence::ZoomIn, tv,
+                  [tv] { tv->zoomBy(0.7, tv->placement().plot.center().x()); });
+  view->addAction(tr("Zoom out"), QKeySequence::ZoomOut, tv,
+                  [tv] { tv->zoomBy(1 / 0.7, tv->placement().plot.center().x()); });
+  view->addAction(tr("Next step"), QKeySequence(Qt::Key_BracketRight), tv,
+                  [tv] { tv->jumpToStep(+1); });
+  view->addAction(tr("Previous step"), QKeySequence(Qt::Key_BracketLeft), tv,
+                  [tv] { tv->jumpToStep(-1); });
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(tr("&Run layout"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                 &MainWindow::startRun);
+  run->addAction(tr("Run &again with changes…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                 this, [this] {
+                   const Status s = runAgainWithChanges();
+                   if (!s.isOk()) showError(tr("Run again"), s);
+                 });
+  run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
+                 [this] { launcher_->stop(); });
+  run->addSeparator();
+  run->addAction(tr("&Compare runs"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
+                 &MainWindow::compareSelected);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Concepts and shortcuts"), QKeySequence::HelpContents, this,
+                  &MainWindow::showHelp);
+}
+
+void MainWindow::exportTimeline() {
+  QString filter;
+  const QString path =
+      withSuffix(QFileDialog::getSaveFileName(this, tr("Export timeline"), "timeline.png",
+                                              kImageFilters, &filter),
+                 filter);
+  if (path.isEmpty()) return;
+  QWidget* what =
+      tabs_->currentIndex() == kCompareTab ? static_cast<QWidget*>(compare_) : timeline_->view();
+  const Status s = exportWidget(what, path);
+  if (!s.isOk()) return showError(tr("Export"), s);
+  statusLabel_->setText(tr("wrote %1").arg(path));
+}
+
+void MainWindow::exportChart(int chart) {
+  if (chart < 0) {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all charts"));
+    if (dir.isEmpty()) return;
+    for (int c = 0; c < ChartsPanel::kChartCount; ++c) {
+      for (const char* suffix : {".png", ".svg"}) {
+        const QString path =
+            dir + "/" + ChartsPanel::chartName(ChartsPanel::Chart(c)) + QString(suffix);
+        const Status s = charts_->exportChart(ChartsPanel::Chart(c), path);
+        if (!s.isOk()) return showError(tr("Export"), s);
+      }
+    }
+    statusLabel_->setText(tr("wrote the charts to %1").arg(dir));
+    return;
+  }
+  const QString name = ChartsPanel::chartName(ChartsPanel::Chart(chart));
+  QString filter;
+  const QString path = withSuffix(
+      QFileDialog::getSaveFileName(this, tr("Export chart"), name + ".png", kImageFilters, &filter),
+      filter);
+  if (path.isEmpty()) return;
+  const Status s = charts_->exportChart(ChartsPanel::Chart(chart), path);
+  if (!s.isOk()) return showError(tr("Export"), s);
+  statusLabel_->setText(tr("wrote %1").arg(path));
+}
+
+void MainWindow::showHelp() {
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Concepts and shortcuts"));
+  auto* text = new QTextBrowser(dialog);
+  text->setHtml(helpHtml());
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  auto* column = new QVBoxLayout(dialog);
+  column->addWidget(text);
+  column->addWidget(buttons);
+  dialog->resize(720, 640);
+  dialog->show();
+}
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,103 @@
+#include "gui/metrics_table_model.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+QVariant ratio(std::optional<double> v) {
+  return v ? QVariant(*v) : QVariant();
+}
+
+}  // namespace
+
+MetricsTableModel::MetricsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void MetricsTableModel::setReport(const analysis::RunReport& report) {
+  beginResetModel();
+  ranks_ = report.ranks;
+  endResetModel();
+}
+
+void MetricsTableModel::clear() {
+  beginResetModel();
+  ranks_.clear();
+  endResetModel();
+}
+
+int MetricsTableModel::rowOfRank(int32_t rank) const {
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    if (ranks_[i].info.rank == rank) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int MetricsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(ranks_.size());
+}
+
+int MetricsTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant MetricsTableModel::value(const analysis::RankReport& r, int column) const {
+  const double perStepMs = r.steps > 0 ? 1e-6 / r.steps : 0.0;
+  switch (column) {
+    case kRank:
+      return r.info.rank;
+    case kStepMs:
+      return r.steps > 0 ? QVariant(r.stepNs * perStepMs) : QVariant();
+    case kComputeMs:
+      return r.steps > 0 ? QVariant(r.computeNs * perStepMs) : QVariant();
+    case kUtilisation:
+      return ratio(r.utilization());
+    case kCommRatio:
+      return ratio(r.commRatio());
+    case kOverlap:
+      return ratio(r.overlap());
+    case kExposedComm:
+      return ratio(r.exposedCommRatio());
+    case kWait:
+      return ratio(r.waitRatio());
+    case kIdle:
+      return ratio(r.idleRatio());
+    case kBubble:
+      return ratio(r.bubbleFraction());
+    default:
+      return {};
+  }
+}
+
+QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
+  const analysis::RankReport& r = ranks_[index.row()];
+  const int column = index.column();
+  if (role == kRankRole) return r.info.rank;
+  if (role == kValueRole) return column == kCoords ? QVariant() : value(r, column);
+  if (role == Qt::TextAlignmentRole) {
+    return column == kCoords ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role != Qt::DisplayRole) return {};
+  if (column == kCoords) {
+    return QStringLiteral("pp%1 tp%2 dp%3 · %4")
+        .arg(r.info.pp)
+        .arg(r.info.tp)
+        .arg(r.info.dp)
+        .arg(QString::fromStdString(r.info.host));
+  }
+  const QVariant v = value(r, column);
+  if (!v.isValid()) return QStringLiteral("-");
+  if (column == kRank) return v;
+  if (column == kStepMs || column == kComputeMs) return QString::number(v.toDouble(), 'f', 2);
+  return QStringLiteral("%1%").arg(v.toDouble() * 100.0, 0, 'f', 1);
+}
+
+QVariant MetricsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* kNames[kColumnCount] = {
+      "rank",    "coordinates",  "step ms", "compute ms", "utilisation", "comm",
+      "overlap", "exposed comm", "wait",    "idle",       "bubble"};
+  return section >= 0 && section < kColumnCount ? QString::fromLatin1(kNames[section]) : QVariant();
+}
+
+}  // namespace bubblescope::gui

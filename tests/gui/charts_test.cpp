@@ -1,0 +1,208 @@
+// Charts drawn from a hand-built pipeline run: what each chart holds is the
+// RunReport's numbers (and those are the known answers), the bubble bars
+// are drawn to their height, a click on a bar names its stage, and the
+// models under the charts pass QAbstractItemModelTester.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QFont>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTest>
+#include <cmath>
+
+#include "gui/analysis_worker.h"
+#include "gui/chart_data.h"
+#include "gui/charts_panel.h"
+#include "gui/compare_table_model.h"
+#include "gui/metrics_table_model.h"
+#include "gui/span_palette.h"
+#include "tests/gui/pipeline_trace.h"
+
+namespace bubblescope::gui {
+namespace {
+
+struct PipelineFixture : ::testing::Test {
+  bubblescope::testing::TempDir dir;
+  std::string path = dir.file("pipeline.db");
+  analysis::RunReport report;
+
+  void SetUp() override {
+    bubblescope::testing::writePipelineRun(path);
+    auto reports = AnalysisWorker::analyzeNow(QString::fromStdString(path), {1});
+    ASSERT_TRUE(reports.isOk()) << reports.status().message();
+    report = reports->front();
+    ASSERT_EQ(report.ranks.size(), 2u);
+    ASSERT_EQ(report.stages.size(), 2u);
+  }
+};
+
+void expectValues(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-9) << "at " << i;
+}
+
+TEST_F(PipelineFixture, ChartDataIsTheReportsNumbers) {
+  const ChartData bubble = bubbleChart(report);
+  expectValues(bubble.find("measured")->values, {0.4, 0.3});
+  expectValues(bubble.find("formula")->values, {1.0 / 3, 1.0 / 3});
+  EXPECT_EQ(bubble.ids, (std::vector<int32_t>{0, 1}));
+
+  const ChartData util = utilisationChart(report);
+  expectValues(util.find("utilisation")->values, {0.6, 0.6});
+  expectValues(util.find("comm dp")->values, {0.0, 0.1});
+  expectValues(util.find("comm ratio")->values, {0.0, 0.1});
+  EXPECT_EQ(util.find("comm tp"), nullptr) << "only dimensions with traffic";
+
+  const ChartData breakdown = breakdownChart(report);  // ms per step
+  expectValues(breakdown.find("compute")->values, {600e-6, 600e-6});
+  expectValues(breakdown.find("exposed comm")->values, {0.0, 100e-6});
+  expectValues(breakdown.find("wait")->values, {0.0, 100e-6});
+  expectValues(breakdown.find("idle")->values, {400e-6, 200e-6});
+  for (size_t r = 0; r < 2; ++r) {
+    double sum = 0;
+    for (const ChartSeries& s : breakdown.series) sum += s.values[r];
+    EXPECT_NEAR(sum, 1000e-6, 1e-12) << "the parts add up to the step time";
+  }
+
+  expectValues(lossChart(report).find("loss")->values, {5.0, 4.5});
+}
+
+TEST_F(PipelineFixture, PlotsHoldTheChartData) {
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.setReport(report);
+  expectValues(panel.plottedValues(ChartsPanel::kBubble, "measured"),
+               {*report.stages[0].bubbleFraction, *report.stages[1].bubbleFraction});
+  expectValues(panel.plottedValues(ChartsPanel::kBubble, "formula"), {1.0 / 3, 1.0 / 3});
+  expectValues(panel.plottedValues(ChartsPanel::kUtilisation, "utilisation"), {0.6, 0.6});
+  expectValues(panel.plottedValues(ChartsPanel::kBreakdown, "idle"), {400e-6, 200e-6});
+  expectValues(panel.plottedValues(ChartsPanel::kLoss, "loss"), {5.0, 4.5});
+}
+
+// The measured bubble bar of stage 0 is painted in its colour from the
+// x axis up to 0.4 on the value axis, and not above.
+TEST_F(PipelineFixture, BubbleBarsArePaintedToTheirHeight) {
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.show();
+  panel.setReport(report);
+  QApplication::processEvents();
+  const QImage image = panel.plotWidget(ChartsPanel::kBubble)->grab().toImage();
+  const double top = panel.barTopPixel(ChartsPanel::kBubble, "measured", 0);
+  ASSERT_GT(top, 0);
+  EXPECT_NEAR(top, panel.valuePixel(ChartsPanel::kBubble, 0.4), 0.5);
+  const double top1 = panel.barTopPixel(ChartsPanel::kBubble, "measured", 1);
+  EXPECT_NEAR(top1, panel.valuePixel(ChartsPanel::kBubble, 0.3), 0.5);
+  const int x = static_cast<int>(panel.keyPixel(ChartsPanel::kBubble, -0.2));
+  const int base = static_cast<int>(panel.valuePixel(ChartsPanel::kBubble, 0.0));
+  const double dpr = image.devicePixelRatio();
+  auto at = [&](int px, int py) { return image.pixelColor(int(px * dpr), int(py * dpr)); };
+  const QColor bar = bubbleHatchColour();
+  EXPECT_EQ(at(x, static_cast<int>(top) + 3).rgb(), bar.rgb());
+  EXPECT_EQ(at(x, (static_cast<int>(top) + base) / 2).rgb(), bar.rgb());
+  EXPECT_NE(at(x, static_cast<int>(top) - 3).rgb(), bar.rgb());
+}
+
+TEST_F(PipelineFixture, ClickingABarNamesItsStageOrRank) {
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.show();
+  panel.setReport(report);
+  QApplication::processEvents();
+  QSignalSpy stages(&panel, &ChartsPanel::stageClicked);
+  QSignalSpy ranks(&panel, &ChartsPanel::rankClicked);
+  const int x = static_cast<int>(panel.keyPixel(ChartsPanel::kBubble, 1 - 0.2));
+  const int y = static_cast<int>(panel.valuePixel(ChartsPanel::kBubble, 0.15));
+  QTest::mouseClick(panel.plotWidget(ChartsPanel::kBubble), Qt::LeftButton, {}, QPoint(x, y));
+  ASSERT_EQ(stages.count(), 1);
+  EXPECT_EQ(stages.at(0).at(0).toInt(), 1);
+  const int rx = static_cast<int>(panel.keyPixel(ChartsPanel::kBreakdown, 1));
+  const int ry = static_cast<int>(panel.valuePixel(ChartsPanel::kBreakdown, 300e-6));
+  QTest::mouseClick(panel.plotWidget(ChartsPanel::kBreakdown), Qt::LeftButton, {}, QPoint(rx, ry));
+  ASSERT_EQ(ranks.count(), 1);
+  EXPECT_EQ(ranks.at(0).at(0).toInt(), 1);
+}
+
+TEST_F(PipelineFixture, ChartsExportToPngAndSvg) {
+  ChartsPanel panel;
+  panel.setReport(report);
+  const QString png = QString::fromStdString(dir.file("bubble.png"));
+  const QString svg = QString::fromStdString(dir.file("bubble.svg"));
+  ASSERT_TRUE(panel.exportChart(ChartsPanel::kBubble, png, 400, 300).isOk());
+  ASSERT_TRUE(panel.exportChart(ChartsPanel::kBubble, svg, 400, 300).isOk());
+  EXPECT_EQ(QImage(png).size(), QSize(400, 300));
+  QFile f(svg);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QByteArray text = f.readAll();
+  EXPECT_TRUE(text.contains("<svg"));
+  EXPECT_TRUE(text.contains("stage 1"));
+}
+
+TEST_F(PipelineFixture, MetricsTableIsAValidModelWithTheReportsValues) {
+  MetricsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setReport(report);
+  ASSERT_EQ(model.rowCount(), 2);
+  const int r1 = model.rowOfRank(1);
+  auto value = [&](int row, int column) {
+    return model.data(model.index(row, column), MetricsTableModel::kValueRole);
+  };
+  EXPECT_NEAR(value(r1, MetricsTableModel::kBubble).toDouble(), 0.3, 1e-12);
+  EXPECT_NEAR(value(r1, MetricsTableModel::kUtilisation).toDouble(), 0.6, 1e-12);
+  EXPECT_NEAR(value(r1, MetricsTableModel::kStepMs).toDouble(), 1e-3, 1e-12);
+  EXPECT_FALSE(value(model.rowOfRank(0), MetricsTableModel::kOverlap).isValid())
+      << "no communication: overlap unknown";
+  EXPECT_EQ(model.data(model.index(model.rowOfRank(0), MetricsTableModel::kOverlap)).toString(),
+            "-");
+  EXPECT_EQ(model.data(model.index(r1, MetricsTableModel::kBubble)).toString(), "30.0%");
+  model.clear();
+  EXPECT_EQ(model.rowCount(), 0);
+}
+
+TEST_F(PipelineFixture, CompareTableHoldsCompareRunsRows) {
+  analysis::RunReport other = report;
+  other.run.id = 2;
+  other.layout.microBatches = 8;
+  CompareTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setReports(report, other);
+  const auto rows = analysis::compareRuns(report, other);
+  ASSERT_EQ(model.rowCount(), static_cast<int>(rows.size()));
+  ASSERT_GT(rows.size(), 3u);
+  bool sawChange = false;
+  for (int i = 0; i < model.rowCount(); ++i) {
+    EXPECT_EQ(model.data(model.index(i, CompareTableModel::kMetric)).toString().toStdString(),
+              rows[i].metric);
+    EXPECT_EQ(model.data(model.index(i, CompareTableModel::kChange)).toString().toStdString(),
+              rows[i].change);
+    const bool bold = model.data(model.index(i, 0), Qt::FontRole).value<QFont>().bold();
+    EXPECT_EQ(bold, rows[i].a != rows[i].b) << rows[i].metric;
+    sawChange = sawChange || bold;
+  }
+  EXPECT_TRUE(sawChange) << "micro-batches differ";
+  EXPECT_EQ(model.headerData(CompareTableModel::kB, Qt::Horizontal).toString(), "run 2 (B)");
+}
+
+TEST_F(PipelineFixture, WorkerAnalysesOffTheGuiThread) {
+  AnalysisWorker worker;
+  QSignalSpy finished(&worker, &AnalysisWorker::finished);
+  QSignalSpy progress(&worker, &AnalysisWorker::progress);
+  worker.analyze(QString::fromStdString(path), {1});
+  EXPECT_TRUE(worker.busy());
+  ASSERT_TRUE(finished.wait(10000));
+  EXPECT_FALSE(worker.busy());
+  const auto reports = finished.at(0).at(0).value<std::vector<analysis::RunReport>>();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].ranks.size(), 2u);
+  ASSERT_GE(progress.count(), 1);
+  EXPECT_EQ(progress.last().at(0).toInt(), 2);
+  QSignalSpy failed(&worker, &AnalysisWorker::failed);
+  worker.analyze(QString::fromStdString(path), {42});
+  ASSERT_TRUE(failed.wait(10000));
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -1,0 +1,160 @@
+// The window's wiring around the charts: a chart click marks ranks in the
+// timeline, compare aligns two runs and fills its table, "run again with
+// changes" opens compare when the new run ends, exports write PNG and SVG,
+// and a clicked span is outlined.
+#include "gui/main_window.h"
+
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include "gui/charts_panel.h"
+#include "gui/compare_view.h"
+#include "gui/layout_editor.h"
+#include "gui/run_progress_widget.h"
+#include "gui/timeline_panel.h"
+#include "gui/widget_export.h"
+#include "tests/gui/pipeline_trace.h"
+
+namespace bubblescope::gui {
+namespace {
+
+// Appends a run to the trace when started; finishes when the test says.
+class AppendingLauncher : public RunLauncher {
+ public:
+  explicit AppendingLauncher(std::string path) : path_(std::move(path)) {}
+  Status start(const RunRequest& request) override {
+    requests.push_back(request);
+    running_ = true;
+    bubblescope::testing::writePipelineRun(path_, 5000);
+    emit outputLine("step 1/2 | loss 5.0000 | 100 tok/s");
+    return Status::ok();
+  }
+  void stop() override {}
+  bool isRunning() const override { return running_; }
+  void finish(int code) {
+    running_ = false;
+    emit finished(code, code == 0 ? QString() : QStringLiteral("error: rank 1 failed"));
+  }
+  std::vector<RunRequest> requests;
+
+ private:
+  std::string path_;
+  bool running_ = false;
+};
+
+struct WindowFixture : ::testing::Test {
+  bubblescope::testing::TempDir dir;
+  std::string path = dir.file("runs.db");
+  AppendingLauncher* launcher = nullptr;
+  std::unique_ptr<MainWindow> window;
+
+  void SetUp() override {
+    bubblescope::testing::writePipelineRun(path);
+    auto l = std::make_unique<AppendingLauncher>(path);
+    launcher = l.get();
+    window = std::make_unique<MainWindow>(std::move(l));
+    window->resize(1400, 900);
+    ASSERT_TRUE(window->openFile(QString::fromStdString(path)).isOk());
+  }
+};
+
+TEST_F(WindowFixture, ChartClicksMarkRanksInTheTimeline) {
+  ASSERT_TRUE(window->analyzeShownRun(true).isOk());
+  ASSERT_TRUE(window->report().has_value());
+  window->tabs()->setCurrentIndex(MainWindow::kChartsTab);
+  emit window->charts()->stageClicked(1);
+  EXPECT_EQ(window->timeline()->view()->markedRanks(), (std::vector<int32_t>{1}));
+  EXPECT_EQ(window->tabs()->currentIndex(), MainWindow::kTimelineTab);
+  emit window->charts()->rankClicked(0);
+  EXPECT_EQ(window->timeline()->view()->markedRanks(), (std::vector<int32_t>{0}));
+}
+
+TEST_F(WindowFixture, AnalysisOfTheShownRunArrivesFromTheWorker) {
+  // openFile showed run 1 and started its analysis on a worker thread.
+  QTRY_VERIFY_WITH_TIMEOUT(window->report().has_value(), 10000);
+  EXPECT_EQ(window->report()->run.id, 1);
+  EXPECT_EQ(window->charts()->plottedValues(ChartsPanel::kBubble, "measured").size(), 2u);
+}
+
+TEST_F(WindowFixture, RunAgainWithChangesOpensCompareWhenTheNewRunEnds) {
+  ASSERT_TRUE(window->runAgainWithChanges().isOk());
+  EXPECT_EQ(window->baselineRunId(), 1);
+  EXPECT_EQ(window->layoutEditor()->layout().pp, 2) << "the run's layout is loaded";
+  ASSERT_TRUE(window->layoutEditor()->isValid())
+      << window->layoutEditor()->problems().join("; ").toStdString();
+  emit window->layoutEditor()->runRequested();
+  ASSERT_EQ(launcher->requests.size(), 1u);
+  EXPECT_EQ(window->runProgress()->last()->step, 1);
+  launcher->finish(0);
+  EXPECT_EQ(window->tabs()->currentIndex(), MainWindow::kCompareTab);
+  EXPECT_EQ(window->compareView()->runA(), 1);
+  EXPECT_EQ(window->compareView()->runB(), 2);
+  QTRY_VERIFY_WITH_TIMEOUT(window->compareView()->table()->rowCount() > 0, 10000);
+  EXPECT_EQ(window->baselineRunId(), 0);
+}
+
+TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
+  bubblescope::testing::writePipelineRun(path, 1'000'000);
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
+  CompareView* c = window->compareView();
+  EXPECT_GT(c->table()->rowCount(), 3);
+  ASSERT_TRUE(c->alignAtStep(1));
+  TimelineView* a = c->panelA()->view();
+  TimelineView* b = c->panelB()->view();
+  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), b->viewEndNs() - b->viewStartNs(), 1e-6);
+  EXPECT_NEAR(a->viewStartNs(), 1000 - 20, 1e-6) << "step 1 of run A starts at 1000 ns";
+  EXPECT_NEAR(b->viewStartNs(), 1'001'000 - 20, 1e-6);
+  EXPECT_FALSE(c->alignAtStep(7));
+}
+
+TEST_F(WindowFixture, TimelineExportsToPngAndSvg) {
+  window->show();
+  const QString png = QString::fromStdString(dir.file("t.png"));
+  const QString svg = QString::fromStdString(dir.file("t.svg"));
+  ASSERT_TRUE(exportWidget(window->timeline()->view(), png).isOk());
+  ASSERT_TRUE(exportWidget(window->timeline()->view(), svg).isOk());
+  EXPECT_FALSE(QImage(png).isNull());
+  QFile f(svg);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QByteArray text = f.readAll();
+  EXPECT_TRUE(text.contains("<svg"));
+  EXPECT_TRUE(text.contains("rank 1")) << "labels stay text";
+}
+
+TEST_F(WindowFixture, AClickedSpanIsOutlined) {
+  TimelineView* view = window->timeline()->view();
+  view->resize(TimelinePlacement::kLabelWidth + 1000, 200);
+  view->setFollowing(false);
+  view->setViewRange(0, 1000);
+  auto renderView = [&] {
+    QImage image(view->size(), QImage::Format_ARGB32);
+    view->render(&image);
+    return image;
+  };
+  const QImage before = renderView();
+  tracer::Event e =
+      testing::guiSpan(0, tracer::Lane::kCompute, tracer::EventKind::kBackward, 600, 1000, 0, 0);
+  view->setSelectedSpan(e);
+  const QImage after = renderView();
+  const TimelinePlacement at = view->placement();
+  const int row = window->timeline()->model()->rowOf(0, tracer::Lane::kCompute);
+  const int y = at.yOf(view->rowGeometry().top[row]) + RowGeometry::kLaneHeight / 2;
+  const int x0 = static_cast<int>(at.xOf(600));
+  const QColor text = view->palette().color(QPalette::WindowText);
+  bool outlined = false;
+  for (int x = x0 - 4; x <= x0; ++x)
+    outlined = outlined || after.pixelColor(x, y).rgb() == text.rgb();
+  EXPECT_TRUE(outlined) << "an outline left of the span's start";
+  EXPECT_NE(before, after);
+  QTest::keyClick(view, Qt::Key_Escape);
+  EXPECT_FALSE(view->selectedSpan().has_value());
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -11,6 +11,7 @@ void addBenchCommand(CLI::App& app, CommandRunner& runner) {
   addBenchAnalysis(*bench, runner);
   addBenchTrain(*bench, runner);
   addBenchTracer(*bench, runner);
+  addBenchAllreduce(*bench, runner);
 }
 
 }  // namespace bubblescope::cli

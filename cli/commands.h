@@ -18,11 +18,13 @@ void addReportCommand(CLI::App& app, CommandRunner& runner);
 void addCompareCommand(CLI::App& app, CommandRunner& runner);
 void addExportCommand(CLI::App& app, CommandRunner& runner);
 void addTrainCommand(CLI::App& app, CommandRunner& runner);
+void addRunCommand(CLI::App& app, CommandRunner& runner);
 
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);
 void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
 void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 void addBenchTracer(CLI::App& bench, CommandRunner& runner);
+void addBenchAllreduce(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::addCompareCommand(app, runner);
   bubblescope::cli::addExportCommand(app, runner);
   bubblescope::cli::addTrainCommand(app, runner);
+  bubblescope::cli::addRunCommand(app, runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/train_layout.h"
 #include "engine/checkpoint.h"
 #include "engine/trainer.h"
 #include "storage/process_identity.h"
@@ -252,7 +253,27 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--load", args->load,
                   "Resume from a checkpoint (its seed, batch and schedule are kept)");
   cmd->add_option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
-  cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip] {
+  // One rank of a parallel run (under mpirun or srun; see `run`).
+  auto layoutArgs = std::make_shared<LayoutTrainArgs>();
+  auto* layoutFile = cmd->add_option("--layout", layoutArgs->layoutFile,
+                                     "Layout file: train as one rank of the job it describes "
+                                     "(start it with mpirun, or use `run`)");
+  auto* layoutJson = cmd->add_option("--layout-json", layoutArgs->layoutJson,
+                                     "The layout as JSON text (how `run` passes it)")
+                         ->group("");
+  cmd->add_option("--run-id", layoutArgs->runId,
+                  "With --layout and --trace: the run `run` began in the trace file");
+  cmd->add_option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)")->group("");
+  auto* steps = cmd->get_option("--steps");
+  cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
+                 layoutFile, layoutJson, steps] {
+    if (layoutFile->count() > 0 || layoutJson->count() > 0) {
+      LayoutTrainArgs a = *layoutArgs;
+      a.trace = args->trace;
+      if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);
+      runner = [a] { return runLayoutTraining(a); };
+      return;
+    }
     std::vector<std::string> ignored;
     for (CLI::Option* o : {seed, micro, batch, lr, warmup, total, wd, clip}) {
       if (o->count() > 0) ignored.push_back(o->get_name());

@@ -236,6 +236,15 @@ Status DataParallel::endMicroBatch() {
   return Status::ok();
 }
 
+Status DataParallel::synchronizeAll() {
+  const bool last = lastMicroBatch_;
+  lastMicroBatch_ = true;
+  for (Bucket& b : buckets_) b.ready = true;
+  const Status status = endMicroBatch();
+  lastMicroBatch_ = last;
+  return status;
+}
+
 // ---- ZeRO-3 parameter gathering -----------------------------------------------
 
 Status DataParallel::gatherSlot(int32_t slot) {

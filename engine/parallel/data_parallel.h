@@ -65,6 +65,10 @@ class DataParallel final : public LayerHooks {
   // stage 0, its shard otherwise) are the sums over the dp group.
   Status endMicroBatch();
 
+  // Launches every bucket and waits for them, as endMicroBatch() does after
+  // the last micro-batch without overlap (benchmarks; collective).
+  Status synchronizeAll();
+
   // Sum of squares of the synchronised gradients over the whole model
   // (collective at stages >= 1), in double.
   Result<double> gradSquaredSum();

@@ -1,0 +1,215 @@
+// `bubblescope-cli run`: validates a layout, begins its run in the trace
+// file, starts one `train --layout` rank per process with mpirun (srun under
+// Slurm), streams their output, and exits with the job's status. A failed
+// rank is named, and the trace's run is marked failed with that message.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/job_failure.h"
+#include "cli/mpirun.h"
+#include "cli/train_layout.h"
+#include "storage/trace_writer.h"
+
+namespace bubblescope::cli {
+namespace {
+
+// Flags that set layout keys; unset ones leave the file's (or default) value.
+struct RunArgs {
+  std::string layoutFile;
+  std::optional<int32_t> dp, tp, pp, zero, microBatches, microBatchSize, steps, np;
+  std::optional<int64_t> globalBatch, bucketElements, seed;
+  std::optional<double> bucketMb, lr;
+  std::optional<std::string> model, schedule, hostfile, data;
+  std::vector<std::string> hosts;
+  bool noOverlap = false;
+  std::string trace;
+  std::string name;
+  std::string injectFailure;  // tests: passed to every rank's train
+};
+
+// The layout's JSON: the file's, then the flags on top.
+Result<nlohmann::json> layoutJson(const RunArgs& a) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!a.layoutFile.empty()) {
+    std::ifstream in(a.layoutFile);
+    if (!in) return Status::notFound("layout file '" + a.layoutFile + "' cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
+                              /*ignore_comments=*/true);
+    if (j.is_discarded() || !j.is_object()) {
+      return layout::layoutFromFile(a.layoutFile).status();  // its message names the problem
+    }
+  }
+  auto set = [&j](const char* key, const auto& value) {
+    if (value) j[key] = *value;
+  };
+  set("dp", a.dp);
+  set("tp", a.tp);
+  set("pp", a.pp);
+  set("zero_stage", a.zero);
+  set("micro_batches", a.microBatches);
+  set("micro_batch_size", a.microBatchSize);
+  set("global_batch", a.globalBatch);
+  set("steps", a.steps);
+  set("seed", a.seed);
+  set("learning_rate", a.lr);
+  set("bucket_mb", a.bucketMb);
+  set("bucket_elements", a.bucketElements);
+  set("model", a.model);
+  set("schedule", a.schedule);
+  set("hostfile", a.hostfile);
+  set("data_file", a.data);
+  if (!a.hosts.empty()) j["hosts"] = a.hosts;
+  if (a.noOverlap) j["overlap"] = false;
+  return j;
+}
+
+// Everything that would stop the job, in one message.
+struct Plan {
+  layout::Layout layout;
+  std::vector<std::string> launcher;  // mpirun or srun argv before the program
+  int32_t worldSize = 1;
+};
+
+Result<Plan> plan(const RunArgs& a) {
+  std::vector<std::string> problems;
+  Plan p;
+  std::optional<int32_t> worldSize = a.np;
+  if (!worldSize && underSlurm() && std::getenv("SLURM_NTASKS") != nullptr) {
+    worldSize = std::atoi(std::getenv("SLURM_NTASKS"));
+  }
+  auto j = layoutJson(a);
+  bool layoutOk = false;
+  if (!j.isOk()) {
+    problems.push_back(j.status().message());
+  } else {
+    auto parsed = layout::layoutFromJson(*j, worldSize);
+    if (parsed.isOk()) {
+      p.layout = *parsed;
+      layoutOk = true;
+    } else {
+      problems.push_back(parsed.status().message());
+    }
+  }
+  if (layoutOk && (p.layout.tp > 1 || p.layout.pp > 1)) {
+    problems.push_back("tensor and pipeline parallelism (tp " + std::to_string(p.layout.tp) +
+                       ", pp " + std::to_string(p.layout.pp) +
+                       ") are not implemented yet; use tp 1 and pp 1");
+  }
+  p.worldSize = worldSize.value_or(layoutOk ? p.layout.worldSize() : 1);
+  auto launcher = underSlurm() ? findSrun() : findMpirun();
+  if (!launcher.isOk()) problems.push_back(launcher.status().message());
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& s : problems) message += (message.empty() ? "" : "; ") + s;
+    return Status::invalidArgument(message);
+  }
+  if (underSlurm()) {
+    p.launcher = srunCommand(*launcher, p.worldSize, {});
+  } else {
+    MpirunRequest request;
+    request.ranks = p.worldSize;
+    request.hosts = p.layout.hosts;
+    request.hostfile = p.layout.hostfile;
+    p.launcher = mpirunCommand(*launcher, request);
+  }
+  return p;
+}
+
+Result<int64_t> beginRun(const RunArgs& a, const Plan& p) {
+  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(a.trace));
+  storage::RunInfo info;
+  info.name = a.name.empty() ? runName(p.layout) : a.name;
+  info.layoutJson = layout::toJson(p.layout).dump();
+  info.modelJson = layout::toJson(p.layout.model).dump();
+  info.backend = layout::backendName(p.layout.backend);
+  info.worldSize = p.worldSize;
+  return writer->beginRun(info);
+}
+
+ExitCode runJob(const RunArgs& a) {
+  auto planned = plan(a);
+  if (!planned.isOk()) {
+    std::fprintf(stderr, "error: %s\n", planned.status().message().c_str());
+    return 2;
+  }
+  const Plan& p = *planned;
+  std::vector<std::string> argv = p.launcher;
+  argv.insert(argv.end(),
+              {selfExecutable(), "train", "--layout-json", layout::toJson(p.layout).dump()});
+  int64_t runId = -1;
+  if (!a.trace.empty()) {
+    auto begun = beginRun(a, p);
+    if (!begun.isOk()) {
+      std::fprintf(stderr, "error: trace file: %s\n", begun.status().message().c_str());
+      return 1;
+    }
+    runId = *begun;
+    argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
+  }
+  if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
+  std::printf(
+      "run: %d ranks with %s%s\n", p.worldSize, underSlurm() ? "srun" : "mpirun",
+      a.trace.empty() ? "" : (", tracing to " + a.trace + " run " + std::to_string(runId)).c_str());
+  std::fflush(stdout);
+  JobFailure failure;
+  auto rc = runChildStreaming(argv, [&](const std::string& line, bool) { failure.scan(line); });
+  if (!rc.isOk()) {
+    std::fprintf(stderr, "error: %s\n", rc.status().message().c_str());
+    return 1;
+  }
+  if (*rc == 0) return 0;
+  const std::string message = failure.message(*rc);
+  if (runId >= 0) {
+    // Rank 0 is gone: the launcher ends the run it began. A run rank 0
+    // already ended keeps its own status and message.
+    auto writer = storage::TraceWriter::open(a.trace);
+    if (writer.isOk()) (void)(*writer)->endDetachedRun(runId, storage::RunStatus::kFailed, message);
+  }
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return *rc;
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app, CommandRunner& runner) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Launch a parallel training run (mpirun, or srun under Slurm) and stream it");
+  cmd->add_option("--layout", a->layoutFile, "Layout file (flags below override its keys)");
+  cmd->add_option("--dp", a->dp, "Data-parallel degree");
+  cmd->add_option("--tp", a->tp, "Tensor-parallel degree");
+  cmd->add_option("--pp", a->pp, "Pipeline stages");
+  cmd->add_option("--zero", a->zero, "ZeRO stage 0-3 over the dp group");
+  cmd->add_option("--model", a->model, "Model preset: tiny, small, gpt2-124m");
+  cmd->add_option("--steps", a->steps, "Optimizer steps");
+  cmd->add_option("--micro-batches", a->microBatches, "Micro-batches per step and rank");
+  cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch");
+  cmd->add_option("--global-batch", a->globalBatch,
+                  "Sequences per step over all dp ranks (checked against the others)");
+  cmd->add_option("--seed", a->seed, "Seed of initialisation and data order");
+  cmd->add_option("--lr", a->lr, "Peak learning rate");
+  cmd->add_option("--schedule", a->schedule, "Pipeline schedule");
+  cmd->add_option("--bucket-mb", a->bucketMb, "Gradient bucket size in MiB");
+  cmd->add_option("--bucket-elements", a->bucketElements, "Gradient bucket size in elements");
+  cmd->add_flag("--no-overlap", a->noOverlap,
+                "Reduce gradients after backward instead of during it");
+  cmd->add_option("--hosts", a->hosts, "host or host:slots, comma-separated (to mpirun)")
+      ->delimiter(',');
+  cmd->add_option("--hostfile", a->hostfile, "An mpirun hostfile");
+  cmd->add_option("--data", a->data, "Text file to train on (default: built-in corpus)");
+  cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
+  cmd->add_option("--trace", a->trace, "Trace file (.db) the run streams into");
+  cmd->add_option("--name", a->name,
+                  "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
+  cmd->add_option("--inject-failure", a->injectFailure, "RANK:STEP (tests)")->group("");
+  cmd->callback([a, &runner] { runner = [a] { return runJob(*a); }; });
+}
+
+}  // namespace bubblescope::cli

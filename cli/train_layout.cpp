@@ -1,0 +1,239 @@
+#include "cli/train_layout.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "engine/parallel/layout_options.h"
+#include "engine/parallel/mpi_grid.h"
+#include "storage/trace_writer.h"
+#include "tracer/trace_session.h"
+
+namespace bubblescope::cli {
+namespace {
+
+using engine::MemoryReport;
+
+// Ends the whole job: this rank cannot go on and the others may be blocked
+// in a collective with it.
+[[noreturn]] void abortJob(int rank, const std::string& why) {
+  std::fprintf(stderr, "error: rank %d: %s\n", rank, why.c_str());
+  std::fflush(stderr);
+  std::fflush(stdout);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return
+}
+
+Result<layout::Layout> readLayout(const LayoutTrainArgs& args, int worldSize) {
+  if (!args.layoutJson.empty()) return layout::layoutFromString(args.layoutJson, worldSize);
+  return layout::layoutFromFile(args.layoutFile, worldSize);
+}
+
+double mib(int64_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// Every rank's memory, printed by rank 0.
+void reportMemory(const MemoryReport& m, int rank, int size) {
+  const int64_t mine[8] = {m.parameters,     m.gradients,     m.optimizer,     m.activations,
+                           m.peakParameters, m.peakGradients, m.peakOptimizer, m.peakActivations};
+  std::vector<int64_t> all(rank == 0 ? 8 * size : 0);
+  MPI_Gather(mine, 8, MPI_INT64_T, all.data(), 8, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  std::printf("memory per rank, bytes now (peak during training):\n");
+  std::printf("%6s %22s %22s %22s %22s\n", "rank", "parameters", "gradients", "optimizer",
+              "activations");
+  for (int r = 0; r < size; ++r) {
+    const int64_t* v = &all[8 * r];
+    std::printf("%6d", r);
+    for (int c = 0; c < 4; ++c) {
+      std::printf(" %10lld (%9lld)", static_cast<long long>(v[c]),
+                  static_cast<long long>(v[4 + c]));
+    }
+    std::printf("\n");
+  }
+  const int64_t* v = all.data();
+  std::printf("rank 0 model states: %.3f MiB (parameters %.3f + gradients %.3f + optimizer %.3f)\n",
+              mib(v[0] + v[1] + v[2]), mib(v[0]), mib(v[1]), mib(v[2]));
+}
+
+struct Injection {
+  int rank = -1;
+  int64_t step = -1;
+};
+
+Result<Injection> parseInjection(const std::string& spec) {
+  if (spec.empty()) return Injection{};
+  const size_t colon = spec.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument(spec);
+    return Injection{std::stoi(spec.substr(0, colon)), std::stoll(spec.substr(colon + 1))};
+  } catch (const std::exception&) {
+    return Status::invalidArgument("--inject-failure wants RANK:STEP, got '" + spec + "'");
+  }
+}
+
+template <class T>
+T valueOrAbort(Result<T> result, int rank) {
+  if (!result.isOk()) abortJob(rank, result.status().message());
+  return std::move(result).value();
+}
+
+void okOrAbort(const Status& status, int rank) {
+  if (!status.isOk()) abortJob(rank, status.message());
+}
+
+// What one rank holds while it trains. Declared outside the try block of
+// trainRank() so a failure aborts the job before any destructor runs (a
+// communicator's worker may be blocked in a collective no peer will join).
+struct RankState {
+  std::unique_ptr<engine::MpiGrid> grid;
+  std::unique_ptr<engine::ParallelTrainer> trainer;
+  std::unique_ptr<storage::TraceWriter> writer;
+  std::unique_ptr<tracer::TraceSession> session;
+};
+
+std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
+                                                   const LayoutTrainArgs& args, RankState& st,
+                                                   int rank, int size) {
+  if (rank == 0) {
+    st.writer = valueOrAbort(storage::TraceWriter::open(args.trace), rank);
+    if (args.runId >= 0) {
+      okOrAbort(st.writer->attachRun(args.runId), rank);
+    } else {
+      storage::RunInfo info;
+      info.name = runName(layout);
+      info.layoutJson = layout::toJson(layout).dump();
+      info.modelJson = layout::toJson(layout.model).dump();
+      info.backend = layout::backendName(layout.backend);
+      info.worldSize = size;
+      okOrAbort(st.writer->beginRun(info).status(), rank);
+    }
+  }
+  tracer::SessionOptions so;
+  const engine::Allocator* a = &st.trainer->allocator();
+  using engine::MemoryCategory;
+  auto gauge = [a](MemoryCategory c) {
+    return [a, c] { return static_cast<double>(a->currentBytes(c)); };
+  };
+  so.gauges = {{"mem.parameters", gauge(MemoryCategory::kParameters)},
+               {"mem.gradients", gauge(MemoryCategory::kGradients)},
+               {"mem.optimizer", gauge(MemoryCategory::kOptimizerState)},
+               {"mem.activations", gauge(MemoryCategory::kActivations)}};
+  const layout::GridCoord c = st.grid->coord();
+  return valueOrAbort(
+      tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(), {c.dp, c.tp, c.pp, "cpu"}, so),
+      rank);
+}
+
+void printHeader(const layout::Layout& layout, const engine::ParallelTrainer& trainer, int size) {
+  const engine::ParallelOptions& p = trainer.parallelOptions();
+  std::printf(
+      "layout: dp %d, zero %d, overlap %s, buckets of %lld elements; world %d\n"
+      "model %s: %lld parameters; global batch %d x %d micro-batches x dp %d = %lld "
+      "sequences (%lld tokens) per step\n",
+      layout.dp, layout.zeroStage, layout.overlap ? "on" : "off",
+      static_cast<long long>(p.bucketElements), size, layout.model.preset.c_str(),
+      static_cast<long long>(trainer.parameterCount()), layout.microBatchSize, layout.microBatches,
+      layout.dp,
+      static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
+      static_cast<long long>(trainer.tokensPerStep()));
+  std::fflush(stdout);
+}
+
+// One rank's run; any failure aborts the job (see RankState).
+void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int rank, int size) {
+  RankState st;
+  try {
+    const Injection inject = valueOrAbort(parseInjection(args.injectFailure), rank);
+    st.grid = valueOrAbort(engine::MpiGrid::create(MPI_COMM_WORLD, layout), rank);
+    st.trainer = valueOrAbort(
+        engine::ParallelTrainer::create(engine::trainerOptionsFor(layout),
+                                        engine::parallelOptionsFor(layout), st.grid->dp()),
+        rank);
+    if (!args.trace.empty()) {
+      st.session = startTracing(layout, args, st, rank, size);
+      st.trainer->setRecorder(st.session->recorder());
+    }
+    const int64_t steps = args.steps >= 0 ? args.steps : layout.steps;
+    if (rank == 0) printHeader(layout, *st.trainer, size);
+    const int64_t t0 = tracer::hostNowNs();
+    for (int64_t s = 0; s < steps; ++s) {
+      if (rank == inject.rank && s == inject.step) {
+        throw std::runtime_error("injected failure at step " + std::to_string(s));
+      }
+      const engine::StepResult r = valueOrAbort(st.trainer->step(), rank);
+      if (st.session) {
+        st.session->addStep({.rank = rank,
+                             .step = static_cast<int32_t>(r.step),
+                             .loss = r.loss,
+                             .tokens = r.tokens,
+                             .startNs = r.startNs,
+                             .endNs = r.endNs});
+      }
+      if (rank == 0) {
+        const double stepSeconds = static_cast<double>(r.endNs - r.startNs) / 1e9;
+        std::printf(
+            "step %5lld/%lld | loss %.4f | lr %.2e | grad norm %.3f | %8.0f tok/s | %7.2f s\n",
+            static_cast<long long>(r.step + 1), static_cast<long long>(steps), r.loss, r.lr,
+            r.gradNorm, static_cast<double>(r.tokens) / stepSeconds,
+            static_cast<double>(tracer::hostNowNs() - t0) / 1e9);
+        std::fflush(stdout);
+      }
+    }
+    reportMemory(st.trainer->memory(), rank, size);
+    if (st.session) {
+      st.trainer->setRecorder(nullptr);
+      okOrAbort(st.session->finish(), rank);
+    }
+    if (st.writer) okOrAbort(st.writer->finishRun(storage::RunStatus::kFinished), rank);
+  } catch (const std::exception& e) {
+    abortJob(rank, e.what());
+  }
+}
+
+}  // namespace
+
+std::string runName(const layout::Layout& l) {
+  std::string name = "dp" + std::to_string(l.dp);
+  if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
+  if (l.pp > 1) name += "-pp" + std::to_string(l.pp);
+  if (l.zeroStage > 0) name += "-zero" + std::to_string(l.zeroStage);
+  if (!l.overlap) name += "-no-overlap";
+  return name + " " + l.model.preset;
+}
+
+ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Problems every rank finds alike: each returns, rank 0 says why.
+  auto refuse = [&](const std::string& message, ExitCode code) {
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", message.c_str());
+    MPI_Finalize();
+    return code;
+  };
+  if (provided < MPI_THREAD_MULTIPLE) {
+    return refuse(
+        "MPI does not provide MPI_THREAD_MULTIPLE (the tracer and the gradient "
+        "buckets need it)",
+        1);
+  }
+  auto layout = readLayout(args, size);
+  if (!layout.isOk()) return refuse(layout.status().message(), 2);
+  if (layout->tp > 1 || layout->pp > 1) {
+    return refuse("tensor and pipeline parallelism (tp " + std::to_string(layout->tp) + ", pp " +
+                      std::to_string(layout->pp) + ") are not implemented yet; use tp 1 and pp 1",
+                  2);
+  }
+  trainRank(*layout, args, rank, size);  // aborts the job on failure
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,32 @@
+// `bubblescope-cli train --layout FILE`: one rank of a parallel training run,
+// started by mpirun or srun (usually through `bubblescope-cli run`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cli/commands.h"
+#include "engine/layout/layout.h"
+
+namespace bubblescope::cli {
+
+struct LayoutTrainArgs {
+  std::string layoutFile;  // a layout file, or
+  std::string layoutJson;  // the layout itself (how `run` passes it to every host)
+  std::string trace;       // trace file rank 0 writes; empty: no tracing
+  int64_t runId = -1;      // with trace: the run `run` began; -1: rank 0 begins one
+  int32_t steps = -1;      // overrides the layout's steps when >= 0
+  // Testing: "RANK:STEP" makes that rank throw at the start of that step.
+  std::string injectFailure;
+};
+
+// Contract: initialises MPI (MPI_THREAD_MULTIPLE) and finalises it. A rank
+// that fails prints "error: rank R: <why>" on stderr and aborts the job
+// (MPI_Abort): the only way to free ranks blocked in a collective with it.
+// Rank 0 prints progress and, at the end, every rank's memory.
+ExitCode runLayoutTraining(const LayoutTrainArgs& args);
+
+// "dp2-zero1 tiny": the name of a run in the trace file.
+std::string runName(const layout::Layout& layout);
+
+}  // namespace bubblescope::cli

@@ -52,7 +52,10 @@ ChartData utilisationChart(const analysis::RunReport& report) {
     for (const auto& r : report.ranks) any = any || r.commNsByDim[d] > 0;
     if (!any) continue;
     const auto dim = tracer::toString(static_cast<tracer::ParallelDim>(d));
-    ChartSeries s{QStringLiteral("comm %1").arg(QString::fromUtf8(dim.data(), dim.size())), {}};
+    const QString dimName = d == static_cast<int>(tracer::ParallelDim::kNone)
+                                ? QStringLiteral("other")
+                                : QString::fromUtf8(dim.data(), static_cast<qsizetype>(dim.size()));
+    ChartSeries s{QStringLiteral("comm %1").arg(dimName), {}};
     for (const auto& r : report.ranks) {
       s.values.push_back(r.stepNs > 0 ? static_cast<double>(r.commNsByDim[d]) / r.stepNs : kNaN);
     }

@@ -36,7 +36,8 @@ struct ChartData {
 
 // Per rank: "utilisation", then "comm dp", "comm tp", ... (time share per
 // parallel dimension that has any communication; a span counts once in its
-// dimension), and "comm ratio" (the union, as the report defines it).
+// dimension; "comm other" for spans without one), and "comm ratio" (the union,
+// as the report defines it).
 ChartData utilisationChart(const analysis::RunReport& report);
 // Per stage: "measured" ((wait + idle) / step, mean of its ranks) and
 // "formula" (the schedule's formula, NaN when unknown).

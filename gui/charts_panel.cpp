@@ -75,7 +75,8 @@ QCPGraph* addMarkers(QCustomPlot* plot, const ChartSeries& s, double offset, boo
 void setKeyTicks(QCustomPlot* plot, const ChartData& c, const QString& axisLabel) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   const int n = c.labels.size();
-  const int every = n > 24 ? (n + 23) / 24 : 1;
+  constexpr int kMostLabels = 14;  // more would overlap at the panel's usual width
+  const int every = n > kMostLabels ? (n + kMostLabels - 1) / kMostLabels : 1;
   for (int i = 0; i < n; i += every) ticker->addTick(i, c.labels[i]);
   plot->xAxis->setTicker(ticker);
   plot->xAxis->setLabel(axisLabel);
@@ -122,8 +123,14 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     plot->legend->setFont(small);
-    plot->legend->setRowSpacing(-2);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->legend->setRowSpacing(0);
+    plot->legend->setColumnSpacing(8);
+    // The legend goes under the axes, so it never hides a bar.
+    plot->plotLayout()->addElement(2, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setWrap(3);
+    plot->legend->setMargins(QMargins(4, 2, 4, 2));
+    plot->plotLayout()->setRowStretchFactor(2, 0.001);
     const auto chart = static_cast<Chart>(c);
     connect(plot, &QCustomPlot::plottableClick, this,
             [this, chart](QCPAbstractPlottable* p, int index, QMouseEvent*) {
@@ -138,6 +145,12 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
     plots_[c] = plot;
     grid->addWidget(plot, 1 + c / 3, c % 3);
   }
+  details_ = new QLabel(this);
+  details_->setWordWrap(true);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_->setMargin(8);
+  grid->addWidget(details_, 2, 2);
   grid->setRowStretch(1, 1);
   grid->setRowStretch(2, 1);
   clear();
@@ -152,6 +165,7 @@ void ChartsPanel::clear() {
   hasReport_ = false;
   for (auto& d : data_) d = ChartData{};
   summary_->setText(tr("No run analysed yet."));
+  details_->clear();
   rebuild();
 }
 
@@ -180,12 +194,8 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   if (report.tokensPerS) text += tr(" · %1 tokens/s").arg(*report.tokensPerS, 0, 'f', 0);
   if (report.slowestStage) text += tr(" · slowest stage %1").arg(*report.slowestStage);
   if (report.slowestRank) text += tr(" · slowest rank %1").arg(*report.slowestRank);
-  for (const auto& s : report.stragglers) {
-    text += tr(" · straggler rank %1 (%2)").arg(s.rank).arg(QString::fromStdString(s.reason));
-  }
-  for (const std::string& note : report.notes)
-    text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
   summary_->setText(text);
+  details_->setText(detailsHtml(report));
   rebuild();
 }
 
@@ -194,6 +204,7 @@ void ChartsPanel::rebuild() {
     QCustomPlot* plot = plots_[c];
     plot->clearPlottables();
     plot->clearGraphs();
+    plot->clearItems();
     const ChartData& d = data_[c];
     static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))
         ->setText(d.title.isEmpty() ? chartName(static_cast<Chart>(c)) : d.title);
@@ -247,10 +258,58 @@ void ChartsPanel::rebuild() {
     }
     fitValues(plot, c != kLoss);
     if (c == kLoss && d.labels.size() > 0) plot->xAxis->setRange(-0.3, d.labels.size() - 0.7);
-    plot->legend->setVisible(plot->plottableCount() > 0);
+    plot->legend->setVisible(true);  // an invisible layout element collapses the axes
+    if (plot->plottableCount() == 0) {
+      // An empty legend would cap the layout's width (its maximum size is
+      // that of its items): give it one, and say why the chart is empty.
+      plot->addGraph()->setName(hasReport_ ? tr("(none)") : tr("(no run)"));
+      if (hasReport_) {
+        auto* text = new QCPItemText(plot);
+        text->position->setType(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(0.5, 0.5);
+        text->setText(c == kMemory ? tr("no memory samples in this run") : tr("no data"));
+        text->setColor(palette().color(QPalette::PlaceholderText));
+      }
+    }
     applyPalette(plot);
     plot->replot();
   }
+}
+
+QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
+  auto ms = [](std::optional<double> ns) {
+    return ns ? QString::number(*ns / 1e6, 'f', 2) : QStringLiteral("-");
+  };
+  QString html = tr("<b>Step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
+                     .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
+                          ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs));
+  if (!report.stages.empty() && !report.stages.front().bubbleFormulaText.empty()) {
+    html +=
+        tr("<b>Bubble formula</b> %1<br>")
+            .arg(QString::fromStdString(report.stages.front().bubbleFormulaText).toHtmlEscaped());
+  }
+  for (const auto& v : report.commVolume) {
+    html += tr("<b>Comm %1</b> %2 MB/step per rank")
+                .arg(QString::fromStdString(v.dim))
+                .arg(v.measuredBytesPerStep / 1e6, 0, 'f', 2);
+    if (v.formulaBytesPerStep)
+      html += tr(" (formula %1)").arg(*v.formulaBytesPerStep / 1e6, 0, 'f', 2);
+    html += "<br>";
+  }
+  for (const auto& s : report.stragglers) {
+    html += tr("<b>Straggler</b> rank %1: %2, late %3 of %4 steps by %5 ms<br>")
+                .arg(s.rank)
+                .arg(QString::fromStdString(s.reason))
+                .arg(s.lateSteps)
+                .arg(s.steps)
+                .arg(s.lateNsMean / 1e6, 0, 'f', 2);
+  }
+  for (const std::string& note : report.notes)
+    html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(note).toHtmlEscaped());
+  html +=
+      tr("<br><span style='color:gray'>Click a bar to show its rank or stage in the "
+         "timeline, a loss point to zoom to its step.</span>");
+  return html;
 }
 
 void ChartsPanel::applyPalette(QCustomPlot* plot) {

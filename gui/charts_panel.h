@@ -66,10 +66,12 @@ class ChartsPanel : public QWidget {
   void rebuild();
   void applyPalette(QCustomPlot* plot);
   void onPlottableClicked(Chart chart, double key);
+  static QString detailsHtml(const analysis::RunReport& report);
 
   std::array<QCustomPlot*, kChartCount> plots_{};
   std::array<ChartData, kChartCount> data_{};
   QLabel* summary_ = nullptr;
+  QLabel* details_ = nullptr;  // step statistics, comm volume, stragglers, notes
   QProgressBar* progress_ = nullptr;
   bool hasReport_ = false;
 };

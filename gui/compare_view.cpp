@@ -29,6 +29,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   a_ = new TimelinePanel(this);
   b_ = new TimelinePanel(this);
   for (TimelinePanel* p : {a_, b_}) p->details()->hide();
+  b_->setLegendVisible(false);  // A's legend serves both
   titleA_ = new QLabel(this);
   titleB_ = new QLabel(this);
   message_ = new QLabel(this);
@@ -60,8 +61,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   split->addWidget(timelines);
   split->addWidget(tableView_);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
-  split->setSizes({900, 420});
+  split->setStretchFactor(1, 2);
+  split->setSizes({700, 480});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
@@ -116,6 +117,10 @@ void CompareView::clear() {
 }
 
 bool CompareView::alignAtStep(int step) {
+  if (step_->value() != step) {
+    const QSignalBlocker block(step_);
+    step_->setValue(step);
+  }
   const StepWindow* wa = findStep(a_, step);
   const StepWindow* wb = findStep(b_, step);
   if (wa == nullptr && wb == nullptr) {

@@ -52,12 +52,15 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
                                 view->placement().plot.width(), 0, 0);
     if (auto e = panel->model()->eventAt(0, mid, (view->viewEndNs() - view->viewStartNs()) / 4)) {
       panel->details()->showSpan(*e, panel->model()->startNs());
+      view->setSelectedSpan(*e);
       const double len = view->viewEndNs() - view->viewStartNs();
       view->setSelection(std::make_pair(mid - len * 0.1, mid + len * 0.05));
     }
   }
   if (o.markRank >= 0) view->markRanks({o.markRank});
   if (o.compareA > 0 && o.compareB > 0) {
+    // Room for two timelines and the table: the layout dock closes.
+    if (auto* dock = window.layoutEditor()->parentWidget()) dock->hide();
     if (Status s = window.compareRuns(o.compareA, o.compareB, true); !s.isOk()) {
       std::cerr << "bubblescope: compare: " << s.message() << "\n";
       return 1;

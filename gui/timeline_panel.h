@@ -37,6 +37,7 @@ class TimelinePanel : public QWidget {
   TimelineModel* model() { return &model_; }
   TimelineView* view() { return view_; }
   DetailPanel* details() { return details_; }
+  void setLegendVisible(bool on) { legend_->setVisible(on); }
   bool polling() const { return pollTimer_.isActive(); }
 
  signals:

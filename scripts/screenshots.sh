@@ -5,9 +5,9 @@
 #
 # Needs bubblescope and bubblescope-cli built:
 #   cmake -S . -B build-gui -G Ninja && ninja -C build-gui bubblescope bubblescope-cli
-# One real run (`bubblescope-cli train --model tiny`), and pipeline runs that
-# the schedule simulator writes (source "simulated") until `bubblescope-cli
-# run` starts multi-rank layouts.
+# Real runs (`bubblescope-cli train --model tiny`; two multi-rank layouts
+# through `bubblescope-cli run` for charts and compare), and pipeline runs
+# that the schedule simulator writes (source "simulated").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -27,13 +27,18 @@ echo "== a real run: train tiny"
 "$cli" train --model tiny --steps 8 --trace "$tmp/tiny.db" > "$tmp/train.log"
 tail -n 2 "$tmp/train.log"
 
+echo "== real multi-rank runs: dp2-zero1, then dp4-zero3 (run again with changes)"
+"$cli" run --layout "$root/samples/layouts/dp2-zero1.jsonc" --trace "$tmp/dp.db" > "$tmp/dp.log"
+"$cli" run --layout "$root/samples/layouts/dp4-zero3.jsonc" --trace "$tmp/dp.db" >> "$tmp/dp.log"
+tail -n 1 "$tmp/dp.log"
+
 echo "== simulated pipeline runs"
 "$gui" --write-synthetic "$tmp/pipeline.db" --schedule 1f1b --pp 4 --dp 2 --micro-batches 8 --events 3000
 "$gui" --write-synthetic "$tmp/pipeline.db" --schedule gpipe --pp 4 --dp 2 --micro-batches 8 --events 3000
 "$gui" --write-synthetic "$tmp/pipeline.db" --schedule zb-h1 --pp 4 --dp 1 --micro-batches 8 --events 3000
 "$gui" --write-synthetic "$tmp/big.db" --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --events 400000
 
-shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints >&2); }
+shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints -e '#hatch' >&2); }
 echo "== screenshots"
 shot "$tmp/tiny.db" --screenshot "$out/main-window-train-tiny.png" --size 1500x860
 shot "$tmp/tiny.db" --screenshot "$out/timeline-train-tiny-step.png" --screenshot-part timeline \
@@ -49,4 +54,16 @@ shot "$tmp/big.db" --screenshot "$out/timeline-64-ranks-overview.png" --screensh
   --size 1500x900
 shot "$tmp/tiny.db" --screenshot "$out/layout-editor-problem.png" --screenshot-part layout \
   --edit tp=3 --edit pp=2 --edit micro_batches=4 --size 1500x900
+shot "$tmp/pipeline.db" --run 1 --screenshot "$out/charts-1f1b.png" --screenshot-part charts \
+  --size 1500x900
+shot "$tmp/dp.db" --run 1 --screenshot "$out/charts-dp2-zero1.png" --screenshot-part charts \
+  --size 1500x900
+shot "$tmp/dp.db" --run 1 --screenshot "$out/metrics-dp2-zero1.png" --screenshot-part metrics \
+  --size 1500x700
+shot "$tmp/dp.db" --screenshot "$out/compare-dp2-zero1-vs-dp4-zero3.png" --compare 1,2 --step 5 \
+  --size 1500x900
+shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/main-window-1f1b-dark.png" \
+  --step 2 --select-span --mark-rank 3 --size 1500x900
+shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/charts-1f1b-dark.png" \
+  --screenshot-part charts --size 1500x900
 ls -1 "$out"/*.png

@@ -25,6 +25,7 @@ struct MpiCommunicator::Job {
   int64_t startNs = 0;
   int64_t endNs = 0;
   bool done = false;
+  std::condition_variable finished;  // wakes only this job's waiter
 };
 
 namespace {
@@ -49,25 +50,37 @@ class CompletedComm final : public PendingComm {
   int64_t startNs_, endNs_;
 };
 
-// A collective queued for the worker.
-class QueuedComm final : public PendingComm {
+}  // namespace
+
+// A collective queued for the worker. A waiter whose op is next in line and
+// not started runs it itself: it would block anyway, and it saves waking
+// the worker (a scheduler round on a loaded machine).
+class MpiCommunicator::QueuedComm final : public PendingComm {
  public:
-  QueuedComm(std::shared_ptr<MpiCommunicator::Job> job, std::mutex* mutex,
-             std::condition_variable* changed)
-      : job_(std::move(job)), mutex_(mutex), changed_(changed) {}
+  QueuedComm(std::shared_ptr<Job> job, MpiCommunicator* owner)
+      : job_(std::move(job)), owner_(owner) {}
   Status wait(int64_t& startNs, int64_t& endNs) override {
-    std::unique_lock<std::mutex> lock(*mutex_);
-    changed_->wait(lock, [&] { return job_->done; });
+    std::unique_lock<std::mutex> lock(owner_->mutex_);
+    if (!job_->done && !owner_->busy_ && !owner_->queue_.empty() &&
+        owner_->queue_.front() == job_) {
+      owner_->queue_.pop_front();
+      owner_->busy_ = true;
+      lock.unlock();
+      owner_->runJob(*job_);
+      lock.lock();
+    }
+    job_->finished.wait(lock, [&] { return job_->done; });
     startNs = job_->startNs;
     endNs = job_->endNs;
     return job_->status;
   }
 
  private:
-  std::shared_ptr<MpiCommunicator::Job> job_;
-  std::mutex* mutex_;
-  std::condition_variable* changed_;
+  std::shared_ptr<Job> job_;
+  MpiCommunicator* owner_;
 };
+
+namespace {
 
 // A send or receive posted with MPI_Isend / MPI_Irecv.
 class RequestComm final : public PendingComm {
@@ -203,7 +216,22 @@ Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, b
     queue_.push_back(job);
   }
   changed_.notify_all();
-  return std::unique_ptr<PendingComm>(new QueuedComm(job, &mutex_, &changed_));
+  return std::unique_ptr<PendingComm>(new QueuedComm(job, this));
+}
+
+void MpiCommunicator::runJob(Job& job) {
+  job.startNs = nowNs();
+  Status status = execute(job.op);
+  const int64_t endNs = nowNs();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job.status = std::move(status);
+    job.endNs = endNs;
+    job.done = true;
+    busy_ = false;
+    job.finished.notify_all();
+  }
+  changed_.notify_all();
 }
 
 void MpiCommunicator::workerLoop() {
@@ -215,15 +243,8 @@ void MpiCommunicator::workerLoop() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    job->startNs = nowNs();
-    Status status = execute(job->op);
-    const int64_t endNs = nowNs();
+    runJob(*job);
     lock.lock();
-    job->status = std::move(status);
-    job->endNs = endNs;
-    job->done = true;
-    busy_ = false;
-    changed_.notify_all();
   }
 }
 

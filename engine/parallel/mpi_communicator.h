@@ -6,7 +6,8 @@
 // computes: OpenMPI advances MPI_I* collectives only inside MPI calls. A
 // blocking collective waits until the worker is idle and then runs on the
 // calling thread, so every rank still issues the group's collectives in one
-// order. Sends and receives use MPI_Isend / MPI_Irecv directly.
+// order. Waiting on an op the worker has not started yet runs it on the
+// waiting thread instead. Sends and receives use MPI_Isend / MPI_Irecv.
 //
 // Contract: needs MPI initialised with MPI_THREAD_MULTIPLE (the worker and
 // the tracer call MPI concurrently with the training thread). Must be
@@ -43,7 +44,9 @@ class MpiCommunicator final : public Communicator {
  private:
   MpiCommunicator(MPI_Comm comm, tracer::ParallelDim dim, std::vector<int32_t> worldRanks,
                   int32_t rank);
+  class QueuedComm;
   Status execute(const CommOp& op);  // the blocking MPI call
+  void runJob(Job& job);             // execute, then mark done; busy_ is set by the caller
   void workerLoop();
 
   MPI_Comm comm_;

@@ -80,8 +80,7 @@ inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
   return std::move(c).value();
 }
 
-inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps,
-                             ParallelTrainer** keep = nullptr) {
+inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   ParallelOptions p;
   p.zeroStage = c.zero;
   p.overlap = c.overlap;
@@ -100,7 +99,6 @@ inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps,
   auto params = (*made)->fullParameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();
-  (void)keep;
   return r;
 }
 

@@ -102,6 +102,9 @@ Result<Plan> plan(const RunArgs& a) {
                        ", pp " + std::to_string(p.layout.pp) +
                        ") are not implemented yet; use tp 1 and pp 1");
   }
+  if (layoutOk && p.layout.backend == layout::Backend::kCuda) {
+    problems.push_back("backend cuda is not available to parallel runs yet; use cpu or auto");
+  }
   p.worldSize = worldSize.value_or(layoutOk ? p.layout.worldSize() : 1);
   auto launcher = underSlurm() ? findSrun() : findMpirun();
   if (!launcher.isOk()) problems.push_back(launcher.status().message());

@@ -231,6 +231,9 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
                       std::to_string(layout->pp) + ") are not implemented yet; use tp 1 and pp 1",
                   2);
   }
+  if (layout->backend == layout::Backend::kCuda) {
+    return refuse("backend cuda is not available to parallel runs yet; use cpu or auto", 2);
+  }
   trainRank(*layout, args, rank, size);  // aborts the job on failure
   MPI_Finalize();
   return 0;

@@ -54,7 +54,7 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     p->drawRect(r.adjusted(0, 0, -1, -1));
   });
   place(tr("send → receive"), [&](const QRect& r) {
-    p->setPen(QPen(arrowColour(), 1.5));
+    p->setPen(QPen(arrowColour(palette()), 1.5));
     p->drawLine(r.left(), r.center().y(), r.right(), r.center().y());
     p->drawLine(r.right() - 3, r.center().y() - 3, r.right(), r.center().y());
     p->drawLine(r.right() - 3, r.center().y() + 3, r.right(), r.center().y());

@@ -69,8 +69,9 @@ QColor bubbleHatchColour() {
   return QColor(0xd3, 0x2f, 0x2f);
 }
 
-QColor arrowColour() {
-  return QColor(0x37, 0x47, 0x4f);
+QColor arrowColour(const QPalette& palette) {
+  const bool dark = palette.color(QPalette::Base).lightness() < 128;
+  return dark ? QColor(0xb0, 0xbe, 0xc5) : QColor(0x37, 0x47, 0x4f);
 }
 
 }  // namespace bubblescope::gui

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPalette>
 #include <QString>
 #include <vector>
 
@@ -29,7 +30,7 @@ std::vector<LegendEntry> legendEntries();
 
 // Idle time inside a step is hatched with this colour over the background.
 QColor bubbleHatchColour();
-// Send -> receive arrows.
-QColor arrowColour();
+// Send -> receive arrows (a light variant on a dark base palette).
+QColor arrowColour(const QPalette& palette);
 
 }  // namespace bubblescope::gui

@@ -221,7 +221,7 @@ void paintTimeline(QPainter& p, const TimelineFrame& f, const std::vector<Timeli
   }
   // Send -> receive arrows, between the pipeline lanes of the two ranks.
   p.setRenderHint(QPainter::Antialiasing, true);
-  p.setPen(QPen(arrowColour(), 1.2));
+  p.setPen(QPen(arrowColour(pal), 1.2));
   for (const FrameArrow& a : f.arrows) {
     auto from = rankRows.find(a.fromRank), to = rankRows.find(a.toRank);
     if (from == rankRows.end() || to == rankRows.end()) continue;

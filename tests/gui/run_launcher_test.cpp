@@ -5,6 +5,7 @@
 #include <QSignalSpy>
 
 #include "gui/process_run_launcher.h"
+#include "gui/run_progress.h"
 #include "storage/trace_reader.h"
 #include "tests/storage/temp_dir.h"
 
@@ -80,6 +81,7 @@ TEST(ProcessRunLauncher, TrainsTinyWithTheRealCli) {
   const QString trace = QString::fromStdString(dir.file("tiny.db"));
   ProcessRunLauncher launcher(cli);
   QSignalSpy finished(&launcher, &RunLauncher::finished);
+  QSignalSpy lines(&launcher, &RunLauncher::outputLine);
   RunRequest r;
   r.tracePath = trace;
   r.steps = 2;
@@ -101,6 +103,15 @@ TEST(ProcessRunLauncher, TrainsTinyWithTheRealCli) {
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ(runs->front().health, storage::RunHealth::kFinished);
   EXPECT_GT(runs->front().eventCount, 0);
+  // The progress strip reads the run's own output: its last step line.
+  std::optional<RunProgress> last;
+  for (const QList<QVariant>& line : lines) {
+    if (auto p = parseProgressLine(line.at(0).toString())) last = p;
+  }
+  ASSERT_TRUE(last.has_value()) << "no progress line in the run's output";
+  EXPECT_EQ(last->step, 2);
+  EXPECT_EQ(last->steps, 2);
+  EXPECT_TRUE(last->loss.has_value());
 }
 
 }  // namespace

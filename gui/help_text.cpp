@@ -29,13 +29,14 @@ states by dp, stage 2 also the gradients, stage 3 also the parameters.</p>
 <table cellpadding="3">
 <tr><td><b>Ctrl+O</b></td><td>open a trace file (or drop it on the window)</td></tr>
 <tr><td><b>F5</b></td><td>reload the runs of the file</td></tr>
+<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>
 <tr><td><b>Ctrl+E</b> / <b>Ctrl+Shift+E</b></td><td>export the timeline / the charts (PNG or SVG)</td></tr>
 <tr><td><b>Ctrl+1 … Ctrl+4</b></td><td>timeline, charts, metrics, compare</td></tr>
 <tr><td><b>Ctrl+R</b></td><td>run the layout in the editor</td></tr>
 <tr><td><b>Ctrl+Shift+R</b></td><td>run again with changes (keeps this run to compare)</td></tr>
 <tr><td><b>Ctrl+.</b></td><td>stop the run</td></tr>
 <tr><td><b>Ctrl+K</b></td><td>compare the two selected runs (or this run with the one before)</td></tr>
-<tr><td><b>wheel</b> · <b>+</b> / <b>−</b></td><td>zoom around the cursor · around the centre</td></tr>
+<tr><td><b>wheel</b> · <b>+</b> / <b>−</b> (Ctrl++ / Ctrl+-)</td><td>zoom around the cursor · around the centre</td></tr>
 <tr><td><b>drag</b> · <b>←</b> / <b>→</b></td><td>pan</td></tr>
 <tr><td><b>shift+wheel</b> · <b>↑</b> / <b>↓</b></td><td>scroll the ranks</td></tr>
 <tr><td><b>Home</b></td><td>fit the whole run (and follow a live run)</td></tr>

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -14,6 +15,7 @@
 
 #include "gui/charts_panel.h"
 #include "gui/compare_view.h"
+#include "gui/help_text.h"
 #include "gui/layout_editor.h"
 #include "gui/run_progress_widget.h"
 #include "gui/timeline_panel.h"
@@ -154,6 +156,27 @@ TEST_F(WindowFixture, AClickedSpanIsOutlined) {
   EXPECT_NE(before, after);
   QTest::keyClick(view, Qt::Key_Escape);
   EXPECT_FALSE(view->selectedSpan().has_value());
+}
+
+// Every menu shortcut is listed on the help page (Ctrl+2 and Ctrl+3 as
+// "Ctrl+1 … Ctrl+4"), and the page explains the concepts.
+TEST_F(WindowFixture, HelpListsEveryShortcut) {
+  const QString help = helpHtml();
+  for (const char* idea : {"Bubble", "Overlap", "(p−1)/(m+p−1)", "(p−1)/(v·m+p−1)", "ZB-H1",
+                           "exposed communication", "ZeRO"}) {
+    EXPECT_TRUE(help.contains(QString::fromUtf8(idea))) << idea;
+  }
+  int checked = 0;
+  for (QAction* action : window->findChildren<QAction*>()) {
+    for (const QKeySequence& key : action->shortcuts()) {
+      const QString text = key.toString(QKeySequence::PortableText);
+      if (text == "Ctrl+2" || text == "Ctrl+3") continue;
+      EXPECT_TRUE(help.contains(text)) << text.toStdString() << " (" << action->text().toStdString()
+                                       << ") is not on the help page";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 12);
 }
 
 }  // namespace

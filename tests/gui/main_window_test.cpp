@@ -179,5 +179,32 @@ TEST_F(WindowFixture, HelpListsEveryShortcut) {
   EXPECT_GT(checked, 12);
 }
 
+// A run still being written: the charts' analysis is redone as it grows.
+TEST(MainWindowLive, ChartsFollowARunningRun) {
+  using tracer::EventKind;
+  using tracer::Lane;
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("live.db");
+  auto step = [](int s) {
+    const int64_t t = s * 1000;
+    return std::vector<tracer::Event>{
+        testing::guiSpan(0, Lane::kCompute, EventKind::kForward, t, t + 600, s, 0)};
+  };
+  auto writer =
+      testing::writeGuiTrace(path, {testing::guiRank(0, 0)}, step(0), {{0, 0, 5.0, 64, 0, 1000}});
+  MainWindow window;
+  ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
+  QTRY_VERIFY_WITH_TIMEOUT(window.report().has_value(), 10000);
+  EXPECT_EQ(window.report()->steps.size(), 1u);
+  ASSERT_TRUE(writer->appendEvents(step(1)).isOk());
+  const std::vector<tracer::StepRecord> more{{0, 1, 4.0, 64, 1000, 2000}};
+  ASSERT_TRUE(writer->appendSteps(more).isOk());
+  ASSERT_TRUE(writer->flush().isOk());
+  QTRY_COMPARE_WITH_TIMEOUT(window.report()->steps.size(), size_t{2}, 10000);
+  EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss"),
+            (std::vector<double>{5.0, 4.0}));
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

@@ -127,6 +127,7 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
   for (int32_t rank : ranks) {
     auto steps = rankSteps_.find(rank);
     if (steps == rankSteps_.end()) continue;
+    std::vector<float> slivers;  // idle share per column from gaps under a column wide
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (int32_t lane : lanesOfRank_[rank]) {
       for (const tracer::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
@@ -137,10 +138,19 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     for (const StepWindow& w : steps->second) {
       if (w.endNs <= f.t0Ns || w.startNs >= f.t1Ns) continue;
       int64_t t = w.startNs;
+      // Gaps a column wide or more are drawn exactly; narrower ones only
+      // where they add up to most of a column (otherwise every sliver
+      // between two spans would paint a 1-pixel hatch when zoomed out).
       auto gap = [&](int64_t a, int64_t b) {
         a = std::max<int64_t>(a, static_cast<int64_t>(std::floor(f.t0Ns)));
         b = std::min<int64_t>(b, static_cast<int64_t>(std::ceil(f.t1Ns)));
-        if (b > a) f.bubbles.push_back({rank, a, b});
+        if (b <= a) return;
+        if (static_cast<double>(b - a) >= columnNs) {
+          f.bubbles.push_back({rank, a, b});
+        } else {
+          if (slivers.empty()) slivers.assign(f.columns, 0.0f);
+          addCoverage(slivers, f.t0Ns, columnNs, a, b);
+        }
       };
       for (const auto& [s, e] : busy) {
         if (e <= t) continue;
@@ -149,6 +159,11 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
         t = std::max(t, e);
       }
       if (t < w.endNs) gap(t, w.endNs);
+    }
+    if (!slivers.empty()) {
+      RankIdleColumns idle{rank, std::vector<uint8_t>(f.columns, 0)};
+      for (int c = 0; c < f.columns; ++c) idle.idle[c] = slivers[c] >= 0.5f ? 1 : 0;
+      f.idleColumns.push_back(std::move(idle));
     }
   }
 

@@ -159,5 +159,32 @@ TEST(TimelineModel, FollowsARunThatGrows) {
   EXPECT_EQ(model.run().health, storage::RunHealth::kFinished);
 }
 
+// Zoomed out, the slivers between back-to-back spans are no bubble: one rank
+// computes [0,999) in 100 spans of 9 ns with 1 ns between them, then idles
+// [999,1500). At 100 ns columns only the idle tail is a bubble; at 1 ns
+// columns every sliver is.
+TEST(TimelineModel, SliversNarrowerThanAColumnAreNotBubbles) {
+  bubblescope::testing::TempDir dir;
+  std::vector<tracer::Event> events;
+  for (int i = 0; i < 100; ++i) {
+    events.push_back(guiSpan(0, Lane::kCompute, EventKind::kForward, i * 10, i * 10 + 9, 0, 0));
+  }
+  auto writer =
+      testing::writeGuiTrace(dir.file("s.db"), {guiRank(0, 0)}, events, {{0, 0, 1.0, 0, 0, 1500}});
+  auto reader = storage::TraceReader::open(dir.file("s.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  const TimelineFrame& wide = model.frame(0, 1500, 15, 0, 0);
+  ASSERT_EQ(wide.bubbles.size(), 1u);
+  EXPECT_EQ(wide.bubbles[0].startNs, 999);
+  EXPECT_EQ(wide.bubbles[0].endNs, 1500);
+  for (const RankIdleColumns& idle : wide.idleColumns) {
+    for (uint8_t v : idle.idle) EXPECT_EQ(v, 0) << "10% slivers do not make a column idle";
+  }
+  const TimelineFrame& deep = model.frame(0, 100, 100, 0, 0);
+  EXPECT_EQ(deep.bubbles.size(), 10u) << "1 ns gaps at 1 ns columns are drawn exactly";
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

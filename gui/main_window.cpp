@@ -325,7 +325,6 @@ void MainWindow::onRunUpdated(const storage::RunRecord& run) {
 Status MainWindow::analyzeShownRun(bool synchronous) {
   const int64_t id = timeline_->model()->run().id;
   if (reader_ == nullptr || id <= 0) return Status::failedPrecondition("no run is shown");
-  analysedRun_ = id;
   if (!synchronous) {
     if (!report_) charts_->setMessage(tr("Analysing run %1…").arg(id));
     analysis_->analyze(path_, {id});

@@ -118,7 +118,6 @@ class MainWindow : public QMainWindow {
   AnalysisWorker* analysis_ = nullptr;
   AnalysisWorker* compareAnalysis_ = nullptr;
   std::optional<analysis::RunReport> report_;
-  int64_t analysedRun_ = 0;
   QTimer reanalyse_;  // throttles re-analysis of a live run
   int64_t baselineRunId_ = 0;
   QTimer launchPoll_;

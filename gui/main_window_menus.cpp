@@ -5,8 +5,10 @@
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include "gui/charts_panel.h"
@@ -31,8 +33,17 @@ QString withSuffix(QString path, const QString& filter) {
 }  // namespace
 
 void MainWindow::buildMenus() {
+  QToolBar* tools = addToolBar(tr("Main"));
+  tools->setObjectName("mainToolBar");
+  tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  tools->setMovable(false);
+  auto tool = [&](QAction* action, QStyle::StandardPixmap icon) {
+    action->setIcon(style()->standardIcon(icon));
+    tools->addAction(action);
+  };
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+  tool(file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen),
+       QStyle::SP_DialogOpenButton);
   recentMenu_ = file->addMenu(tr("Open &recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
   file->addAction(tr("Re&load runs"), QKeySequence::Refresh, this, [this] {
@@ -40,8 +51,9 @@ void MainWindow::buildMenus() {
     if (!s.isOk()) showError(tr("Reload"), s);
   });
   file->addSeparator();
-  file->addAction(tr("&Export timeline (PNG, SVG)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                  &MainWindow::exportTimeline);
+  QAction* exportAction =
+      file->addAction(tr("&Export timeline (PNG, SVG)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                      &MainWindow::exportTimeline);
   QMenu* charts = file->addMenu(tr("Export &chart"));
   for (int c = 0; c < ChartsPanel::kChartCount; ++c) {
     charts->addAction(tr("%1 (PNG, SVG)…").arg(ChartsPanel::chartName(ChartsPanel::Chart(c))), this,
@@ -75,18 +87,26 @@ void MainWindow::buildMenus() {
                   [tv] { tv->jumpToStep(-1); });
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Run layout"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
-                 &MainWindow::startRun);
-  run->addAction(tr("Run &again with changes…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                 this, [this] {
-                   const Status s = runAgainWithChanges();
-                   if (!s.isOk()) showError(tr("Run again"), s);
-                 });
-  run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
-                 [this] { launcher_->stop(); });
+  tools->addSeparator();
+  tool(run->addAction(tr("&Run layout"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                      &MainWindow::startRun),
+       QStyle::SP_MediaPlay);
+  tool(run->addAction(tr("Run &again with changes…"),
+                      QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
+                      [this] {
+                        const Status s = runAgainWithChanges();
+                        if (!s.isOk()) showError(tr("Run again"), s);
+                      }),
+       QStyle::SP_BrowserReload);
+  tool(run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
+                      [this] { launcher_->stop(); }),
+       QStyle::SP_MediaStop);
   run->addSeparator();
-  run->addAction(tr("&Compare runs"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
-                 &MainWindow::compareSelected);
+  tools->addSeparator();
+  tool(run->addAction(tr("&Compare runs"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
+                      &MainWindow::compareSelected),
+       QStyle::SP_FileDialogContentsView);
+  tool(exportAction, QStyle::SP_DialogSaveButton);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Concepts and shortcuts"), QKeySequence::HelpContents, this,

@@ -6,10 +6,13 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QProgressBar>
-#include <QSvgGenerator>
 #include <cmath>
 
 #include "gui/span_palette.h"
+
+#if BUBBLESCOPE_WITH_SVG
+#include <QSvgGenerator>
+#endif
 
 namespace bubblescope::gui {
 
@@ -406,6 +409,7 @@ Status ChartsPanel::exportChart(Chart chart, const QString& path, int width, int
   QCustomPlot* plot = plots_[chart];
   bool ok = false;
   if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+#if BUBBLESCOPE_WITH_SVG
     QSvgGenerator svg;
     svg.setFileName(path);
     svg.setSize(QSize(width, height));
@@ -417,6 +421,9 @@ Status ChartsPanel::exportChart(Chart chart, const QString& path, int width, int
       plot->toPainter(&painter, width, height);
       ok = painter.end();
     }
+#else
+    return Status::unsupported("this build has no Qt SVG: export to .png instead");
+#endif
   } else {
     ok = plot->savePng(path, width, height);
   }

@@ -51,7 +51,8 @@ class ChartsPanel : public QWidget {
   double keyPixel(Chart chart, double key) const;
   double valuePixel(Chart chart, double value) const;
 
-  // Writes one chart to PNG or SVG (by the path's suffix).
+  // Writes one chart to PNG or SVG (by the path's suffix; SVG needs a build
+  // with Qt SVG, else Unsupported).
   Status exportChart(Chart chart, const QString& path, int width = 900, int height = 520) const;
 
  signals:

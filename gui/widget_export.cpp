@@ -2,14 +2,18 @@
 
 #include <QPainter>
 #include <QPixmap>
-#include <QSvgGenerator>
 #include <QWidget>
+
+#if BUBBLESCOPE_WITH_SVG
+#include <QSvgGenerator>
+#endif
 
 namespace bubblescope::gui {
 
 Status exportWidget(QWidget* widget, const QString& path) {
   bool ok = false;
   if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+#if BUBBLESCOPE_WITH_SVG
     QSvgGenerator svg;
     svg.setFileName(path);
     svg.setSize(widget->size());
@@ -21,6 +25,9 @@ Status exportWidget(QWidget* widget, const QString& path) {
       widget->render(&painter);
       ok = painter.end();
     }
+#else
+    return Status::unsupported("this build has no Qt SVG: export to .png instead");
+#endif
   } else {
     ok = widget->grab().save(path);
   }

@@ -125,13 +125,15 @@ void Communicator::record(const CommOp& op, int64_t startNs, int64_t endNs) {
   if (recorder_ == nullptr) return;
   tracer::SpanInfo info;
   info.kind = eventKindOf(op.kind);
-  info.lane = tracer::Lane::kCommunication;
+  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
+  info.lane = pointToPoint ? tracer::Lane::kPipeline : tracer::Lane::kCommunication;
   info.name = op.trace.name ? op.trace.name : collectiveName(op.kind);
   info.step = op.trace.step;
   info.microBatch = op.trace.microBatch;
+  info.stage = op.trace.stage;
+  info.chunk = op.trace.chunk;
   info.dim = op.trace.dim.value_or(dim_);
   info.bytes = op.bytes();
-  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
   info.peer = pointToPoint ? worldRankOf(op.peer) : -1;
   recorder_->record(info, startNs, endNs);
 }

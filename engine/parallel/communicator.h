@@ -17,7 +17,8 @@
 //   kCommunication, dim the communicator's or the op's, bytes = the bytes
 //   this rank sends or receives: the buffer for all-reduce and broadcast,
 //   the whole gathered/scattered buffer for all-gather and reduce-scatter,
-//   the message for send and receive).
+//   the message for send and receive). Sends and receives go on Lane
+//   kPipeline, everything else on kCommunication.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,8 @@ struct CommTrace {
   const char* name = nullptr;  // null: the collective's name; must outlive the span
   int32_t step = -1;
   int32_t microBatch = -1;
+  int32_t stage = -1;  // pipeline transfers: the stage and chunk they serve
+  int32_t chunk = -1;
   std::optional<tracer::ParallelDim> dim;  // unset: the communicator's dimension
 };
 
@@ -141,6 +144,16 @@ class Communicator {
   Result<CommHandle> startRecv(std::span<float> data, int32_t peer, int32_t tag,
                                const CommTrace& trace = {});
   Status recv(std::span<float> data, int32_t peer, int32_t tag, const CommTrace& trace = {});
+
+  // Blocks until a message from `peer` with `tag` has arrived, without
+  // receiving it. Returns true when it had to wait (the peer was not ready):
+  // the time spent here is a pipeline wait, not communication. The default
+  // cannot tell and returns false at once (the receive itself then waits).
+  virtual Result<bool> awaitMessage(int32_t peer, int32_t tag) {
+    (void)peer;
+    (void)tag;
+    return false;
+  }
 
  protected:
   Communicator(tracer::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)

@@ -1,5 +1,6 @@
 #include "engine/parallel/mpi_communicator.h"
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -169,6 +170,15 @@ Status MpiCommunicator::execute(const CommOp& op) {
       return Status::ok();
   }
   return Status::internal("unknown collective");
+}
+
+Result<bool> MpiCommunicator::awaitMessage(int32_t peer, int32_t tag) {
+  for (int polls = 0;; ++polls) {
+    int flag = 0;
+    BS_MPI_CHECK(MPI_Iprobe(peer, tag, comm_, &flag, MPI_STATUS_IGNORE));
+    if (flag != 0) return polls > 0;
+    std::this_thread::sleep_for(std::chrono::microseconds(polls < 100 ? 10 : 100));
+  }
 }
 
 Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, bool blocking) {

@@ -36,6 +36,10 @@ class MpiCommunicator final : public Communicator {
 
   MPI_Comm comm() const { return comm_; }
 
+  // Polls MPI_Iprobe, sleeping briefly between polls so a waiting rank
+  // leaves the core to ranks that compute (runs are often oversubscribed).
+  Result<bool> awaitMessage(int32_t peer, int32_t tag) override;
+
   struct Job;  // a queued op (internal)
 
  protected:

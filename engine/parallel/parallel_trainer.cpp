@@ -6,6 +6,20 @@
 
 namespace bubblescope::engine {
 
+MemoryReport memoryOf(const Allocator& a) {
+  using C = MemoryCategory;
+  MemoryReport r;
+  r.parameters = a.currentBytes(C::kParameters);
+  r.gradients = a.currentBytes(C::kGradients);
+  r.optimizer = a.currentBytes(C::kOptimizerState);
+  r.activations = a.currentBytes(C::kActivations);
+  r.peakParameters = a.peakBytes(C::kParameters);
+  r.peakGradients = a.peakBytes(C::kGradients);
+  r.peakOptimizer = a.peakBytes(C::kOptimizerState);
+  r.peakActivations = a.peakBytes(C::kActivations);
+  return r;
+}
+
 TrainerOptions singleRankEquivalent(const TrainerOptions& perRank, int32_t dp) {
   TrainerOptions o = perRank;
   o.microBatches = perRank.microBatches * dp;
@@ -117,21 +131,6 @@ Result<StepResult> ParallelTrainer::step() {
   ++step_;
   result.endNs = now();
   return result;
-}
-
-MemoryReport ParallelTrainer::memory() const {
-  using C = MemoryCategory;
-  const Allocator& a = allocator_;
-  MemoryReport r;
-  r.parameters = a.currentBytes(C::kParameters);
-  r.gradients = a.currentBytes(C::kGradients);
-  r.optimizer = a.currentBytes(C::kOptimizerState);
-  r.activations = a.currentBytes(C::kActivations);
-  r.peakParameters = a.peakBytes(C::kParameters);
-  r.peakGradients = a.peakBytes(C::kGradients);
-  r.peakOptimizer = a.peakBytes(C::kOptimizerState);
-  r.peakActivations = a.peakBytes(C::kActivations);
-  return r;
 }
 
 Result<std::vector<std::pair<std::string, std::vector<float>>>> ParallelTrainer::fullParameters() {

@@ -21,23 +21,12 @@
 
 #include "engine/data_loader.h"
 #include "engine/parallel/data_parallel.h"
+#include "engine/parallel/rank_trainer.h"
 #include "engine/trainer.h"
 
 namespace bubblescope::engine {
 
-struct ParallelOptions {
-  int32_t zeroStage = 0;
-  bool overlap = true;
-  int64_t bucketElements = 25 * (1 << 20) / 4;
-};
-
-// Bytes this rank holds per category, now and at their peak since set-up.
-struct MemoryReport {
-  int64_t parameters = 0, gradients = 0, optimizer = 0, activations = 0;
-  int64_t peakParameters = 0, peakGradients = 0, peakOptimizer = 0, peakActivations = 0;
-};
-
-class ParallelTrainer {
+class ParallelTrainer final : public RankTrainer {
  public:
   // `options.microBatches` is M, per rank; `options.batchSize` is B.
   // Checkpoint loading (loadPath) is not supported here.
@@ -45,18 +34,18 @@ class ParallelTrainer {
                                                          const ParallelOptions& parallel,
                                                          Communicator& dp);
 
-  void setRecorder(tracer::Recorder* recorder);
-  Result<StepResult> step();  // loss, gradNorm and tokens are global
+  void setRecorder(tracer::Recorder* recorder) override;
+  Result<StepResult> step() override;  // loss, gradNorm and tokens are global
   int64_t completedSteps() const { return step_; }
 
   const TrainerOptions& options() const { return options_; }
-  const ParallelOptions& parallelOptions() const { return parallel_; }
+  const ParallelOptions& parallelOptions() const override { return parallel_; }
   GptModel& model() { return *model_; }
   DataParallel& dataParallel() { return *dp_sync_; }
-  const Allocator& allocator() const { return allocator_; }
-  MemoryReport memory() const;
-  int64_t parameterCount() const { return dp_sync_->flat().total(); }  // Ψ, whole model
-  int64_t tokensPerStep() const;
+  const Allocator& allocator() const override { return allocator_; }
+  MemoryReport memory() const override { return memoryOf(allocator_); }
+  int64_t parameterCount() const override { return dp_sync_->flat().total(); }  // Ψ, whole model
+  int64_t tokensPerStep() const override;
   const std::string& dataSource() const { return dataSource_; }
 
   // name -> values of every parameter (collective at ZeRO 3).

@@ -117,6 +117,7 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   EXPECT_EQ(events[1].bytes, 256 * 4);
   if (r <= 1) {
     EXPECT_EQ(events[2].kind, r == 0 ? EventKind::kSend : EventKind::kRecv);
+    EXPECT_EQ(events[2].lane, tracer::Lane::kPipeline);
     EXPECT_EQ(events[2].peer, r == 0 ? 1 : 0);
     EXPECT_EQ(events[2].bytes, 40);
   }

@@ -1,0 +1,204 @@
+#include "engine/parallel/pipeline_executor.h"
+
+#include <algorithm>
+
+namespace bubblescope::engine {
+namespace {
+
+using layout::Op;
+using layout::OpType;
+using tracer::EventKind;
+
+constexpr int32_t kMaxMicroBatches = 2047;
+constexpr int32_t kMaxChunks = 8;
+
+// Activations travel forward (direction 0), gradients backward (1).
+int32_t tagOf(int32_t direction, const Op& op) {
+  return direction * 16384 + op.microBatch * kMaxChunks + op.chunk;
+}
+
+}  // namespace
+
+PipelineExecutor::PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage,
+                                   Communicator& pp, const DataLoader& loader, int64_t b, int64_t t)
+    : chunks_(std::move(chunks)),
+      stage_(stage),
+      pp_(pp),
+      loader_(loader),
+      b_(b),
+      t_(t),
+      c_(chunks_.front().model->config().hidden),
+      freeActs_(chunks_.size()) {}
+
+PipelineExecutor::~PipelineExecutor() = default;
+
+CommTrace PipelineExecutor::commTrace(const char* name, const Op& op) const {
+  CommTrace trace;
+  trace.name = name;
+  trace.step = context_.step;
+  trace.microBatch = op.microBatch;
+  trace.stage = stage_;
+  trace.chunk = op.chunk;
+  return trace;
+}
+
+Status PipelineExecutor::receive(const Op& op, std::vector<float>& into) {
+  const bool activation = op.type == OpType::kRecvActivation;
+  const int32_t tag = tagOf(activation ? 0 : 1, op);
+  const int64_t waitStart = pp_.nowNs();
+  BS_ASSIGN_OR_RETURN(const bool waited, pp_.awaitMessage(op.peer, tag));
+  if (waited && recorder_ != nullptr) {
+    tracer::SpanInfo info;
+    info.kind = EventKind::kWait;
+    info.lane = tracer::Lane::kPipeline;
+    info.name = activation ? "wait_activation" : "wait_grad";
+    info.step = context_.step;
+    info.microBatch = op.microBatch;
+    info.stage = stage_;
+    info.chunk = op.chunk;
+    info.dim = tracer::ParallelDim::kPp;
+    info.peer = pp_.worldRankOf(op.peer);
+    recorder_->record(info, waitStart, pp_.nowNs());
+  }
+  into.resize(static_cast<size_t>(b_ * t_ * c_));
+  return pp_.recv(into, op.peer, tag, commTrace(activation ? "recv_activation" : "recv_grad", op));
+}
+
+Status PipelineExecutor::sendFrom(const Op& op, std::span<const float> data) {
+  const bool activation = op.type == OpType::kSendActivation;
+  PendingSend& s = sends_.emplace_back();
+  s.buffer.assign(data.begin(), data.end());
+  BS_ASSIGN_OR_RETURN(s.handle,
+                      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op),
+                                    commTrace(activation ? "send_activation" : "send_grad", op)));
+  return Status::ok();
+}
+
+Status PipelineExecutor::completeSends() {
+  for (PendingSend& s : sends_) BS_RETURN_IF_ERROR(pp_.wait(s.handle));
+  sends_.clear();
+  return Status::ok();
+}
+
+Status PipelineExecutor::forward(const Op& op, double& lossSum) {
+  GptModel& model = *chunks_.at(op.chunk).model;
+  InFlight& f = slot(op);
+  auto& pool = freeActs_[op.chunk];
+  if (pool.empty()) {
+    BS_ASSIGN_OR_RETURN(f.acts, model.newActivations(b_, t_));
+  } else {
+    f.acts = std::move(pool.back());
+    pool.pop_back();
+  }
+  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  StageInput input;
+  if (model.hasEmbedding() || model.hasHead()) {
+    auto info = trace.span(EventKind::kDataLoad, "data_load");
+    info.lane = tracer::Lane::kData;
+    tracer::ScopedSpan span(recorder_, info);
+    loader_.fill(context_.step, context_.firstGlobalMicroBatch + op.microBatch, batch_);
+  }
+  if (model.hasEmbedding()) {
+    input.tokens = batch_.tokens;
+  } else {
+    input.activation = f.input;
+  }
+  if (model.hasHead()) input.targets = batch_.targets;
+  tracer::ScopedSpan span(recorder_,
+                          trace.span(EventKind::kForward, "forward", model.forwardFlops(b_, t_)));
+  BS_ASSIGN_OR_RETURN(const double loss, model.forward(*f.acts, input, trace));
+  if (model.hasHead()) lossSum += loss;
+  return Status::ok();
+}
+
+Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
+  const PipelineChunk& chunk = chunks_.at(op.chunk);
+  InFlight& f = slot(op);
+  if (!f.acts) {
+    return Status::internal("backward of micro-batch " + std::to_string(op.microBatch) +
+                            " before its forward on stage " + std::to_string(stage_));
+  }
+  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
+  {
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackward, "backward",
+                                                  2 * chunk.model->forwardFlops(b_, t_)));
+    const std::span<const float> grad =
+        chunk.model->hasHead() ? std::span<const float>{} : std::span<const float>(f.outputGrad);
+    BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, grad, context_.lossScale, trace));
+  }
+  return chunk.sync->endMicroBatch();
+}
+
+void PipelineExecutor::release(const Op& op) {
+  auto it = inFlight_.find({op.microBatch, op.chunk});
+  if (it == inFlight_.end()) return;
+  if (it->second.acts) freeActs_[op.chunk].push_back(std::move(it->second.acts));
+  inFlight_.erase(it);
+}
+
+Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
+                                         const PipelineStepContext& context) {
+  context_ = context;
+  // The last backward of each chunk: ZeRO 0/1 reduce the chunk's buckets there.
+  std::vector<size_t> lastBackward(chunks_.size(), ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks ||
+        op.chunk >= static_cast<int32_t>(chunks_.size())) {
+      return Status::invalidArgument("pipeline op " + layout::toString(op) +
+                                     " is outside the executor's limits (micro-batch <= 2047, "
+                                     "chunk < chunks held)");
+    }
+    if (op.type == OpType::kBackward) lastBackward[op.chunk] = i;
+    if (op.type == OpType::kBackwardInput || op.type == OpType::kBackwardWeight) {
+      return Status::unsupported("the executor does not split backward (zb-h1) yet");
+    }
+  }
+  double lossSum = 0.0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    switch (op.type) {
+      case OpType::kRecvActivation:
+        BS_RETURN_IF_ERROR(receive(op, slot(op).input));
+        break;
+      case OpType::kRecvGrad:
+        BS_RETURN_IF_ERROR(receive(op, slot(op).outputGrad));
+        break;
+      case OpType::kForward:
+        BS_RETURN_IF_ERROR(forward(op, lossSum));
+        break;
+      case OpType::kSendActivation: {
+        const InFlight& f = slot(op);
+        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->output().span()));
+        break;
+      }
+      case OpType::kBackward:
+        BS_RETURN_IF_ERROR(backward(op, i == lastBackward[op.chunk]));
+        if (virtualStage(op.chunk) == 0) release(op);  // no gradient to send
+        break;
+      case OpType::kSendGrad:
+        BS_RETURN_IF_ERROR(sendFrom(op, slot(op).acts->inputGrad.span()));
+        release(op);
+        break;
+      case OpType::kAllReduceGrads:
+      case OpType::kReduceScatterGrads:
+        BS_RETURN_IF_ERROR(completeSends());
+        break;
+      case OpType::kOptimizerStep:
+        break;  // the caller's, after the global gradient norm
+      case OpType::kBackwardInput:
+      case OpType::kBackwardWeight:
+        break;  // refused above
+    }
+  }
+  BS_RETURN_IF_ERROR(completeSends());
+  if (!inFlight_.empty()) {
+    return Status::internal(std::to_string(inFlight_.size()) +
+                            " micro-batches still in flight at the end of the step on stage " +
+                            std::to_string(stage_));
+  }
+  return lossSum;
+}
+
+}  // namespace bubblescope::engine

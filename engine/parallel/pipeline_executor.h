@@ -1,0 +1,103 @@
+// PipelineExecutor: runs one pipeline stage's op list (engine/layout/schedule.h)
+// for real: forwards and backwards of its model chunks, activations and their
+// gradients exchanged with the neighbouring stages over the pp communicator.
+//
+// Execution of one step's ops, in list order:
+//  - RecvActivation / RecvGrad: waits until the peer's message has arrived
+//    (Communicator::awaitMessage), then receives it. Time blocked on a peer
+//    that is not ready is its own span, EventKind::kWait on Lane::kPipeline
+//    (dim pp, peer's world rank, micro-batch, stage, chunk); the receive span
+//    that follows covers only the transfer.
+//  - Forward / Backward: one span each (micro-batch, stage, chunk) around the
+//    chunk's model pass; the first virtual stage reads tokens from the data
+//    loader, the last computes the loss. The chunk's DataParallel is told
+//    which backward is the chunk's last of the step (ZeRO 0/1 reduce there).
+//  - SendActivation / SendGrad: copies the tensor into a send buffer and
+//    starts a non-blocking send; every send is waited before the step's
+//    gradient collective op, so buffers outlive their transfer.
+//  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
+//    DataParallel buckets already ran in the last backward); OptimizerStep is
+//    left to the caller (it needs the global gradient norm).
+// Messages are matched by tag = direction·16384 + micro-batch·8 + chunk, so a
+// step has at most 2047 micro-batches and 8 chunks per stage.
+//
+// Contract: every stage of the pp group runs the same Schedule's lists in the
+// same step order; `chunks[c]` holds virtual stage c·p + stage. The models,
+// their DataParallel objects, `pp` and `loader` outlive the executor. Not
+// thread-safe (the training thread).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/data_loader.h"
+#include "engine/layout/op.h"
+#include "engine/parallel/data_parallel.h"
+
+namespace bubblescope::engine {
+
+struct PipelineChunk {
+  GptModel* model = nullptr;
+  DataParallel* sync = nullptr;
+};
+
+struct PipelineStepContext {
+  int32_t step = 0;
+  int32_t firstGlobalMicroBatch = 0;  // data-loader index of micro-batch 0 on this dp rank
+  double lossScale = 1.0;             // each micro-batch's loss weight, 1/(M·dp)
+};
+
+class PipelineExecutor {
+ public:
+  // b, t: micro-batch shape (B sequences of T tokens).
+  PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage, Communicator& pp,
+                   const DataLoader& loader, int64_t b, int64_t t);
+  ~PipelineExecutor();
+  PipelineExecutor(const PipelineExecutor&) = delete;
+  PipelineExecutor& operator=(const PipelineExecutor&) = delete;
+
+  void setRecorder(tracer::Recorder* recorder) { recorder_ = recorder; }
+
+  // Runs `ops` (this stage's list) up to and including its gradient
+  // collective. Returns the sum of the unscaled losses of the micro-batches
+  // whose head this stage ran (0 on stages without the head).
+  Result<double> runStep(const std::vector<layout::Op>& ops, const PipelineStepContext& context);
+
+ private:
+  struct InFlight {  // one (micro-batch, chunk) between its forward and backward
+    std::unique_ptr<Activations> acts;
+    std::vector<float> input;       // (B, T, C) received activation
+    std::vector<float> outputGrad;  // (B, T, C) received gradient
+  };
+  struct PendingSend {
+    CommHandle handle;
+    std::vector<float> buffer;
+  };
+
+  Status receive(const layout::Op& op, std::vector<float>& into);
+  Status sendFrom(const layout::Op& op, std::span<const float> data);
+  Status forward(const layout::Op& op, double& lossSum);
+  Status backward(const layout::Op& op, bool lastOfChunk);
+  Status completeSends();
+  InFlight& slot(const layout::Op& op) { return inFlight_[{op.microBatch, op.chunk}]; }
+  void release(const layout::Op& op);
+  int32_t virtualStage(int32_t chunk) const { return chunk * pp_.size() + stage_; }
+  CommTrace commTrace(const char* name, const layout::Op& op) const;
+
+  std::vector<PipelineChunk> chunks_;
+  int32_t stage_;
+  Communicator& pp_;
+  const DataLoader& loader_;
+  int64_t b_, t_, c_;
+  tracer::Recorder* recorder_ = nullptr;
+  PipelineStepContext context_;
+  Batch batch_;
+  std::map<std::pair<int32_t, int32_t>, InFlight> inFlight_;
+  std::vector<std::vector<std::unique_ptr<Activations>>> freeActs_;  // [chunk], reused
+  std::deque<PendingSend> sends_;
+};
+
+}  // namespace bubblescope::engine

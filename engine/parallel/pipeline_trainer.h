@@ -1,0 +1,89 @@
+// PipelineTrainer: one rank of a pipeline-parallel run (pp > 1), with data
+// parallelism and ZeRO over its dp group, stage by stage.
+//
+// Stage k of the pp group holds the layers the stage split gives it
+// (stage_split.h: by cost, or the layout's explicit split), the embedding on
+// stage 0 and the head (loss) on stage p − 1, as one GptModel over that slot
+// range, initialised in full shape semantics from the run's seed (equal
+// weights to the single-rank model's). Each step runs the stage's op list of
+// the layout's schedule (PipelineExecutor), then the global gradient norm
+// (sum of squares over the dp shards and the pp stages), clipping, AdamW and
+// the ZeRO parameter gather, and the global loss (the mean over the last
+// stages' M·dp micro-batches).
+//
+// Global batch: as ParallelTrainer: dp rank d takes micro-batches
+// d·M .. d·M + M − 1, each loss scaled by 1/(M·dp); singleRankEquivalent()
+// gives the matching single-rank run.
+//
+// Contract: create() and step() are collective over the dp and pp groups;
+// both communicators outlive the trainer. Schedules with split backward
+// (zb-h1) and v > 1 (interleaved) are refused for now. Training thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/layout/schedule.h"
+#include "engine/parallel/pipeline_executor.h"
+#include "engine/parallel/rank_trainer.h"
+
+namespace bubblescope::engine {
+
+struct PipelineOptions {
+  layout::ScheduleKind schedule = layout::ScheduleKind::kOneFOneB;
+  int32_t chunks = 1;                // v
+  std::vector<int32_t> stageLayers;  // explicit split (p·v entries), empty: by cost
+};
+
+class PipelineTrainer final : public RankTrainer {
+ public:
+  // `options.microBatches` is M per dp rank, `options.batchSize` B.
+  static Result<std::unique_ptr<PipelineTrainer>> create(const TrainerOptions& options,
+                                                         const ParallelOptions& parallel,
+                                                         const PipelineOptions& pipeline,
+                                                         Communicator& dp, Communicator& pp);
+  ~PipelineTrainer() override;
+
+  void setRecorder(tracer::Recorder* recorder) override;
+  Result<StepResult> step() override;
+  const ParallelOptions& parallelOptions() const override { return parallel_; }
+  const Allocator& allocator() const override { return allocator_; }
+  MemoryReport memory() const override { return memoryOf(allocator_); }
+  int64_t parameterCount() const override { return dp_sync_->flat().total(); }  // this stage's
+  int64_t tokensPerStep() const override;
+
+  int32_t stage() const { return pp_.rank(); }
+  const layout::Schedule& schedule() const { return schedule_; }
+  GptModel& model() { return *model_; }
+  // name -> values of this stage's parameters (collective over dp at ZeRO 3).
+  Result<std::vector<std::pair<std::string, std::vector<float>>>> stageParameters();
+
+ private:
+  PipelineTrainer(const TrainerOptions& options, const ParallelOptions& parallel,
+                  const PipelineOptions& pipeline, Communicator& dp, Communicator& pp)
+      : options_(options), parallel_(parallel), pipeline_(pipeline), dp_(dp), pp_(pp) {}
+  Status initialize();
+
+  TrainerOptions options_;
+  ParallelOptions parallel_;
+  PipelineOptions pipeline_;
+  Communicator& dp_;
+  Communicator& pp_;
+  tracer::Recorder* recorder_ = nullptr;
+  Allocator allocator_;  // declared first: outlives every tensor below
+  layout::Schedule schedule_;
+  std::unique_ptr<GptModel> model_;
+  std::unique_ptr<DataParallel> dp_sync_;
+  std::unique_ptr<DataLoader> loader_;
+  std::unique_ptr<PipelineExecutor> executor_;
+  std::string dataSource_;
+  int64_t step_ = 0;
+};
+
+// The slot range [first, last) of virtual stage `virtualStage` of a split
+// (layers per virtual stage): the embedding joins the first, the head the last.
+LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage);
+
+}  // namespace bubblescope::engine

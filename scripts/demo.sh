@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, trains the default model on
-# this machine with tracing on, and prints what the trace holds; then opens
-# the desktop app on the trace when a display is present, else prints its report.
+# The main job: installs what is missing, builds, runs the default layout
+# (2 ranks through mpirun, ZeRO 1, the tiny model) with tracing on, prints
+# what the trace holds, then opens the desktop app on the trace when a
+# display is present, else prints its report. BUBBLESCOPE_LAYOUT=FILE runs
+# another layout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
@@ -9,7 +11,8 @@ cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1
 trace="build/demo.db"
 rm -f "$trace" "$trace-wal" "$trace-shm"
-./build/cli/bubblescope-cli train --model tiny --steps 40 --trace "$trace"
+layout="${BUBBLESCOPE_LAYOUT:-samples/layouts/dp2-zero1.jsonc}"
+./build/cli/bubblescope-cli run --layout "$layout" --trace "$trace"
 ./build/cli/bubblescope-cli info "$trace"
 # With a display, open the desktop app on the trace; without one, print the report.
 if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]] && [[ -x build/gui/bubblescope ]]; then

@@ -98,7 +98,9 @@ Status Communicator::check(const CommOp& op) const {
 Result<CommHandle> Communicator::start(CommOp op) {
   BS_RETURN_IF_ERROR(check(op));
   CommHandle handle;
+  const int64_t startNs = nowNs();
   BS_ASSIGN_OR_RETURN(handle.pending_, launch(op, /*blocking=*/false));
+  if (op.trace.spanAtStart) record(op, startNs, nowNs());
   handle.op_ = std::move(op);
   return handle;
 }
@@ -108,7 +110,7 @@ Status Communicator::wait(CommHandle& handle) {
   int64_t startNs = 0, endNs = 0;
   const Status status = handle.pending_->wait(startNs, endNs);
   handle.pending_.reset();
-  if (status.isOk()) record(handle.op_, startNs, endNs);
+  if (status.isOk() && !handle.op_.trace.spanAtStart) record(handle.op_, startNs, endNs);
   return status;
 }
 

@@ -54,6 +54,10 @@ struct CommTrace {
   int32_t stage = -1;  // pipeline transfers: the stage and chunk they serve
   int32_t chunk = -1;
   std::optional<tracer::ParallelDim> dim;  // unset: the communicator's dimension
+  // Record the span when start() returns (the posting), not at wait(): for
+  // pipeline sends, whose completion the sender only observes at the end of
+  // the step (the receiver's span shows the transfer).
+  bool spanAtStart = false;
 };
 
 // One call. Buffers are not owned.

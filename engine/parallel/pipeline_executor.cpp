@@ -68,9 +68,10 @@ Status PipelineExecutor::sendFrom(const Op& op, std::span<const float> data) {
   const bool activation = op.type == OpType::kSendActivation;
   PendingSend& s = sends_.emplace_back();
   s.buffer.assign(data.begin(), data.end());
+  CommTrace trace = commTrace(activation ? "send_activation" : "send_grad", op);
+  trace.spanAtStart = true;  // completion is only observed at the step's end
   BS_ASSIGN_OR_RETURN(s.handle,
-                      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op),
-                                    commTrace(activation ? "send_activation" : "send_grad", op)));
+                      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op), trace));
   return Status::ok();
 }
 

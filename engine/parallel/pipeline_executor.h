@@ -13,8 +13,9 @@
 //    loader, the last computes the loss. The chunk's DataParallel is told
 //    which backward is the chunk's last of the step (ZeRO 0/1 reduce there).
 //  - SendActivation / SendGrad: copies the tensor into a send buffer and
-//    starts a non-blocking send; every send is waited before the step's
-//    gradient collective op, so buffers outlive their transfer.
+//    starts a non-blocking send, traced as its posting (the receiver's span
+//    shows the transfer); every send is waited before the step's gradient
+//    collective op, so buffers outlive their transfer.
 //  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
 //    DataParallel buckets already ran in the last backward); OptimizerStep is
 //    left to the caller (it needs the global gradient norm).

@@ -97,10 +97,9 @@ Result<Plan> plan(const RunArgs& a) {
       problems.push_back(parsed.status().message());
     }
   }
-  if (layoutOk && (p.layout.tp > 1 || p.layout.pp > 1)) {
-    problems.push_back("tensor and pipeline parallelism (tp " + std::to_string(p.layout.tp) +
-                       ", pp " + std::to_string(p.layout.pp) +
-                       ") are not implemented yet; use tp 1 and pp 1");
+  if (layoutOk) {
+    const std::string unsupported = unsupportedLayoutFeature(p.layout);
+    if (!unsupported.empty()) problems.push_back(unsupported);
   }
   if (layoutOk && p.layout.backend == layout::Backend::kCuda) {
     problems.push_back("backend cuda is not available to parallel runs yet; use cpu or auto");
@@ -192,7 +191,8 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--zero", a->zero, "ZeRO stage 0-3 over the dp group");
   cmd->add_option("--model", a->model, "Model preset: tiny, small, gpt2-124m");
   cmd->add_option("--steps", a->steps, "Optimizer steps");
-  cmd->add_option("--micro-batches", a->microBatches, "Micro-batches per step and rank");
+  cmd->add_option("--micro-batches,--microbatches", a->microBatches,
+                  "Micro-batches per step and rank");
   cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch");
   cmd->add_option("--global-batch", a->globalBatch,
                   "Sequences per step over all dp ranks (checked against the others)");

@@ -9,6 +9,7 @@
 
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
+#include "engine/parallel/pipeline_trainer.h"
 #include "storage/trace_writer.h"
 #include "tracer/trace_session.h"
 
@@ -91,7 +92,7 @@ void okOrAbort(const Status& status, int rank) {
 // communicator's worker may be blocked in a collective no peer will join).
 struct RankState {
   std::unique_ptr<engine::MpiGrid> grid;
-  std::unique_ptr<engine::ParallelTrainer> trainer;
+  std::unique_ptr<engine::RankTrainer> trainer;
   std::unique_ptr<storage::TraceWriter> writer;
   std::unique_ptr<tracer::TraceSession> session;
 };
@@ -129,19 +130,36 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
       rank);
 }
 
-void printHeader(const layout::Layout& layout, const engine::ParallelTrainer& trainer, int size) {
+void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer, int size) {
   const engine::ParallelOptions& p = trainer.parallelOptions();
   std::printf(
-      "layout: dp %d, zero %d, overlap %s, buckets of %lld elements; world %d\n"
+      "layout: dp %d, pp %d (%s), zero %d, overlap %s, buckets of %lld elements; world %d\n"
       "model %s: %lld parameters; global batch %d x %d micro-batches x dp %d = %lld "
       "sequences (%lld tokens) per step\n",
-      layout.dp, layout.zeroStage, layout.overlap ? "on" : "off",
-      static_cast<long long>(p.bucketElements), size, layout.model.preset.c_str(),
-      static_cast<long long>(trainer.parameterCount()), layout.microBatchSize, layout.microBatches,
-      layout.dp,
+      layout.dp, layout.pp, layout::scheduleKindName(layout.schedule), layout.zeroStage,
+      layout.overlap ? "on" : "off", static_cast<long long>(p.bucketElements), size,
+      layout.model.preset.c_str(), static_cast<long long>(trainer.parameterCount()),
+      layout.microBatchSize, layout.microBatches, layout.dp,
       static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
       static_cast<long long>(trainer.tokensPerStep()));
   std::fflush(stdout);
+}
+
+Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& layout,
+                                                         engine::MpiGrid& grid) {
+  const engine::TrainerOptions options = engine::trainerOptionsFor(layout);
+  const engine::ParallelOptions parallel = engine::parallelOptionsFor(layout);
+  if (layout.pp > 1) {
+    engine::PipelineOptions pipeline;
+    pipeline.schedule = layout.schedule;
+    pipeline.chunks = layout.virtualChunks;
+    pipeline.stageLayers = layout.stageLayers;
+    BS_ASSIGN_OR_RETURN(
+        auto t, engine::PipelineTrainer::create(options, parallel, pipeline, grid.dp(), grid.pp()));
+    return std::unique_ptr<engine::RankTrainer>(std::move(t));
+  }
+  BS_ASSIGN_OR_RETURN(auto t, engine::ParallelTrainer::create(options, parallel, grid.dp()));
+  return std::unique_ptr<engine::RankTrainer>(std::move(t));
 }
 
 // One rank's run; any failure aborts the job (see RankState).
@@ -150,10 +168,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
   try {
     const Injection inject = valueOrAbort(parseInjection(args.injectFailure), rank);
     st.grid = valueOrAbort(engine::MpiGrid::create(MPI_COMM_WORLD, layout), rank);
-    st.trainer = valueOrAbort(
-        engine::ParallelTrainer::create(engine::trainerOptionsFor(layout),
-                                        engine::parallelOptionsFor(layout), st.grid->dp()),
-        rank);
+    st.trainer = valueOrAbort(makeTrainer(layout, *st.grid), rank);
     if (!args.trace.empty()) {
       st.session = startTracing(layout, args, st, rank, size);
       st.trainer->setRecorder(st.session->recorder());
@@ -197,6 +212,18 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
 
 }  // namespace
 
+std::string unsupportedLayoutFeature(const layout::Layout& l) {
+  if (l.tp > 1) {
+    return "tensor parallelism (tp " + std::to_string(l.tp) + ") is not implemented yet; use tp 1";
+  }
+  if (l.pp > 1 && l.schedule != layout::ScheduleKind::kGPipe &&
+      l.schedule != layout::ScheduleKind::kOneFOneB) {
+    return std::string("pipeline schedule ") + layout::scheduleKindName(l.schedule) +
+           " is not implemented yet by the runtime; use gpipe or 1f1b";
+  }
+  return "";
+}
+
 std::string runName(const layout::Layout& l) {
   std::string name = "dp" + std::to_string(l.dp);
   if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
@@ -226,10 +253,8 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   }
   auto layout = readLayout(args, size);
   if (!layout.isOk()) return refuse(layout.status().message(), 2);
-  if (layout->tp > 1 || layout->pp > 1) {
-    return refuse("tensor and pipeline parallelism (tp " + std::to_string(layout->tp) + ", pp " +
-                      std::to_string(layout->pp) + ") are not implemented yet; use tp 1 and pp 1",
-                  2);
+  if (const std::string unsupported = unsupportedLayoutFeature(*layout); !unsupported.empty()) {
+    return refuse(unsupported, 2);
   }
   if (layout->backend == layout::Backend::kCuda) {
     return refuse("backend cuda is not available to parallel runs yet; use cpu or auto", 2);

@@ -31,7 +31,9 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double k
   OffsetEstimate e;
   e.offsetNs = offsets[keep / 2];
   e.atNs = sorted[0].sendNs + sumMid / static_cast<int64_t>(keep);
-  e.uncertaintyNs = (sorted[0].roundTripNs() + 1) / 2;
+  // Each kept round is within half its own round trip of the truth, so
+  // their median is within half the largest kept round trip.
+  e.uncertaintyNs = (sorted[keep - 1].roundTripNs() + 1) / 2;
   return e;
 }
 

@@ -28,11 +28,12 @@ struct PingPong {
 struct OffsetEstimate {
   int64_t atNs = 0;
   int64_t offsetNs = 0;
-  int64_t uncertaintyNs = 0;  // half the smallest round trip kept
+  int64_t uncertaintyNs = 0;  // half the largest round trip kept: a bound
 };
 
 // Uses the `keepFraction` of rounds with the smallest round trips (at least
-// one) and takes the median of their offsets. Fails on no rounds or a round
+// one) and takes the median of their offsets; the uncertainty is half the
+// largest round trip among them. Fails on no rounds or a round
 // whose answer arrived before it was sent.
 Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double keepFraction = 0.25);
 

@@ -15,18 +15,18 @@
 
 namespace bubblescope::tracer {
 
-class CuptiCollector {
+class CuptiCollector final : public GpuActivitySource {
  public:
   // Fails with one message when there is no GPU or CUPTI refuses.
   static Result<std::unique_ptr<CuptiCollector>> start();
-  ~CuptiCollector();
+  ~CuptiCollector() override;
   CuptiCollector(const CuptiCollector&) = delete;
   CuptiCollector& operator=(const CuptiCollector&) = delete;
 
-  std::vector<GpuActivity> take();
+  std::vector<GpuActivity> take() override;
   // `count` (CUPTI timestamp, host clock) pairs read back to back, for
   // fitGpuClockMap().
-  std::vector<ClockPair> clockPairs(int count = 8);
+  std::vector<ClockPair> clockPairs(int count) override;
   int64_t droppedRecords() const;
 
  private:

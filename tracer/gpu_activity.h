@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/result.h"
 #include "tracer/event.h"
@@ -62,5 +63,17 @@ using StreamDims = std::unordered_map<uint32_t, ParallelDim>;
 // dimension of their stream.
 Event toEvent(const GpuActivity& activity, const GpuClockMap& map, int32_t rank,
               const StreamDims& dims);
+
+// Where a rank's GPU activity comes from (the CUPTI collector; a fake in
+// tests). Contract: take() and clockPairs() are called from the tracer's
+// shipping thread only.
+class GpuActivitySource {
+ public:
+  virtual ~GpuActivitySource() = default;
+  // Activities completed since the previous call.
+  virtual std::vector<GpuActivity> take() = 0;
+  // (GPU timestamp, host clock) pairs read back to back, for fitGpuClockMap.
+  virtual std::vector<ClockPair> clockPairs(int count) = 0;
+};
 
 }  // namespace bubblescope::tracer

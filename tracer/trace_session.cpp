@@ -98,6 +98,35 @@ void TraceSession::addStep(const StepRecord& step) {
   steps_.push_back(step);
 }
 
+void TraceSession::setStreamDimension(uint32_t stream, ParallelDim dim) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  streamDims_[stream] = dim;
+}
+
+// GPU records on the rank's host clock: the map is refitted on every batch
+// from the first pairs (a long baseline for the rate) and the latest ones.
+void TraceSession::collectGpu(std::vector<Event>& out) {
+  std::vector<GpuActivity> activities = options_.gpu->take();
+  if (activities.empty()) return;
+  constexpr size_t kFirst = 8, kMax = 64;
+  for (const ClockPair& p : options_.gpu->clockPairs(4)) gpuClockPairs_.push_back(p);
+  if (gpuClockPairs_.size() > kMax) {
+    gpuClockPairs_.erase(gpuClockPairs_.begin() + kFirst,
+                         gpuClockPairs_.end() - static_cast<std::ptrdiff_t>(kMax - kFirst));
+  }
+  auto map = fitGpuClockMap(gpuClockPairs_);
+  if (!map.isOk()) {
+    noteError(map.status().withContext("rank " + std::to_string(rank_)));
+    return;
+  }
+  StreamDims dims;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dims = streamDims_;
+  }
+  for (const GpuActivity& a : activities) out.push_back(toEvent(a, *map, rank_, dims));
+}
+
 void TraceSession::noteError(const Status& s) {
   if (s.isOk()) return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -159,6 +188,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
 Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
   Batch batch;
   recorder_.drainInto(batch.events);
+  if (options_.gpu != nullptr) collectGpu(batch.events);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.steps.swap(steps_);

@@ -31,6 +31,7 @@
 #include "common/result.h"
 #include "tracer/batch_codec.h"
 #include "tracer/clock_sync.h"
+#include "tracer/gpu_activity.h"
 #include "tracer/nvml_sampler.h"
 #include "tracer/process_sampler.h"
 #include "tracer/recorder.h"
@@ -46,6 +47,9 @@ struct SessionOptions {
   size_t recorderCapacity = size_t{1} << 17;
   std::optional<ClockSkew> skewForTesting;
   std::vector<std::pair<std::string, std::function<double()>>> gauges;  // thread-safe reads
+  // GPU ranks: the CUPTI collector (not owned; outlives the session). Its
+  // activities ship with the rank's batches, on its stream lanes.
+  GpuActivitySource* gpu = nullptr;
 };
 
 // Where a rank sits, as the engine knows it.
@@ -68,6 +72,9 @@ class TraceSession {
   Recorder* recorder() { return &recorder_; }
   int32_t rank() const { return rank_; }
   void addStep(const StepRecord& step);  // thread-safe
+  // Which parallel dimension's collectives run on a GPU stream (the engine
+  // tells once it has created its communicators). Thread-safe.
+  void setStreamDimension(uint32_t stream, ParallelDim dim);
 
   // Ships what is left, measures the clock again, corrects drift on rank 0,
   // and reports the first error any part of the session met.
@@ -83,6 +90,7 @@ class TraceSession {
   Status exchangeRankInfo(const RankPlacement& placement, bool final);
   void run();
   Batch collectLocal(int64_t nowNs, bool sampleNow);
+  void collectGpu(std::vector<Event>& out);
   void deliver(int32_t fromRank, Batch batch);  // rank 0: align and write
   bool receiveAvailable();                      // rank 0: true if anything came
   void noteError(const Status& s);
@@ -103,6 +111,8 @@ class TraceSession {
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling
   std::condition_variable wake_;
   std::vector<StepRecord> steps_;
+  StreamDims streamDims_;
+  std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
   Status error_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> abort_{false};

@@ -31,7 +31,7 @@ TEST(CuptiCollectorTest, RecordsAMemsetAndMapsItOntoTheHostClock) {
   ASSERT_EQ(cudaMemset(p, 1, kBytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const int64_t after = hostNowNs();
-  auto pairs = (*collector)->clockPairs();
+  auto pairs = (*collector)->clockPairs(8);
   auto map = fitGpuClockMap(pairs);
   ASSERT_TRUE(map.isOk()) << map.status().message();
   bool found = false;

@@ -186,5 +186,100 @@ TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
   if (rank == 0) std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+// Stands in for CUPTI: a GPU clock 7 s ahead of the host's, one NCCL
+// all-reduce on stream 13 and one kernel on stream 7 per call, with their
+// true host times kept for the check.
+class FakeGpu final : public GpuActivitySource {
+ public:
+  static constexpr uint64_t kGpuAheadNs = 7000000000ULL;
+  std::vector<GpuActivity> take() override {
+    std::vector<GpuActivity> out;
+    if (calls_++ >= 3) return out;
+    const int64_t now = hostNowNs();
+    out.push_back({GpuActivityKind::kKernel, toGpu(now - 50000), toGpu(now - 20000), 0, 13, 1,
+                   "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0});
+    out.push_back({GpuActivityKind::kKernel, toGpu(now - 90000), toGpu(now - 60000), 0, 7, 2,
+                   "sgemm_kernel", 0});
+    truth_.push_back({now - 50000, now - 20000});
+    truth_.push_back({now - 90000, now - 60000});
+    return out;
+  }
+  std::vector<ClockPair> clockPairs(int count) override {
+    std::vector<ClockPair> pairs;
+    for (int i = 0; i < count; ++i) {
+      const int64_t h = hostNowNs();
+      pairs.push_back({toGpu(h), h});
+    }
+    return pairs;
+  }
+  std::vector<std::pair<int64_t, int64_t>> truth_;
+
+ private:
+  static uint64_t toGpu(int64_t hostNs) { return static_cast<uint64_t>(hostNs) + kGpuAheadNs; }
+  int calls_ = 0;
+};
+
+TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
+  const int rank = worldRank();
+  const std::string path = sharedTracePath("gpu.db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  if (rank == 0) {
+    auto opened = storage::TraceWriter::open(path);
+    ASSERT_TRUE(opened.isOk());
+    writer = std::move(opened).value();
+    ASSERT_TRUE(writer->beginRun({.name = "gpu", .worldSize = worldSize()}).isOk());
+  }
+  FakeGpu gpu;
+  SessionOptions options;
+  options.gpu = &gpu;
+  options.shipIntervalMs = 20;
+  auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(), {.device = "cuda:0"}, options);
+  ASSERT_TRUE(session.isOk()) << session.status().message();
+  (*session)->setStreamDimension(13, ParallelDim::kDp);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_TRUE((*session)->finish().isOk());
+  // Every rank sends rank 0 the true times of its fake activities.
+  std::vector<int64_t> mine;
+  for (auto [a, b] : gpu.truth_) mine.insert(mine.end(), {a, b});
+  ASSERT_EQ(mine.size(), 12u);
+  std::vector<int64_t> all(rank == 0 ? 12 * worldSize() : 0);
+  MPI_Gather(mine.data(), 12, MPI_INT64_T, all.data(), 12, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+  writer.reset();
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk());
+  auto ranks = (*reader)->ranks(1);
+  ASSERT_TRUE(ranks.isOk());
+  auto page = (*reader)->eventsAfter(1, 0);
+  ASSERT_TRUE(page.isOk());
+  int allReduces = 0, kernels = 0;
+  for (const Event& e : page->events) {
+    if (e.kind == EventKind::kAllReduce) {
+      ++allReduces;
+      EXPECT_EQ(e.lane, gpuStreamLane(13));
+      EXPECT_EQ(e.dim, ParallelDim::kDp);
+      EXPECT_NEAR(static_cast<double>(e.endNs - e.startNs), 30000.0, 2.0);
+    } else if (e.kind == EventKind::kKernel) {
+      ++kernels;
+      EXPECT_EQ(e.lane, gpuStreamLane(7));
+      EXPECT_EQ(e.dim, ParallelDim::kNone);
+    } else {
+      continue;
+    }
+    // Within the rank's clock uncertainty of one of its true times.
+    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000) + 10;
+    bool matched = false;
+    for (int i = 0; i < 6; ++i) {
+      const int64_t start = all[12 * e.rank + 2 * i];
+      matched = matched || std::llabs(e.startNs - start) <= allowed;
+    }
+    EXPECT_TRUE(matched) << "rank " << e.rank << " start " << e.startNs;
+  }
+  EXPECT_EQ(allReduces, 3 * worldSize());
+  EXPECT_EQ(kernels, 3 * worldSize());
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
 }  // namespace
 }  // namespace bubblescope::tracer

@@ -3,7 +3,8 @@
 # traces, whose rank 2 fails: killed with SIGKILL from outside (default), or
 # by an exception inside it (`exception`: run's hidden --inject-failure).
 # Passes when the other ranks are gone within 10 s of the kill, `run` exits
-# non-zero naming rank 2, and the trace's run is failed with that message.
+# non-zero naming rank 2, the trace's run is failed with that message, and
+# (kill) the trace still opens with events of every rank.
 set -u
 cli="$1"
 dir="$2"
@@ -84,4 +85,12 @@ grep -Eq '^error: rank 2 ' "$err" || fail "run did not name rank 2 on stderr"
 info=$("$cli" info "$db") || fail "info failed on the trace"
 echo "$info" | grep -Eq '^run 1 .*\[failed\]' || fail "trace run not failed: $info"
 echo "$info" | grep -Eq '^  error: rank 2 ' || fail "trace error does not name rank 2: $info"
+# The file stays valid and holds what every rank shipped before the kill
+# (the tracer ships every 100 ms; the job trained for longer than that).
+"$cli" export "$db" --run 1 --format chrome "$dir/failure.json" >/dev/null ||
+  fail "export failed on the trace of the killed job"
+for r in 0 1 2 3; do
+  grep -q "\"ph\":\"X\",\"name\":\"[a-z_.0-9]*\",\"cat\":\"[a-z_]*\",\"pid\":$r," "$dir/failure.json" ||
+    fail "no events of rank $r in the trace"
+done
 echo "PASS: $(grep '^error:' "$err")"

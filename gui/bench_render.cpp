@@ -9,6 +9,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,23 @@ double peakRssMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024.0;  // Linux: KiB
+}
+
+// Anonymous resident memory (/proc/self/status RssAnon): what the app
+// allocated, without the trace file's pages that the reader maps (those are
+// page cache that the kernel can drop; ru_maxrss counts them).
+double anonRssMb() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "RssAnon:") {
+      double kb = 0;
+      status >> kb;
+      return kb / 1024.0;
+    }
+    status.ignore(1 << 16, '\n');
+  }
+  return 0.0;
 }
 
 double renderMs(TimelineView* view, QImage& image) {
@@ -88,6 +106,7 @@ int benchRender(const BenchRenderOptions& o, std::ostream& out) {
   QImage image(view->size(), QImage::Format_ARGB32_Premultiplied);
   view->render(&image);
   out << "open_s: " << openTimer.nsecsElapsed() / 1e9 << "\n";
+  double anonPeakMb = anonRssMb();
   out << "events: " << panel.model()->run().eventCount << "\n";
   out << "ranks: " << panel.model()->run().info.worldSize << "\n";
 
@@ -98,6 +117,7 @@ int benchRender(const BenchRenderOptions& o, std::ostream& out) {
     return 1;
   }
   out << "index_s: " << indexTimer.nsecsElapsed() / 1e9 << "\n";
+  anonPeakMb = std::max(anonPeakMb, anonRssMb());
 
   const double start = panel.model()->startNs(), end = panel.model()->endNs();
   const double span = end - start;
@@ -129,8 +149,10 @@ int benchRender(const BenchRenderOptions& o, std::ostream& out) {
     out << "fetch_ms_" << level.name << ": " << fetch << "\n";
     out << "frame_ms_p50_" << level.name << ": " << percentile(times, 0.5) << "\n";
     out << "frame_ms_p95_" << level.name << ": " << percentile(times, 0.95) << "\n";
+    anonPeakMb = std::max(anonPeakMb, anonRssMb());
   }
   out << "peak_rss_mb: " << peakRssMb() << "\n";
+  out << "anon_rss_mb_max: " << anonPeakMb << "\n";
   out << "file_mb: " << QFileInfo(file).size() / (1024.0 * 1024.0) << "\n";
   panel.clear();
   return 0;

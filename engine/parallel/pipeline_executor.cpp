@@ -12,9 +12,12 @@ using tracer::EventKind;
 constexpr int32_t kMaxMicroBatches = 2047;
 constexpr int32_t kMaxChunks = 8;
 
-// Activations travel forward (direction 0), gradients backward (1).
-int32_t tagOf(int32_t direction, const Op& op) {
-  return direction * 16384 + op.microBatch * kMaxChunks + op.chunk;
+// Activations travel forward (direction 0), gradients backward (1); `chunk`
+// is the consuming chunk (the receiver's), so both ends agree when the chunk
+// changes across the boundary (interleaved: stage p − 1's chunk c feeds stage
+// 0's chunk c + 1).
+int32_t tagOf(int32_t direction, int32_t microBatch, int32_t chunk) {
+  return direction * 16384 + microBatch * kMaxChunks + chunk;
 }
 
 }  // namespace
@@ -44,7 +47,7 @@ CommTrace PipelineExecutor::commTrace(const char* name, const Op& op) const {
 
 Status PipelineExecutor::receive(const Op& op, std::vector<float>& into) {
   const bool activation = op.type == OpType::kRecvActivation;
-  const int32_t tag = tagOf(activation ? 0 : 1, op);
+  const int32_t tag = tagOf(activation ? 0 : 1, op.microBatch, op.chunk);
   const int64_t waitStart = pp_.nowNs();
   BS_ASSIGN_OR_RETURN(const bool waited, pp_.awaitMessage(op.peer, tag));
   if (waited && recorder_ != nullptr) {
@@ -70,8 +73,12 @@ Status PipelineExecutor::sendFrom(const Op& op, std::span<const float> data) {
   s.buffer.assign(data.begin(), data.end());
   CommTrace trace = commTrace(activation ? "send_activation" : "send_grad", op);
   trace.spanAtStart = true;  // completion is only observed at the step's end
-  BS_ASSIGN_OR_RETURN(s.handle,
-                      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op), trace));
+  // The receiver's chunk: the next virtual stage's for an activation, the
+  // previous one's for a gradient.
+  const int32_t consumer = (virtualStage(op.chunk) + (activation ? 1 : -1)) / pp_.size();
+  BS_ASSIGN_OR_RETURN(
+      s.handle,
+      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op.microBatch, consumer), trace));
   return Status::ok();
 }
 

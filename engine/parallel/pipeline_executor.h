@@ -19,7 +19,9 @@
 //  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
 //    DataParallel buckets already ran in the last backward); OptimizerStep is
 //    left to the caller (it needs the global gradient norm).
-// Messages are matched by tag = direction·16384 + micro-batch·8 + chunk, so a
+// Messages are matched by tag = direction·16384 + micro-batch·8 + the
+// receiving chunk (a send's op names its producing chunk, a receive's its
+// consuming one; they differ across the p − 1 -> 0 boundary when v > 1), so a
 // step has at most 2047 micro-batches and 8 chunks per stage.
 //
 // Contract: every stage of the pp group runs the same Schedule's lists in the

@@ -27,11 +27,18 @@ Result<std::unique_ptr<PipelineTrainer>> PipelineTrainer::create(const TrainerOp
   if (!options.loadPath.empty()) {
     return Status::unsupported("a pipeline-parallel run cannot resume from a checkpoint yet");
   }
-  if (pipeline.chunks != 1 || pipeline.schedule == layout::ScheduleKind::kInterleaved ||
-      pipeline.schedule == layout::ScheduleKind::kZeroBubbleH1) {
+  if (pipeline.schedule == layout::ScheduleKind::kZeroBubbleH1) {
     return Status::unsupported(std::string("pipeline schedule ") +
                                layout::scheduleKindName(pipeline.schedule) +
-                               " is not implemented yet by the runtime; use gpipe or 1f1b");
+                               " is not implemented yet by the runtime; use gpipe, 1f1b or "
+                               "interleaved");
+  }
+  const bool interleaved = pipeline.schedule == layout::ScheduleKind::kInterleaved;
+  if (interleaved ? pipeline.chunks < 2 || pipeline.chunks > 8 : pipeline.chunks != 1) {
+    return Status::invalidArgument(
+        std::string("pipeline schedule ") + layout::scheduleKindName(pipeline.schedule) + " with " +
+        std::to_string(pipeline.chunks) +
+        " chunks per stage: interleaved takes 2 to 8, the others exactly 1");
   }
   std::unique_ptr<PipelineTrainer> t(new PipelineTrainer(options, parallel, pipeline, dp, pp));
   BS_RETURN_IF_ERROR(t->initialize());
@@ -52,18 +59,23 @@ Status PipelineTrainer::initialize() {
       layout::stageSplit(options_.model, p, pipeline_.chunks, pipeline_.stageLayers));
   BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
   loader_ = std::make_unique<DataLoader>(std::move(loader));
-  BS_ASSIGN_OR_RETURN(model_,
-                      GptModel::create(options_.model, &allocator_, pipelineSlots(split, stage())));
-  model_->initialize(options_.seed);  // the same weights as the full model's slots
   DataParallelOptions d;
   d.zeroStage = parallel_.zeroStage;
   d.overlap = parallel_.overlap;
   d.bucketElements = parallel_.bucketElements;
   d.optimizer = options_.optimizer;
-  BS_ASSIGN_OR_RETURN(dp_sync_, DataParallel::create(*model_, allocator_, dp_, d));
-  executor_ = std::make_unique<PipelineExecutor>(
-      std::vector<PipelineChunk>{{model_.get(), dp_sync_.get()}}, stage(), pp_, *loader_,
-      options_.batchSize, options_.model.seqLen);
+  std::vector<PipelineChunk> chunks;
+  for (int32_t c = 0; c < pipeline_.chunks; ++c) {
+    BS_ASSIGN_OR_RETURN(auto model, GptModel::create(options_.model, &allocator_,
+                                                     pipelineSlots(split, c * p + stage())));
+    model->initialize(options_.seed);  // the same weights as the full model's slots
+    BS_ASSIGN_OR_RETURN(auto sync, DataParallel::create(*model, allocator_, dp_, d));
+    chunks.push_back({model.get(), sync.get()});
+    models_.push_back(std::move(model));
+    syncs_.push_back(std::move(sync));
+  }
+  executor_ = std::make_unique<PipelineExecutor>(std::move(chunks), stage(), pp_, *loader_,
+                                                 options_.batchSize, options_.model.seqLen);
   allocator_.resetPeaks();
   return Status::ok();
 }
@@ -73,6 +85,12 @@ void PipelineTrainer::setRecorder(tracer::Recorder* recorder) {
   dp_.setRecorder(recorder);
   pp_.setRecorder(recorder);
   executor_->setRecorder(recorder);
+}
+
+int64_t PipelineTrainer::parameterCount() const {
+  int64_t total = 0;
+  for (const auto& sync : syncs_) total += sync->flat().total();
+  return total;
 }
 
 int64_t PipelineTrainer::tokensPerStep() const {
@@ -91,10 +109,15 @@ Result<StepResult> PipelineTrainer::step() {
   context.step = static_cast<int32_t>(step_);
   context.firstGlobalMicroBatch = dp_.rank() * m;
   context.lossScale = 1.0 / (static_cast<double>(m) * n);
-  dp_sync_->zeroGradients();
+  for (const auto& sync : syncs_) sync->zeroGradients();
   BS_ASSIGN_OR_RETURN(double lossSum, executor_->runStep(schedule_.stageOps[stage()], context));
-  // Global norm: this stage's sum of squares (over its dp shards), summed over stages.
-  BS_ASSIGN_OR_RETURN(double squares, dp_sync_->gradSquaredSum());
+  // Global norm: this stage's sum of squares (over its chunks and dp shards),
+  // summed over stages. Every dp rank visits the chunks in the same order.
+  double squares = 0.0;
+  for (const auto& sync : syncs_) {
+    BS_ASSIGN_OR_RETURN(const double chunkSquares, sync->gradSquaredSum());
+    squares += chunkSquares;
+  }
   CommTrace normTrace;
   normTrace.name = "grad_norm";
   normTrace.step = context.step;
@@ -104,12 +127,14 @@ Result<StepResult> PipelineTrainer::step() {
   {
     TraceContext trace{recorder_, context.step, -1, stage(), -1};
     tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
-    if (options_.gradClip > 0.0 && result.gradNorm > options_.gradClip) {
-      dp_sync_->scaleGradients(static_cast<float>(options_.gradClip / (result.gradNorm + 1e-6)));
+    for (const auto& sync : syncs_) {
+      if (options_.gradClip > 0.0 && result.gradNorm > options_.gradClip) {
+        sync->scaleGradients(static_cast<float>(options_.gradClip / (result.gradNorm + 1e-6)));
+      }
+      sync->applyOptimizer(result.lr);
     }
-    dp_sync_->applyOptimizer(result.lr);
   }
-  BS_RETURN_IF_ERROR(dp_sync_->gatherUpdatedParameters());
+  for (const auto& sync : syncs_) BS_RETURN_IF_ERROR(sync->gatherUpdatedParameters());
   CommTrace lossTrace;
   lossTrace.name = "loss";
   lossTrace.step = context.step;
@@ -127,12 +152,14 @@ Result<StepResult> PipelineTrainer::step() {
 }
 
 Result<std::vector<std::pair<std::string, std::vector<float>>>> PipelineTrainer::stageParameters() {
-  std::vector<float> flat;
-  BS_RETURN_IF_ERROR(dp_sync_->gatherParameters(flat));
   std::vector<std::pair<std::string, std::vector<float>>> out;
-  for (const FlatEntry& e : dp_sync_->flat().entries()) {
-    out.emplace_back(e.param->name,
-                     std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+  for (const auto& sync : syncs_) {
+    std::vector<float> flat;
+    BS_RETURN_IF_ERROR(sync->gatherParameters(flat));
+    for (const FlatEntry& e : sync->flat().entries()) {
+      out.emplace_back(e.param->name,
+                       std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+    }
   }
   return out;
 }

@@ -1,15 +1,18 @@
 // PipelineTrainer: one rank of a pipeline-parallel run (pp > 1), with data
 // parallelism and ZeRO over its dp group, stage by stage.
 //
-// Stage k of the pp group holds the layers the stage split gives it
-// (stage_split.h: by cost, or the layout's explicit split), the embedding on
-// stage 0 and the head (loss) on stage p − 1, as one GptModel over that slot
-// range, initialised in full shape semantics from the run's seed (equal
-// weights to the single-rank model's). Each step runs the stage's op list of
-// the layout's schedule (PipelineExecutor), then the global gradient norm
-// (sum of squares over the dp shards and the pp stages), clipping, AdamW and
-// the ZeRO parameter gather, and the global loss (the mean over the last
-// stages' M·dp micro-batches).
+// The model's layers are split into p·v chunks (stage_split.h: by cost, or the
+// layout's explicit split); stage k holds chunks c = 0 .. v − 1 as virtual
+// stages c·p + k (Megatron-LM interleaving; v = 1 except for the interleaved
+// schedule), the embedding in virtual stage 0 and the head (loss) in virtual
+// stage p·v − 1. Each chunk is one GptModel over its slot range, initialised
+// in full shape semantics from the run's seed (equal weights to the
+// single-rank model's), with its own DataParallel (buckets, ZeRO shards,
+// AdamW state) over the dp group. Each step runs the stage's op list of the
+// layout's schedule (PipelineExecutor), then the global gradient norm (sum of
+// squares over the chunks, the dp shards and the pp stages), clipping, AdamW
+// and the ZeRO parameter gather chunk by chunk, and the global loss (the mean
+// over the last virtual stage's M·dp micro-batches).
 //
 // Global batch: as ParallelTrainer: dp rank d takes micro-batches
 // d·M .. d·M + M − 1, each loss scaled by 1/(M·dp); singleRankEquivalent()
@@ -17,7 +20,8 @@
 //
 // Contract: create() and step() are collective over the dp and pp groups;
 // both communicators outlive the trainer. Schedules with split backward
-// (zb-h1) and v > 1 (interleaved) are refused for now. Training thread only.
+// (zb-h1) are refused for now; v > 1 needs the interleaved schedule (and
+// m % p == 0, v <= 8). Training thread only.
 #pragma once
 
 #include <memory>
@@ -51,13 +55,15 @@ class PipelineTrainer final : public RankTrainer {
   const ParallelOptions& parallelOptions() const override { return parallel_; }
   const Allocator& allocator() const override { return allocator_; }
   MemoryReport memory() const override { return memoryOf(allocator_); }
-  int64_t parameterCount() const override { return dp_sync_->flat().total(); }  // this stage's
+  int64_t parameterCount() const override;  // this stage's, over its chunks
   int64_t tokensPerStep() const override;
 
   int32_t stage() const { return pp_.rank(); }
   const layout::Schedule& schedule() const { return schedule_; }
-  GptModel& model() { return *model_; }
-  // name -> values of this stage's parameters (collective over dp at ZeRO 3).
+  int32_t chunks() const { return static_cast<int32_t>(models_.size()); }
+  GptModel& model(int32_t chunk = 0) { return *models_.at(chunk); }
+  // name -> values of this stage's parameters, chunk by chunk (collective
+  // over dp at ZeRO 3).
   Result<std::vector<std::pair<std::string, std::vector<float>>>> stageParameters();
 
  private:
@@ -74,8 +80,8 @@ class PipelineTrainer final : public RankTrainer {
   tracer::Recorder* recorder_ = nullptr;
   Allocator allocator_;  // declared first: outlives every tensor below
   layout::Schedule schedule_;
-  std::unique_ptr<GptModel> model_;
-  std::unique_ptr<DataParallel> dp_sync_;
+  std::vector<std::unique_ptr<GptModel>> models_;     // [chunk]
+  std::vector<std::unique_ptr<DataParallel>> syncs_;  // [chunk], over dp_
   std::unique_ptr<DataLoader> loader_;
   std::unique_ptr<PipelineExecutor> executor_;
   std::string dataSource_;

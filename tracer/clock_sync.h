@@ -35,7 +35,7 @@ struct OffsetEstimate {
 // one) and takes the median of their offsets; the uncertainty is half the
 // largest round trip among them. Fails on no rounds or a round
 // whose answer arrived before it was sent.
-Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double keepFraction = 0.25);
+Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double keepFraction = 0.125);
 
 // local -> reference: t + offsetNs + drift * (t − pivotNs).
 struct ClockModel {

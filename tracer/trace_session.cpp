@@ -173,11 +173,16 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
     info.coresOnHost = w.cores;
     info.ranksOnHost = ranksPerHost[w.host];
     if (final && r != 0 && w.drift != 0.0) {
-      // Events were stored with the start offset only. Add the drift when it
-      // moves the run's last times by more than the offset is known anyway.
+      // Events were stored with the start offset only. Correcting the drift
+      // rewrites the rank's rows, so it is done only when the drift moves
+      // times by more than the offset is known anyway; otherwise the drift
+      // left in is added to the stated uncertainty, which stays a bound.
       const double runNs = static_cast<double>(recorder_.now() - runStart);
-      if (std::fabs(w.drift) * runNs > static_cast<double>(w.uncertaintyNs)) {
+      const double driftNs = std::fabs(w.drift) * runNs;
+      if (driftNs > static_cast<double>(w.uncertaintyNs)) {
         BS_RETURN_IF_ERROR(sink_->applyClockDrift(r, w.pivotNs + w.offsetNs, w.drift));
+      } else {
+        info.clockUncertaintyNs += static_cast<int64_t>(std::ceil(driftNs));
       }
     }
     BS_RETURN_IF_ERROR(sink_->describeRank(info));

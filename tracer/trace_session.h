@@ -43,7 +43,7 @@ struct SessionOptions {
   bool enabled = true;              // false: spans cost one branch, nothing is shipped
   int64_t shipIntervalMs = 100;     // a span reaches rank 0 at most this much after it ends
   int64_t sampleIntervalMs = 100;   // 0: no samples
-  int syncRounds = 32;              // ping-pong rounds per rank, at start and at finish
+  int syncRounds = 64;              // ping-pong rounds per rank, at start and at finish
   size_t recorderCapacity = size_t{1} << 17;
   std::optional<ClockSkew> skewForTesting;
   std::vector<std::pair<std::string, std::function<double()>>> gauges;  // thread-safe reads

@@ -43,13 +43,15 @@ fi
 "$cli" run --dp 4 --steps 1000000 --trace "$db" >"$out" 2>"$err" &
 run_pid=$!
 
-# Wait until the job trains (a progress line from rank 0).
+# Wait until the job has trained 30 steps (progress lines from rank 0), by
+# when every rank's tracer has shipped batches (every 100 ms) to rank 0.
 for _ in $(seq 1 600); do
-  grep -q '^step ' "$out" && break
+  grep -Eq '^step +30/' "$out" && break
   kill -0 "$run_pid" 2>/dev/null || fail "run ended before training"
   sleep 0.1
 done
-grep -q '^step ' "$out" || fail "no progress after 60 s"
+grep -Eq '^step +30/' "$out" || fail "no progress to step 30 after 60 s"
+sleep 0.3
 
 # The ranks are mpirun's children; OpenMPI tells each its rank in the environment.
 mpirun_pid=$(pgrep -P "$run_pid" | head -1)

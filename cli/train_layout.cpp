@@ -154,6 +154,7 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& l
     pipeline.schedule = layout.schedule;
     pipeline.chunks = layout.virtualChunks;
     pipeline.stageLayers = layout.stageLayers;
+    pipeline.recompute = layout.recompute;
     BS_ASSIGN_OR_RETURN(
         auto t, engine::PipelineTrainer::create(options, parallel, pipeline, grid.dp(), grid.pp()));
     return std::unique_ptr<engine::RankTrainer>(std::move(t));

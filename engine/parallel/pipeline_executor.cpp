@@ -23,14 +23,17 @@ int32_t tagOf(int32_t direction, int32_t microBatch, int32_t chunk) {
 }  // namespace
 
 PipelineExecutor::PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage,
-                                   Communicator& pp, const DataLoader& loader, int64_t b, int64_t t)
+                                   Communicator& pp, const DataLoader& loader, Allocator& allocator,
+                                   int64_t b, int64_t t, bool recompute)
     : chunks_(std::move(chunks)),
       stage_(stage),
       pp_(pp),
       loader_(loader),
+      allocator_(allocator),
       b_(b),
       t_(t),
       c_(chunks_.front().model->config().hidden),
+      recompute_(recompute),
       freeActs_(chunks_.size()) {}
 
 PipelineExecutor::~PipelineExecutor() = default;
@@ -45,7 +48,7 @@ CommTrace PipelineExecutor::commTrace(const char* name, const Op& op) const {
   return trace;
 }
 
-Status PipelineExecutor::receive(const Op& op, std::vector<float>& into) {
+Status PipelineExecutor::receive(const Op& op, std::span<float> into) {
   const bool activation = op.type == OpType::kRecvActivation;
   const int32_t tag = tagOf(activation ? 0 : 1, op.microBatch, op.chunk);
   const int64_t waitStart = pp_.nowNs();
@@ -63,7 +66,6 @@ Status PipelineExecutor::receive(const Op& op, std::vector<float>& into) {
     info.peer = pp_.worldRankOf(op.peer);
     recorder_->record(info, waitStart, pp_.nowNs());
   }
-  into.resize(static_cast<size_t>(b_ * t_ * c_));
   return pp_.recv(into, op.peer, tag, commTrace(activation ? "recv_activation" : "recv_grad", op));
 }
 
@@ -88,9 +90,13 @@ Status PipelineExecutor::completeSends() {
   return Status::ok();
 }
 
-Status PipelineExecutor::forward(const Op& op, double& lossSum) {
+Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) {
   GptModel& model = *chunks_.at(op.chunk).model;
   InFlight& f = slot(op);
+  if (!model.hasEmbedding() && f.input.numel() != b_ * t_ * c_) {
+    return Status::internal("forward of micro-batch " + std::to_string(op.microBatch) +
+                            " before its activation arrived on stage " + std::to_string(stage_));
+  }
   auto& pool = freeActs_[op.chunk];
   if (pool.empty()) {
     BS_ASSIGN_OR_RETURN(f.acts, model.newActivations(b_, t_));
@@ -109,19 +115,32 @@ Status PipelineExecutor::forward(const Op& op, double& lossSum) {
   if (model.hasEmbedding()) {
     input.tokens = batch_.tokens;
   } else {
-    input.activation = f.input;
+    input.activation = f.input.span();
   }
   if (model.hasHead()) input.targets = batch_.targets;
-  tracer::ScopedSpan span(recorder_,
-                          trace.span(EventKind::kForward, "forward", model.forwardFlops(b_, t_)));
-  BS_ASSIGN_OR_RETURN(const double loss, model.forward(*f.acts, input, trace));
-  if (model.hasHead()) lossSum += loss;
+  const bool again = kind == EventKind::kRecompute;
+  tracer::ScopedSpan span(
+      recorder_, trace.span(kind, again ? "recompute" : "forward", model.forwardFlops(b_, t_)));
+  BS_ASSIGN_OR_RETURN(const double loss,
+                      model.forward(*f.acts, input, again ? TraceContext{} : trace));
+  if (model.hasHead() && !again) lossSum += loss;
+  f.dropped = false;
   return Status::ok();
+}
+
+void PipelineExecutor::dropActivations(const Op& op) {
+  InFlight& f = slot(op);
+  if (f.acts) freeActs_[op.chunk].push_back(std::move(f.acts));
+  f.dropped = true;
 }
 
 Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
   const PipelineChunk& chunk = chunks_.at(op.chunk);
   InFlight& f = slot(op);
+  if (f.dropped) {
+    double ignored = 0.0;
+    BS_RETURN_IF_ERROR(forward(op, EventKind::kRecompute, ignored));
+  }
   if (!f.acts) {
     return Status::internal("backward of micro-batch " + std::to_string(op.microBatch) +
                             " before its forward on stage " + std::to_string(stage_));
@@ -167,18 +186,30 @@ Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     switch (op.type) {
-      case OpType::kRecvActivation:
-        BS_RETURN_IF_ERROR(receive(op, slot(op).input));
+      case OpType::kRecvActivation: {
+        InFlight& f = slot(op);
+        f.input = Tensor({b_, t_, c_}, MemoryCategory::kActivations, &allocator_);
+        BS_RETURN_IF_ERROR(receive(op, f.input.span()));
         break;
-      case OpType::kRecvGrad:
-        BS_RETURN_IF_ERROR(receive(op, slot(op).outputGrad));
+      }
+      case OpType::kRecvGrad: {
+        InFlight& f = slot(op);
+        f.outputGrad.resize(static_cast<size_t>(b_ * t_ * c_));
+        BS_RETURN_IF_ERROR(receive(op, f.outputGrad));
         break;
+      }
       case OpType::kForward:
-        BS_RETURN_IF_ERROR(forward(op, lossSum));
+        BS_RETURN_IF_ERROR(forward(op, EventKind::kForward, lossSum));
+        // The last virtual stage sends nothing: drop right away.
+        if (recompute_ &&
+            virtualStage(op.chunk) == pp_.size() * static_cast<int32_t>(chunks_.size()) - 1) {
+          dropActivations(op);
+        }
         break;
       case OpType::kSendActivation: {
         const InFlight& f = slot(op);
         BS_RETURN_IF_ERROR(sendFrom(op, f.acts->output().span()));
+        if (recompute_) dropActivations(op);
         break;
       }
       case OpType::kBackward:

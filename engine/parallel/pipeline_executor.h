@@ -16,6 +16,15 @@
 //    starts a non-blocking send, traced as its posting (the receiver's span
 //    shows the transfer); every send is waited before the step's gradient
 //    collective op, so buffers outlive their transfer.
+//  - Recompute (activation checkpointing, `recompute` true): after a
+//    micro-batch's forward (after its SendActivation, if any) the chunk's
+//    activations go back to the pool; the stage keeps only the stage input
+//    (the received activation, a kActivations tensor; the first virtual stage
+//    and the head re-read tokens and targets from the deterministic loader).
+//    Right before that micro-batch's backward the forward runs again, one
+//    span EventKind::kRecompute (micro-batch, stage, chunk; the layers inside
+//    are not traced), its loss ignored. So at most one set of activations per
+//    chunk is alive at a time; the result is bit-identical to the plain run.
 //  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
 //    DataParallel buckets already ran in the last backward); OptimizerStep is
 //    left to the caller (it needs the global gradient norm).
@@ -26,7 +35,8 @@
 //
 // Contract: every stage of the pp group runs the same Schedule's lists in the
 // same step order; `chunks[c]` holds virtual stage c·p + stage. The models,
-// their DataParallel objects, `pp` and `loader` outlive the executor. Not
+// their DataParallel objects, `pp`, `loader` and `allocator` (the models')
+// outlive the executor. Not
 // thread-safe (the training thread).
 #pragma once
 
@@ -55,9 +65,11 @@ struct PipelineStepContext {
 
 class PipelineExecutor {
  public:
-  // b, t: micro-batch shape (B sequences of T tokens).
+  // b, t: micro-batch shape (B sequences of T tokens); recompute: activation
+  // checkpointing (above).
   PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage, Communicator& pp,
-                   const DataLoader& loader, int64_t b, int64_t t);
+                   const DataLoader& loader, Allocator& allocator, int64_t b, int64_t t,
+                   bool recompute = false);
   ~PipelineExecutor();
   PipelineExecutor(const PipelineExecutor&) = delete;
   PipelineExecutor& operator=(const PipelineExecutor&) = delete;
@@ -72,17 +84,21 @@ class PipelineExecutor {
  private:
   struct InFlight {  // one (micro-batch, chunk) between its forward and backward
     std::unique_ptr<Activations> acts;
-    std::vector<float> input;       // (B, T, C) received activation
+    Tensor input;                   // (B, T, C) received activation (kActivations)
     std::vector<float> outputGrad;  // (B, T, C) received gradient
+    bool dropped = false;           // activations released; recompute before backward
   };
   struct PendingSend {
     CommHandle handle;
     std::vector<float> buffer;
   };
 
-  Status receive(const layout::Op& op, std::vector<float>& into);
+  Status receive(const layout::Op& op, std::span<float> into);
   Status sendFrom(const layout::Op& op, std::span<const float> data);
-  Status forward(const layout::Op& op, double& lossSum);
+  // The chunk's forward into the slot's activations (taken from the pool);
+  // kind kForward adds the loss to lossSum, kRecompute ignores it.
+  Status forward(const layout::Op& op, tracer::EventKind kind, double& lossSum);
+  void dropActivations(const layout::Op& op);  // recompute only
   Status backward(const layout::Op& op, bool lastOfChunk);
   Status completeSends();
   InFlight& slot(const layout::Op& op) { return inFlight_[{op.microBatch, op.chunk}]; }
@@ -94,7 +110,9 @@ class PipelineExecutor {
   int32_t stage_;
   Communicator& pp_;
   const DataLoader& loader_;
+  Allocator& allocator_;
   int64_t b_, t_, c_;
+  bool recompute_;
   tracer::Recorder* recorder_ = nullptr;
   PipelineStepContext context_;
   Batch batch_;

@@ -75,7 +75,8 @@ Status PipelineTrainer::initialize() {
     syncs_.push_back(std::move(sync));
   }
   executor_ = std::make_unique<PipelineExecutor>(std::move(chunks), stage(), pp_, *loader_,
-                                                 options_.batchSize, options_.model.seqLen);
+                                                 allocator_, options_.batchSize,
+                                                 options_.model.seqLen, pipeline_.recompute);
   allocator_.resetPeaks();
   return Status::ok();
 }

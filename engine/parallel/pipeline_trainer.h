@@ -39,6 +39,7 @@ struct PipelineOptions {
   layout::ScheduleKind schedule = layout::ScheduleKind::kOneFOneB;
   int32_t chunks = 1;                // v
   std::vector<int32_t> stageLayers;  // explicit split (p·v entries), empty: by cost
+  bool recompute = false;            // activation checkpointing (pipeline_executor.h)
 };
 
 class PipelineTrainer final : public RankTrainer {

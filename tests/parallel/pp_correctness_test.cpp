@@ -2,7 +2,9 @@
 // gpipe and 1f1b, and dp 2 × pp 2, match the single-rank run on the same
 // global batch (tiny with 4 layers, so pp 4 has a layer per stage); so do
 // pp 2 and dp 2 × pp 2 with the interleaved schedule at v = 2 (a layer per
-// chunk: stage 0 holds layers 0 and 2, stage 1 layers 1 and 3).
+// chunk: stage 0 holds layers 0 and 2, stage 1 layers 1 and 3). With
+// activation checkpointing (recompute) pp 2 matches too, and holds one set of
+// activations per stage instead of one per in-flight micro-batch.
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/pipeline_trainer.h"
 #include "parallel_fixture.h"
@@ -42,8 +44,15 @@ const RunResult& pipelineReference(int32_t dp) {
   return cache.emplace(dp, std::move(r)).first->second;
 }
 
+// What a pipeline run used: this rank's peak activation bytes, and the bytes
+// of one micro-batch's activations of its chunk 0.
+struct ActivationBytes {
+  int64_t peak = 0;
+  int64_t perMicroBatch = 0;
+};
+
 RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communicator& dp,
-                      Communicator& pp) {
+                      Communicator& pp, bool recompute = false, ActivationBytes* bytes = nullptr) {
   RunResult r;
   ParallelOptions parallel;
   parallel.zeroStage = zero;
@@ -51,6 +60,7 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   PipelineOptions pipeline;
   pipeline.schedule = kind;
   pipeline.chunks = chunks;
+  pipeline.recompute = recompute;
   auto made = PipelineTrainer::create(pipelineOptions(), parallel, pipeline, dp, pp);
   EXPECT_TRUE(made.isOk()) << made.status().toString();
   if (!made.isOk()) return r;
@@ -64,6 +74,15 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   auto params = (*made)->stageParameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();
+  if (bytes != nullptr) {
+    const Allocator& allocator = (*made)->allocator();
+    bytes->peak = allocator.peakBytes(MemoryCategory::kActivations);
+    const int64_t before = allocator.currentBytes(MemoryCategory::kActivations);
+    auto one = (*made)->model().newActivations(pipelineOptions().batchSize,
+                                               pipelineOptions().model.seqLen);
+    EXPECT_TRUE(one.isOk());
+    bytes->perMicroBatch = allocator.currentBytes(MemoryCategory::kActivations) - before;
+  }
   return r;
 }
 
@@ -80,11 +99,13 @@ RunResult stageSubset(const RunResult& ref, const RunResult& got) {
 }
 
 void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t zero,
-                   Communicator& dp, Communicator& pp, int32_t chunks = 1) {
+                   Communicator& dp, Communicator& pp, int32_t chunks = 1, bool recompute = false,
+                   ActivationBytes* bytes = nullptr) {
   const std::string what = std::string(layout::scheduleKindName(kind)) + " v " +
                            std::to_string(chunks) + " dp " + std::to_string(dpSize) + " pp " +
-                           std::to_string(ppSize) + " zero " + std::to_string(zero);
-  const RunResult got = runPipeline(kind, chunks, zero, dp, pp);
+                           std::to_string(ppSize) + " zero " + std::to_string(zero) +
+                           (recompute ? " recompute" : "");
+  const RunResult got = runPipeline(kind, chunks, zero, dp, pp, recompute, bytes);
   ASSERT_FALSE(got.params.empty()) << what;
   const RunResult ref = stageSubset(pipelineReference(dpSize), got);
   const Agreement a = worstOverRanks(compare(got, ref), what);
@@ -138,6 +159,35 @@ TEST(PipelineTest, InterleavedDp2Pp2MatchesSingleRank) {
   for (int32_t zero : {0, 1}) {
     expectMatches(ScheduleKind::kInterleaved, 2, 2, zero, (*grid)->dp(), (*grid)->pp(), 2);
   }
+}
+
+// GPipe runs all M = 4 forwards before the first backward. Without recompute
+// each stage then holds M micro-batches' activations A (stage 1 also the M
+// received inputs I = B·T·C floats, kept for the backward); with recompute
+// one A (reused from the pool) plus the same M inputs. So the peaks are
+// exactly M·A + k·I and A + k·I (k = M on stage 1, 0 on stage 0), and their
+// ratio (A + k·I) / (M·A + k·I) is at most about 1/M + I/A.
+TEST(PipelineTest, RecomputePp2MatchesSingleRankWithFewerActivationBytes) {
+  const int r = worldRank();  // two pp 2 pipelines side by side
+  auto dp = split(r, 0, tracer::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  expectMatches(ScheduleKind::kOneFOneB, 1, 2, 0, *dp, *pp, 1, true);
+  ActivationBytes plain, recomputed;
+  expectMatches(ScheduleKind::kGPipe, 1, 2, 0, *dp, *pp, 1, false, &plain);
+  expectMatches(ScheduleKind::kGPipe, 1, 2, 0, *dp, *pp, 1, true, &recomputed);
+  const TrainerOptions o = pipelineOptions();
+  const int64_t m = o.microBatches;
+  const int64_t input = o.batchSize * o.model.seqLen * o.model.hidden * 4;
+  const int64_t kept = pp->rank() == 1 ? m * input : 0;
+  const int64_t a = plain.perMicroBatch;
+  EXPECT_EQ(recomputed.perMicroBatch, a);
+  EXPECT_EQ(plain.peak, m * a + kept) << "stage " << pp->rank();
+  EXPECT_EQ(recomputed.peak, a + kept) << "stage " << pp->rank();
+  const double ratio = static_cast<double>(recomputed.peak) / static_cast<double>(plain.peak);
+  EXPECT_LE(ratio, 1.0 / m + static_cast<double>(input) / a) << "stage " << pp->rank();
+  std::printf("[ memory    ] rank %d stage %d: activations peak %lld -> %lld bytes (ratio %.3f)\n",
+              r, pp->rank(), static_cast<long long>(plain.peak),
+              static_cast<long long>(recomputed.peak), ratio);
 }
 
 TEST(PipelineTest, UnimplementedSchedulesAndTooFewLayersAreRefused) {

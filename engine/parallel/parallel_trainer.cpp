@@ -6,6 +6,16 @@
 
 namespace bubblescope::engine {
 
+Result<double> meanStepLoss(double lossSum, int64_t microBatches, int64_t dpRanks,
+                           int64_t step) {
+  const double loss = lossSum / (static_cast<double>(microBatches) * dpRanks);
+  if (!std::isfinite(loss)) {
+    return Status::internal("loss became " + std::to_string(loss) + " at step " +
+                            std::to_string(step) + "; lower the learning rate");
+  }
+  return loss;
+}
+
 MemoryReport memoryOf(const Allocator& a) {
   using C = MemoryCategory;
   MemoryReport r;
@@ -122,11 +132,7 @@ Result<StepResult> ParallelTrainer::step() {
   lossTrace.name = "loss";
   lossTrace.step = static_cast<int32_t>(step_);
   if (n > 1) BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
-  result.loss = lossSum / (static_cast<double>(m) * n);
-  if (!std::isfinite(result.loss)) {
-    return Status::internal("loss became " + std::to_string(result.loss) + " at step " +
-                            std::to_string(step_) + "; lower the learning rate");
-  }
+  BS_ASSIGN_OR_RETURN(result.loss, meanStepLoss(lossSum, m, n, step_));
   result.tokens = tokensPerStep();
   ++step_;
   result.endNs = now();

@@ -141,11 +141,7 @@ Result<StepResult> PipelineTrainer::step() {
   lossTrace.step = context.step;
   BS_RETURN_IF_ERROR(pp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
   if (n > 1) BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
-  result.loss = lossSum / (static_cast<double>(m) * n);
-  if (!std::isfinite(result.loss)) {
-    return Status::internal("loss became " + std::to_string(result.loss) + " at step " +
-                            std::to_string(step_) + "; lower the learning rate");
-  }
+  BS_ASSIGN_OR_RETURN(result.loss, meanStepLoss(lossSum, m, n, step_));
   result.tokens = tokensPerStep();
   ++step_;
   result.endNs = now();

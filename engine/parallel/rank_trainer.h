@@ -27,6 +27,11 @@ struct MemoryReport {
 };
 MemoryReport memoryOf(const Allocator& allocator);
 
+// The step's global mean loss from the sum of every micro-batch's loss over
+// the job (`microBatches` per dp rank, `dpRanks` ranks), or an error naming
+// the step when training diverged.
+Result<double> meanStepLoss(double lossSum, int64_t microBatches, int64_t dpRanks, int64_t step);
+
 class RankTrainer {
  public:
   virtual ~RankTrainer() = default;

@@ -75,6 +75,14 @@ CREATE TABLE events (
   peer INTEGER NOT NULL
 );
 CREATE INDEX events_by_rank_time ON events (run, rank, start_ns);
+CREATE TABLE event_steps (
+  run INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  first_ns INTEGER NOT NULL,
+  last_ns INTEGER NOT NULL,
+  PRIMARY KEY (run, rank, step)
+) WITHOUT ROWID;
 CREATE TABLE steps (
   run INTEGER NOT NULL,
   step INTEGER NOT NULL,

@@ -311,9 +311,17 @@ Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor&
 
 Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
   std::vector<StepSpan> out;
+  // The writer keeps event_steps as it appends; files from before it had
+  // that table are aggregated from the events (a scan of the whole run).
+  bool summarized = false;
   BS_RETURN_IF_ERROR(impl_->query(
-      "SELECT rank, step, MIN(start_ns), MAX(end_ns) FROM events WHERE run = ? AND step >= 0 "
-      "GROUP BY rank, step ORDER BY rank, step",
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_steps'",
+      [](SqliteStatement&) {}, [&](SqliteStatement& s) { summarized = s.columnInt(0) > 0; }));
+  BS_RETURN_IF_ERROR(impl_->query(
+      summarized ? "SELECT rank, step, first_ns, last_ns FROM event_steps WHERE run = ? "
+                   "ORDER BY rank, step"
+                 : "SELECT rank, step, MIN(start_ns), MAX(end_ns) FROM events WHERE run = ? "
+                   "AND step >= 0 GROUP BY rank, step ORDER BY rank, step",
       [&](SqliteStatement& s) { s.bind(1, runId); },
       [&](SqliteStatement& s) {
         out.push_back({static_cast<int32_t>(s.columnInt(0)), static_cast<int32_t>(s.columnInt(1)),

@@ -56,6 +56,12 @@ class TraceWriter::Impl {
     BS_ASSIGN_OR_RETURN(internInsert_,
                         db_->prepare("INSERT OR IGNORE INTO strings(value) VALUES (?)"));
     BS_ASSIGN_OR_RETURN(internSelect_, db_->prepare("SELECT id FROM strings WHERE value = ?"));
+    BS_ASSIGN_OR_RETURN(
+        upsertStep_,
+        db_->prepare("INSERT INTO event_steps(run, rank, step, first_ns, last_ns) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(run, rank, step) DO UPDATE SET "
+                     "first_ns = min(first_ns, excluded.first_ns), "
+                     "last_ns = max(last_ns, excluded.last_ns)"));
     BS_ASSIGN_OR_RETURN(touchRank_,
                         db_->prepare("INSERT OR IGNORE INTO ranks(run, rank) VALUES (?, ?)"));
     BS_ASSIGN_OR_RETURN(progress_,
@@ -200,6 +206,7 @@ class TraceWriter::Impl {
       s.bind(14, e.flops);
       s.bind(15, int64_t{e.peer});
       BS_RETURN_IF_ERROR(s.run());
+      if (e.step >= 0) noteStepSpan(e);
       maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);
       firstNs_ = eventCount_ == 0 ? e.startNs : std::min(firstNs_, e.startNs);
       lastNs_ = eventCount_ == 0 ? e.endNs : std::max(lastNs_, e.endNs);
@@ -251,6 +258,7 @@ class TraceWriter::Impl {
   // Commits the open transaction, recording the run's progress with it.
   Status commit() {
     if (!inTransaction_) return Status::ok();
+    BS_RETURN_IF_ERROR(writeStepSpans());
     if (runId_ != 0) {
       SqliteStatement& p = progress_.value();
       p.bind(1, maxEventNs_);
@@ -299,6 +307,8 @@ class TraceWriter::Impl {
         "end_ns = end_ns + CAST(?1 * (end_ns - ?2) AS INTEGER) WHERE run = ?3 AND rank = ?4",
         "UPDATE samples SET t_ns = t_ns + CAST(?1 * (t_ns - ?2) AS INTEGER) "
         "WHERE run = ?3 AND rank = ?4",
+        "UPDATE event_steps SET first_ns = first_ns + CAST(?1 * (first_ns - ?2) AS INTEGER), "
+        "last_ns = last_ns + CAST(?1 * (last_ns - ?2) AS INTEGER) WHERE run = ?3 AND rank = ?4",
     };
     for (const char* sql : kUpdates) {
       BS_ASSIGN_OR_RETURN(auto update, db_->prepare(sql));
@@ -329,6 +339,33 @@ class TraceWriter::Impl {
   const std::string& path() const { return db_->path(); }
 
  private:
+  // The first start and last end of each (rank, step) seen in this
+  // transaction, merged into event_steps when it commits: readers get step
+  // windows without scanning the events.
+  void noteStepSpan(const tracer::Event& e) {
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.rank)) << 32) |
+                         static_cast<uint32_t>(e.step);
+    auto [it, inserted] = pendingSteps_.try_emplace(key, e.startNs, e.endNs);
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, e.startNs);
+      it->second.second = std::max(it->second.second, e.endNs);
+    }
+  }
+
+  Status writeStepSpans() {
+    for (const auto& [key, span] : pendingSteps_) {
+      SqliteStatement& u = upsertStep_.value();
+      u.bind(1, runId_);
+      u.bind(2, static_cast<int64_t>(static_cast<int32_t>(key >> 32)));
+      u.bind(3, static_cast<int64_t>(static_cast<int32_t>(key & 0xffffffffu)));
+      u.bind(4, span.first);
+      u.bind(5, span.second);
+      BS_RETURN_IF_ERROR(u.run());
+    }
+    pendingSteps_.clear();
+    return Status::ok();
+  }
+
   Status requireRun(const char* what) const {
     if (runId_ != 0) return Status::ok();
     return Status::failedPrecondition(std::string(what) + " needs a run: call beginRun first");
@@ -397,8 +434,9 @@ class TraceWriter::Impl {
   std::unique_ptr<SqliteDb> db_;
   WriterOptions options_;
   std::optional<SqliteStatement> insertEvent_, insertStep_, insertSample_, internInsert_,
-      internSelect_, touchRank_, progress_;
+      internSelect_, touchRank_, progress_, upsertStep_;
   std::unordered_map<std::string, int64_t> strings_;
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pendingSteps_;  // (rank, step)
   std::vector<bool> rankSeen_;
   int64_t runId_ = 0;
   int64_t maxEventNs_ = 0;

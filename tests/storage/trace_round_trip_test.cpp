@@ -278,3 +278,56 @@ TEST(TraceRunOwnershipTest, AttachToARunAndEndItFromAnotherWriter) {
 
 }  // namespace
 }  // namespace bubblescope::storage
+
+#include <sqlite3.h>
+
+#include <map>
+
+namespace bubblescope::storage {
+namespace {
+
+// Step windows kept by the writer across many committed batches equal the
+// windows aggregated from the events, and files without the summary table
+// (written before it existed) still answer by scanning.
+TEST(TraceStepSpansTest, WriterSummaryMatchesTheEventsAcrossBatches) {
+  testing::TempDir dir;
+  const std::string path = dir.file("steps.db");
+  const auto events = testing::makeEvents(0, 5000);
+  {
+    auto writer = TraceWriter::open(path, {.batchEvents = 128});
+    ASSERT_TRUE(writer.isOk());
+    ASSERT_TRUE((*writer)->beginRun({}).isOk());
+    for (size_t i = 0; i < events.size(); i += 700) {
+      const size_t n = std::min<size_t>(700, events.size() - i);
+      ASSERT_TRUE((*writer)->appendEvents({events.data() + i, n}).isOk());
+    }
+    ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());
+  }
+  std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> truth;
+  for (const auto& e : events) {
+    auto [it, inserted] = truth.try_emplace({e.rank, e.step}, e.startNs, e.endNs);
+    it->second = {std::min(it->second.first, e.startNs), std::max(it->second.second, e.endNs)};
+  }
+  std::vector<StepSpan> expected;
+  for (const auto& [key, span] : truth) {
+    expected.push_back({key.first, key.second, span.first, span.second});
+  }
+  ASSERT_EQ(expected.size(), 4u * 50u);
+  auto readSpans = [&]() -> std::vector<StepSpan> {
+    auto reader = TraceReader::open(path);
+    EXPECT_TRUE(reader.isOk());
+    if (!reader.isOk()) return {};
+    auto spans = (*reader)->stepSpans(1);
+    EXPECT_TRUE(spans.isOk()) << spans.status().message();
+    return spans.isOk() ? *spans : std::vector<StepSpan>{};
+  };
+  EXPECT_EQ(readSpans(), expected) << "from the writer's summary";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE event_steps", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(readSpans(), expected) << "from the events, without the summary";
+}
+
+}  // namespace
+}  // namespace bubblescope::storage

@@ -6,8 +6,10 @@
 # Needs bubblescope and bubblescope-cli built:
 #   cmake -S . -B build-gui -G Ninja && ninja -C build-gui bubblescope bubblescope-cli
 # Real runs (`bubblescope-cli train --model tiny`; two multi-rank layouts
-# through `bubblescope-cli run` for charts and compare), and pipeline runs
-# that the schedule simulator writes (source "simulated").
+# through `bubblescope-cli run` for charts and compare; real pipeline runs:
+# pp4 x dp2 with 1f1b and gpipe, pp4 interleaved), and, for what cannot run
+# here yet (zb-h1, 64 ranks), runs the schedule simulator writes (source
+# "simulated").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -32,10 +34,17 @@ echo "== real multi-rank runs: dp2-zero1, then dp4-zero3 (run again with changes
 "$cli" run --layout "$root/samples/layouts/dp4-zero3.jsonc" --trace "$tmp/dp.db" >> "$tmp/dp.log"
 tail -n 1 "$tmp/dp.log"
 
-echo "== simulated pipeline runs"
-"$gui" --write-synthetic "$tmp/pipeline.db" --schedule 1f1b --pp 4 --dp 2 --micro-batches 8 --events 3000
-"$gui" --write-synthetic "$tmp/pipeline.db" --schedule gpipe --pp 4 --dp 2 --micro-batches 8 --events 3000
-"$gui" --write-synthetic "$tmp/pipeline.db" --schedule zb-h1 --pp 4 --dp 1 --micro-batches 8 --events 3000
+echo "== real pipeline runs: pp4 x dp2 1f1b, the same with gpipe, pp4 interleaved"
+for schedule in 1f1b gpipe; do
+  "$cli" run --pp 4 --dp 2 --model small --micro-batches 8 --micro-batch-size 2 --steps 6 \
+    --schedule "$schedule" --name "pp4-dp2-$schedule small" --trace "$tmp/pipeline.db" >> "$tmp/pp.log"
+done
+"$cli" run --layout "$root/samples/layouts/pp4-interleaved.jsonc" --steps 6 \
+  --trace "$tmp/pipeline.db" >> "$tmp/pp.log"
+tail -n 1 "$tmp/pp.log"
+
+echo "== simulated runs (zb-h1 does not run yet; 64 ranks do not fit here)"
+"$gui" --write-synthetic "$tmp/sim.db" --schedule zb-h1 --pp 4 --dp 1 --micro-batches 8 --events 3000
 "$gui" --write-synthetic "$tmp/big.db" --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --events 400000
 
 shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints -e '#hatch' >&2); }
@@ -48,7 +57,9 @@ shot "$tmp/pipeline.db" --run 1 --screenshot "$out/timeline-1f1b-step.png" \
   --screenshot-part timeline --step 2 --select-span --size 1500x760
 shot "$tmp/pipeline.db" --run 2 --screenshot "$out/timeline-gpipe-step.png" \
   --screenshot-part timeline --step 2 --size 1500x760
-shot "$tmp/pipeline.db" --run 3 --screenshot "$out/timeline-zb-h1-step.png" \
+shot "$tmp/pipeline.db" --run 3 --screenshot "$out/timeline-interleaved-step.png" \
+  --screenshot-part timeline --step 2 --size 1500x560
+shot "$tmp/sim.db" --run 1 --screenshot "$out/timeline-zb-h1-step.png" \
   --screenshot-part timeline --step 2 --size 1500x560
 shot "$tmp/big.db" --screenshot "$out/timeline-64-ranks-overview.png" --screenshot-part timeline \
   --size 1500x900

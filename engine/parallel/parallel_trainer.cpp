@@ -71,7 +71,7 @@ void ParallelTrainer::setRecorder(tracer::Recorder* recorder) {
 }
 
 int64_t ParallelTrainer::tokensPerStep() const {
-  return options_.batchSize * options_.model.seqLen * options_.microBatches * dp_.size();
+  return jobTokensPerStep(options_, dp_.size());
 }
 
 Result<StepResult> ParallelTrainer::step() {

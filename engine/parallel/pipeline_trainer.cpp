@@ -95,7 +95,7 @@ int64_t PipelineTrainer::parameterCount() const {
 }
 
 int64_t PipelineTrainer::tokensPerStep() const {
-  return options_.batchSize * options_.model.seqLen * options_.microBatches * dp_.size();
+  return jobTokensPerStep(options_, dp_.size());
 }
 
 Result<StepResult> PipelineTrainer::step() {

@@ -32,6 +32,11 @@ MemoryReport memoryOf(const Allocator& allocator);
 // the step when training diverged.
 Result<double> meanStepLoss(double lossSum, int64_t microBatches, int64_t dpRanks, int64_t step);
 
+// Tokens one step trains over the whole job: B · T · M per dp rank.
+inline int64_t jobTokensPerStep(const TrainerOptions& o, int64_t dpRanks) {
+  return o.batchSize * o.model.seqLen * o.microBatches * dpRanks;
+}
+
 class RankTrainer {
  public:
   virtual ~RankTrainer() = default;

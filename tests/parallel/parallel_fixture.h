@@ -80,6 +80,19 @@ inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
   return std::move(c).value();
 }
 
+// Runs `steps` steps of any RankTrainer, recording loss and gradient norm;
+// false (with a test failure) when a step fails.
+inline bool recordSteps(RankTrainer& trainer, int steps, RunResult& r) {
+  for (int s = 0; s < steps; ++s) {
+    auto step = trainer.step();
+    EXPECT_TRUE(step.isOk()) << step.status().toString();
+    if (!step.isOk()) return false;
+    r.losses.push_back(step->loss);
+    r.gradNorms.push_back(step->gradNorm);
+  }
+  return true;
+}
+
 inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   ParallelOptions p;
   p.zeroStage = c.zero;
@@ -88,14 +101,7 @@ inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   RunResult r;
   auto made = ParallelTrainer::create(perRankOptions(), p, comm);
   EXPECT_TRUE(made.isOk()) << made.status().toString();
-  if (!made.isOk()) return r;
-  for (int s = 0; s < steps; ++s) {
-    auto step = (*made)->step();
-    EXPECT_TRUE(step.isOk()) << step.status().toString();
-    if (!step.isOk()) return r;
-    r.losses.push_back(step->loss);
-    r.gradNorms.push_back(step->gradNorm);
-  }
+  if (!made.isOk() || !recordSteps(**made, steps, r)) return r;
   auto params = (*made)->fullParameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();

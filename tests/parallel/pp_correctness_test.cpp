@@ -63,14 +63,7 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   pipeline.recompute = recompute;
   auto made = PipelineTrainer::create(pipelineOptions(), parallel, pipeline, dp, pp);
   EXPECT_TRUE(made.isOk()) << made.status().toString();
-  if (!made.isOk()) return r;
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = (*made)->step();
-    EXPECT_TRUE(step.isOk()) << step.status().toString();
-    if (!step.isOk()) return r;
-    r.losses.push_back(step->loss);
-    r.gradNorms.push_back(step->gradNorm);
-  }
+  if (!made.isOk() || !recordSteps(**made, kSteps, r)) return r;
   auto params = (*made)->stageParameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();

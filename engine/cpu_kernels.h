@@ -38,6 +38,16 @@ void layerNormForward(S* out, S* mean, S* rstd, const S* inp, const S* weight, c
 template <class S>
 void layerNormBackward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
                        const S* mean, const S* rstd, int64_t n, int64_t c);
+// The two halves of layerNormBackward, each bit-identical to its part of it.
+// dinp (N, C) += gradient given dout (N, C). (Zero-bubble "B" half.)
+template <class S>
+void layerNormBackwardInput(S* dinp, const S* dout, const S* inp, const S* weight, const S* mean,
+                            const S* rstd, int64_t n, int64_t c);
+// dweight (C), dbias (C) += gradients given dout (N, C); reads no weight
+// values. (Zero-bubble "W" half.)
+template <class S>
+void layerNormBackwardWeight(S* dweight, S* dbias, const S* dout, const S* inp, const S* mean,
+                             const S* rstd, int64_t n, int64_t c);
 
 // ---- Linear layer (cpu_kernels_linear.cpp) ----------------------------------
 // out (N, OC) = inp (N, IC) · weight (OC, IC)^T + bias (OC); bias may be null.

@@ -55,10 +55,54 @@ void layerNormBackward(S* dinp, S* dweight, S* dbias, const S* dout, const S* in
   }
 }
 
+template <class S>
+void layerNormBackwardInput(S* dinp, const S* dout, const S* inp, const S* weight, const S* mean,
+                            const S* rstd, int64_t n, int64_t c) {
+  for (int64_t r = 0; r < n; ++r) {
+    const S* x = inp + r * c;   // (C)
+    const S* d = dout + r * c;  // (C)
+    S* dx = dinp + r * c;       // (C)
+    const S m = mean[r], s = rstd[r];
+    S gMean = 0, gxMean = 0;
+    for (int64_t i = 0; i < c; ++i) {
+      const S xhat = (x[i] - m) * s;
+      const S g = d[i] * weight[i];
+      gMean += g;
+      gxMean += g * xhat;
+    }
+    gMean /= static_cast<S>(c);
+    gxMean /= static_cast<S>(c);
+    for (int64_t i = 0; i < c; ++i) {
+      const S xhat = (x[i] - m) * s;
+      const S g = d[i] * weight[i];
+      dx[i] += s * (g - gMean - xhat * gxMean);
+    }
+  }
+}
+
+template <class S>
+void layerNormBackwardWeight(S* dweight, S* dbias, const S* dout, const S* inp, const S* mean,
+                             const S* rstd, int64_t n, int64_t c) {
+  for (int64_t r = 0; r < n; ++r) {
+    const S* x = inp + r * c;   // (C)
+    const S* d = dout + r * c;  // (C)
+    const S m = mean[r], s = rstd[r];
+    for (int64_t i = 0; i < c; ++i) {
+      const S xhat = (x[i] - m) * s;
+      dbias[i] += d[i];
+      dweight[i] += d[i] * xhat;
+    }
+  }
+}
+
 #define BS_INSTANTIATE(S)                                                                          \
   template void layerNormForward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int64_t);   \
   template void layerNormBackward<S>(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, \
-                                     int64_t, int64_t);
+                                     int64_t, int64_t);                                            \
+  template void layerNormBackwardInput<S>(S*, const S*, const S*, const S*, const S*, const S*,    \
+                                          int64_t, int64_t);                                       \
+  template void layerNormBackwardWeight<S>(S*, S*, const S*, const S*, const S*, const S*,         \
+                                           int64_t, int64_t);
 BS_INSTANTIATE(float)
 BS_INSTANTIATE(double)
 #undef BS_INSTANTIATE

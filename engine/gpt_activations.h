@@ -2,7 +2,8 @@
 //
 // Contract: created by GptModelT::newActivations() for one (B, T); the model
 // writes them in forward() and reads (and partly consumes) them in
-// backward(), so each backward needs its own forward first. One
+// backward() (or backwardInput() then backwardWeight()), so each backward
+// needs its own forward first. One
 // ActivationsT per in-flight micro-batch lets a pipeline schedule keep several
 // alive. Buffers count as MemoryCategory::kActivations.
 #pragma once
@@ -47,7 +48,8 @@ struct HeadActivationsT {
 template <class S>
 struct BackwardScratchT {
   TensorT<S> dRes1;     // (B, T, C)
-  TensorT<S> dLn;       // (B, T, C)
+  TensorT<S> dLn;       // (B, T, C) gradient of ln_1's (or ln_f's) output
+  TensorT<S> dLn2;      // (B, T, C) gradient of ln_2's output
   TensorT<S> dQkv;      // (B, T, 3C)
   TensorT<S> dAttY;     // (B, T, C)
   TensorT<S> dAtt;      // (T, T) one head's score gradient
@@ -55,6 +57,29 @@ struct BackwardScratchT {
   TensorT<S> dFcGelu;   // (B, T, F)
   TensorT<S> dStreamA;  // (B, T, C) gradient of the residual stream (ping)
   TensorT<S> dStreamB;  // (B, T, C) (pong)
+};
+
+// What backwardInput() ("B") keeps for backwardWeight() ("W") of one block:
+// the gradients of the outputs of its linear layers and layer norms.
+template <class S>
+struct BlockGradKeepT {
+  TensorT<S> dOut;   // (B, T, C) gradient of the block output (mlp.proj's output)
+  TensorT<S> dFc;    // (B, T, F) gradient of mlp.fc's output
+  TensorT<S> dRes1;  // (B, T, C) gradient of attn.proj's output
+  TensorT<S> dQkv;   // (B, T, 3C) gradient of attn.qkv's output
+  TensorT<S> dLn2;   // (B, T, C) gradient of ln_2's output
+  TensorT<S> dLn1;   // (B, T, C) gradient of ln_1's output
+};
+
+// Everything W needs besides the forward activations (the head's dlogits
+// stay in head.probs). Allocated (kActivations) by the first backwardInput()
+// over these activations, so runs that never split backward pay nothing.
+template <class S>
+struct WeightGradKeepT {
+  std::vector<BlockGradKeepT<S>> blocks;  // one per block of the range
+  TensorT<S> dLnf;                        // (B, T, C) gradient of ln_f's output
+  TensorT<S> dEmbedding;                  // (B, T, C) gradient of the embedding output
+  bool allocated = false;
 };
 
 template <class S>
@@ -68,7 +93,11 @@ struct ActivationsT {
   HeadActivationsT<S> head;
   BackwardScratchT<S> scratch;
   TensorT<S> inputGrad;  // (B, T, C) gradient of the stage input (no embedding)
-  double loss = 0.0;     // mean loss of the last forward (NaN without head)
+  WeightGradKeepT<S> keep;
+  double loss = 0.0;  // mean loss of the last forward (NaN without head)
+  // backwardInput() ran and backwardWeight() has not: forward() and
+  // backward() refuse these activations until it does.
+  bool weightGradPending = false;
 
   // The stage output (B, T, C): the last block's output, or the input when
   // the range has no block. Meaningful after forward().

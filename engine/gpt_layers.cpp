@@ -1,5 +1,6 @@
 #include "engine/gpt_layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/cpu_kernels.h"
@@ -92,37 +93,64 @@ void TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_t 
 template <class S>
 void TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& a,
                                     BackwardScratchT<S>& g, int64_t b, int64_t t) {
+  const BlockGradsT<S> keep{g.dFc.data(), g.dRes1.data(), g.dQkv.data(), g.dLn2.data(),
+                            g.dLn.data()};
+  backwardInput(dx, dout, x, a, g, keep, b, t);
+  backwardWeight(dout, x, a, keep, b, t);
+}
+
+template <class S>
+void TransformerBlockT<S>::backwardInput(S* dx, const S* dout, const S* x,
+                                         const BlockActivationsT<S>& a, BackwardScratchT<S>& g,
+                                         const BlockGradsT<S>& keep, int64_t b, int64_t t) const {
   const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden(), nh = config_.numHeads;
+  auto zero = [](S* p, int64_t count) { std::fill(p, p + count, S(0)); };
   // out = res1 + mlp(res1): dres1 = dout + (MLP branch below).
-  g.dRes1.copyFrom({dout, static_cast<size_t>(n * c)});
+  std::copy(dout, dout + n * c, keep.dRes1);
   g.dFcGelu.zero();
   k::linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, f, c);
+  zero(keep.dFc, n * f);
+  k::geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * f);
+  zero(keep.dLn2, n * c);
+  k::linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, f);
+  k::layerNormBackwardInput(keep.dRes1, keep.dLn2, a.res1.data(), ln2Weight_.value.data(),
+                            a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
+  // res1 = x + proj(attn(ln1(x))): dx += dres1 + (attention branch below).
+  for (int64_t i = 0; i < n * c; ++i) dx[i] += keep.dRes1[i];
+  g.dAttY.zero();
+  k::linearBackwardInput(g.dAttY.data(), keep.dRes1, projWeight_.value.data(), n, c, c);
+  zero(keep.dQkv, n * 3 * c);
+  k::attentionBackward(keep.dQkv, g.dAtt.data(), g.dAttY.data(), a.qkv.data(), a.att.data(), b, t,
+                       c, nh);
+  zero(keep.dLn1, n * c);
+  k::linearBackwardInput(keep.dLn1, keep.dQkv, qkvWeight_.value.data(), n, c, 3 * c);
+  k::layerNormBackwardInput(dx, keep.dLn1, x, ln1Weight_.value.data(), a.ln1Mean.data(),
+                            a.ln1Rstd.data(), n, c);
+}
+
+template <class S>
+void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const BlockActivationsT<S>& a,
+                                          const BlockGradsT<S>& keep, int64_t b, int64_t t) {
+  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
+  // The same layers as backwardInput(), in the same order.
   k::linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout, a.fcGelu.data(),
                           n, f, c);
-  g.dFc.zero();
-  k::geluBackward(g.dFc.data(), a.fc.data(), g.dFcGelu.data(), n * f);
-  g.dLn.zero();
-  k::linearBackwardInput(g.dLn.data(), g.dFc.data(), fcWeight_.value.data(), n, c, f);
-  k::linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), g.dFc.data(), a.ln2.data(), n,
-                          c, f);
-  k::layerNormBackward(g.dRes1.data(), ln2Weight_.grad.data(), ln2Bias_.grad.data(), g.dLn.data(),
-                       a.res1.data(), ln2Weight_.value.data(), a.ln2Mean.data(), a.ln2Rstd.data(),
-                       n, c);
-  // res1 = x + proj(attn(ln1(x))): dx += dres1 + (attention branch below).
-  for (int64_t i = 0; i < n * c; ++i) dx[i] += g.dRes1.data()[i];
-  g.dAttY.zero();
-  k::linearBackwardInput(g.dAttY.data(), g.dRes1.data(), projWeight_.value.data(), n, c, c);
-  k::linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), g.dRes1.data(),
-                          a.attY.data(), n, c, c);
-  g.dQkv.zero();
-  k::attentionBackward(g.dQkv.data(), g.dAtt.data(), g.dAttY.data(), a.qkv.data(), a.att.data(), b,
-                       t, c, nh);
-  g.dLn.zero();
-  k::linearBackwardInput(g.dLn.data(), g.dQkv.data(), qkvWeight_.value.data(), n, c, 3 * c);
-  k::linearBackwardWeight(qkvWeight_.grad.data(), qkvBias_.grad.data(), g.dQkv.data(), a.ln1.data(),
-                          n, c, 3 * c);
-  k::layerNormBackward(dx, ln1Weight_.grad.data(), ln1Bias_.grad.data(), g.dLn.data(), x,
-                       ln1Weight_.value.data(), a.ln1Mean.data(), a.ln1Rstd.data(), n, c);
+  k::linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n, c,
+                          f);
+  k::layerNormBackwardWeight(ln2Weight_.grad.data(), ln2Bias_.grad.data(), keep.dLn2, a.res1.data(),
+                             a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
+  k::linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), keep.dRes1, a.attY.data(),
+                          n, c, c);
+  k::linearBackwardWeight(qkvWeight_.grad.data(), qkvBias_.grad.data(), keep.dQkv, a.ln1.data(), n,
+                          c, 3 * c);
+  k::layerNormBackwardWeight(ln1Weight_.grad.data(), ln1Bias_.grad.data(), keep.dLn1, x,
+                             a.ln1Mean.data(), a.ln1Rstd.data(), n, c);
+}
+
+template <class S>
+int64_t TransformerBlockT<S>::weightGradFlops(int64_t b, int64_t t) const {
+  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
+  return 2 * n * (3 * c * c + c * c + 2 * c * f);
 }
 
 template <class S>
@@ -159,13 +187,29 @@ double OutputHeadT<S>::forward(const S* x, const int32_t* targets, HeadActivatio
 template <class S>
 void OutputHeadT<S>::backward(S* dx, const S* x, const int32_t* targets, HeadActivationsT<S>& a,
                               BackwardScratchT<S>& g, double lossScale, int64_t b, int64_t t) {
+  backwardInput(dx, g.dLn.data(), x, targets, a, lossScale, b, t);
+  backwardWeight(g.dLn.data(), x, a, b, t);
+}
+
+template <class S>
+void OutputHeadT<S>::backwardInput(S* dx, S* dLnf, const S* x, const int32_t* targets,
+                                   HeadActivationsT<S>& a, double lossScale, int64_t b,
+                                   int64_t t) const {
   const int64_t n = b * t, c = config_.hidden, v = config_.vocabSize;
   k::crossEntropyBackward(a.probs.data(), targets, static_cast<S>(lossScale / n), n, v);
-  g.dLn.zero();
-  k::linearBackwardInput(g.dLn.data(), a.probs.data(), lmHead_.value.data(), n, c, v);
+  std::fill(dLnf, dLnf + n * c, S(0));
+  k::linearBackwardInput(dLnf, a.probs.data(), lmHead_.value.data(), n, c, v);
+  k::layerNormBackwardInput(dx, dLnf, x, lnfWeight_.value.data(), a.lnfMean.data(),
+                            a.lnfRstd.data(), n, c);
+}
+
+template <class S>
+void OutputHeadT<S>::backwardWeight(const S* dLnf, const S* x, const HeadActivationsT<S>& a,
+                                    int64_t b, int64_t t) {
+  const int64_t n = b * t, c = config_.hidden, v = config_.vocabSize;
   k::linearBackwardWeight<S>(lmHead_.grad.data(), nullptr, a.probs.data(), a.lnf.data(), n, c, v);
-  k::layerNormBackward(dx, lnfWeight_.grad.data(), lnfBias_.grad.data(), g.dLn.data(), x,
-                       lnfWeight_.value.data(), a.lnfMean.data(), a.lnfRstd.data(), n, c);
+  k::layerNormBackwardWeight(lnfWeight_.grad.data(), lnfBias_.grad.data(), dLnf, x,
+                             a.lnfMean.data(), a.lnfRstd.data(), n, c);
 }
 
 template <class S>

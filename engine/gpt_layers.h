@@ -33,7 +33,24 @@ class EmbeddingLayerT {
   ParameterT<S> wpe_;  // (maxT, C) "wpe.weight"
 };
 
+// Where a block's backwardInput() leaves the gradients its backwardWeight()
+// reads (shapes as in BlockGradKeepT; dOut is passed separately).
+template <class S>
+struct BlockGradsT {
+  S* dFc = nullptr;    // (B, T, F)
+  S* dRes1 = nullptr;  // (B, T, C)
+  S* dQkv = nullptr;   // (B, T, 3C)
+  S* dLn2 = nullptr;   // (B, T, C)
+  S* dLn1 = nullptr;   // (B, T, C)
+};
+
 // One pre-norm block: x + attn(ln1(x)), then + mlp(ln2(.)).
+//
+// Backward comes in two halves over the same sequence of kernels (zero-bubble
+// "B" and "W", Qi et al., arXiv 2401.10241): backwardInput() computes the
+// gradient of the input and keeps the gradients of the layers' outputs;
+// backwardWeight() turns those into the parameters' gradients. backward() is
+// the two in a row, so the split adds nothing to its results.
 template <class S>
 class TransformerBlockT {
  public:
@@ -43,9 +60,22 @@ class TransformerBlockT {
   std::vector<ParameterT<S>*> parameters();
   // x (B, T, C) -> acts.out (B, T, C).
   void forward(const S* x, BlockActivationsT<S>& acts, int64_t b, int64_t t) const;
-  // dx (B, T, C) += gradient of x given dout (B, T, C) (dout is not modified).
+  // dx (B, T, C) += gradient of x given dout (B, T, C) (dout is not modified);
+  // parameter gradients += theirs. Uses scratch for what B keeps for W.
   void backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& acts,
                 BackwardScratchT<S>& scratch, int64_t b, int64_t t);
+  // B: dx (B, T, C) += gradient of x; overwrites `keep`. Reads the parameter
+  // values, writes no parameter gradient.
+  void backwardInput(S* dx, const S* dout, const S* x, const BlockActivationsT<S>& acts,
+                     BackwardScratchT<S>& scratch, const BlockGradsT<S>& keep, int64_t b,
+                     int64_t t) const;
+  // W: parameter gradients += theirs, from dout, x, the activations and
+  // `keep` as backwardInput() left them. Reads no parameter value.
+  void backwardWeight(const S* dout, const S* x, const BlockActivationsT<S>& acts,
+                      const BlockGradsT<S>& keep, int64_t b, int64_t t);
+  // FLOPs of backwardWeight() (the matrix products); backwardInput() does the
+  // rest of the 2 × forwardFlops() of a backward.
+  int64_t weightGradFlops(int64_t b, int64_t t) const;
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
  private:
@@ -70,10 +100,17 @@ class OutputHeadT {
   // x (B, T, C), targets (B, T) -> acts.losses (B, T); returns the mean loss.
   double forward(const S* x, const int32_t* targets, HeadActivationsT<S>& acts, int64_t b,
                  int64_t t) const;
-  // dx (B, T, C) += gradient of (lossScale · mean loss) with respect to x.
-  // Consumes acts.probs.
+  // dx (B, T, C) += gradient of (lossScale · mean loss) with respect to x;
+  // parameter gradients += theirs. Consumes acts.probs. B then W (below).
   void backward(S* dx, const S* x, const int32_t* targets, HeadActivationsT<S>& acts,
                 BackwardScratchT<S>& scratch, double lossScale, int64_t b, int64_t t);
+  // B: dx += gradient of x; acts.probs become dlogits and dLnf (B, T, C) is
+  // overwritten with the gradient of ln_f's output, both kept for W.
+  void backwardInput(S* dx, S* dLnf, const S* x, const int32_t* targets, HeadActivationsT<S>& acts,
+                     double lossScale, int64_t b, int64_t t) const;
+  // W: parameter gradients += theirs from dLnf, x and acts.probs (dlogits).
+  void backwardWeight(const S* dLnf, const S* x, const HeadActivationsT<S>& acts, int64_t b,
+                      int64_t t);
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
  private:

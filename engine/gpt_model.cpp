@@ -136,6 +136,7 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
   }
   auto& g = acts->scratch;
   g.dLn = make({b, t, c});
+  if (!blocks_.empty()) g.dLn2 = make({b, t, c});
   g.dStreamA = make({b, t, c});
   g.dStreamB = make({b, t, c});
   if (!blocks_.empty()) {
@@ -155,6 +156,10 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
                                      const TraceContext& trace) {
   using tracer::EventKind;
   const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
+  if (acts.weightGradPending) {
+    return Status::failedPrecondition(
+        "forward over activations whose weight gradients (backwardWeight) are still pending");
+  }
   if (embedding_) {
     BS_RETURN_IF_ERROR(checkTokens(input.tokens, b * t, config_.vocabSize, "input tokens"));
     acts.tokens.assign(input.tokens.begin(), input.tokens.end());
@@ -204,14 +209,16 @@ template <class S>
 Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGrad,
                               double lossScale, const TraceContext& trace) {
   using tracer::EventKind;
-  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
+  const int64_t b = acts.batch, t = acts.seq;
+  if (acts.weightGradPending) {
+    return Status::failedPrecondition(
+        "backward over activations whose weight gradients (backwardWeight) are still pending");
+  }
+  BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
   auto& g = acts.scratch;
   TensorT<S>* dCur = &g.dStreamA;   // gradient of the current layer's output
   TensorT<S>* dNext = &g.dStreamB;  // gradient of its input
   if (head_) {
-    if (!outputGrad.empty()) {
-      return Status::invalidArgument("a range ending with the head takes no output gradient");
-    }
     dCur->zero();
     const int32_t slot = config_.numLayers + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
@@ -223,10 +230,6 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
   } else {
-    if (static_cast<int64_t>(outputGrad.size()) != b * t * c) {
-      return Status::invalidArgument("output gradient has " + std::to_string(outputGrad.size()) +
-                                     " values, expected B*T*C = " + std::to_string(b * t * c));
-    }
     dCur->copyFrom(outputGrad);
   }
   for (size_t i = blocks_.size(); i-- > 0;) {
@@ -253,6 +256,149 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
   } else {
     acts.inputGrad.copyFrom(dCur->span());
   }
+  return Status::ok();
+}
+
+template <class S>
+Status GptModelT<S>::checkOutputGrad(const ActivationsT<S>& acts,
+                                     std::span<const S> outputGrad) const {
+  const int64_t expected = acts.batch * acts.seq * config_.hidden;
+  if (head_ && !outputGrad.empty()) {
+    return Status::invalidArgument("a range ending with the head takes no output gradient");
+  }
+  if (!head_ && static_cast<int64_t>(outputGrad.size()) != expected) {
+    return Status::invalidArgument("output gradient has " + std::to_string(outputGrad.size()) +
+                                   " values, expected B*T*C = " + std::to_string(expected));
+  }
+  return Status::ok();
+}
+
+template <class S>
+void GptModelT<S>::allocateKeep(ActivationsT<S>& acts) {
+  auto& keep = acts.keep;
+  if (keep.allocated) return;
+  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden, f = config_.mlpHidden();
+  Allocator* al = allocator_;
+  auto make = [al](Shape shape) {
+    return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
+  };
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    BlockGradKeepT<S> k;
+    k.dOut = make({b, t, c});
+    k.dFc = make({b, t, f});
+    k.dRes1 = make({b, t, c});
+    k.dQkv = make({b, t, 3 * c});
+    k.dLn2 = make({b, t, c});
+    k.dLn1 = make({b, t, c});
+    keep.blocks.push_back(std::move(k));
+  }
+  if (head_) keep.dLnf = make({b, t, c});
+  if (embedding_) keep.dEmbedding = make({b, t, c});
+  keep.allocated = true;
+}
+
+namespace {
+template <class S>
+BlockGradsT<S> gradsOf(BlockGradKeepT<S>& k) {
+  return {k.dFc.data(), k.dRes1.data(), k.dQkv.data(), k.dLn2.data(), k.dLn1.data()};
+}
+}  // namespace
+
+template <class S>
+Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> outputGrad,
+                                   double lossScale, const TraceContext& trace) {
+  using tracer::EventKind;
+  const int64_t b = acts.batch, t = acts.seq;
+  if (acts.weightGradPending) {
+    return Status::failedPrecondition(
+        "backwardInput over activations whose weight gradients (backwardWeight) are still pending");
+  }
+  BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
+  allocateKeep(acts);
+  auto& keep = acts.keep;
+  // Each layer writes the gradient of its input straight where W (or the
+  // previous stage) reads it: the previous block's kept dOut, the
+  // embedding's kept gradient, or acts.inputGrad.
+  auto inputGradOf = [&](size_t block) -> TensorT<S>& {
+    if (block > 0) return keep.blocks[block - 1].dOut;
+    return embedding_ ? keep.dEmbedding : acts.inputGrad;
+  };
+  if (head_) {
+    TensorT<S>& dx = inputGradOf(blocks_.size());
+    dx.zero();
+    const int32_t slot = config_.numLayers + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(
+          trace.recorder, trace.span(EventKind::kBackwardInput, "head", head_->forwardFlops(b, t)));
+      head_->backwardInput(dx.data(), keep.dLnf.data(), acts.output().data(), acts.targets.data(),
+                           acts.head, lossScale, b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardInput(slot) : Status::ok());
+  } else {
+    inputGradOf(blocks_.size()).copyFrom(outputGrad);
+  }
+  for (size_t i = blocks_.size(); i-- > 0;) {
+    auto& block = *blocks_[i];
+    const S* x = i == 0 ? acts.input.data() : acts.blocks[i - 1].out.data();
+    TensorT<S>& dx = inputGradOf(i);
+    dx.zero();
+    const int32_t slot = block.index() + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
+    {
+      const int64_t flops = 2 * block.forwardFlops(b, t) - block.weightGradFlops(b, t);
+      tracer::ScopedSpan span(trace.recorder,
+                              trace.span(EventKind::kBackwardInput, block.name().c_str(), flops));
+      block.backwardInput(dx.data(), keep.blocks[i].dOut.data(), x, acts.blocks[i], acts.scratch,
+                          gradsOf(keep.blocks[i]), b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardInput(slot) : Status::ok());
+  }
+  acts.weightGradPending = true;
+  return Status::ok();
+}
+
+template <class S>
+Status GptModelT<S>::backwardWeight(ActivationsT<S>& acts, const TraceContext& trace) {
+  using tracer::EventKind;
+  const int64_t b = acts.batch, t = acts.seq;
+  if (!acts.weightGradPending) {
+    return Status::failedPrecondition("backwardWeight without a backwardInput before it");
+  }
+  auto& keep = acts.keep;
+  if (head_) {
+    const int32_t slot = config_.numLayers + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardWeight(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackwardWeight, "head",
+                                                         head_->forwardFlops(b, t)));
+      head_->backwardWeight(keep.dLnf.data(), acts.output().data(), acts.head, b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardWeight(slot) : Status::ok());
+  }
+  for (size_t i = blocks_.size(); i-- > 0;) {
+    auto& block = *blocks_[i];
+    const S* x = i == 0 ? acts.input.data() : acts.blocks[i - 1].out.data();
+    const int32_t slot = block.index() + 1;
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardWeight(slot) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder,
+                              trace.span(EventKind::kBackwardWeight, block.name().c_str(),
+                                         block.weightGradFlops(b, t)));
+      block.backwardWeight(keep.blocks[i].dOut.data(), x, acts.blocks[i], gradsOf(keep.blocks[i]),
+                           b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardWeight(slot) : Status::ok());
+  }
+  if (embedding_) {
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardWeight(0) : Status::ok());
+    {
+      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackwardWeight, "embedding"));
+      embedding_->backward(keep.dEmbedding.data(), acts.tokens.data(), b, t);
+    }
+    BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardWeight(0) : Status::ok());
+  }
+  acts.weightGradPending = false;
   return Status::ok();
 }
 

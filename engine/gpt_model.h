@@ -8,7 +8,8 @@
 // Contract: not thread-safe; one model per rank thread. Parameters and
 // activations are allocated from the Allocator given to create(), which must
 // outlive the model and its activations. Gradients accumulate across
-// backward() calls until zeroGrad() (gradient accumulation).
+// backward() (or backwardWeight()) calls until zeroGrad() (gradient
+// accumulation).
 #pragma once
 
 #include <cstdint>
@@ -78,13 +79,28 @@ class GptModelT {
   // is that of lossScale · mean loss and outputGrad must be empty; otherwise
   // outputGrad (B, T, C) is the gradient of the stage output. Without the
   // embedding, acts.inputGrad (B, T, C) receives the gradient of the input.
+  // One span EventKind::kBackward per layer.
   Status backward(ActivationsT<S>& acts, std::span<const S> outputGrad, double lossScale = 1.0,
                   const TraceContext& trace = {});
+
+  // backward() in two halves (zero-bubble B and W, Qi et al., arXiv
+  // 2401.10241). backwardInput() takes what backward() takes and produces
+  // acts.inputGrad (without the embedding); it writes no parameter gradient
+  // but keeps the gradients of the layers' outputs in acts.keep (allocated
+  // on first use, kActivations). backwardWeight() then adds every parameter
+  // gradient. B then W gives what backward() gives, bit for bit. Between the
+  // two, acts must not be reused: forward(), backward() and a second
+  // backwardInput() over them fail until backwardWeight() ran. One span per
+  // layer, EventKind::kBackwardInput resp. kBackwardWeight; hooks as in
+  // layer_hooks.h.
+  Status backwardInput(ActivationsT<S>& acts, std::span<const S> outputGrad, double lossScale = 1.0,
+                       const TraceContext& trace = {});
+  Status backwardWeight(ActivationsT<S>& acts, const TraceContext& trace = {});
 
   // FLOPs of one forward over (B, T) for this range (backward is about 2x).
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
-  // Called around every slot of forward() and backward() (layer_hooks.h);
+  // Called around every slot of forward() and the backward passes (layer_hooks.h);
   // null: none. Not owned; must outlive the passes that use it.
   void setHooks(LayerHooks* hooks) { hooks_ = hooks; }
   // The slot a parameter of this range belongs to (-1 if not held).
@@ -92,6 +108,8 @@ class GptModelT {
 
  private:
   GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last);
+  Status checkOutputGrad(const ActivationsT<S>& acts, std::span<const S> outputGrad) const;
+  void allocateKeep(ActivationsT<S>& acts);
 
   layout::ModelConfig config_;
   Allocator* allocator_;

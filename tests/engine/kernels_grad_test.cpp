@@ -53,6 +53,57 @@ TEST(KernelGradTest, LayerNorm) {
   expectGradientsMatch("dbias", loss, b.data(), db.data(), b.size());
 }
 
+// The zero-bubble halves: bit-identical to the fused kernel's parts, and each
+// matches the finite differences on its own.
+TEST(KernelGradTest, LayerNormSplitsIntoInputAndWeightHalves) {
+  const int64_t N = 5, C = 7;
+  auto x = randomVector(N * C, 14, 2.0), w = randomVector(C, 15), b = randomVector(C, 16);
+  for (int64_t i = 0; i < N * C; ++i) x[i] += 0.3 * (i % C);
+  const auto r = randomVector(N * C, 17);
+  std::vector<double> out(N * C), mean(N), rstd(N);
+  auto loss = [&] {
+    k::layerNormForward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+    return dot(out, r);
+  };
+  loss();
+  // Start from nonzero gradients: every kernel adds.
+  const auto dx0 = randomVector(N * C, 18), dw0 = randomVector(C, 19), db0 = randomVector(C, 20);
+  std::vector<double> dx = dx0, dw = dw0, db = db0;
+  k::layerNormBackward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), mean.data(),
+                       rstd.data(), N, C);
+  std::vector<double> dxB = dx0, dwW = dw0, dbW = db0;
+  k::layerNormBackwardInput(dxB.data(), r.data(), x.data(), w.data(), mean.data(), rstd.data(), N,
+                            C);
+  k::layerNormBackwardWeight(dwW.data(), dbW.data(), r.data(), x.data(), mean.data(), rstd.data(),
+                             N, C);
+  EXPECT_EQ(dxB, dx);
+  EXPECT_EQ(dwW, dw);
+  EXPECT_EQ(dbW, db);
+  // The same kernels in float agree with the fused float kernel bit for bit.
+  std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()), rf(r.begin(), r.end());
+  std::vector<float> of(N * C), mf(N), sf(N), bf(b.begin(), b.end());
+  k::layerNormForward(of.data(), mf.data(), sf.data(), xf.data(), wf.data(), bf.data(), N, C);
+  std::vector<float> fx(N * C, 0.5f), fw(C, 0.25f), fb(C, -1.0f);
+  std::vector<float> gx = fx, gw = fw, gb = fb;
+  k::layerNormBackward(fx.data(), fw.data(), fb.data(), rf.data(), xf.data(), wf.data(), mf.data(),
+                       sf.data(), N, C);
+  k::layerNormBackwardInput(gx.data(), rf.data(), xf.data(), wf.data(), mf.data(), sf.data(), N, C);
+  k::layerNormBackwardWeight(gw.data(), gb.data(), rf.data(), xf.data(), mf.data(), sf.data(), N,
+                             C);
+  EXPECT_EQ(gx, fx);
+  EXPECT_EQ(gw, fw);
+  EXPECT_EQ(gb, fb);
+  // Against finite differences, from zero.
+  std::vector<double> ix(N * C, 0.0), iw(C, 0.0), ib(C, 0.0);
+  k::layerNormBackwardInput(ix.data(), r.data(), x.data(), w.data(), mean.data(), rstd.data(), N,
+                            C);
+  k::layerNormBackwardWeight(iw.data(), ib.data(), r.data(), x.data(), mean.data(), rstd.data(), N,
+                             C);
+  expectGradientsMatch("dx (B half)", loss, x.data(), ix.data(), x.size());
+  expectGradientsMatch("dweight (W half)", loss, w.data(), iw.data(), w.size());
+  expectGradientsMatch("dbias (W half)", loss, b.data(), ib.data(), b.size());
+}
+
 TEST(KernelGradTest, LinearWithAndWithoutBias) {
   const int64_t N = 6, IC = 5, OC = 3;  // OC != IC so a transposed index breaks
   auto x = randomVector(N * IC, 8), w = randomVector(OC * IC, 9), b = randomVector(OC, 10);

@@ -217,10 +217,6 @@ std::string unsupportedLayoutFeature(const layout::Layout& l) {
   if (l.tp > 1) {
     return "tensor parallelism (tp " + std::to_string(l.tp) + ") is not implemented yet; use tp 1";
   }
-  if (l.pp > 1 && l.schedule == layout::ScheduleKind::kZeroBubbleH1) {
-    return std::string("pipeline schedule ") + layout::scheduleKindName(l.schedule) +
-           " is not implemented yet by the runtime; use gpipe, 1f1b or interleaved";
-  }
   return "";
 }
 

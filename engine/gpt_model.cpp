@@ -165,7 +165,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
     acts.tokens.assign(input.tokens.begin(), input.tokens.end());
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(0) : Status::ok());
     {
-      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, "embedding"));
+      tracer::ScopedSpan span(trace.recorder, trace.span(trace.forwardKind, "embedding"));
       embedding_->forward(acts.input.data(), acts.tokens.data(), b, t);
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(0) : Status::ok());
@@ -182,7 +182,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
     const int32_t slot = block.index() + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
     {
-      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kForward, block.name().c_str(),
+      tracer::ScopedSpan span(trace.recorder, trace.span(trace.forwardKind, block.name().c_str(),
                                                          block.forwardFlops(b, t)));
       block.forward(x, acts.blocks[i], b, t);
     }
@@ -197,7 +197,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
     {
       tracer::ScopedSpan span(trace.recorder,
-                              trace.span(EventKind::kForward, "head", head_->forwardFlops(b, t)));
+                              trace.span(trace.forwardKind, "head", head_->forwardFlops(b, t)));
       acts.loss = head_->forward(x, acts.targets.data(), acts.head, b, t);
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());

@@ -73,6 +73,7 @@ class GptModelT {
 
   // Runs the range forward. Returns the mean loss when the range ends with the
   // head, NaN otherwise (then acts.output() (B, T, C) is the stage output).
+  // One span per layer, of kind trace.forwardKind.
   Result<double> forward(ActivationsT<S>& acts, const StageInputT<S>& input,
                          const TraceContext& trace = {});
   // Runs the range backward after forward(acts). With the head, the gradient

@@ -13,6 +13,9 @@ struct TraceContext {
   int32_t microBatch = -1;
   int32_t stage = -1;
   int32_t chunk = -1;
+  // The kind of the per-layer spans of forward(): kRecompute when the pass
+  // recomputes activations (activation checkpointing).
+  tracer::EventKind forwardKind = tracer::EventKind::kForward;
 
   tracer::SpanInfo span(tracer::EventKind kind, const char* name, int64_t flops = 0) const {
     tracer::SpanInfo info;

@@ -107,6 +107,11 @@ void DataParallel::beginMicroBatch(int32_t step, int32_t microBatch, bool last) 
   lastMicroBatch_ = last;
 }
 
+void DataParallel::beginBackwardInput(int32_t step, int32_t microBatch) {
+  step_ = step;
+  microBatch_ = microBatch;
+}
+
 // ---- Hooks ----------------------------------------------------------------
 
 Status DataParallel::beforeForward(int32_t slot) {
@@ -120,6 +125,33 @@ Status DataParallel::afterForward(int32_t slot) {
 
 Status DataParallel::beforeBackward(int32_t slot) {
   if (options_.zeroStage == 3) BS_RETURN_IF_ERROR(gatherSlot(slot));
+  return openSlotGradients(slot);
+}
+
+Status DataParallel::afterBackward(int32_t slot) {
+  BS_RETURN_IF_ERROR(finishSlotGradients(slot));
+  if (options_.zeroStage == 3) releaseSlot(slot);
+  return Status::ok();
+}
+
+Status DataParallel::beforeBackwardInput(int32_t slot) {
+  return options_.zeroStage == 3 ? gatherSlot(slot) : Status::ok();
+}
+
+Status DataParallel::afterBackwardInput(int32_t slot) {
+  if (options_.zeroStage == 3) releaseSlot(slot);
+  return Status::ok();
+}
+
+Status DataParallel::beforeBackwardWeight(int32_t slot) {
+  return openSlotGradients(slot);
+}
+
+Status DataParallel::afterBackwardWeight(int32_t slot) {
+  return finishSlotGradients(slot);
+}
+
+Status DataParallel::openSlotGradients(int32_t slot) {
   if (options_.zeroStage >= 2) {
     const FlatRange range = flat_.slotRange(slot);
     slotGrads_ = Tensor({range.size()}, MemoryCategory::kGradients, &allocator_);
@@ -131,7 +163,7 @@ Status DataParallel::beforeBackward(int32_t slot) {
   return Status::ok();
 }
 
-Status DataParallel::afterBackward(int32_t slot) {
+Status DataParallel::finishSlotGradients(int32_t slot) {
   const FlatRange range = flat_.slotRange(slot);
   if (options_.zeroStage >= 2) {
     // Move this slot's gradients into the buckets they belong to, one bucket
@@ -160,7 +192,6 @@ Status DataParallel::afterBackward(int32_t slot) {
     for (Bucket& b : buckets_) b.ready = b.ready || b.range.lo >= range.lo;
     if (options_.overlap) BS_RETURN_IF_ERROR(launchReadyBuckets());
   }
-  if (options_.zeroStage == 3) releaseSlot(slot);
   return Status::ok();
 }
 

@@ -21,10 +21,18 @@
 // launched after the micro-batch's backward. Stage 0 and 1 synchronise only
 // in the step's last micro-batch (gradients accumulate locally before).
 //
+// A split backward (zero-bubble B and W, layer_hooks.h): B only reads
+// parameters (ZeRO-3 gathers each slot for its B and frees it after); W only
+// writes gradients and reads no parameter value, so ZeRO-3 gathers nothing
+// for it. A slot's gradients are complete after its W: buckets are filled and
+// launched there, exactly as after a fused backward.
+//
 // Contract: create() after the model is initialised in full shape (the same
 // seed on every rank); it installs itself as the model's LayerHooks and must
 // outlive the model's passes. Per step: zeroGradients(); per micro-batch:
-// beginMicroBatch(), model forward and backward, endMicroBatch(); then
+// beginMicroBatch(), model forward and backward, endMicroBatch() (with a
+// split backward: beginBackwardInput() before B, and beginMicroBatch() W
+// endMicroBatch() around W; `last` marks the step's last W); then
 // gradSquaredSum()/scaleGradients() (global clipping), applyOptimizer() and
 // gatherUpdatedParameters().
 // Collectives over `dp` are issued in the same order on every rank. The
@@ -60,6 +68,9 @@ class DataParallel final : public LayerHooks {
   void zeroGradients();
   // `last`: this micro-batch is the step's last (stage 0/1 reduce in it).
   void beginMicroBatch(int32_t step, int32_t microBatch, bool last);
+  // Before a split backward's B (backwardInput): tags its collectives (the
+  // ZeRO-3 gathers); no endMicroBatch() follows (the W's does).
+  void beginBackwardInput(int32_t step, int32_t microBatch);
   // After the micro-batch's backward: launches what is left and waits for
   // every bucket. After the last one, this rank's gradients (all of them at
   // stage 0, its shard otherwise) are the sums over the dp group.
@@ -93,6 +104,10 @@ class DataParallel final : public LayerHooks {
   Status afterForward(int32_t slot) override;
   Status beforeBackward(int32_t slot) override;
   Status afterBackward(int32_t slot) override;
+  Status beforeBackwardInput(int32_t slot) override;
+  Status afterBackwardInput(int32_t slot) override;
+  Status beforeBackwardWeight(int32_t slot) override;
+  Status afterBackwardWeight(int32_t slot) override;
 
  private:
   struct Bucket {
@@ -114,9 +129,11 @@ class DataParallel final : public LayerHooks {
   Status launchReadyBuckets();
   Status launchBucket(Bucket& bucket);
   Status completeBucket(Bucket& bucket);
-  Status gatherSlot(int32_t slot);  // stage 3
-  void releaseSlot(int32_t slot);   // stage 3
-  float* shardGrads();              // this rank's reduced gradients
+  Status openSlotGradients(int32_t slot);    // stages 2, 3: the slot's full gradients
+  Status finishSlotGradients(int32_t slot);  // fills and launches the buckets
+  Status gatherSlot(int32_t slot);           // stage 3
+  void releaseSlot(int32_t slot);            // stage 3
+  float* shardGrads();                       // this rank's reduced gradients
   CommTrace trace(const char* name) const;
   tracer::ParallelDim syncDim() const;
 

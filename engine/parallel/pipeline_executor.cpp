@@ -121,8 +121,8 @@ Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   const bool again = kind == EventKind::kRecompute;
   tracer::ScopedSpan span(
       recorder_, trace.span(kind, again ? "recompute" : "forward", model.forwardFlops(b_, t_)));
-  BS_ASSIGN_OR_RETURN(const double loss,
-                      model.forward(*f.acts, input, again ? TraceContext{} : trace));
+  trace.forwardKind = kind;  // the layers' spans: kForward, or kRecompute when again
+  BS_ASSIGN_OR_RETURN(const double loss, model.forward(*f.acts, input, trace));
   if (model.hasHead() && !again) lossSum += loss;
   f.dropped = false;
   return Status::ok();
@@ -137,6 +137,56 @@ void PipelineExecutor::dropActivations(const Op& op) {
 Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
   const PipelineChunk& chunk = chunks_.at(op.chunk);
   InFlight& f = slot(op);
+  BS_RETURN_IF_ERROR(activationsFor(op));
+  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
+  {
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackward, "backward",
+                                                  2 * chunk.model->forwardFlops(b_, t_)));
+    BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, outputGradOf(op), context_.lossScale, trace));
+  }
+  f.backwardDone = true;
+  return chunk.sync->endMicroBatch();
+}
+
+Status PipelineExecutor::backwardInput(const Op& op) {
+  const PipelineChunk& chunk = chunks_.at(op.chunk);
+  InFlight& f = slot(op);
+  BS_RETURN_IF_ERROR(activationsFor(op));
+  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  chunk.sync->beginBackwardInput(context_.step, op.microBatch);
+  {
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackwardInput, "backward_input",
+                                                  chunk.model->forwardFlops(b_, t_)));
+    BS_RETURN_IF_ERROR(
+        chunk.model->backwardInput(*f.acts, outputGradOf(op), context_.lossScale, trace));
+  }
+  // W needs neither: B kept the output gradient, and no recompute follows.
+  std::vector<float>().swap(f.outputGrad);
+  f.input = Tensor();
+  return Status::ok();
+}
+
+Status PipelineExecutor::backwardWeight(const Op& op, bool lastOfChunk) {
+  const PipelineChunk& chunk = chunks_.at(op.chunk);
+  InFlight& f = slot(op);
+  if (!f.acts || !f.acts->weightGradPending) {
+    return Status::internal("weight gradient of micro-batch " + std::to_string(op.microBatch) +
+                            " before its input gradient on stage " + std::to_string(stage_));
+  }
+  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
+  {
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackwardWeight, "backward_weight",
+                                                  chunk.model->forwardFlops(b_, t_)));
+    BS_RETURN_IF_ERROR(chunk.model->backwardWeight(*f.acts, trace));
+  }
+  f.backwardDone = true;
+  return chunk.sync->endMicroBatch();
+}
+
+Status PipelineExecutor::activationsFor(const Op& op) {
+  InFlight& f = slot(op);
   if (f.dropped) {
     double ignored = 0.0;
     BS_RETURN_IF_ERROR(forward(op, EventKind::kRecompute, ignored));
@@ -145,16 +195,21 @@ Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
     return Status::internal("backward of micro-batch " + std::to_string(op.microBatch) +
                             " before its forward on stage " + std::to_string(stage_));
   }
-  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
-  chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
-  {
-    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackward, "backward",
-                                                  2 * chunk.model->forwardFlops(b_, t_)));
-    const std::span<const float> grad =
-        chunk.model->hasHead() ? std::span<const float>{} : std::span<const float>(f.outputGrad);
-    BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, grad, context_.lossScale, trace));
-  }
-  return chunk.sync->endMicroBatch();
+  return Status::ok();
+}
+
+std::span<const float> PipelineExecutor::outputGradOf(const Op& op) {
+  if (chunks_.at(op.chunk).model->hasHead()) return {};
+  return slot(op).outputGrad;
+}
+
+void PipelineExecutor::releaseIfDone(const Op& op) {
+  auto it = inFlight_.find({op.microBatch, op.chunk});
+  if (it == inFlight_.end()) return;
+  const InFlight& f = it->second;
+  // Done: its parameter gradients are in (after backward or W) and its input
+  // gradient is on its way (or the first virtual stage has none to send).
+  if (f.backwardDone && (f.gradSent || virtualStage(op.chunk) == 0)) release(op);
 }
 
 void PipelineExecutor::release(const Op& op) {
@@ -167,7 +222,8 @@ void PipelineExecutor::release(const Op& op) {
 Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
                                          const PipelineStepContext& context) {
   context_ = context;
-  // The last backward of each chunk: ZeRO 0/1 reduce the chunk's buckets there.
+  // The last backward (or W) of each chunk: a chunk's gradients are complete
+  // after it, so ZeRO 0/1 reduce the chunk's buckets there.
   std::vector<size_t> lastBackward(chunks_.size(), ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -177,9 +233,8 @@ Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
                                      " is outside the executor's limits (micro-batch <= 2047, "
                                      "chunk < chunks held)");
     }
-    if (op.type == OpType::kBackward) lastBackward[op.chunk] = i;
-    if (op.type == OpType::kBackwardInput || op.type == OpType::kBackwardWeight) {
-      return Status::unsupported("the executor does not split backward (zb-h1) yet");
+    if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
+      lastBackward[op.chunk] = i;
     }
   }
   double lossSum = 0.0;
@@ -214,21 +269,32 @@ Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
       }
       case OpType::kBackward:
         BS_RETURN_IF_ERROR(backward(op, i == lastBackward[op.chunk]));
-        if (virtualStage(op.chunk) == 0) release(op);  // no gradient to send
+        releaseIfDone(op);
         break;
-      case OpType::kSendGrad:
-        BS_RETURN_IF_ERROR(sendFrom(op, slot(op).acts->inputGrad.span()));
-        release(op);
+      case OpType::kBackwardInput:
+        BS_RETURN_IF_ERROR(backwardInput(op));
         break;
+      case OpType::kBackwardWeight:
+        BS_RETURN_IF_ERROR(backwardWeight(op, i == lastBackward[op.chunk]));
+        releaseIfDone(op);
+        break;
+      case OpType::kSendGrad: {
+        InFlight& f = slot(op);
+        if (!f.acts) {
+          return Status::internal("gradient of micro-batch " + std::to_string(op.microBatch) +
+                                  " sent before its backward on stage " + std::to_string(stage_));
+        }
+        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->inputGrad.span()));
+        f.gradSent = true;
+        releaseIfDone(op);
+        break;
+      }
       case OpType::kAllReduceGrads:
       case OpType::kReduceScatterGrads:
         BS_RETURN_IF_ERROR(completeSends());
         break;
       case OpType::kOptimizerStep:
         break;  // the caller's, after the global gradient norm
-      case OpType::kBackwardInput:
-      case OpType::kBackwardWeight:
-        break;  // refused above
     }
   }
   BS_RETURN_IF_ERROR(completeSends());

@@ -12,6 +12,15 @@
 //    chunk's model pass; the first virtual stage reads tokens from the data
 //    loader, the last computes the loss. The chunk's DataParallel is told
 //    which backward is the chunk's last of the step (ZeRO 0/1 reduce there).
+//  - BackwardInput / BackwardWeight (zb-h1's B and W): B computes the input
+//    gradient (its SendGrad follows right after it) and keeps what W needs in
+//    the micro-batch's activations; W adds the parameter gradients. Spans
+//    EventKind::kBackwardInput / kBackwardWeight (micro-batch, stage, chunk),
+//    with the model's per-layer spans of the same kinds inside. A slot's
+//    gradients are complete only after its W, so DataParallel's buckets are
+//    filled in W and "the chunk's last backward of the step" is its last W.
+//    The in-flight micro-batch (activations and kept gradients) lives until
+//    its W has run and its gradient has been sent.
 //  - SendActivation / SendGrad: copies the tensor into a send buffer and
 //    starts a non-blocking send, traced as its posting (the receiver's span
 //    shows the transfer); every send is waited before the step's gradient
@@ -21,10 +30,12 @@
 //    activations go back to the pool; the stage keeps only the stage input
 //    (the received activation, a kActivations tensor; the first virtual stage
 //    and the head re-read tokens and targets from the deterministic loader).
-//    Right before that micro-batch's backward the forward runs again, one
-//    span EventKind::kRecompute (micro-batch, stage, chunk; the layers inside
-//    are not traced), its loss ignored. So at most one set of activations per
-//    chunk is alive at a time; the result is bit-identical to the plain run.
+//    Right before that micro-batch's backward (or B) the forward runs again,
+//    one span EventKind::kRecompute (micro-batch, stage, chunk) with a
+//    kRecompute span per layer inside, its loss ignored. So at most one set
+//    of activations per chunk is alive at a time (with zb-h1: those of the
+//    micro-batches between their B and their W); the result is bit-identical
+//    to the plain run.
 //  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
 //    DataParallel buckets already ran in the last backward); OptimizerStep is
 //    left to the caller (it needs the global gradient norm).
@@ -82,11 +93,13 @@ class PipelineExecutor {
   Result<double> runStep(const std::vector<layout::Op>& ops, const PipelineStepContext& context);
 
  private:
-  struct InFlight {  // one (micro-batch, chunk) between its forward and backward
+  struct InFlight {  // one (micro-batch, chunk) from its forward to its last backward op
     std::unique_ptr<Activations> acts;
     Tensor input;                   // (B, T, C) received activation (kActivations)
     std::vector<float> outputGrad;  // (B, T, C) received gradient
     bool dropped = false;           // activations released; recompute before backward
+    bool backwardDone = false;      // Backward, or W, ran: parameter gradients are in
+    bool gradSent = false;          // SendGrad posted the input gradient
   };
   struct PendingSend {
     CommHandle handle;
@@ -100,6 +113,11 @@ class PipelineExecutor {
   Status forward(const layout::Op& op, tracer::EventKind kind, double& lossSum);
   void dropActivations(const layout::Op& op);  // recompute only
   Status backward(const layout::Op& op, bool lastOfChunk);
+  Status backwardInput(const layout::Op& op);                     // zb-h1 "B"
+  Status backwardWeight(const layout::Op& op, bool lastOfChunk);  // zb-h1 "W"
+  Status activationsFor(const layout::Op& op);                    // recomputes dropped ones
+  std::span<const float> outputGradOf(const layout::Op& op);
+  void releaseIfDone(const layout::Op& op);
   Status completeSends();
   InFlight& slot(const layout::Op& op) { return inFlight_[{op.microBatch, op.chunk}]; }
   void release(const layout::Op& op);

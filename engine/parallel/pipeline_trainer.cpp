@@ -27,12 +27,6 @@ Result<std::unique_ptr<PipelineTrainer>> PipelineTrainer::create(const TrainerOp
   if (!options.loadPath.empty()) {
     return Status::unsupported("a pipeline-parallel run cannot resume from a checkpoint yet");
   }
-  if (pipeline.schedule == layout::ScheduleKind::kZeroBubbleH1) {
-    return Status::unsupported(std::string("pipeline schedule ") +
-                               layout::scheduleKindName(pipeline.schedule) +
-                               " is not implemented yet by the runtime; use gpipe, 1f1b or "
-                               "interleaved");
-  }
   const bool interleaved = pipeline.schedule == layout::ScheduleKind::kInterleaved;
   if (interleaved ? pipeline.chunks < 2 || pipeline.chunks > 8 : pipeline.chunks != 1) {
     return Status::invalidArgument(

@@ -19,9 +19,9 @@
 // gives the matching single-rank run.
 //
 // Contract: create() and step() are collective over the dp and pp groups;
-// both communicators outlive the trainer. Schedules with split backward
-// (zb-h1) are refused for now; v > 1 needs the interleaved schedule (and
-// m % p == 0, v <= 8). Training thread only.
+// both communicators outlive the trainer. Every schedule runs, zb-h1's split
+// backward included (with any ZeRO stage and with recompute); v > 1 needs
+// the interleaved schedule (and m % p == 0, v <= 8). Training thread only.
 #pragma once
 
 #include <memory>

@@ -1,10 +1,13 @@
 // DESIGN.md correctness rule for pipeline parallelism: pp 2 and pp 4 with
-// gpipe and 1f1b, and dp 2 × pp 2, match the single-rank run on the same
-// global batch (tiny with 4 layers, so pp 4 has a layer per stage); so do
-// pp 2 and dp 2 × pp 2 with the interleaved schedule at v = 2 (a layer per
-// chunk: stage 0 holds layers 0 and 2, stage 1 layers 1 and 3). With
-// activation checkpointing (recompute) pp 2 matches too, and holds one set of
-// activations per stage instead of one per in-flight micro-batch.
+// gpipe, 1f1b and zb-h1 (split backward), and dp 2 × pp 2, match the
+// single-rank run on the same global batch (tiny with 4 layers, so pp 4 has a
+// layer per stage); so do pp 2 and dp 2 × pp 2 with the interleaved schedule
+// at v = 2 (a layer per chunk: stage 0 holds layers 0 and 2, stage 1 layers 1
+// and 3), and zb-h1 at dp 2 × pp 2 with every ZeRO stage. With activation
+// checkpointing (recompute) pp 2 matches too (1f1b and zb-h1), and holds one
+// set of activations per stage instead of one per in-flight micro-batch.
+#include <algorithm>
+
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/pipeline_trainer.h"
 #include "parallel_fixture.h"
@@ -117,7 +120,8 @@ TEST(PipelineTest, Pp2MatchesSingleRank) {
   const int r = worldRank();  // two pp 2 pipelines side by side
   auto dp = split(r, 0, tracer::ParallelDim::kDp);
   auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
-  for (ScheduleKind kind : {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB}) {
+  for (ScheduleKind kind :
+       {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB, ScheduleKind::kZeroBubbleH1}) {
     expectMatches(kind, 1, 2, 0, *dp, *pp);
   }
 }
@@ -125,8 +129,20 @@ TEST(PipelineTest, Pp2MatchesSingleRank) {
 TEST(PipelineTest, Pp4MatchesSingleRank) {
   auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
   auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
-  for (ScheduleKind kind : {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB}) {
+  for (ScheduleKind kind :
+       {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB, ScheduleKind::kZeroBubbleH1}) {
     expectMatches(kind, 1, 4, 0, *dp, *pp);
+  }
+}
+
+// zb-h1's gradients are complete only after each micro-batch's W: the dp
+// buckets (all-reduce, or reduce-scatter at ZeRO >= 1) must run there, and
+// ZeRO-3 gathers parameters for B (W reads none).
+TEST(PipelineTest, ZeroBubbleDp2Pp2MatchesSingleRankAtEveryZeroStage) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1);
+  ASSERT_TRUE(grid.isOk()) << grid.status().toString();
+  for (int32_t zero : {0, 1, 2, 3}) {
+    expectMatches(ScheduleKind::kZeroBubbleH1, 2, 2, zero, (*grid)->dp(), (*grid)->pp());
   }
 }
 
@@ -165,6 +181,7 @@ TEST(PipelineTest, RecomputePp2MatchesSingleRankWithFewerActivationBytes) {
   auto dp = split(r, 0, tracer::ParallelDim::kDp);
   auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
   expectMatches(ScheduleKind::kOneFOneB, 1, 2, 0, *dp, *pp, 1, true);
+  expectMatches(ScheduleKind::kZeroBubbleH1, 1, 2, 0, *dp, *pp, 1, true);
   ActivationBytes plain, recomputed;
   expectMatches(ScheduleKind::kGPipe, 1, 2, 0, *dp, *pp, 1, false, &plain);
   expectMatches(ScheduleKind::kGPipe, 1, 2, 0, *dp, *pp, 1, true, &recomputed);
@@ -183,15 +200,64 @@ TEST(PipelineTest, RecomputePp2MatchesSingleRankWithFewerActivationBytes) {
               static_cast<long long>(recomputed.peak), ratio);
 }
 
-TEST(PipelineTest, UnimplementedSchedulesAndTooFewLayersAreRefused) {
+// One zb-h1 step with recompute, traced: every micro-batch has one B and one
+// W span per stage, each with a span per layer of the stage inside, no fused
+// backward, and its recomputed forward shows as kRecompute, per layer too.
+TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
+  const int r = worldRank();  // two pp 2 pipelines side by side
+  auto dp = split(r, 0, tracer::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  PipelineOptions pipeline;
+  pipeline.schedule = ScheduleKind::kZeroBubbleH1;
+  pipeline.recompute = true;
+  auto made = PipelineTrainer::create(pipelineOptions(), {}, pipeline, *dp, *pp);
+  ASSERT_TRUE(made.isOk()) << made.status().toString();
+  tracer::Recorder recorder(r, true);
+  (*made)->setRecorder(&recorder);
+  ASSERT_TRUE((*made)->step().isOk());
+  (*made)->setRecorder(nullptr);
+  const std::vector<tracer::Event> events = recorder.drain();
+  auto count = [&](tracer::EventKind kind, const std::string& name) {
+    return std::count_if(events.begin(), events.end(), [&](const tracer::Event& e) {
+      return e.kind == kind && (name.empty() || e.name == name);
+    });
+  };
+  using tracer::EventKind;
+  const int64_t m = pipelineOptions().microBatches;
+  // The stage's layers (the split is by cost): blocks, and the embedding or the head.
+  const GptModel& model = (*made)->model();
+  std::vector<std::string> blocks;
+  for (int32_t slot = std::max(model.firstSlot(), 1);
+       slot < std::min(model.lastSlot(), model.slotCount() - 1); ++slot) {
+    blocks.push_back("h." + std::to_string(slot - 1));
+  }
+  ASSERT_FALSE(blocks.empty());
+  const std::string edge = pp->rank() == 0 ? "embedding" : "head";
+  EXPECT_EQ(count(EventKind::kBackward, ""), 0);
+  EXPECT_EQ(count(EventKind::kBackwardInput, "backward_input"), m);
+  EXPECT_EQ(count(EventKind::kBackwardWeight, "backward_weight"), m);
+  EXPECT_EQ(count(EventKind::kRecompute, "recompute"), m);
+  for (const std::string& layer : blocks) {
+    EXPECT_EQ(count(EventKind::kForward, layer), m) << layer;
+    EXPECT_EQ(count(EventKind::kRecompute, layer), m) << layer;
+    EXPECT_EQ(count(EventKind::kBackwardInput, layer), m) << layer;
+    EXPECT_EQ(count(EventKind::kBackwardWeight, layer), m) << layer;
+  }
+  EXPECT_EQ(count(EventKind::kRecompute, edge), m);
+  EXPECT_EQ(count(EventKind::kBackwardWeight, edge), m);
+  EXPECT_EQ(count(EventKind::kBackwardInput, edge), pp->rank() == 0 ? 0 : m);  // no B: embedding
+  for (const tracer::Event& e : events) {
+    if (e.kind != EventKind::kBackwardInput && e.kind != EventKind::kBackwardWeight) continue;
+    EXPECT_EQ(e.stage, pp->rank());
+    EXPECT_GE(e.microBatch, 0);
+    EXPECT_LT(e.microBatch, m);
+    EXPECT_EQ(e.chunk, 0);
+  }
+}
+
+TEST(PipelineTest, BadChunkCountsAndTooFewLayersAreRefused) {
   auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
   auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
-  PipelineOptions zb;
-  zb.schedule = ScheduleKind::kZeroBubbleH1;
-  auto refused = PipelineTrainer::create(pipelineOptions(), {}, zb, *dp, *pp);
-  ASSERT_FALSE(refused.isOk());
-  EXPECT_NE(refused.status().message().find("zb-h1 is not implemented yet"), std::string::npos)
-      << refused.status().message();
   PipelineOptions oneChunk;  // interleaved needs v >= 2
   oneChunk.schedule = ScheduleKind::kInterleaved;
   auto single = PipelineTrainer::create(pipelineOptions(), {}, oneChunk, *dp, *pp);
@@ -202,6 +268,14 @@ TEST(PipelineTest, UnimplementedSchedulesAndTooFewLayersAreRefused) {
   auto few = PipelineTrainer::create(twoLayers, {}, {}, *dp, *pp);
   ASSERT_FALSE(few.isOk());
   EXPECT_NE(few.status().message().find("layers"), std::string::npos) << few.status().message();
+  PipelineOptions zb;  // zb-h1 needs m >= p: 2 micro-batches for 4 stages
+  zb.schedule = ScheduleKind::kZeroBubbleH1;
+  TrainerOptions twoMicroBatches = pipelineOptions();
+  twoMicroBatches.microBatches = 2;
+  auto fewMb = PipelineTrainer::create(twoMicroBatches, {}, zb, *dp, *pp);
+  ASSERT_FALSE(fewMb.isOk());
+  EXPECT_NE(fewMb.status().message().find("zb-h1 needs m >= p"), std::string::npos)
+      << fewMb.status().message();
 }
 
 }  // namespace

@@ -21,12 +21,13 @@ namespace {
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct RunArgs {
   std::string layoutFile;
-  std::optional<int32_t> dp, tp, pp, zero, microBatches, microBatchSize, steps, np;
+  std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps, np;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
   std::optional<std::string> model, schedule, hostfile, data;
   std::vector<std::string> hosts;
   bool noOverlap = false;
+  bool recompute = false;
   std::string trace;
   std::string name;
   std::string injectFailure;  // tests: passed to every rank's train
@@ -53,6 +54,7 @@ Result<nlohmann::json> layoutJson(const RunArgs& a) {
   set("tp", a.tp);
   set("pp", a.pp);
   set("zero_stage", a.zero);
+  set("virtual_chunks", a.chunks);
   set("micro_batches", a.microBatches);
   set("micro_batch_size", a.microBatchSize);
   set("global_batch", a.globalBatch);
@@ -67,6 +69,7 @@ Result<nlohmann::json> layoutJson(const RunArgs& a) {
   set("data_file", a.data);
   if (!a.hosts.empty()) j["hosts"] = a.hosts;
   if (a.noOverlap) j["overlap"] = false;
+  if (a.recompute) j["recompute"] = true;
   return j;
 }
 
@@ -198,7 +201,10 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
                   "Sequences per step over all dp ranks (checked against the others)");
   cmd->add_option("--seed", a->seed, "Seed of initialisation and data order");
   cmd->add_option("--lr", a->lr, "Peak learning rate");
-  cmd->add_option("--schedule", a->schedule, "Pipeline schedule");
+  cmd->add_option("--schedule", a->schedule, "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1");
+  cmd->add_option("--chunks", a->chunks, "Model chunks per stage (v, interleaved only)");
+  cmd->add_flag("--recompute", a->recompute,
+                "Activation checkpointing: keep stage inputs, recompute before backward");
   cmd->add_option("--bucket-mb", a->bucketMb, "Gradient bucket size in MiB");
   cmd->add_option("--bucket-elements", a->bucketElements, "Gradient bucket size in elements");
   cmd->add_flag("--no-overlap", a->noOverlap,

@@ -125,9 +125,10 @@ Status Communicator::run(CommOp op) {
 
 void Communicator::record(const CommOp& op, int64_t startNs, int64_t endNs) {
   if (recorder_ == nullptr) return;
+  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
+  if (size() == 1 && !pointToPoint) return;  // a local copy: no traffic to show
   tracer::SpanInfo info;
   info.kind = eventKindOf(op.kind);
-  const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
   info.lane = pointToPoint ? tracer::Lane::kPipeline : tracer::Lane::kCommunication;
   info.name = op.trace.name ? op.trace.name : collectiveName(op.kind);
   info.step = op.trace.step;

@@ -18,7 +18,9 @@
 //   this rank sends or receives: the buffer for all-reduce and broadcast,
 //   the whole gathered/scattered buffer for all-gather and reduce-scatter,
 //   the message for send and receive). Sends and receives go on Lane
-//   kPipeline, everything else on kCommunication.
+//   kPipeline, everything else on kCommunication. A group of one rank
+//   runs its collectives as local copies and records no span: nothing
+//   crosses a link, so a dp 1 run shows no dp traffic.
 #pragma once
 
 #include <cstdint>

@@ -123,6 +123,26 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   }
 }
 
+TEST(CommunicatorTest, AGroupOfOneRankComputesButRecordsNoTraffic) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  auto self = MpiCommunicator::split(MPI_COMM_WORLD, rank, 0, ParallelDim::kDp);
+  ASSERT_TRUE(self.isOk()) << self.status().toString();
+  auto& comm = **self;
+  ASSERT_EQ(comm.size(), 1);
+  tracer::Recorder recorder(rank, true);
+  comm.setRecorder(&recorder);
+  std::vector<float> a(32, 2.0f), piece(32, 0.0f), gathered(32, 0.0f);
+  ASSERT_TRUE(comm.allReduce(a).isOk());
+  ASSERT_TRUE(comm.reduceScatter(a, piece, {32}).isOk());
+  ASSERT_TRUE(comm.allGather(piece, gathered, {32}).isOk());
+  comm.setRecorder(nullptr);
+  EXPECT_EQ(a[31], 2.0f);
+  EXPECT_EQ(piece[0], 2.0f);
+  EXPECT_EQ(gathered[17], 2.0f);
+  EXPECT_TRUE(recorder.drain().empty());
+}
+
 TEST(CommunicatorTest, BadArgumentsAreErrorsNotCrashes) {
   auto comm = worldComm();
   std::vector<float> a(8), b(2);

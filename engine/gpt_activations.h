@@ -22,15 +22,15 @@ struct BlockActivationsT {
   TensorT<S> ln1;      // (B, T, C)
   TensorT<S> ln1Mean;  // (B, T)
   TensorT<S> ln1Rstd;  // (B, T)
-  TensorT<S> qkv;      // (B, T, 3C)
-  TensorT<S> att;      // (B, NH, T, T) softmax probabilities
-  TensorT<S> attY;     // (B, T, C) attention output before the projection
+  TensorT<S> qkv;      // (B, T, 3C/P) this tp rank's heads: q | k | v (P = tp size)
+  TensorT<S> att;      // (B, NH/P, T, T) softmax probabilities
+  TensorT<S> attY;     // (B, T, C/P) attention output before the projection
   TensorT<S> res1;     // (B, T, C) x + attention branch
   TensorT<S> ln2;      // (B, T, C)
   TensorT<S> ln2Mean;  // (B, T)
   TensorT<S> ln2Rstd;  // (B, T)
-  TensorT<S> fc;       // (B, T, F)
-  TensorT<S> fcGelu;   // (B, T, F)
+  TensorT<S> fc;       // (B, T, F/P)
+  TensorT<S> fcGelu;   // (B, T, F/P)
   TensorT<S> out;      // (B, T, C) res1 + MLP branch: the block's output
 };
 
@@ -50,11 +50,11 @@ struct BackwardScratchT {
   TensorT<S> dRes1;     // (B, T, C)
   TensorT<S> dLn;       // (B, T, C) gradient of ln_1's (or ln_f's) output
   TensorT<S> dLn2;      // (B, T, C) gradient of ln_2's output
-  TensorT<S> dQkv;      // (B, T, 3C)
-  TensorT<S> dAttY;     // (B, T, C)
+  TensorT<S> dQkv;      // (B, T, 3C/P)
+  TensorT<S> dAttY;     // (B, T, C/P)
   TensorT<S> dAtt;      // (T, T) one head's score gradient
-  TensorT<S> dFc;       // (B, T, F)
-  TensorT<S> dFcGelu;   // (B, T, F)
+  TensorT<S> dFc;       // (B, T, F/P)
+  TensorT<S> dFcGelu;   // (B, T, F/P)
   TensorT<S> dStreamA;  // (B, T, C) gradient of the residual stream (ping)
   TensorT<S> dStreamB;  // (B, T, C) (pong)
 };
@@ -64,9 +64,9 @@ struct BackwardScratchT {
 template <class S>
 struct BlockGradKeepT {
   TensorT<S> dOut;   // (B, T, C) gradient of the block output (mlp.proj's output)
-  TensorT<S> dFc;    // (B, T, F) gradient of mlp.fc's output
+  TensorT<S> dFc;    // (B, T, F/P) gradient of mlp.fc's output
   TensorT<S> dRes1;  // (B, T, C) gradient of attn.proj's output
-  TensorT<S> dQkv;   // (B, T, 3C) gradient of attn.qkv's output
+  TensorT<S> dQkv;   // (B, T, 3C/P) gradient of attn.qkv's output
   TensorT<S> dLn2;   // (B, T, C) gradient of ln_2's output
   TensorT<S> dLn1;   // (B, T, C) gradient of ln_1's output
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "engine/cpu_kernels.h"
 
@@ -16,6 +17,26 @@ double residualProjectionStd(const layout::ModelConfig& c) {
 }  // namespace
 
 namespace k = kernels;
+
+// Under tensor parallelism a block records its compute as one span per
+// stretch between its tp all-reduces, so a blocking all-reduce never sits
+// inside a compute span (the model records one span per block without tp).
+class ComputeSegments {
+ public:
+  ComputeSegments(const TraceContext& trace, bool on, tracer::EventKind kind, const char* name)
+      : trace_(trace), on_(on), kind_(kind), name_(name) {}
+  void begin(int64_t flops) {
+    if (on_) span_.emplace(trace_.recorder, trace_.span(kind_, name_, flops));
+  }
+  void end() { span_.reset(); }
+
+ private:
+  const TraceContext& trace_;
+  bool on_;
+  tracer::EventKind kind_;
+  const char* name_;
+  std::optional<tracer::ScopedSpan> span_;
+};
 
 // ---- EmbeddingLayerT ---------------------------------------------------------
 
@@ -41,25 +62,32 @@ void EmbeddingLayerT<S>::backward(const S* dout, const int32_t* tokens, int64_t 
 
 template <class S>
 TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32_t index,
-                                        Allocator* allocator)
-    : config_(config), index_(index), name_("h." + std::to_string(index)) {
+                                        Allocator* allocator, TensorParallelGroup* tp)
+    : config_(config), index_(index), name_("h." + std::to_string(index)), tp_(tp) {
   const int64_t c = config.hidden, f = config.mlpHidden();
   const double projStd = residualProjectionStd(config);
-  auto make = [&](const char* suffix, Shape shape, InitKind kind, double std, bool decay) {
-    return ParameterT<S>(name_ + "." + suffix, std::move(shape), kind, std, decay, allocator);
+  const int32_t rank = tp ? tp->rank() : 0, size = tp ? tp->size() : 1;
+  const TensorShard replicated;
+  const TensorShard qkvRows{.dim = 0, .parts = 3, .rank = rank, .size = size};
+  const TensorShard rows{.dim = 0, .parts = 1, .rank = rank, .size = size};
+  const TensorShard columns{.dim = 1, .parts = 1, .rank = rank, .size = size};
+  auto make = [&](const char* suffix, Shape shape, InitKind kind, double std, bool decay,
+                  const TensorShard& shard) {
+    return ParameterT<S>(name_ + "." + suffix, std::move(shape), kind, std, decay, allocator,
+                         shard);
   };
-  ln1Weight_ = make("ln_1.weight", {c}, InitKind::kOnes, 0, false);
-  ln1Bias_ = make("ln_1.bias", {c}, InitKind::kZeros, 0, false);
-  qkvWeight_ = make("attn.qkv.weight", {3 * c, c}, InitKind::kNormal, kInitStd, true);
-  qkvBias_ = make("attn.qkv.bias", {3 * c}, InitKind::kZeros, 0, false);
-  projWeight_ = make("attn.proj.weight", {c, c}, InitKind::kNormal, projStd, true);
-  projBias_ = make("attn.proj.bias", {c}, InitKind::kZeros, 0, false);
-  ln2Weight_ = make("ln_2.weight", {c}, InitKind::kOnes, 0, false);
-  ln2Bias_ = make("ln_2.bias", {c}, InitKind::kZeros, 0, false);
-  fcWeight_ = make("mlp.fc.weight", {f, c}, InitKind::kNormal, kInitStd, true);
-  fcBias_ = make("mlp.fc.bias", {f}, InitKind::kZeros, 0, false);
-  fcProjWeight_ = make("mlp.proj.weight", {c, f}, InitKind::kNormal, projStd, true);
-  fcProjBias_ = make("mlp.proj.bias", {c}, InitKind::kZeros, 0, false);
+  ln1Weight_ = make("ln_1.weight", {c}, InitKind::kOnes, 0, false, replicated);
+  ln1Bias_ = make("ln_1.bias", {c}, InitKind::kZeros, 0, false, replicated);
+  qkvWeight_ = make("attn.qkv.weight", {3 * c, c}, InitKind::kNormal, kInitStd, true, qkvRows);
+  qkvBias_ = make("attn.qkv.bias", {3 * c}, InitKind::kZeros, 0, false, qkvRows);
+  projWeight_ = make("attn.proj.weight", {c, c}, InitKind::kNormal, projStd, true, columns);
+  projBias_ = make("attn.proj.bias", {c}, InitKind::kZeros, 0, false, replicated);
+  ln2Weight_ = make("ln_2.weight", {c}, InitKind::kOnes, 0, false, replicated);
+  ln2Bias_ = make("ln_2.bias", {c}, InitKind::kZeros, 0, false, replicated);
+  fcWeight_ = make("mlp.fc.weight", {f, c}, InitKind::kNormal, kInitStd, true, rows);
+  fcBias_ = make("mlp.fc.bias", {f}, InitKind::kZeros, 0, false, rows);
+  fcProjWeight_ = make("mlp.proj.weight", {c, f}, InitKind::kNormal, projStd, true, columns);
+  fcProjBias_ = make("mlp.proj.bias", {c}, InitKind::kZeros, 0, false, replicated);
 }
 
 template <class S>
@@ -69,80 +97,146 @@ std::vector<ParameterT<S>*> TransformerBlockT<S>::parameters() {
 }
 
 template <class S>
-void TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_t b,
-                                   int64_t t) const {
-  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden(), nh = config_.numHeads;
+Status TransformerBlockT<S>::reduceOverTp(S* data, int64_t count, const char* name,
+                                          const TraceContext& trace) const {
+  if (tpSize() == 1) return Status::ok();
+  return tp_->allReduce(std::span<S>(data, static_cast<size_t>(count)), name, trace);
+}
+
+template <class S>
+Status TransformerBlockT<S>::rowParallelForward(S* out, const S* inp, const ParameterT<S>& weight,
+                                                const ParameterT<S>& bias, int64_t n, int64_t ic,
+                                                const char* name, const TraceContext& trace,
+                                                ComputeSegments& segment) const {
+  const int64_t c = config_.hidden;
+  if (tpSize() == 1) {
+    k::linearForward(out, inp, weight.value.data(), bias.value.data(), n, ic, c);
+    return Status::ok();
+  }
+  k::linearForward<S>(out, inp, weight.value.data(), nullptr, n, ic, c);  // this rank's part
+  segment.end();
+  BS_RETURN_IF_ERROR(reduceOverTp(out, n * c, name, trace));
+  const S* bv = bias.value.data();
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < c; ++j) out[i * c + j] += bv[j];
+  }
+  return Status::ok();
+}
+
+template <class S>
+Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_t b, int64_t t,
+                                     const TraceContext& trace) const {
+  const int64_t p = tpSize(), n = b * t, c = config_.hidden;
+  const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
+  ComputeSegments segment(trace, p > 1, trace.forwardKind, name_.c_str());
+  segment.begin(attentionFlops(b, t));
   k::layerNormForward(a.ln1.data(), a.ln1Mean.data(), a.ln1Rstd.data(), x, ln1Weight_.value.data(),
                       ln1Bias_.value.data(), n, c);
+  // Entry: ln1 is replicated (identity forward); this rank's heads only.
   k::linearForward(a.qkv.data(), a.ln1.data(), qkvWeight_.value.data(), qkvBias_.value.data(), n, c,
-                   3 * c);
-  k::attentionForward(a.attY.data(), a.att.data(), a.qkv.data(), b, t, c, nh);
-  k::linearForward(a.res1.data(), a.attY.data(), projWeight_.value.data(), projBias_.value.data(),
-                   n, c, c);
+                   3 * cl);
+  k::attentionForward(a.attY.data(), a.att.data(), a.qkv.data(), b, t, cl, nhl);
+  BS_RETURN_IF_ERROR(rowParallelForward(a.res1.data(), a.attY.data(), projWeight_, projBias_, n, cl,
+                                        "tp_attn_all_reduce", trace, segment));
+  segment.begin(mlpFlops(b, t));
   k::residualForward(a.res1.data(), x, a.res1.data(), n * c);
   k::layerNormForward(a.ln2.data(), a.ln2Mean.data(), a.ln2Rstd.data(), a.res1.data(),
                       ln2Weight_.value.data(), ln2Bias_.value.data(), n, c);
   k::linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n, c,
-                   f);
-  k::geluForward(a.fcGelu.data(), a.fc.data(), n * f);
-  k::linearForward(a.out.data(), a.fcGelu.data(), fcProjWeight_.value.data(),
-                   fcProjBias_.value.data(), n, f, c);
+                   fl);
+  k::geluForward(a.fcGelu.data(), a.fc.data(), n * fl);
+  BS_RETURN_IF_ERROR(rowParallelForward(a.out.data(), a.fcGelu.data(), fcProjWeight_, fcProjBias_,
+                                        n, fl, "tp_mlp_all_reduce", trace, segment));
+  segment.begin(0);
   k::residualForward(a.out.data(), a.res1.data(), a.out.data(), n * c);
+  return Status::ok();
 }
 
 template <class S>
-void TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& a,
-                                    BackwardScratchT<S>& g, int64_t b, int64_t t) {
+Status TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& a,
+                                      BackwardScratchT<S>& g, int64_t b, int64_t t,
+                                      const TraceContext& trace) {
   const BlockGradsT<S> keep{g.dFc.data(), g.dRes1.data(), g.dQkv.data(), g.dLn2.data(),
                             g.dLn.data()};
-  backwardInput(dx, dout, x, a, g, keep, b, t);
+  BS_RETURN_IF_ERROR(
+      backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace, tracer::EventKind::kBackward));
+  ComputeSegments segment(trace, tpSize() > 1, tracer::EventKind::kBackward, name_.c_str());
+  segment.begin(weightGradFlops(b, t));
   backwardWeight(dout, x, a, keep, b, t);
+  return Status::ok();
 }
 
 template <class S>
-void TransformerBlockT<S>::backwardInput(S* dx, const S* dout, const S* x,
-                                         const BlockActivationsT<S>& a, BackwardScratchT<S>& g,
-                                         const BlockGradsT<S>& keep, int64_t b, int64_t t) const {
-  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden(), nh = config_.numHeads;
-  auto zero = [](S* p, int64_t count) { std::fill(p, p + count, S(0)); };
-  // out = res1 + mlp(res1): dres1 = dout + (MLP branch below).
+Status TransformerBlockT<S>::backwardInput(S* dx, const S* dout, const S* x,
+                                           const BlockActivationsT<S>& a, BackwardScratchT<S>& g,
+                                           const BlockGradsT<S>& keep, int64_t b, int64_t t,
+                                           const TraceContext& trace) const {
+  return backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace,
+                               tracer::EventKind::kBackwardInput);
+}
+
+template <class S>
+Status TransformerBlockT<S>::backwardInputSegments(S* dx, const S* dout, const S* x,
+                                                   const BlockActivationsT<S>& a,
+                                                   BackwardScratchT<S>& g,
+                                                   const BlockGradsT<S>& keep, int64_t b, int64_t t,
+                                                   const TraceContext& trace,
+                                                   tracer::EventKind kind) const {
+  const int64_t p = tpSize(), n = b * t, c = config_.hidden;
+  const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
+  auto zero = [](S* ptr, int64_t count) { std::fill(ptr, ptr + count, S(0)); };
+  ComputeSegments segment(trace, p > 1, kind, name_.c_str());
+  segment.begin(mlpFlops(b, t));  // the MLP's input-gradient products
+  // out = res1 + mlp(res1): dres1 = dout + (MLP branch below). The exit's
+  // all-reduce is the identity backward: dout is already the full gradient.
   std::copy(dout, dout + n * c, keep.dRes1);
   g.dFcGelu.zero();
-  k::linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, f, c);
-  zero(keep.dFc, n * f);
-  k::geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * f);
+  k::linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);
+  zero(keep.dFc, n * fl);
+  k::geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * fl);
   zero(keep.dLn2, n * c);
-  k::linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, f);
+  k::linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, fl);
+  // Entry: the gradient of ln_2's output sums every tp rank's part (W reads
+  // the sum too).
+  segment.end();
+  BS_RETURN_IF_ERROR(reduceOverTp(keep.dLn2, n * c, "tp_mlp_grad_all_reduce", trace));
+  segment.begin(2 * forwardFlops(b, t) - weightGradFlops(b, t) - mlpFlops(b, t));
   k::layerNormBackwardInput(keep.dRes1, keep.dLn2, a.res1.data(), ln2Weight_.value.data(),
                             a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
   // res1 = x + proj(attn(ln1(x))): dx += dres1 + (attention branch below).
   for (int64_t i = 0; i < n * c; ++i) dx[i] += keep.dRes1[i];
   g.dAttY.zero();
-  k::linearBackwardInput(g.dAttY.data(), keep.dRes1, projWeight_.value.data(), n, c, c);
-  zero(keep.dQkv, n * 3 * c);
+  k::linearBackwardInput(g.dAttY.data(), keep.dRes1, projWeight_.value.data(), n, cl, c);
+  zero(keep.dQkv, n * 3 * cl);
   k::attentionBackward(keep.dQkv, g.dAtt.data(), g.dAttY.data(), a.qkv.data(), a.att.data(), b, t,
-                       c, nh);
+                       cl, nhl);
   zero(keep.dLn1, n * c);
-  k::linearBackwardInput(keep.dLn1, keep.dQkv, qkvWeight_.value.data(), n, c, 3 * c);
+  k::linearBackwardInput(keep.dLn1, keep.dQkv, qkvWeight_.value.data(), n, c, 3 * cl);
+  segment.end();
+  BS_RETURN_IF_ERROR(reduceOverTp(keep.dLn1, n * c, "tp_attn_grad_all_reduce", trace));
+  segment.begin(0);
   k::layerNormBackwardInput(dx, keep.dLn1, x, ln1Weight_.value.data(), a.ln1Mean.data(),
                             a.ln1Rstd.data(), n, c);
+  return Status::ok();
 }
 
 template <class S>
 void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const BlockActivationsT<S>& a,
                                           const BlockGradsT<S>& keep, int64_t b, int64_t t) {
-  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
-  // The same layers as backwardInput(), in the same order.
+  const int64_t p = tpSize(), n = b * t, c = config_.hidden;
+  const int64_t cl = c / p, fl = config_.mlpHidden() / p;
+  // The same layers as backwardInput(), in the same order; no communication
+  // (the replicated layer norms and biases read gradients B already summed).
   k::linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout, a.fcGelu.data(),
-                          n, f, c);
+                          n, fl, c);
   k::linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n, c,
-                          f);
+                          fl);
   k::layerNormBackwardWeight(ln2Weight_.grad.data(), ln2Bias_.grad.data(), keep.dLn2, a.res1.data(),
                              a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
   k::linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), keep.dRes1, a.attY.data(),
-                          n, c, c);
+                          n, cl, c);
   k::linearBackwardWeight(qkvWeight_.grad.data(), qkvBias_.grad.data(), keep.dQkv, a.ln1.data(), n,
-                          c, 3 * c);
+                          c, 3 * cl);
   k::layerNormBackwardWeight(ln1Weight_.grad.data(), ln1Bias_.grad.data(), keep.dLn1, x,
                              a.ln1Mean.data(), a.ln1Rstd.data(), n, c);
 }
@@ -150,15 +244,25 @@ void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const Block
 template <class S>
 int64_t TransformerBlockT<S>::weightGradFlops(int64_t b, int64_t t) const {
   const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
-  return 2 * n * (3 * c * c + c * c + 2 * c * f);
+  return 2 * n * (3 * c * c + c * c + 2 * c * f) / tpSize();
+}
+
+template <class S>
+int64_t TransformerBlockT<S>::attentionFlops(int64_t b, int64_t t) const {
+  const int64_t n = b * t, c = config_.hidden;
+  const int64_t matmuls = 2 * n * (3 * c * c + c * c);  // QKV and the output projection
+  const int64_t scores = 4 * b * t * t * c;             // q·k^T and att·v, full T×T
+  return (matmuls + scores) / tpSize();                 // split by heads
+}
+
+template <class S>
+int64_t TransformerBlockT<S>::mlpFlops(int64_t b, int64_t t) const {
+  return 2 * b * t * 2 * config_.hidden * config_.mlpHidden() / tpSize();  // split by F
 }
 
 template <class S>
 int64_t TransformerBlockT<S>::forwardFlops(int64_t b, int64_t t) const {
-  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
-  const int64_t matmuls = 2 * n * (3 * c * c + c * c + 2 * c * f);
-  const int64_t attention = 4 * b * t * t * c;  // q·k^T and att·v, full T×T
-  return matmuls + attention;
+  return attentionFlops(b, t) + mlpFlops(b, t);
 }
 
 // ---- OutputHeadT -------------------------------------------------------------

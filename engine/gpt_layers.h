@@ -1,9 +1,24 @@
 // The three kinds of layers of the GPT-style decoder. GptModelT chains them;
 // a pipeline stage holds a contiguous range of them.
 //
-// Contract: each layer owns its parameters (named, full shape). forward()
-// overwrites the layer's activations; backward() adds into its parameters'
-// gradients and into the gradient of its input (see cpu_kernels.h).
+// Contract: each layer owns its parameters (named; full shape, or under
+// tensor parallelism the tp rank's slice). forward() overwrites the layer's
+// activations; backward() adds into its parameters' gradients and into the
+// gradient of its input (see cpu_kernels.h).
+//
+// Tensor parallelism (Megatron-LM, arXiv 1909.08053), blocks only: with a tp
+// group of size P, attention's QKV projection is column-parallel by heads
+// (rank r holds the Q, K and V rows of heads r·NH/P .. (r+1)·NH/P − 1:
+// weight (3C/P, C), bias (3C/P)), attention runs on those heads, and the
+// output projection is row-parallel (weight (C, C/P)); the MLP's fc is
+// column-parallel (F/P, C), GELU local, its projection row-parallel (C, F/P).
+// Each sub-block's exit sums the partial outputs over tp (forward all-reduce;
+// the row-parallel bias, replicated, is added once after it) and its entry
+// sums the partial gradients of the layer-norm output (backward all-reduce,
+// in B: W needs no communication): two all-reduces of (B, T, C) forward and
+// two backward per block. Layer norms, embeddings, the head and the
+// row-parallel biases are replicated; their gradients come from replicated
+// tensors and so are equal on every tp rank.
 #pragma once
 
 #include <string>
@@ -12,8 +27,13 @@
 #include "engine/gpt_activations.h"
 #include "engine/layout/model_config.h"
 #include "engine/parameter.h"
+#include "engine/tensor_parallel.h"
+#include "engine/trace_context.h"
+#include "tracer/event.h"
 
 namespace bubblescope::engine {
+
+class ComputeSegments;  // gpt_layers.cpp: a block's compute spans between tp all-reduces
 
 // Token and position embeddings: tokens (B, T) -> x (B, T, C).
 template <class S>
@@ -37,9 +57,9 @@ class EmbeddingLayerT {
 // reads (shapes as in BlockGradKeepT; dOut is passed separately).
 template <class S>
 struct BlockGradsT {
-  S* dFc = nullptr;    // (B, T, F)
+  S* dFc = nullptr;    // (B, T, F/P)
   S* dRes1 = nullptr;  // (B, T, C)
-  S* dQkv = nullptr;   // (B, T, 3C)
+  S* dQkv = nullptr;   // (B, T, 3C/P)
   S* dLn2 = nullptr;   // (B, T, C)
   S* dLn1 = nullptr;   // (B, T, C)
 };
@@ -54,40 +74,63 @@ struct BlockGradsT {
 template <class S>
 class TransformerBlockT {
  public:
-  TransformerBlockT(const layout::ModelConfig& config, int32_t index, Allocator* allocator);
+  // `tp`: the tensor-parallel group (null: none); the model checked that its
+  // size divides the heads and the MLP width.
+  TransformerBlockT(const layout::ModelConfig& config, int32_t index, Allocator* allocator,
+                    TensorParallelGroup* tp = nullptr);
   const std::string& name() const { return name_; }  // "h.<index>"
   int32_t index() const { return index_; }
   std::vector<ParameterT<S>*> parameters();
-  // x (B, T, C) -> acts.out (B, T, C).
-  void forward(const S* x, BlockActivationsT<S>& acts, int64_t b, int64_t t) const;
+  // x (B, T, C) -> acts.out (B, T, C). `trace` tags the tp all-reduces (and,
+  // under tp, the block's own compute spans, of kind trace.forwardKind).
+  Status forward(const S* x, BlockActivationsT<S>& acts, int64_t b, int64_t t,
+                 const TraceContext& trace = {}) const;
   // dx (B, T, C) += gradient of x given dout (B, T, C) (dout is not modified);
   // parameter gradients += theirs. Uses scratch for what B keeps for W.
-  void backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& acts,
-                BackwardScratchT<S>& scratch, int64_t b, int64_t t);
+  Status backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& acts,
+                  BackwardScratchT<S>& scratch, int64_t b, int64_t t,
+                  const TraceContext& trace = {});
   // B: dx (B, T, C) += gradient of x; overwrites `keep`. Reads the parameter
-  // values, writes no parameter gradient.
-  void backwardInput(S* dx, const S* dout, const S* x, const BlockActivationsT<S>& acts,
-                     BackwardScratchT<S>& scratch, const BlockGradsT<S>& keep, int64_t b,
-                     int64_t t) const;
+  // values, writes no parameter gradient. Holds the block's two backward tp
+  // all-reduces (keep.dLn2 and keep.dLn1 are left summed over tp).
+  Status backwardInput(S* dx, const S* dout, const S* x, const BlockActivationsT<S>& acts,
+                       BackwardScratchT<S>& scratch, const BlockGradsT<S>& keep, int64_t b,
+                       int64_t t, const TraceContext& trace = {}) const;
   // W: parameter gradients += theirs, from dout, x, the activations and
   // `keep` as backwardInput() left them. Reads no parameter value.
   void backwardWeight(const S* dout, const S* x, const BlockActivationsT<S>& acts,
                       const BlockGradsT<S>& keep, int64_t b, int64_t t);
   // FLOPs of backwardWeight() (the matrix products); backwardInput() does the
   // rest of the 2 × forwardFlops() of a backward.
+  // All FLOPs are this rank's (its share of the products and heads under tp).
   int64_t weightGradFlops(int64_t b, int64_t t) const;
   int64_t forwardFlops(int64_t b, int64_t t) const;
+  int64_t attentionFlops(int64_t b, int64_t t) const;  // forward's attention part
+  int64_t mlpFlops(int64_t b, int64_t t) const;        // forward's MLP part
 
  private:
+  int32_t tpSize() const { return tp_ ? tp_->size() : 1; }
+  Status backwardInputSegments(S* dx, const S* dout, const S* x, const BlockActivationsT<S>& acts,
+                               BackwardScratchT<S>& scratch, const BlockGradsT<S>& keep, int64_t b,
+                               int64_t t, const TraceContext& trace, tracer::EventKind kind) const;
+  // out (N, C) = inp (N, IC) · weight^T summed over tp, + bias (replicated);
+  // `segment` ends before the all-reduce.
+  Status rowParallelForward(S* out, const S* inp, const ParameterT<S>& weight,
+                            const ParameterT<S>& bias, int64_t n, int64_t ic, const char* name,
+                            const TraceContext& trace, ComputeSegments& segment) const;
+  // Sums a partial (N, C) gradient or output over tp (no-op without tp).
+  Status reduceOverTp(S* data, int64_t count, const char* name, const TraceContext& trace) const;
+
   layout::ModelConfig config_;
   int32_t index_;
   std::string name_;
+  TensorParallelGroup* tp_;                  // null: no tensor parallelism
   ParameterT<S> ln1Weight_, ln1Bias_;        // (C), (C)
-  ParameterT<S> qkvWeight_, qkvBias_;        // (3C, C), (3C)
-  ParameterT<S> projWeight_, projBias_;      // (C, C), (C)
+  ParameterT<S> qkvWeight_, qkvBias_;        // (3C/P, C), (3C/P): [q_r; k_r; v_r]
+  ParameterT<S> projWeight_, projBias_;      // (C, C/P), (C)
   ParameterT<S> ln2Weight_, ln2Bias_;        // (C), (C)
-  ParameterT<S> fcWeight_, fcBias_;          // (F, C), (F)
-  ParameterT<S> fcProjWeight_, fcProjBias_;  // (C, F), (C)
+  ParameterT<S> fcWeight_, fcBias_;          // (F/P, C), (F/P)
+  ParameterT<S> fcProjWeight_, fcProjBias_;  // (C, F/P), (C)
 };
 
 // Final layer norm, output projection to the vocabulary, softmax cross-entropy.

@@ -27,19 +27,26 @@ Status checkTokens(std::span<const int32_t> ids, int64_t expected, int32_t vocab
 
 template <class S>
 GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first,
-                        int32_t last)
-    : config_(config), allocator_(allocator), first_(first), last_(last) {
+                        int32_t last, TensorParallelGroup* tp)
+    : config_(config), allocator_(allocator), first_(first), last_(last), tp_(tp) {
   if (first_ == 0) embedding_.emplace(config_, allocator_);
   for (int32_t slot = std::max(first_, 1); slot < std::min(last_, config_.numLayers + 1); ++slot) {
-    blocks_.push_back(std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_));
+    blocks_.push_back(std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, tp_));
   }
   if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_);
 }
 
 template <class S>
 Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelConfig& config,
-                                                           Allocator* allocator, LayerRange range) {
+                                                           Allocator* allocator, LayerRange range,
+                                                           TensorParallelGroup* tp) {
   BS_RETURN_IF_ERROR(layout::validate(config));
+  const int32_t p = tp ? tp->size() : 1;
+  if (p < 1 || config.numHeads % p != 0 || config.mlpHidden() % p != 0) {
+    return Status::invalidArgument("tp " + std::to_string(p) + " must divide the " +
+                                   std::to_string(config.numHeads) + " heads and the MLP size " +
+                                   std::to_string(config.mlpHidden()));
+  }
   const int32_t slots = config.numLayers + 2;
   const int32_t last = range.last < 0 ? slots : range.last;
   if (range.first < 0 || range.first >= last || last > slots) {
@@ -47,7 +54,7 @@ Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelCo
                                    std::to_string(last) + ") is empty or outside the model's " +
                                    std::to_string(slots) + " layer slots");
   }
-  return std::unique_ptr<GptModelT<S>>(new GptModelT<S>(config, allocator, range.first, last));
+  return std::unique_ptr<GptModelT<S>>(new GptModelT<S>(config, allocator, range.first, last, tp));
 }
 
 template <class S>
@@ -100,8 +107,9 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     return Status::invalidArgument("sequence length " + std::to_string(t) +
                                    " exceeds the model's " + std::to_string(config_.seqLen));
   }
-  const int64_t c = config_.hidden, f = config_.mlpHidden(), nh = config_.numHeads,
-                v = config_.vocabSize;
+  // Block tensors past the layer norms hold this tp rank's heads and MLP share.
+  const int64_t p = tpSize(), c = config_.hidden, cl = c / p, f = config_.mlpHidden() / p,
+                nh = config_.numHeads / p, v = config_.vocabSize;
   Allocator* al = allocator_;
   auto make = [al](Shape shape) {
     return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
@@ -115,9 +123,9 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     a.ln1 = make({b, t, c});
     a.ln1Mean = make({b, t});
     a.ln1Rstd = make({b, t});
-    a.qkv = make({b, t, 3 * c});
+    a.qkv = make({b, t, 3 * cl});
     a.att = make({b, nh, t, t});
-    a.attY = make({b, t, c});
+    a.attY = make({b, t, cl});
     a.res1 = make({b, t, c});
     a.ln2 = make({b, t, c});
     a.ln2Mean = make({b, t});
@@ -141,8 +149,8 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
   g.dStreamB = make({b, t, c});
   if (!blocks_.empty()) {
     g.dRes1 = make({b, t, c});
-    g.dQkv = make({b, t, 3 * c});
-    g.dAttY = make({b, t, c});
+    g.dQkv = make({b, t, 3 * cl});
+    g.dAttY = make({b, t, cl});
     g.dAtt = make({t, t});
     g.dFc = make({b, t, f});
     g.dFcGelu = make({b, t, f});
@@ -182,9 +190,11 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
     const int32_t slot = block.index() + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
     {
-      tracer::ScopedSpan span(trace.recorder, trace.span(trace.forwardKind, block.name().c_str(),
-                                                         block.forwardFlops(b, t)));
-      block.forward(x, acts.blocks[i], b, t);
+      // Under tp the block records its compute between its all-reduces itself.
+      tracer::ScopedSpan span(
+          tpSize() > 1 ? nullptr : trace.recorder,
+          trace.span(trace.forwardKind, block.name().c_str(), block.forwardFlops(b, t)));
+      BS_RETURN_IF_ERROR(block.forward(x, acts.blocks[i], b, t, trace));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());
     x = acts.blocks[i].out.data();
@@ -238,10 +248,12 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
     const int32_t slot = block.index() + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
     {
-      tracer::ScopedSpan span(trace.recorder, trace.span(EventKind::kBackward, block.name().c_str(),
-                                                         2 * block.forwardFlops(b, t)));
+      tracer::ScopedSpan span(
+          tpSize() > 1 ? nullptr : trace.recorder,
+          trace.span(EventKind::kBackward, block.name().c_str(), 2 * block.forwardFlops(b, t)));
       dNext->zero();
-      block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t);
+      BS_RETURN_IF_ERROR(
+          block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t, trace));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
     std::swap(dCur, dNext);
@@ -277,7 +289,8 @@ template <class S>
 void GptModelT<S>::allocateKeep(ActivationsT<S>& acts) {
   auto& keep = acts.keep;
   if (keep.allocated) return;
-  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden, f = config_.mlpHidden();
+  const int64_t b = acts.batch, t = acts.seq, c = config_.hidden, cl = c / tpSize(),
+                f = config_.mlpHidden() / tpSize();
   Allocator* al = allocator_;
   auto make = [al](Shape shape) {
     return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
@@ -287,7 +300,7 @@ void GptModelT<S>::allocateKeep(ActivationsT<S>& acts) {
     k.dOut = make({b, t, c});
     k.dFc = make({b, t, f});
     k.dRes1 = make({b, t, c});
-    k.dQkv = make({b, t, 3 * c});
+    k.dQkv = make({b, t, 3 * cl});
     k.dLn2 = make({b, t, c});
     k.dLn1 = make({b, t, c});
     keep.blocks.push_back(std::move(k));
@@ -347,10 +360,11 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
     {
       const int64_t flops = 2 * block.forwardFlops(b, t) - block.weightGradFlops(b, t);
-      tracer::ScopedSpan span(trace.recorder,
+      tracer::ScopedSpan span(tpSize() > 1 ? nullptr : trace.recorder,
                               trace.span(EventKind::kBackwardInput, block.name().c_str(), flops));
-      block.backwardInput(dx.data(), keep.blocks[i].dOut.data(), x, acts.blocks[i], acts.scratch,
-                          gradsOf(keep.blocks[i]), b, t);
+      BS_RETURN_IF_ERROR(block.backwardInput(dx.data(), keep.blocks[i].dOut.data(), x,
+                                             acts.blocks[i], acts.scratch, gradsOf(keep.blocks[i]),
+                                             b, t, trace));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardInput(slot) : Status::ok());
   }

@@ -5,6 +5,10 @@
 // built for [first, last) holds only those slots' parameters, so a pipeline
 // stage is just a range; the full model is [0, L+2).
 //
+// Tensor parallelism: given a tp group (tensor_parallel.h), every block holds
+// its tp rank's slices (gpt_layers.h) and its activations are sized for its
+// heads and MLP share; the embedding and the head stay replicated.
+//
 // Contract: not thread-safe; one model per rank thread. Parameters and
 // activations are allocated from the Allocator given to create(), which must
 // outlive the model and its activations. Gradients accumulate across
@@ -24,6 +28,7 @@
 #include "engine/gpt_layers.h"
 #include "engine/layer_hooks.h"
 #include "engine/layout/model_config.h"
+#include "engine/tensor_parallel.h"
 #include "engine/trace_context.h"
 
 namespace bubblescope::engine {
@@ -46,10 +51,13 @@ struct StageInputT {
 template <class S>
 class GptModelT {
  public:
-  // Validates the config and the range; allocates parameters (zeros until
-  // initialize()).
+  // Validates the config and the range (and that tp's size divides the heads
+  // and the MLP width); allocates parameters (zeros until initialize()).
+  // `tp`: the tensor-parallel group (null: none); not owned, must outlive
+  // the model.
   static Result<std::unique_ptr<GptModelT>> create(const layout::ModelConfig& config,
-                                                   Allocator* allocator, LayerRange range = {});
+                                                   Allocator* allocator, LayerRange range = {},
+                                                   TensorParallelGroup* tp = nullptr);
 
   const layout::ModelConfig& config() const { return config_; }
   int32_t firstSlot() const { return first_; }
@@ -57,6 +65,7 @@ class GptModelT {
   int32_t slotCount() const { return config_.numLayers + 2; }
   bool hasEmbedding() const { return embedding_.has_value(); }
   bool hasHead() const { return head_.has_value(); }
+  int32_t tpSize() const { return tp_ ? tp_->size() : 1; }
 
   // The range's parameters in canonical order (embedding, h.0 .. h.L-1, head).
   std::vector<ParameterT<S>*> parameters();
@@ -64,7 +73,7 @@ class GptModelT {
   int64_t parameterCount();                             // elements held by this range
 
   // Deterministic: equal seeds give equal weights for every parameter, in
-  // every range that holds it.
+  // every range that holds it (a tp shard: its slice of the full tensor).
   void initialize(uint64_t seed);
   void zeroGrad();
 
@@ -73,7 +82,9 @@ class GptModelT {
 
   // Runs the range forward. Returns the mean loss when the range ends with the
   // head, NaN otherwise (then acts.output() (B, T, C) is the stage output).
-  // One span per layer, of kind trace.forwardKind.
+  // One span per layer, of kind trace.forwardKind; under tp a block records
+  // one span per stretch between its all-reduces instead (a blocking
+  // all-reduce never sits inside a compute span; the same for backward).
   Result<double> forward(ActivationsT<S>& acts, const StageInputT<S>& input,
                          const TraceContext& trace = {});
   // Runs the range backward after forward(acts). With the head, the gradient
@@ -98,7 +109,8 @@ class GptModelT {
                        const TraceContext& trace = {});
   Status backwardWeight(ActivationsT<S>& acts, const TraceContext& trace = {});
 
-  // FLOPs of one forward over (B, T) for this range (backward is about 2x).
+  // FLOPs of one forward over (B, T) for this range on this rank (its tp
+  // share of the blocks; backward is about 2x).
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
   // Called around every slot of forward() and the backward passes (layer_hooks.h);
@@ -108,7 +120,8 @@ class GptModelT {
   int32_t slotOf(const ParameterT<S>* param);
 
  private:
-  GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last);
+  GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last,
+            TensorParallelGroup* tp);
   Status checkOutputGrad(const ActivationsT<S>& acts, std::span<const S> outputGrad) const;
   void allocateKeep(ActivationsT<S>& acts);
 
@@ -116,6 +129,7 @@ class GptModelT {
   Allocator* allocator_;
   int32_t first_;
   int32_t last_;
+  TensorParallelGroup* tp_;
   std::optional<EmbeddingLayerT<S>> embedding_;
   std::vector<std::unique_ptr<TransformerBlockT<S>>> blocks_;
   std::optional<OutputHeadT<S>> head_;

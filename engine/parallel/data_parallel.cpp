@@ -305,10 +305,16 @@ void DataParallel::releaseSlot(int32_t slot) {
 
 // ---- Clipping and the optimizer ----------------------------------------------
 
-Result<double> DataParallel::gradSquaredSum() {
+Result<double> DataParallel::gradSquaredSum(bool countReplicated) {
   double sum = 0.0;
   const float* g = shardGrads();
-  for (int64_t i = 0; i < shard_.size(); ++i) sum += static_cast<double>(g[i]) * g[i];
+  for (const auto& [e, piece] : flat_.overlapping(shard_)) {
+    if (!countReplicated && !e->param->shard.sharded()) continue;
+    for (int64_t i = piece.lo; i < piece.hi; ++i) {
+      const double x = g[i - shard_.lo];
+      sum += x * x;
+    }
+  }
   if (options_.zeroStage >= 1 && dp_.size() > 1) {
     BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&sum, 1), trace("grad_norm")));
   }

@@ -81,8 +81,10 @@ class DataParallel final : public LayerHooks {
   Status synchronizeAll();
 
   // Sum of squares of the synchronised gradients over the whole model
-  // (collective at stages >= 1), in double.
-  Result<double> gradSquaredSum();
+  // (collective at stages >= 1), in double. Under tensor parallelism the
+  // caller sums the result over tp: tp-sharded parameters count on every tp
+  // rank, replicated ones only where `countReplicated` (tp rank 0).
+  Result<double> gradSquaredSum(bool countReplicated = true);
   void scaleGradients(float factor);
   // One AdamW update (1-based count kept here) of this rank's shard with
   // learning rate lr (local compute).

@@ -6,8 +6,7 @@
 
 namespace bubblescope::engine {
 
-Result<double> meanStepLoss(double lossSum, int64_t microBatches, int64_t dpRanks,
-                           int64_t step) {
+Result<double> meanStepLoss(double lossSum, int64_t microBatches, int64_t dpRanks, int64_t step) {
   const double loss = lossSum / (static_cast<double>(microBatches) * dpRanks);
   if (!std::isfinite(loss)) {
     return Status::internal("loss became " + std::to_string(loss) + " at step " +
@@ -38,12 +37,13 @@ TrainerOptions singleRankEquivalent(const TrainerOptions& perRank, int32_t dp) {
 
 Result<std::unique_ptr<ParallelTrainer>> ParallelTrainer::create(const TrainerOptions& options,
                                                                  const ParallelOptions& parallel,
-                                                                 Communicator& dp) {
+                                                                 Communicator& dp,
+                                                                 Communicator* tp) {
   BS_RETURN_IF_ERROR(options.validate());
   if (!options.loadPath.empty()) {
     return Status::unsupported("a data-parallel run cannot resume from a checkpoint yet");
   }
-  std::unique_ptr<ParallelTrainer> t(new ParallelTrainer(options, parallel, dp));
+  std::unique_ptr<ParallelTrainer> t(new ParallelTrainer(options, parallel, dp, tp));
   BS_RETURN_IF_ERROR(t->initialize());
   return t;
 }
@@ -52,8 +52,8 @@ Status ParallelTrainer::initialize() {
   useSingleBlasThread();
   BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
   loader_ = std::make_unique<DataLoader>(std::move(loader));
-  BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, &allocator_));
-  model_->initialize(options_.seed);  // full shape on every rank, then sharded
+  BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, &allocator_, {}, tpGroup_.get()));
+  model_->initialize(options_.seed);  // the full model's values (tp slices of them)
   DataParallelOptions d;
   d.zeroStage = parallel_.zeroStage;
   d.overlap = parallel_.overlap;
@@ -68,6 +68,7 @@ Status ParallelTrainer::initialize() {
 void ParallelTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
   dp_.setRecorder(recorder);
+  if (tp_ != nullptr) tp_->setRecorder(recorder);
 }
 
 int64_t ParallelTrainer::tokensPerStep() const {
@@ -85,10 +86,10 @@ Result<StepResult> ParallelTrainer::step() {
   const int64_t b = options_.batchSize, t = options_.model.seqLen;
   const int64_t fwdFlops = model_->forwardFlops(b, t);
   const double lossScale = 1.0 / (static_cast<double>(m) * n);
-  // ZeRO-3 gathers parameters inside forward and backward (blocking): an
-  // enclosing compute span would hide that communication, so the per-layer
-  // spans stand alone there.
-  const bool outerSpans = parallel_.zeroStage < 3;
+  // ZeRO-3 gathers parameters and tp all-reduces inside forward and backward
+  // (blocking): an enclosing compute span would hide that communication, so
+  // the per-layer spans stand alone there.
+  const bool outerSpans = parallel_.zeroStage < 3 && model_->tpSize() == 1;
   TraceContext trace{recorder_, static_cast<int32_t>(step_), -1, -1, -1};
   tracer::Recorder* outer = outerSpans ? recorder_ : nullptr;
   dp_sync_->zeroGradients();
@@ -117,7 +118,13 @@ Result<StepResult> ParallelTrainer::step() {
   }
   trace.microBatch = -1;
   // Global gradient-norm clipping, exactly as clipGradNorm() on one rank.
-  BS_ASSIGN_OR_RETURN(const double squares, dp_sync_->gradSquaredSum());
+  BS_ASSIGN_OR_RETURN(double squares, dp_sync_->gradSquaredSum(tp_ == nullptr || tp_->rank() == 0));
+  if (tp_ != nullptr && tp_->size() > 1) {
+    CommTrace normTrace;
+    normTrace.name = "grad_norm";
+    normTrace.step = static_cast<int32_t>(step_);
+    BS_RETURN_IF_ERROR(tp_->allReduce(std::span<double>(&squares, 1), normTrace));
+  }
   result.gradNorm = std::sqrt(squares);
   result.lr = options_.schedule.at(step_);
   {
@@ -139,14 +146,17 @@ Result<StepResult> ParallelTrainer::step() {
   return result;
 }
 
-Result<std::vector<std::pair<std::string, std::vector<float>>>> ParallelTrainer::fullParameters() {
+Result<NamedValues> ParallelTrainer::fullParameters() {
   std::vector<float> flat;
   BS_RETURN_IF_ERROR(dp_sync_->gatherParameters(flat));
-  std::vector<std::pair<std::string, std::vector<float>>> out;
+  NamedValues out;
+  std::vector<Parameter*> params;
   for (const FlatEntry& e : dp_sync_->flat().entries()) {
     out.emplace_back(e.param->name,
                      std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+    params.push_back(e.param);
   }
+  if (tp_ != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *tp_));
   return out;
 }
 

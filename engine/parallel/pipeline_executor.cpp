@@ -119,8 +119,11 @@ Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   }
   if (model.hasHead()) input.targets = batch_.targets;
   const bool again = kind == EventKind::kRecompute;
-  tracer::ScopedSpan span(
-      recorder_, trace.span(kind, again ? "recompute" : "forward", model.forwardFlops(b_, t_)));
+  // Under tp the model's all-reduces block inside forward, B and backward:
+  // an op-level compute span would hide them, so the per-layer spans (which
+  // end before each all-reduce) stand alone there.
+  tracer::ScopedSpan span(opSpans(model), trace.span(kind, again ? "recompute" : "forward",
+                                                     model.forwardFlops(b_, t_)));
   trace.forwardKind = kind;  // the layers' spans: kForward, or kRecompute when again
   BS_ASSIGN_OR_RETURN(const double loss, model.forward(*f.acts, input, trace));
   if (model.hasHead() && !again) lossSum += loss;
@@ -141,8 +144,9 @@ Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
   TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
   chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
   {
-    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackward, "backward",
-                                                  2 * chunk.model->forwardFlops(b_, t_)));
+    tracer::ScopedSpan span(
+        opSpans(*chunk.model),
+        trace.span(EventKind::kBackward, "backward", 2 * chunk.model->forwardFlops(b_, t_)));
     BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }
   f.backwardDone = true;
@@ -156,8 +160,9 @@ Status PipelineExecutor::backwardInput(const Op& op) {
   TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
   chunk.sync->beginBackwardInput(context_.step, op.microBatch);
   {
-    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackwardInput, "backward_input",
-                                                  chunk.model->forwardFlops(b_, t_)));
+    tracer::ScopedSpan span(
+        opSpans(*chunk.model),
+        trace.span(EventKind::kBackwardInput, "backward_input", chunk.model->forwardFlops(b_, t_)));
     BS_RETURN_IF_ERROR(
         chunk.model->backwardInput(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }

@@ -123,6 +123,12 @@ class PipelineExecutor {
   void release(const layout::Op& op);
   int32_t virtualStage(int32_t chunk) const { return chunk * pp_.size() + stage_; }
   CommTrace commTrace(const char* name, const layout::Op& op) const;
+  // Where an op's enclosing compute span goes: nowhere under tp (its
+  // blocking all-reduces run inside forward and B; the per-layer spans stand
+  // alone), the recorder otherwise.
+  tracer::Recorder* opSpans(const GptModel& model) const {
+    return model.tpSize() > 1 ? nullptr : recorder_;
+  }
 
   std::vector<PipelineChunk> chunks_;
   int32_t stage_;

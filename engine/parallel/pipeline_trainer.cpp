@@ -21,8 +21,8 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
 Result<std::unique_ptr<PipelineTrainer>> PipelineTrainer::create(const TrainerOptions& options,
                                                                  const ParallelOptions& parallel,
                                                                  const PipelineOptions& pipeline,
-                                                                 Communicator& dp,
-                                                                 Communicator& pp) {
+                                                                 Communicator& dp, Communicator& pp,
+                                                                 Communicator* tp) {
   BS_RETURN_IF_ERROR(options.validate());
   if (!options.loadPath.empty()) {
     return Status::unsupported("a pipeline-parallel run cannot resume from a checkpoint yet");
@@ -34,7 +34,7 @@ Result<std::unique_ptr<PipelineTrainer>> PipelineTrainer::create(const TrainerOp
         std::to_string(pipeline.chunks) +
         " chunks per stage: interleaved takes 2 to 8, the others exactly 1");
   }
-  std::unique_ptr<PipelineTrainer> t(new PipelineTrainer(options, parallel, pipeline, dp, pp));
+  std::unique_ptr<PipelineTrainer> t(new PipelineTrainer(options, parallel, pipeline, dp, pp, tp));
   BS_RETURN_IF_ERROR(t->initialize());
   return t;
 }
@@ -60,8 +60,9 @@ Status PipelineTrainer::initialize() {
   d.optimizer = options_.optimizer;
   std::vector<PipelineChunk> chunks;
   for (int32_t c = 0; c < pipeline_.chunks; ++c) {
-    BS_ASSIGN_OR_RETURN(auto model, GptModel::create(options_.model, &allocator_,
-                                                     pipelineSlots(split, c * p + stage())));
+    BS_ASSIGN_OR_RETURN(auto model,
+                        GptModel::create(options_.model, &allocator_,
+                                         pipelineSlots(split, c * p + stage()), tpGroup_.get()));
     model->initialize(options_.seed);  // the same weights as the full model's slots
     BS_ASSIGN_OR_RETURN(auto sync, DataParallel::create(*model, allocator_, dp_, d));
     chunks.push_back({model.get(), sync.get()});
@@ -79,6 +80,7 @@ void PipelineTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
   dp_.setRecorder(recorder);
   pp_.setRecorder(recorder);
+  if (tp_ != nullptr) tp_->setRecorder(recorder);
   executor_->setRecorder(recorder);
 }
 
@@ -108,15 +110,21 @@ Result<StepResult> PipelineTrainer::step() {
   BS_ASSIGN_OR_RETURN(double lossSum, executor_->runStep(schedule_.stageOps[stage()], context));
   // Global norm: this stage's sum of squares (over its chunks and dp shards),
   // summed over stages. Every dp rank visits the chunks in the same order.
+  // Tensor parallelism: tp slices count on every tp rank, replicated
+  // parameters on tp rank 0, summed over tp.
+  const bool countReplicated = tp_ == nullptr || tp_->rank() == 0;
   double squares = 0.0;
   for (const auto& sync : syncs_) {
-    BS_ASSIGN_OR_RETURN(const double chunkSquares, sync->gradSquaredSum());
+    BS_ASSIGN_OR_RETURN(const double chunkSquares, sync->gradSquaredSum(countReplicated));
     squares += chunkSquares;
   }
   CommTrace normTrace;
   normTrace.name = "grad_norm";
   normTrace.step = context.step;
   BS_RETURN_IF_ERROR(pp_.allReduce(std::span<double>(&squares, 1), normTrace));
+  if (tp_ != nullptr && tp_->size() > 1) {
+    BS_RETURN_IF_ERROR(tp_->allReduce(std::span<double>(&squares, 1), normTrace));
+  }
   result.gradNorm = std::sqrt(squares);
   result.lr = options_.schedule.at(step_);
   {
@@ -142,16 +150,19 @@ Result<StepResult> PipelineTrainer::step() {
   return result;
 }
 
-Result<std::vector<std::pair<std::string, std::vector<float>>>> PipelineTrainer::stageParameters() {
-  std::vector<std::pair<std::string, std::vector<float>>> out;
+Result<NamedValues> PipelineTrainer::stageParameters() {
+  NamedValues out;
+  std::vector<Parameter*> params;
   for (const auto& sync : syncs_) {
     std::vector<float> flat;
     BS_RETURN_IF_ERROR(sync->gatherParameters(flat));
     for (const FlatEntry& e : sync->flat().entries()) {
       out.emplace_back(e.param->name,
                        std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+      params.push_back(e.param);
     }
   }
+  if (tp_ != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *tp_));
   return out;
 }
 

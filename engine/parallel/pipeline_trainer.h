@@ -18,10 +18,17 @@
 // d·M .. d·M + M − 1, each loss scaled by 1/(M·dp); singleRankEquivalent()
 // gives the matching single-rank run.
 //
-// Contract: create() and step() are collective over the dp and pp groups;
-// both communicators outlive the trainer. Every schedule runs, zb-h1's split
-// backward included (with any ZeRO stage and with recompute); v > 1 needs
-// the interleaved schedule (and m % p == 0, v <= 8). Training thread only.
+// Tensor parallelism: given a tp group, each chunk's blocks hold this tp
+// rank's slices (gpt_layers.h); the pp group joins the ranks of one tp
+// coordinate, so activations and gradients (replicated over tp) pass
+// between equal tp ranks. The norm sums squares over tp (replicated
+// parameters once, ParallelTrainer's rule).
+//
+// Contract: create() and step() are collective over the dp, pp (and tp)
+// groups; the communicators outlive the trainer. Every schedule runs, zb-h1's
+// split backward included (with any ZeRO stage and with recompute); v > 1
+// needs the interleaved schedule (and m % p == 0, v <= 8). Training thread
+// only.
 #pragma once
 
 #include <memory>
@@ -32,6 +39,7 @@
 #include "engine/layout/schedule.h"
 #include "engine/parallel/pipeline_executor.h"
 #include "engine/parallel/rank_trainer.h"
+#include "engine/parallel/tp_group.h"
 
 namespace bubblescope::engine {
 
@@ -48,7 +56,8 @@ class PipelineTrainer final : public RankTrainer {
   static Result<std::unique_ptr<PipelineTrainer>> create(const TrainerOptions& options,
                                                          const ParallelOptions& parallel,
                                                          const PipelineOptions& pipeline,
-                                                         Communicator& dp, Communicator& pp);
+                                                         Communicator& dp, Communicator& pp,
+                                                         Communicator* tp = nullptr);
   ~PipelineTrainer() override;
 
   void setRecorder(tracer::Recorder* recorder) override;
@@ -63,14 +72,17 @@ class PipelineTrainer final : public RankTrainer {
   const layout::Schedule& schedule() const { return schedule_; }
   int32_t chunks() const { return static_cast<int32_t>(models_.size()); }
   GptModel& model(int32_t chunk = 0) { return *models_.at(chunk); }
-  // name -> values of this stage's parameters, chunk by chunk (collective
-  // over dp at ZeRO 3).
-  Result<std::vector<std::pair<std::string, std::vector<float>>>> stageParameters();
+  // name -> full values of this stage's parameters, chunk by chunk
+  // (collective over dp at ZeRO 3, and over tp).
+  Result<NamedValues> stageParameters();
 
  private:
   PipelineTrainer(const TrainerOptions& options, const ParallelOptions& parallel,
-                  const PipelineOptions& pipeline, Communicator& dp, Communicator& pp)
-      : options_(options), parallel_(parallel), pipeline_(pipeline), dp_(dp), pp_(pp) {}
+                  const PipelineOptions& pipeline, Communicator& dp, Communicator& pp,
+                  Communicator* tp)
+      : options_(options), parallel_(parallel), pipeline_(pipeline), dp_(dp), pp_(pp), tp_(tp) {
+    if (tp_ != nullptr) tpGroup_ = std::make_unique<CommTensorParallel>(*tp_);
+  }
   Status initialize();
 
   TrainerOptions options_;
@@ -78,6 +90,8 @@ class PipelineTrainer final : public RankTrainer {
   PipelineOptions pipeline_;
   Communicator& dp_;
   Communicator& pp_;
+  Communicator* tp_;
+  std::unique_ptr<CommTensorParallel> tpGroup_;  // over tp_, given to the models
   tracer::Recorder* recorder_ = nullptr;
   Allocator allocator_;  // declared first: outlives every tensor below
   layout::Schedule schedule_;

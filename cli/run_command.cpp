@@ -104,9 +104,6 @@ Result<Plan> plan(const RunArgs& a) {
     const std::string unsupported = unsupportedLayoutFeature(p.layout);
     if (!unsupported.empty()) problems.push_back(unsupported);
   }
-  if (layoutOk && p.layout.backend == layout::Backend::kCuda) {
-    problems.push_back("backend cuda is not available to parallel runs yet; use cpu or auto");
-  }
   p.worldSize = worldSize.value_or(layoutOk ? p.layout.worldSize() : 1);
   auto launcher = underSlurm() ? findSrun() : findMpirun();
   if (!launcher.isOk()) problems.push_back(launcher.status().message());

@@ -215,7 +215,9 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
 }  // namespace
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
-  (void)l;  // every layout the validation accepts runs
+  if (l.backend == layout::Backend::kCuda) {
+    return "backend cuda is not available to parallel runs yet; use cpu or auto";
+  }
   return "";
 }
 
@@ -250,9 +252,6 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   if (!layout.isOk()) return refuse(layout.status().message(), 2);
   if (const std::string unsupported = unsupportedLayoutFeature(*layout); !unsupported.empty()) {
     return refuse(unsupported, 2);
-  }
-  if (layout->backend == layout::Backend::kCuda) {
-    return refuse("backend cuda is not available to parallel runs yet; use cpu or auto", 2);
   }
   trainRank(*layout, args, rank, size);  // aborts the job on failure
   MPI_Finalize();

@@ -26,8 +26,8 @@ struct LayoutTrainArgs {
 // Rank 0 prints progress and, at the end, every rank's memory.
 ExitCode runLayoutTraining(const LayoutTrainArgs& args);
 
-// Why the runtime cannot run `layout` yet (tp > 1, a pipeline schedule it
-// does not execute), or "" when it can.
+// Why the runtime cannot run `layout` yet (a backend parallel runs do not
+// have), or "" when it can.
 std::string unsupportedLayoutFeature(const layout::Layout& layout);
 
 // "dp2-zero1 tiny": the name of a run in the trace file.

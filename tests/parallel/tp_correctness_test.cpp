@@ -1,10 +1,11 @@
 // DESIGN.md correctness rule for tensor parallelism: tp 2, tp 4, dp 2 × tp 2
-// (ZeRO 0 and 1) and tp 2 × pp 2 match the single-rank run on the same global
-// batch (losses, gradient norms, and the final parameters after reassembling
-// the tp slices). The replicated parameters' gradients are equal on every tp
-// rank, and a traced step holds the tp all-reduces: two forward and two
-// backward per block per micro-batch, dim tp, B·T·C floats each, outside
-// every compute span, and the compute spans carry this rank's share of FLOPs.
+// (ZeRO 0, 1 and 3) and tp 2 × pp 2 (1f1b, zb-h1, 1f1b with recompute) match
+// the single-rank run on the same global batch (losses, gradient norms, and
+// the final parameters after reassembling the tp slices). The replicated
+// parameters' gradients are equal on every tp rank, and a traced step holds
+// the tp all-reduces: two forward and two backward per block per
+// micro-batch (in B under zb-h1), dim tp, B·T·C floats each, outside every
+// compute span, and the compute spans carry this rank's share of FLOPs.
 #include "tp_fixture.h"
 
 namespace bubblescope::engine::testing {
@@ -131,6 +132,52 @@ TEST(TensorParallelTest, TracedStepHasTwoForwardAndTwoBackwardTpAllReducesPerBlo
   EXPECT_EQ(count.size(), 5u);
 }
 
+// zb-h1 under tp: per layer and micro-batch two forward all-reduces and two
+// backward ones, in B (between B spans), none inside any compute span.
+TEST(TensorParallelTest, TracedZbStepRunsTheBackwardTpAllReducesInB) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 1, 2, 2);
+  ASSERT_TRUE(grid.isOk()) << grid.status().toString();
+  PipelineOptions pipeline;
+  pipeline.schedule = layout::ScheduleKind::kZeroBubbleH1;
+  auto made = PipelineTrainer::create(perRankOptions(), {}, pipeline, (*grid)->dp(), (*grid)->pp(),
+                                      &(*grid)->tp());
+  ASSERT_TRUE(made.isOk()) << made.status().toString();
+  tracer::Recorder recorder(worldRank(), true, 1 << 16);
+  (*made)->setRecorder(&recorder);
+  ASSERT_TRUE((*made)->step().isOk());
+  (*made)->setRecorder(nullptr);
+  const std::vector<tracer::Event> events = recorder.drain();
+  const TrainerOptions o = perRankOptions();
+  const int layersHere = o.model.numLayers / 2;  // one block per stage
+  int forward = 0, backward = 0, bSpans = 0;
+  for (const tracer::Event& e : events) {
+    if (e.kind == tracer::EventKind::kBackwardInput && e.name.rfind("h.", 0) == 0) ++bSpans;
+    if (e.dim != tracer::ParallelDim::kTp || e.name == "grad_norm") continue;
+    const bool grad = e.name.find("grad") != std::string::npos;
+    (grad ? backward : forward) += 1;
+    EXPECT_EQ(e.stage, (*grid)->coord().pp) << e.name;
+    for (const tracer::Event& c : events) {
+      if (c.lane != tracer::Lane::kCompute) continue;
+      EXPECT_FALSE(c.startNs <= e.startNs && e.endNs <= c.endNs && c.startNs < c.endNs &&
+                   e.startNs < e.endNs)
+          << c.name << " encloses " << e.name;
+    }
+    if (!grad) continue;
+    // Between this micro-batch's B segments of the block: a B span of the
+    // same micro-batch ends at or before it and another starts after it.
+    bool before = false, after = false;
+    for (const tracer::Event& c : events) {
+      if (c.kind != tracer::EventKind::kBackwardInput || c.microBatch != e.microBatch) continue;
+      before = before || c.endNs <= e.startNs;
+      after = after || c.startNs >= e.endNs;
+    }
+    EXPECT_TRUE(before && after) << e.name << " micro-batch " << e.microBatch;
+  }
+  EXPECT_EQ(forward, 2 * layersHere * o.microBatches);
+  EXPECT_EQ(backward, 2 * layersHere * o.microBatches);
+  EXPECT_EQ(bSpans, 3 * layersHere * o.microBatches);  // three stretches around two all-reduces
+}
+
 TEST(TensorParallelTest, Tp2Pp2MatchesSingleRank) {
   auto grid = MpiGrid::create(MPI_COMM_WORLD, 1, 2, 2);
   ASSERT_TRUE(grid.isOk()) << grid.status().toString();
@@ -138,6 +185,8 @@ TEST(TensorParallelTest, Tp2Pp2MatchesSingleRank) {
   expectPipelineMatches(ScheduleKind::kOneFOneB, 1, 0, **grid);
   // zb-h1: the backward tp all-reduces run in B, W needs none.
   expectPipelineMatches(ScheduleKind::kZeroBubbleH1, 1, 0, **grid);
+  // Recompute re-runs the forward's tp all-reduces before the backward.
+  expectPipelineMatches(ScheduleKind::kOneFOneB, 1, 0, **grid, true);
 }
 
 }  // namespace

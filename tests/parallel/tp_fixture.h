@@ -55,16 +55,17 @@ inline std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::Parall
 // A pipelined run on `grid` (its dp, pp and tp groups) against the
 // single-rank run restricted to this stage's parameters.
 inline void expectPipelineMatches(layout::ScheduleKind schedule, int32_t dpSize, int32_t zero,
-                                  MpiGrid& grid) {
+                                  MpiGrid& grid, bool recompute = false) {
   const std::string what = std::string(layout::scheduleKindName(schedule)) + " dp " +
                            std::to_string(dpSize) + " tp " + std::to_string(grid.grid().tpSize()) +
                            " pp " + std::to_string(grid.grid().ppSize()) + " zero " +
-                           std::to_string(zero);
+                           std::to_string(zero) + (recompute ? " recompute" : "");
   ParallelOptions parallel;
   parallel.zeroStage = zero;
   parallel.bucketElements = 3000;  // buckets that split layers
   PipelineOptions pipeline;
   pipeline.schedule = schedule;
+  pipeline.recompute = recompute;
   auto made = PipelineTrainer::create(perRankOptions(), parallel, pipeline, grid.dp(), grid.pp(),
                                       &grid.tp());
   ASSERT_TRUE(made.isOk()) << made.status().toString();

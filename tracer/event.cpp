@@ -76,6 +76,8 @@ std::string_view toString(Lane lane) {
     case Lane::kCommunication: return "communication";
     case Lane::kPipeline: return "pipeline";
     case Lane::kData: return "data";
+    case Lane::kCudaApi:
+      return "cuda api";
     default: break;
   }
   return static_cast<int32_t>(lane) >= static_cast<int32_t>(Lane::kGpuStreamBase) ? "gpu"

@@ -58,10 +58,14 @@ enum class Lane : int32_t {
   kCommunication = 1,
   kPipeline = 2,  // sends, receives and waits of the pipeline
   kData = 3,
+  kCudaApi = 4,  // host calls that launch GPU work (cudaLaunchKernel, cudaMemcpyAsync, ...)
   kGpuStreamBase = 16,
 };
 inline constexpr Lane gpuStreamLane(int32_t stream) {
   return static_cast<Lane>(static_cast<int32_t>(Lane::kGpuStreamBase) + stream);
+}
+inline constexpr bool isGpuStreamLane(Lane lane) {
+  return static_cast<int32_t>(lane) >= static_cast<int32_t>(Lane::kGpuStreamBase);
 }
 
 // One span on one rank's lane.
@@ -80,6 +84,10 @@ struct Event {
   int64_t bytes = 0;
   int64_t flops = 0;
   int32_t peer = -1;      // the other rank of a send or receive
+  // Links a GPU record (kernel, copy, set on a stream lane) to the host call
+  // that launched it (on Lane::kCudaApi): both carry the same id, unique
+  // within one rank (CUPTI's correlation id). 0 = not linked.
+  int64_t correlationId = 0;
 
   bool operator==(const Event&) const = default;
 };

@@ -78,7 +78,32 @@ Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
     auto it = dims.find(a.streamId);
     if (it != dims.end()) e.dim = it->second;
   }
+  e.correlationId = a.correlationId;
   return e;
+}
+
+Event toEvent(const LaunchCall& call, int32_t rank) {
+  Event e;
+  e.rank = rank;
+  e.lane = Lane::kCudaApi;
+  e.kind = EventKind::kOther;
+  e.name = call.name;
+  e.startNs = call.startNs;
+  e.endNs = std::max(call.startNs, call.endNs);
+  e.correlationId = call.correlationId;
+  return e;
+}
+
+bool isLaunchApi(std::string_view name) {
+  while (!name.empty() && name.front() == '_') name.remove_prefix(1);  // "__cudaLaunchKernel"
+  for (std::string_view api : {"cuda", "cu"}) {
+    if (name.substr(0, api.size()) != api) continue;
+    const std::string_view rest = name.substr(api.size());
+    const bool launches =
+        rest.starts_with("Launch") || rest.starts_with("Memcpy") || rest.starts_with("Memset");
+    return launches && rest.find("HostFunc") == std::string_view::npos;
+  }
+  return false;
 }
 
 }  // namespace bubblescope::tracer

@@ -1,6 +1,16 @@
 // GPU activity as the CUPTI collector hands it over, and its conversion into
 // the event model. Plain code: built and unit-tested without CUDA.
 //
+// Launch correlation: each GPU record carries CUPTI's correlation id, and so
+// does the host call that launched it (a LaunchCall: cudaLaunchKernel,
+// cudaMemcpyAsync, cuLaunchKernelEx as NCCL uses it, ...). Both become
+// events with that id in Event::correlationId: the launch on the rank's
+// Lane::kCudaApi, the record on its stream lane. The conversion does not
+// pair them (a record usually arrives a batch after its launch): a record
+// keeps its id whether or not its launch was recorded, and readers link the
+// events of one rank whose ids are equal. A record launched by a call that is
+// not traced (cudaGraphLaunch) therefore has an id no launch event carries.
+//
 // GPU timestamps (CUPTI's clock) reach the run's timeline in two steps: a
 // GpuClockMap, fitted from pairs of (CUPTI timestamp, host clock) read back
 // to back, maps them onto the rank's host clock; the rank's ClockModel then
@@ -10,6 +20,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +41,22 @@ struct GpuActivity {
   std::string name;            // kernel name; empty for copies and sets
   uint64_t bytes = 0;          // copies and sets
 };
+
+// One host call that launches GPU work, as CUPTI's API callbacks saw it.
+// Times are the rank's host clock (hostNowNs) at the call's entry and exit.
+struct LaunchCall {
+  uint32_t correlationId = 0;  // equals the correlationId of the GPU record it launched
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  uint32_t threadId = 0;  // OS thread id (gettid) of the caller
+  std::string name;       // the API function, e.g. "cudaLaunchKernel"
+};
+
+// Whether a runtime or driver API function (CUPTI's callback name, with or
+// without a version suffix: "cudaLaunchKernel_v7000", "cuLaunchKernelEx")
+// launches a kernel, a copy or a set: the calls the collector traces.
+// Graph launches and host functions are excluded.
+bool isLaunchApi(std::string_view name);
 
 struct ClockPair {
   uint64_t gpuNs = 0;
@@ -58,11 +85,16 @@ EventKind kindOfKernel(const std::string& name);
 // communicator runs collectives on which stream.
 using StreamDims = std::unordered_map<uint32_t, ParallelDim>;
 
-// An activity as an Event of `rank` on its stream's lane, on the host clock.
-// NCCL kernels and copies count as communication (categoryOf) with the
-// dimension of their stream.
+// An activity as an Event of `rank` on its stream's lane, on the host clock,
+// with its correlation id. NCCL kernels and copies count as communication
+// (categoryOf) with the dimension of their stream.
 Event toEvent(const GpuActivity& activity, const GpuClockMap& map, int32_t rank,
               const StreamDims& dims);
+
+// A launch call as an Event of `rank`: kind kOther (it counts as neither
+// compute nor communication), name = the API function, Lane::kCudaApi, its
+// host times as they are (already on the host clock), its correlation id.
+Event toEvent(const LaunchCall& call, int32_t rank);
 
 // Where a rank's GPU activity comes from (the CUPTI collector; a fake in
 // tests). Contract: take() and clockPairs() are called from the tracer's
@@ -72,6 +104,9 @@ class GpuActivitySource {
   virtual ~GpuActivitySource() = default;
   // Activities completed since the previous call.
   virtual std::vector<GpuActivity> take() = 0;
+  // Launch calls that returned since the previous call (none by default: a
+  // source that does not see the host calls).
+  virtual std::vector<LaunchCall> takeLaunches() { return {}; }
   // (GPU timestamp, host clock) pairs read back to back, for fitGpuClockMap.
   virtual std::vector<ClockPair> clockPairs(int count) = 0;
 };

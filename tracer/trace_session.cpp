@@ -103,9 +103,12 @@ void TraceSession::setStreamDimension(uint32_t stream, ParallelDim dim) {
   streamDims_[stream] = dim;
 }
 
-// GPU records on the rank's host clock: the map is refitted on every batch
-// from the first pairs (a long baseline for the rate) and the latest ones.
+// Launch calls (already on the host clock) and GPU records on the rank's
+// host clock: the map is refitted on every batch from the first pairs (a
+// long baseline for the rate) and the latest ones. A launch and its record
+// may ship in different batches: they are linked by their correlation id.
 void TraceSession::collectGpu(std::vector<Event>& out) {
+  for (const LaunchCall& call : options_.gpu->takeLaunches()) out.push_back(toEvent(call, rank_));
   std::vector<GpuActivity> activities = options_.gpu->take();
   if (activities.empty()) return;
   constexpr size_t kFirst = 8, kMax = 64;

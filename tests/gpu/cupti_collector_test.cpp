@@ -1,9 +1,20 @@
 // Needs a GPU: skips cleanly without one (label gpu; scripts/gpu-check.sh).
+#include "tracer/cupti_collector.h"
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/cuda_kernels.h"
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
 #include "tracer/clock.h"
-#include "tracer/cupti_collector.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -18,6 +29,27 @@ TEST(CuptiCollectorTest, WithoutAGpuStartSaysWhy) {
   auto c = CuptiCollector::start();
   ASSERT_FALSE(c.isOk());
   EXPECT_NE(c.status().message().find("CUPTI tracing needs a GPU"), std::string::npos);
+}
+
+// CUPTI's own callback names (no GPU needed): the runtime's and NCCL's
+// (driver) kernel launches, copies and sets are traced, nothing else.
+TEST(CuptiCollectorTest, TracesTheCallsThatLaunchWorkAndNoOthers) {
+  const std::vector<std::string> apis = CuptiCollector::tracedApis();
+  auto traced = [&](const std::string& name) {
+    return std::find(apis.begin(), apis.end(), name) != apis.end();
+  };
+  for (const char* name : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
+                           "cudaMemcpy_v3020", "cudaMemcpyAsync_v3020", "cudaMemsetAsync_v3020",
+                           "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyAsync"}) {
+    EXPECT_TRUE(traced(name)) << name;
+  }
+  for (const std::string& name : apis) EXPECT_TRUE(isLaunchApi(name)) << name;
+  for (const char* name : {"cudaGetDevice_v3020", "cudaMalloc_v3020", "cudaGraphLaunch_v10000",
+                           "cuCtxGetCurrent", "cuStreamWaitEvent"}) {
+    EXPECT_FALSE(traced(name)) << name;
+  }
+  EXPECT_GT(apis.size(), 50u);
+  EXPECT_LT(apis.size(), 400u);
 }
 
 TEST(CuptiCollectorTest, RecordsAMemsetAndMapsItOntoTheHostClock) {
@@ -45,6 +77,89 @@ TEST(CuptiCollectorTest, RecordsAMemsetAndMapsItOntoTheHostClock) {
   }
   EXPECT_TRUE(found);
   cudaFree(p);
+}
+
+// A tiny kernel and a copy launched under the collector: each GPU record's
+// correlation id is that of a launch call of this thread, which began before
+// the record; stored through TraceWriter, the kernel event and its launch
+// event are found linked by TraceReader::linkedEvents.
+TEST(CuptiCollectorTest, AKernelIsLinkedToTheCallThatLaunchedIt) {
+  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  auto collector = CuptiCollector::start();
+  ASSERT_TRUE(collector.isOk()) << collector.status().message();
+  ASSERT_TRUE((*collector)->launchesTraced()) << (*collector)->launchError();
+  constexpr int64_t kN = 1024;
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), 3 * kN * sizeof(float)), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  std::vector<float> host(kN, 1.0f);
+  ASSERT_EQ(cudaMemcpy(d + kN, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  ASSERT_TRUE(engine::cuda::residualForward(d, d + kN, d + kN, kN, stream).isOk());
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(host.data(), d, kN * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(host[kN - 1], 2.0f);  // the kernel really ran
+
+  const auto launches = (*collector)->takeLaunches();
+  const auto records = (*collector)->take();
+  auto map = fitGpuClockMap((*collector)->clockPairs(8));
+  ASSERT_TRUE(map.isOk()) << map.status().message();
+  const auto me = static_cast<uint32_t>(::syscall(SYS_gettid));
+  std::vector<Event> events;
+  for (const LaunchCall& l : launches) events.push_back(toEvent(l, 0));
+  int kernels = 0, copies = 0;
+  int64_t kernelCorrelation = 0;
+  for (const GpuActivity& a : records) {
+    events.push_back(toEvent(a, *map, 0, {}));
+    const bool kernel =
+        a.kind == GpuActivityKind::kKernel && a.name.find("residualForward") != std::string::npos;
+    const bool copy = a.kind == GpuActivityKind::kMemcpy && a.bytes == kN * sizeof(float);
+    if (!kernel && !copy) continue;
+    kernels += kernel;
+    copies += copy;
+    if (kernel) kernelCorrelation = a.correlationId;
+    const LaunchCall* launch = nullptr;
+    for (const LaunchCall& l : launches) {
+      if (l.correlationId == a.correlationId) launch = &l;
+    }
+    ASSERT_NE(launch, nullptr) << a.name << " correlation " << a.correlationId
+                               << " has no launch among " << launches.size();
+    EXPECT_TRUE(isLaunchApi(launch->name)) << launch->name;
+    EXPECT_NE(launch->name.find(kernel ? "Launch" : "Memcpy"), std::string::npos) << launch->name;
+    EXPECT_EQ(launch->threadId, me);
+    // The call began before its work on the GPU (the fitted map is good to
+    // well under the 20 µs allowed here).
+    EXPECT_LE(launch->startNs, map->toHost(a.gpuStartNs) + 20000) << launch->name;
+  }
+  EXPECT_EQ(kernels, 1);
+  EXPECT_EQ(copies, 2);
+  ASSERT_NE(kernelCorrelation, 0);
+
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bubblescope-cupti-" + std::to_string(me));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.db").string();
+  std::filesystem::remove(path);
+  {
+    auto writer = storage::TraceWriter::open(path);
+    ASSERT_TRUE(writer.isOk()) << writer.status().message();
+    ASSERT_TRUE((*writer)->beginRun({.name = "cupti", .worldSize = 1}).isOk());
+    ASSERT_TRUE((*writer)->appendEvents(events).isOk());
+    ASSERT_TRUE((*writer)->finishRun(storage::RunStatus::kFinished).isOk());
+  }
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  auto linked = (*reader)->linkedEvents(1, 0, kernelCorrelation);
+  ASSERT_TRUE(linked.isOk()) << linked.status().message();
+  ASSERT_EQ(linked->size(), 2u);
+  EXPECT_EQ((*linked)[0].lane, Lane::kCudaApi);
+  EXPECT_TRUE(isGpuStreamLane((*linked)[1].lane));
+  EXPECT_EQ((*linked)[1].kind, EventKind::kKernel);
+  EXPECT_EQ((*linked)[0].correlationId, (*linked)[1].correlationId);
+  std::filesystem::remove_all(dir);
+  cudaStreamDestroy(stream);
+  cudaFree(d);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ Batch sampleBatch() {
     e.bytes = 1LL << 33;
     e.flops = -1;
     e.peer = 2;
+    e.correlationId = i % 5 ? 0 : (int64_t{1} << 32) + i;  // beyond 32 bits survives too
     b.events.push_back(e);
   }
   b.steps.push_back({3, 7, 4.5, 2048, 10, 20});

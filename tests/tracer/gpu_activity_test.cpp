@@ -78,6 +78,85 @@ TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
   EXPECT_EQ(c.dim, ParallelDim::kNone);  // stream 7 carries no collectives
 }
 
+TEST(GpuActivityTest, ALaunchAndItsKernelBecomeTwoEventsLinkedByTheirCorrelation) {
+  // GPU clock 7 s ahead of the host's and 10 ppm fast, fitted from pairs.
+  std::vector<ClockPair> pairs;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t host = 2000000000LL + i * 1000000000LL;
+    pairs.push_back({static_cast<uint64_t>(7e9 + host + (host - 2e9) * 1e-5), host});
+  }
+  auto map = fitGpuClockMap(pairs);
+  ASSERT_TRUE(map.isOk()) << map.status().message();
+
+  const LaunchCall launch{4242, 2500000000LL, 2500004000LL, 777, "cudaLaunchKernel"};
+  // The kernel ran from host 2.500010 s to 2.500030 s, as the GPU clock reads it.
+  auto gpuAt = [](int64_t host) { return static_cast<uint64_t>(7e9 + host + (host - 2e9) * 1e-5); };
+  const GpuActivity kernel{GpuActivityKind::kKernel,
+                           gpuAt(2500010000LL),
+                           gpuAt(2500030000LL),
+                           0,
+                           7,
+                           4242,
+                           "residual_forward_kernel",
+                           0};
+
+  const Event l = toEvent(launch, 5);
+  const Event k = toEvent(kernel, *map, 5, {});
+  EXPECT_EQ(l.correlationId, 4242);
+  EXPECT_EQ(k.correlationId, l.correlationId);
+  EXPECT_EQ(l.rank, 5);
+  EXPECT_EQ(k.rank, 5);
+  // The launch: on the host clock as it is, on the cuda api lane, neither
+  // compute nor communication (it must not count twice with its kernel).
+  EXPECT_EQ(l.lane, Lane::kCudaApi);
+  EXPECT_EQ(l.kind, EventKind::kOther);
+  EXPECT_EQ(categoryOf(l.kind), EventCategory::kOther);
+  EXPECT_EQ(l.name, "cudaLaunchKernel");
+  EXPECT_EQ(l.startNs, 2500000000LL);
+  EXPECT_EQ(l.endNs, 2500004000LL);
+  // The kernel: through the fitted map back onto the host clock (a GPU time
+  // taken as host time would be 7 s off), on its stream lane.
+  EXPECT_EQ(k.lane, gpuStreamLane(7));
+  EXPECT_EQ(k.kind, EventKind::kKernel);
+  EXPECT_NEAR(static_cast<double>(k.startNs), 2500010000.0, 2.0);
+  EXPECT_NEAR(static_cast<double>(k.endNs), 2500030000.0, 2.0);
+  EXPECT_GT(k.startNs, l.startNs);
+}
+
+TEST(GpuActivityTest, ARecordWithoutALaunchKeepsItsCorrelation) {
+  // Records are converted one by one, before their launch may have shipped:
+  // the id is kept and readers link equal ids (a record of an untraced call
+  // such as cudaGraphLaunch links to nothing). Zero stays zero.
+  GpuClockMap map;
+  const GpuActivity copy{GpuActivityKind::kMemcpy, 100, 200, 0, 3, 99, "", 4096};
+  EXPECT_EQ(toEvent(copy, map, 0, {}).correlationId, 99);
+  const GpuActivity unlinked{GpuActivityKind::kMemset, 100, 200, 0, 3, 0, "", 64};
+  EXPECT_EQ(toEvent(unlinked, map, 0, {}).correlationId, 0);
+  // A launch whose exit time is before its entry (cannot happen on one
+  // monotonic clock, but never store an event that ends before it starts).
+  const Event e = toEvent(LaunchCall{7, 1000, 900, 1, "cudaMemcpyAsync"}, 0);
+  EXPECT_EQ(e.endNs, e.startNs);
+}
+
+TEST(GpuActivityTest, LaunchApisAreTheCallsThatLaunchKernelsCopiesAndSets) {
+  for (const char* name :
+       {"cudaLaunchKernel", "cudaLaunchKernel_v7000", "cudaLaunchKernel_ptsz_v7000",
+        "__cudaLaunchKernel_v13000", "cudaLaunchKernelExC_v11060",
+        "cudaLaunchCooperativeKernel_v9000", "cudaMemcpy_v3020", "cudaMemcpyAsync_v3020",
+        "cudaMemcpy2DAsync_ptsz_v7000", "cudaMemset_v3020", "cudaMemsetAsync_v3020",
+        "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuMemcpyHtoD_v2",
+        "cuMemcpyAsync", "cuMemsetD32Async"}) {
+    EXPECT_TRUE(isLaunchApi(name)) << name;
+  }
+  for (const char* name :
+       {"cudaGetDevice_v3020", "cudaMalloc_v3020", "cudaStreamSynchronize_v3020",
+        "cudaLaunchHostFunc_v10000", "cudaGraphLaunch_v10000", "cudaMemPrefetchAsync_v8000",
+        "cudaMemGetInfo_v3020", "cuMemAlloc_v2", "cuGraphLaunch", "cuLaunchHostFunc",
+        "cuCtxGetCurrent", "cuModuleLoad", "", "Launch", "ncclLaunchKernel"}) {
+    EXPECT_FALSE(isLaunchApi(name)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::tracer
 

@@ -1,18 +1,21 @@
 // Runs on 4 ranks (mpirun): every rank's spans reach one trace file on rank
 // 0's timeline, with a deliberately skewed clock on two ranks.
+#include "tracer/trace_session.h"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
-#include "tracer/trace_session.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -194,15 +197,26 @@ class FakeGpu final : public GpuActivitySource {
   static constexpr uint64_t kGpuAheadNs = 7000000000ULL;
   std::vector<GpuActivity> take() override {
     std::vector<GpuActivity> out;
-    if (calls_++ >= 3) return out;
+    if (calls_ >= launchCalls_) return out;  // each call's records follow its launches
+    ++calls_;
     const int64_t now = hostNowNs();
-    out.push_back({GpuActivityKind::kKernel, toGpu(now - 50000), toGpu(now - 20000), 0, 13, 1,
+    const uint32_t id = 10 * static_cast<uint32_t>(calls_);
+    out.push_back({GpuActivityKind::kKernel, toGpu(now - 50000), toGpu(now - 20000), 0, 13, id + 1,
                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0});
-    out.push_back({GpuActivityKind::kKernel, toGpu(now - 90000), toGpu(now - 60000), 0, 7, 2,
+    out.push_back({GpuActivityKind::kKernel, toGpu(now - 90000), toGpu(now - 60000), 0, 7, id + 2,
                    "sgemm_kernel", 0});
     truth_.push_back({now - 50000, now - 20000});
     truth_.push_back({now - 90000, now - 60000});
     return out;
+  }
+  // The launches of the records the next take() returns (the session takes
+  // launches first), on the host clock, before their records.
+  std::vector<LaunchCall> takeLaunches() override {
+    if (!ready || launchCalls_ >= 3) return {};
+    const uint32_t id = 10 * static_cast<uint32_t>(++launchCalls_);
+    const int64_t now = hostNowNs();
+    return {{id + 1, now - 200000, now - 195000, 77, "cuLaunchKernelEx"},
+            {id + 2, now - 190000, now - 185000, 77, "cudaLaunchKernel"}};
   }
   std::vector<ClockPair> clockPairs(int count) override {
     std::vector<ClockPair> pairs;
@@ -213,10 +227,14 @@ class FakeGpu final : public GpuActivitySource {
     return pairs;
   }
   std::vector<std::pair<int64_t, int64_t>> truth_;
+  // Nothing is reported before the test has told the session the stream
+  // dimensions (the session's thread ships as soon as it starts).
+  std::atomic<bool> ready{false};
 
  private:
   static uint64_t toGpu(int64_t hostNs) { return static_cast<uint64_t>(hostNs) + kGpuAheadNs; }
   int calls_ = 0;
+  int launchCalls_ = 0;
 };
 
 TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
@@ -236,6 +254,7 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(), {.device = "cuda:0"}, options);
   ASSERT_TRUE(session.isOk()) << session.status().message();
   (*session)->setStreamDimension(13, ParallelDim::kDp);
+  gpu.ready = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   ASSERT_TRUE((*session)->finish().isOk());
   // Every rank sends rank 0 the true times of its fake activities.
@@ -253,7 +272,25 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   ASSERT_TRUE(ranks.isOk());
   auto page = (*reader)->eventsAfter(1, 0);
   ASSERT_TRUE(page.isOk());
-  int allReduces = 0, kernels = 0;
+  int allReduces = 0, kernels = 0, launches = 0;
+  std::map<std::pair<int32_t, int64_t>, const Event*> launchOf;  // (rank, correlation)
+  for (const Event& e : page->events) {
+    if (e.lane != Lane::kCudaApi) continue;
+    ++launches;
+    EXPECT_EQ(e.kind, EventKind::kOther);
+    EXPECT_NE(e.correlationId, 0);
+    EXPECT_TRUE(launchOf.emplace(std::make_pair(e.rank, e.correlationId), &e).second);
+  }
+  EXPECT_EQ(launches, 6 * worldSize());
+  for (const Event& e : page->events) {
+    if (!isGpuStreamLane(e.lane)) continue;
+    // Every record links to its launch on the same rank, which came first.
+    auto it = launchOf.find({e.rank, e.correlationId});
+    ASSERT_NE(it, launchOf.end()) << "rank " << e.rank << " correlation " << e.correlationId;
+    EXPECT_EQ(it->second->name,
+              e.kind == EventKind::kAllReduce ? "cuLaunchKernelEx" : "cudaLaunchKernel");
+    EXPECT_LT(it->second->endNs, e.startNs);
+  }
   for (const Event& e : page->events) {
     if (e.kind == EventKind::kAllReduce) {
       ++allReduces;

@@ -4,12 +4,15 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
+#include "common/result.h"
 #include "storage/sqlite_db.h"
 
 namespace bubblescope::storage {
 namespace {
 
+// The v1 schema as it was; later versions are the migrations below.
 // Times are integer ns on the run's aligned timeline; -1 = not applicable.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta (
@@ -103,6 +106,72 @@ CREATE TABLE samples (
 CREATE INDEX samples_by_series ON samples (run, rank, name, t_ns);
 )sql";
 
+// Migration from version N to N + 1 is kMigrations[N - 1]. Statements only
+// add (ADD COLUMN with a default is O(1) in SQLite: old rows read the default).
+constexpr const char* kMigrations[] = {
+    // v1 -> v2: launch correlation. The index holds only linked events.
+    R"sql(
+ALTER TABLE events ADD COLUMN correlation INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX events_by_correlation ON events (run, rank, correlation) WHERE correlation != 0;
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");
+
+// v1 files written before the writer kept event_steps lack the table; a
+// writer needs it, so the migration creates it and fills it from the events
+// (one scan), and readers then find complete step windows there.
+constexpr const char* kAddEventSteps = R"sql(
+CREATE TABLE event_steps (
+  run INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  first_ns INTEGER NOT NULL,
+  last_ns INTEGER NOT NULL,
+  PRIMARY KEY (run, rank, step)
+) WITHOUT ROWID;
+INSERT INTO event_steps(run, rank, step, first_ns, last_ns)
+  SELECT run, rank, step, MIN(start_ns), MAX(end_ns) FROM events WHERE step >= 0
+  GROUP BY run, rank, step;
+)sql";
+
+Result<bool> hasTable(SqliteDb& db, const char* name) {
+  BS_ASSIGN_OR_RETURN(auto q, db.prepare("SELECT count(*) FROM sqlite_master WHERE type = "
+                                         "'table' AND name = ?"));
+  q.bind(1, std::string_view(name));
+  auto row = q.step();
+  if (!row.isOk()) return row.status();
+  return q.columnInt(0) > 0;
+}
+
+Result<int32_t> storedVersion(SqliteDb& db) {
+  BS_ASSIGN_OR_RETURN(auto q, db.prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+  auto row = q.step();
+  if (!row.isOk()) return row.status();
+  if (!*row) return Status::corrupt(db.path() + " is corrupt: meta has no schema_version");
+  try {
+    return static_cast<int32_t>(std::stoi(q.columnText(0)));
+  } catch (...) {
+    return Status::corrupt(db.path() + " is corrupt: schema_version '" + q.columnText(0) +
+                           "' is not a number");
+  }
+}
+
+// Applies the migrations from `from` up; inside the caller's transaction.
+Status applyMigrations(SqliteDb& db, int32_t from) {
+  if (from == 1) {
+    BS_ASSIGN_OR_RETURN(const bool stepsKept, hasTable(db, "event_steps"));
+    if (!stepsKept) BS_RETURN_IF_ERROR(db.exec(kAddEventSteps));
+  }
+  for (int32_t v = from; v < kSchemaVersion; ++v) {
+    BS_RETURN_IF_ERROR(
+        db.exec(kMigrations[v - 1])
+            .withContext("cannot migrate the trace schema from v" + std::to_string(v)));
+  }
+  const std::string set = "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
+                          "' WHERE key = 'schema_version'";
+  return db.exec(set.c_str());
+}
+
 uint32_t readBigEndian32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
@@ -115,12 +184,27 @@ Status createSchema(SqliteDb& db) {
   if (s.isOk()) {
     const std::string meta = std::string("INSERT INTO meta(key, value) VALUES ") +
                              "('application', '" + kApplicationName + "'), " +
-                             "('schema_version', '" + std::to_string(kSchemaVersion) + "')";
+                             "('schema_version', '1')";
     s = db.exec(meta.c_str());
   }
+  if (s.isOk()) s = applyMigrations(db, 1);
   if (!s.isOk()) {
     (void)db.exec("ROLLBACK");
     return s.withContext("cannot create the trace schema");
+  }
+  return db.exec("COMMIT");
+}
+
+Status migrateSchema(SqliteDb& db) {
+  // Under the write lock, the version is read again: two writers opening
+  // one old file (the launcher and rank 0) migrate it once.
+  BS_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  auto version = storedVersion(db);
+  Status s = version.status();
+  if (s.isOk() && *version < kSchemaVersion) s = applyMigrations(db, *version);
+  if (!s.isOk()) {
+    (void)db.exec("ROLLBACK");
+    return s;
   }
   return db.exec("COMMIT");
 }

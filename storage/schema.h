@@ -1,7 +1,12 @@
-// Schema v1 of the trace file (docs/trace-format.md describes every column).
+// Schema of the trace file (docs/trace-format.md describes every column).
+//
+// v1: the first schema. v2: events.correlation (links a GPU record to the
+// host call that launched it) and its index events_by_correlation.
 //
 // Contract: kSchemaVersion only grows. A reader accepts files with a version
-// in [1, kSchemaVersion]; a newer file is refused with a message saying so.
+// in [1, kSchemaVersion] (a v1 file reads as if every correlation were 0); a
+// newer file is refused with a message saying so. A writer that opens an
+// older file migrates it to kSchemaVersion first (migrateSchema).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +18,18 @@ namespace bubblescope::storage {
 
 class SqliteDb;
 
-inline constexpr int32_t kSchemaVersion = 1;
+inline constexpr int32_t kSchemaVersion = 2;
 inline constexpr const char* kApplicationName = "bubblescope";
 
-// Creates every table and index of the current schema and fills `meta`.
-// Precondition: `db` is empty and inside no transaction.
+// Creates every table and index of the current schema and fills `meta`:
+// the v1 tables, then every migration, so a new file and a migrated one are
+// alike. Precondition: `db` is empty and inside no transaction.
 Status createSchema(SqliteDb& db);
+
+// Brings a checked trace file (checkTraceDatabase) up to kSchemaVersion in
+// one transaction; a no-op when it is already there, also when another
+// process migrated it meanwhile. Precondition: inside no transaction.
+Status migrateSchema(SqliteDb& db);
 
 // Checks the raw bytes of an existing file before SQLite touches it: the
 // SQLite magic, a size that is whole pages and not shorter than the header

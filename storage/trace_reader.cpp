@@ -15,9 +15,13 @@ namespace {
 // A run on another host whose heartbeat is older than this is taken as gone.
 constexpr int64_t kRemoteHeartbeatTimeoutNs = 60LL * 1000000000LL;
 
-constexpr const char* kEventColumns =
-    "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, dim, bytes, "
-    "flops, peer";
+// The columns eventAt() reads; v1 files have no correlation column.
+std::string eventColumns(int32_t version) {
+  return std::string(
+             "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, "
+             "dim, bytes, flops, peer, ") +
+         (version >= 2 ? "correlation" : "0");
+}
 
 RunStatus parseStatus(const std::string& s) {
   if (s == "finished") return RunStatus::kFinished;
@@ -44,9 +48,11 @@ RunHealth healthOf(const RunRecord& r, int64_t startTicks, int64_t heartbeatUnix
 
 class TraceReader::Impl {
  public:
-  Impl(std::unique_ptr<SqliteDb> db, int32_t version) : db_(std::move(db)), version_(version) {}
+  Impl(std::unique_ptr<SqliteDb> db, int32_t version)
+      : db_(std::move(db)), version_(version), eventColumns_(eventColumns(version)) {}
 
   int32_t version() const { return version_; }
+  const std::string& columns() const { return eventColumns_; }
   SqliteDb& db() { return *db_; }
 
   // Runs `sql` with `bind` applied and calls `row` for each result row.
@@ -76,7 +82,7 @@ class TraceReader::Impl {
     return *value;
   }
 
-  // Reads an event row laid out as kEventColumns starting at column `first`.
+  // Reads an event row laid out as columns() starting at column `first`.
   Result<tracer::Event> eventAt(SqliteStatement& s, int first) {
     tracer::Event e;
     e.rank = static_cast<int32_t>(s.columnInt(first + 0));
@@ -93,12 +99,14 @@ class TraceReader::Impl {
     e.bytes = s.columnInt(first + 11);
     e.flops = s.columnInt(first + 12);
     e.peer = static_cast<int32_t>(s.columnInt(first + 13));
+    e.correlationId = s.columnInt(first + 14);
     return e;
   }
 
  private:
   std::unique_ptr<SqliteDb> db_;
   int32_t version_;
+  std::string eventColumns_;
   std::unordered_map<int64_t, std::string> strings_;
 };
 
@@ -249,7 +257,7 @@ Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
       [&](SqliteStatement& s) { maxEventNs = s.columnInt(0); }));
   std::vector<tracer::Event> out;
   Status rowStatus;
-  const std::string sql = std::string("SELECT ") + kEventColumns +
+  const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? AND start_ns >= ? "
                           "AND start_ns < ? AND end_ns > ? ORDER BY start_ns";
   BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
@@ -277,7 +285,7 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
   // `+run` keeps SQLite off events_by_rank_time: with it, every page scanned
   // all the run's index entries and sorted them by id (quadratic in the run's
   // events); the rowid range reads just the page.
-  const std::string sql = std::string("SELECT id, ") + kEventColumns +
+  const std::string sql = "SELECT id, " + impl_->columns() +
                           " FROM events WHERE id > ? AND +run = ? ORDER BY id LIMIT ?";
   BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
   stmt.bind(1, cursor);
@@ -295,7 +303,7 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
 }
 
 Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {
-  const std::string sql = std::string("SELECT ") + kEventColumns +
+  const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? ORDER BY start_ns, id";
   BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
   stmt.bind(1, runId);
@@ -306,6 +314,27 @@ Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor&
     if (!*more) return Status::ok();
     BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 0));
     BS_RETURN_IF_ERROR(visit(e));
+  }
+}
+
+Result<std::vector<tracer::Event>> TraceReader::linkedEvents(int64_t runId, int32_t rank,
+                                                             int64_t correlationId) {
+  std::vector<tracer::Event> out;
+  if (correlationId == 0 || impl_->version() < 2) return out;
+  // `correlation != 0` lets SQLite use the partial index events_by_correlation.
+  const std::string sql = "SELECT " + impl_->columns() +
+                          " FROM events WHERE run = ? AND rank = ? AND correlation = ? "
+                          "AND correlation != 0 ORDER BY start_ns, id";
+  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
+  stmt.bind(1, runId);
+  stmt.bind(2, int64_t{rank});
+  stmt.bind(3, correlationId);
+  while (true) {
+    auto more = stmt.step();
+    if (!more.isOk()) return more.status();
+    if (!*more) return out;
+    BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 0));
+    out.push_back(std::move(e));
   }
 }
 

@@ -73,6 +73,11 @@ class TraceReader {
   // one at a time: memory stays constant however many events the rank has.
   // The Event passed to `visit` is only valid during the call.
   Status visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit);
+  // The events of one rank that carry `correlationId` (Event::correlationId):
+  // a launch call and the GPU records it launched, in start order. Empty for
+  // 0 and for v1 files (they hold no correlation). Uses an index.
+  Result<std::vector<tracer::Event>> linkedEvents(int64_t runId, int32_t rank,
+                                                  int64_t correlationId);
   // Per rank and step (step >= 0), [first start, last end] of the events
   // tagged with that step, ordered by rank then step. Aggregated in SQL.
   Result<std::vector<StepSpan>> stepSpans(int64_t runId);

@@ -20,7 +20,8 @@ namespace {
 
 constexpr const char* kInsertEvent =
     "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, "
-    "stage, chunk, dim, bytes, flops, peer) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "stage, chunk, dim, bytes, flops, peer, correlation) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 std::string directoryOf(const std::string& path) {
   auto parent = std::filesystem::path(path).parent_path();
@@ -205,6 +206,7 @@ class TraceWriter::Impl {
       s.bind(13, e.bytes);
       s.bind(14, e.flops);
       s.bind(15, int64_t{e.peer});
+      s.bind(16, e.correlationId);
       BS_RETURN_IF_ERROR(s.run());
       if (e.step >= 0) noteStepSpan(e);
       maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);
@@ -478,6 +480,7 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
     int32_t version = 0;
     BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
     BS_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL"));
+    if (version < kSchemaVersion) BS_RETURN_IF_ERROR(migrateSchema(*db));
   }
   // WAL + NORMAL: a committed batch survives the death of the process.
   BS_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL"));

@@ -8,8 +8,9 @@
 //   finishRun() and on destruction. A batch is durable once committed: a writer
 //   killed with SIGKILL loses only its uncommitted batch.
 // - The file is SQLite in WAL mode (readable while it grows). An existing
-//   Bubblescope trace is appended to; a file that is not one (another program's
-//   database, a corrupt or newer file) is refused untouched.
+//   Bubblescope trace is appended to, migrated first if it has an older
+//   schema (schema.h); a file that is not one (another program's database, a
+//   corrupt or newer file) is refused untouched.
 #pragma once
 
 #include <cstdint>

@@ -103,8 +103,9 @@ TEST(TraceBadInputTest, NewerSchemaVersion) {
   writeTrace(path, 10);
   execSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   expectRefused(path, StatusCode::kUnsupported,
-                path + " was written with trace schema v7; this build of Bubblescope reads up to "
-                       "v1: upgrade Bubblescope");
+                path +
+                    " was written with trace schema v7; this build of Bubblescope reads up to "
+                    "v2: upgrade Bubblescope");
 }
 
 TEST(TraceBadInputTest, TruncatedFile) {

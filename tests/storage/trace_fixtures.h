@@ -24,6 +24,7 @@ inline tracer::Event makeEvent(int64_t i, int32_t ranks = 4) {
   e.bytes = 4096 * i + 1;
   e.flops = 1000000007LL * i;
   e.peer = static_cast<int32_t>((i + 1) % ranks);
+  e.correlationId = i % 3 ? 0 : 5000000000LL + i;  // some linked, beyond 32 bits
   return e;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace bubblescope::analysis {
 namespace {
@@ -148,6 +149,7 @@ void appendArgs(std::string& out, const tracer::Event& e) {
   field("bytes", e.bytes, 0);
   field("flops", e.flops, 0);
   field("peer", e.peer, -1);
+  field("correlation", e.correlationId, 0);
   out += '}';
 }
 
@@ -157,6 +159,7 @@ using PairKey = std::tuple<int32_t, int32_t, int32_t, int32_t>;
 
 class FlowMatcher {
  public:
+  explicit FlowMatcher(int64_t* nextId) : next_(*nextId) {}
   // The flow id of this send or receive, shared with its partner.
   int64_t idFor(const tracer::Event& e, bool isSend) {
     const int32_t src = isSend ? e.rank : e.peer;
@@ -179,7 +182,64 @@ class FlowMatcher {
  private:
   std::map<PairKey, int64_t> sends_, recvs_;
   std::map<FlowKey, int64_t> waiting_;
-  int64_t next_ = 1;
+  int64_t& next_;  // shared with LaunchFlows: flow ids are unique in the file
+  int64_t matched_ = 0;
+};
+
+// Joins the launch calls of one rank to the GPU records they launched (equal
+// Event::correlationId; the launch on a host lane, the record on a stream
+// lane). A pair is written once both ends are seen, so there are no half
+// flows; either end may come first (a fitted GPU clock can put a record a
+// little before its launch). Memory: the ends still waiting, one rank's.
+class LaunchFlows {
+ public:
+  explicit LaunchFlows(int64_t* nextId) : next_(*nextId) {}
+  void add(const tracer::Event& e, std::string& out) {
+    if (e.correlationId == 0) return;
+    const bool gpu = tracer::isGpuStreamLane(e.lane);
+    auto& mine = gpu ? records_ : launches_;
+    auto& other = gpu ? launches_ : records_;
+    auto it = other.find(e.correlationId);
+    if (it == other.end()) {
+      mine[e.correlationId] = {static_cast<int32_t>(e.lane), e.startNs};
+      return;
+    }
+    const End here{static_cast<int32_t>(e.lane), e.startNs};
+    const End& launch = gpu ? it->second : here;
+    const End& record = gpu ? here : it->second;
+    const int64_t id = next_++;
+    appendEnd(out, ",\n{\"ph\":\"s\"", id, e.rank, launch);
+    appendEnd(out, ",\n{\"ph\":\"f\",\"bp\":\"e\"", id, e.rank, record);
+    other.erase(it);
+    ++matched_;
+  }
+  // Ends left waiting belong to this rank only.
+  void endRank() {
+    launches_.clear();
+    records_.clear();
+  }
+  int64_t matched() const { return matched_; }
+
+ private:
+  struct End {
+    int32_t lane;
+    int64_t startNs;
+  };
+  static void appendEnd(std::string& out, const char* head, int64_t id, int32_t rank,
+                        const End& end) {
+    out += head;
+    out += ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":";
+    appendInt(out, id);
+    out += ",\"pid\":";
+    appendInt(out, rank);
+    out += ",\"tid\":";
+    appendInt(out, end.lane);
+    out += ",\"ts\":";
+    appendMicros(out, end.startNs);
+    out += '}';
+  }
+  std::unordered_map<int64_t, End> launches_, records_;
+  int64_t& next_;
   int64_t matched_ = 0;
 };
 
@@ -205,7 +265,9 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
   appendEscaped(t, "run " + std::to_string(run.id) + " " + run.info.name);
   t += "}}";
 
-  FlowMatcher flows;
+  int64_t nextFlowId = 1;
+  FlowMatcher flows(&nextFlowId);
+  LaunchFlows launches(&nextFlowId);
   ChromeExportStats stats;
   for (const auto& r : ranks) {
     const std::string process = "rank " + std::to_string(r.rank) + " (dp" + std::to_string(r.dp) +
@@ -248,8 +310,10 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
         appendMicros(t, e.startNs);
         t += '}';
       }
+      launches.add(e, t);
       return out.maybeFlush();
     }));
+    launches.endRank();
   }
   t += "\n]}\n";
   BS_RETURN_IF_ERROR(out.flush());
@@ -257,6 +321,7 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
     return Status::ioError("cannot write " + outPath + ": " + std::strerror(errno));
   }
   stats.flows = flows.matched();
+  stats.launchFlows = launches.matched();
   stats.bytes = out.bytes();
   return stats;
 }

@@ -134,6 +134,81 @@ TEST_F(ChromeExportTest, EveryEventRoundTrips) {
   EXPECT_EQ(j["otherData"]["name"], "pipe");
 }
 
+// Launch calls flow to the GPU records with their correlation id, on the
+// same rank only, whichever of the two starts first; unpaired ends write no
+// flow; launch and send/receive flows never share an id.
+TEST(ChromeExportLaunchTest, LaunchesFlowToTheRecordsTheyLaunched) {
+  auto launch = [](int32_t rank, int64_t correlation, int64_t start, int64_t end) {
+    tracer::Event e = span(rank, EventKind::kOther, start, end);
+    e.lane = tracer::Lane::kCudaApi;
+    e.name = "cudaLaunchKernel";
+    e.correlationId = correlation;
+    return e;
+  };
+  auto record = [](int32_t rank, int64_t correlation, int64_t start, int64_t end) {
+    tracer::Event e = span(rank, EventKind::kKernel, start, end);
+    e.lane = tracer::gpuStreamLane(3);
+    e.name = "gemm";
+    e.correlationId = correlation;
+    return e;
+  };
+  const std::vector<tracer::Event> events = {
+      launch(0, 7, 1000, 1500),
+      record(0, 7, 2000, 5000),
+      launch(0, 8, 1600, 1900),
+      record(0, 8, 1550, 1700),   // the fitted clock put it first
+      record(0, 9, 6000, 7000),   // launched by an untraced call
+      launch(0, 10, 8000, 8100),  // its record is not in the trace
+      launch(1, 7, 1000, 1200),   // id 7 of another process
+      span(0, EventKind::kSend, 9000, 9100, 1, ParallelDim::kPp, 64, 1),
+      span(1, EventKind::kRecv, 9050, 9200, 1, ParallelDim::kPp, 64, 0)};
+  TraceBuilder trace;
+  const int64_t runId = trace.run({.name = "launch",
+                                   .worldSize = 2,
+                                   .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 0, 0, 1)},
+                                   .events = events});
+  auto reader = storage::TraceReader::open(trace.path());
+  ASSERT_TRUE(reader.isOk());
+  const std::string out = trace.dir().file("launch.json");
+  auto stats = exportChromeTrace(**reader, runId, out);
+  ASSERT_TRUE(stats.isOk()) << stats.status().message();
+  EXPECT_EQ(stats->events, 9);
+  EXPECT_EQ(stats->flows, 1);
+  EXPECT_EQ(stats->launchFlows, 2);
+
+  const json j = readJson(out);
+  std::map<int64_t, std::vector<json>> flows;
+  std::map<std::pair<int, int>, std::string> threadNames;
+  int withCorrelation = 0;
+  for (const json& e : j["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "s" || ph == "f") flows[e["id"].get<int64_t>()].push_back(e);
+    if (ph == "M" && e["name"] == "thread_name") {
+      threadNames[{e["pid"], e["tid"]}] = e["args"]["name"];
+    }
+    if (ph == "X" && e["args"].contains("correlation")) ++withCorrelation;
+  }
+  EXPECT_EQ(threadNames[std::make_pair(0, 4)], "cuda api");
+  EXPECT_EQ(withCorrelation, 7);
+  ASSERT_EQ(flows.size(), 3u) << "one p2p and two launch flows, each with its own id";
+  std::vector<std::tuple<int, int, double, int, double>> launches;  // (pid, tid, ts, tid, ts)
+  for (const auto& [id, halves] : flows) {
+    ASSERT_EQ(halves.size(), 2u) << "flow " << id;
+    const json& s = halves[0]["ph"] == "s" ? halves[0] : halves[1];
+    const json& f = halves[0]["ph"] == "s" ? halves[1] : halves[0];
+    ASSERT_EQ(s["ph"], "s");
+    ASSERT_EQ(f["ph"], "f");
+    EXPECT_EQ(f["bp"], "e");
+    EXPECT_EQ(s["cat"], f["cat"]);
+    if (s["cat"] != "launch") continue;
+    EXPECT_EQ(s["pid"], f["pid"]);
+    launches.emplace_back(s["pid"], s["tid"], s["ts"], f["tid"], f["ts"]);
+  }
+  std::sort(launches.begin(), launches.end());
+  EXPECT_EQ(launches, (std::vector<std::tuple<int, int, double, int, double>>{
+                          {0, 4, 1.0, 19, 2.0}, {0, 4, 1.6, 19, 1.55}}));
+}
+
 TEST_F(ChromeExportTest, MissingRunAndUnwritableFileAreErrors) {
   auto reader = storage::TraceReader::open(trace_.path());
   ASSERT_TRUE(reader.isOk());

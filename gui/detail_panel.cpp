@@ -44,6 +44,7 @@ void DetailPanel::showSpan(const tracer::Event& e, int64_t originNs) {
     t += row(tr("dimension"), QString::fromUtf8(dim.data(), int(dim.size())));
   }
   if (e.peer >= 0) t += row(tr("peer"), QString::number(e.peer));
+  if (e.correlationId != 0) t += row(tr("correlation"), QString::number(e.correlationId));
   if (e.bytes > 0) t += row(tr("bytes"), formatBytes(e.bytes));
   if (e.flops > 0) {
     t += row(tr("flops"), QString::number(double(e.flops), 'g', 4));

@@ -15,7 +15,8 @@
 namespace bubblescope::gui {
 
 // One lane of one rank. Rows are ordered by pipeline stage, then dp, tp,
-// rank, then lane (compute, communication, pipeline, data, GPU streams).
+// rank, then lane (compute, communication, pipeline, data, cuda api, GPU
+// streams).
 struct TimelineRow {
   int32_t rank = 0;
   tracer::Lane lane = tracer::Lane::kCompute;
@@ -23,7 +24,7 @@ struct TimelineRow {
   bool firstOfRank = false;   // the row that carries the rank label
   bool firstOfStage = false;  // the first row of a pipeline stage group
   QString rankLabel;          // "rank 5 · pp1 tp0 dp1"
-  QString laneLabel;          // "compute", "comm", "pipeline", "data", "gpu 0"
+  QString laneLabel;          // "compute", "comm", "pipeline", "data", "cuda api", "gpu 0"
 };
 
 // One event, as drawn (index into the model's row cache).

@@ -17,6 +17,8 @@ QString laneLabel(int32_t lane) {
       return QStringLiteral("pipeline");
     case tracer::Lane::kData:
       return QStringLiteral("data");
+    case tracer::Lane::kCudaApi:
+      return QStringLiteral("cuda api");
     default:
       break;
   }
@@ -226,6 +228,16 @@ double TimelineModel::estimatedEvents(double t0Ns, double t1Ns) const {
   const double visible =
       std::min(t1Ns, static_cast<double>(endNs_)) - std::max(t0Ns, static_cast<double>(startNs_));
   return events * std::max(visible, 0.0) / span;
+}
+
+Result<std::vector<tracer::Event>> TimelineModel::linkedTo(const tracer::Event& e) const {
+  std::vector<tracer::Event> out;
+  if (reader_ == nullptr || e.correlationId == 0) return out;
+  BS_ASSIGN_OR_RETURN(auto linked, reader_->linkedEvents(runId_, e.rank, e.correlationId));
+  for (tracer::Event& other : linked) {
+    if (!(other == e)) out.push_back(std::move(other));
+  }
+  return out;
 }
 
 std::optional<tracer::Event> TimelineModel::eventAt(int row, double tNs, double toleranceNs) const {

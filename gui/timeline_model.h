@@ -4,7 +4,8 @@
 // - Reads only through storage::TraceReader (not owned; it must outlive the
 //   model or be detached with clear()). Not thread-safe: GUI thread only.
 // - Rows are one per (rank, lane): every rank's compute lane, and each other
-//   lane (communication, pipeline, data, GPU streams) once an event shows it.
+//   lane (communication, pipeline, data, cuda api, GPU streams) once an
+//   event shows it.
 // - frame() returns what [t0, t1) shows at `columns` pixels. When the window
 //   holds few enough events (options.windowBudgetEvents) they are fetched with
 //   eventsInWindow into a cache three windows wide (panning and zooming in
@@ -80,6 +81,10 @@ class TimelineModel : public QObject {
   // The event under tNs on `row` (or the nearest within toleranceNs); only
   // where spans are cached (a window frame()).
   std::optional<tracer::Event> eventAt(int row, double tNs, double toleranceNs) const;
+  // The other events of `e`'s rank that share its correlation id: the GPU
+  // records of a launch call, or the launch call of a GPU record (empty when
+  // e.correlationId is 0). Read from the reader, wherever they are in time.
+  Result<std::vector<tracer::Event>> linkedTo(const tracer::Event& e) const;
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
 

@@ -256,6 +256,32 @@ void paintTimeline(QPainter& p, const TimelineFrame& f, const std::vector<Timeli
       p.drawRect(box);
     }
   }
+  if (overlay.selected && !overlay.linked.empty()) {
+    // Launch -> GPU record, from the launch's start on its cuda api row to
+    // the record's start on its stream row, as Nsight and Perfetto draw it.
+    auto rowOf = [&](const tracer::Event& e) {
+      for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+        if (rows[r].rank == e.rank && rows[r].lane == e.lane) return r;
+      }
+      return -1;
+    };
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const tracer::Event& other : overlay.linked) {
+      const bool otherIsRecord = tracer::isGpuStreamLane(other.lane);
+      const tracer::Event& launch = otherIsRecord ? *overlay.selected : other;
+      const tracer::Event& record = otherIsRecord ? other : *overlay.selected;
+      const int from = rowOf(launch), to = rowOf(record);
+      if (from < 0 || to < 0) continue;
+      const int r = rowOf(other);
+      const double x0 = at.xOf(other.startNs), x1 = at.xOf(other.endNs);
+      p.setBrush(Qt::NoBrush);
+      p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+      p.drawRect(QRectF(x0 - 1, rowTopY(r) + 1, std::max(2.0, x1 - x0 + 2), laneH - 1));
+      paintArrow(p, QPointF(at.xOf(launch.startNs), rowTopY(from) + laneH / 2.0),
+                 QPointF(at.xOf(record.startNs), rowTopY(to) + laneH / 2.0));
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+  }
   if (overlay.selectionNs) {
     const auto [a, b] = *overlay.selectionNs;
     const double x0 = at.xOf(std::min(a, b)), x1 = at.xOf(std::max(a, b));

@@ -48,6 +48,9 @@ struct TimelineOverlay {
   std::optional<std::pair<double, double>> selectionNs;  // measured interval
   std::optional<tracer::Event> highlighted;              // the span under the cursor
   std::optional<tracer::Event> selected;                 // the clicked span (outlined)
+  // The selected span's launch call or GPU records (same correlation id): an
+  // arrow goes from the launch to each record, and they are outlined.
+  std::vector<tracer::Event> linked;
   std::vector<int32_t> markedRanks;                      // ranks picked in a chart (labels tinted)
   const std::vector<StepWindow>* steps = nullptr;        // step marks on the ruler
 };

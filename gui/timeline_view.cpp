@@ -151,6 +151,11 @@ void TimelineView::setSelection(std::optional<std::pair<double, double>> s) {
 
 void TimelineView::setSelectedSpan(std::optional<tracer::Event> e) {
   selected_ = std::move(e);
+  linked_.clear();
+  if (selected_ && model_ != nullptr) {
+    auto linked = model_->linkedTo(*selected_);
+    if (linked.isOk()) linked_ = std::move(*linked);  // a failed read only loses the arrow
+  }
   update();
 }
 
@@ -187,6 +192,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   overlay.selectionNs = selection_;
   overlay.highlighted = highlighted_;
   overlay.selected = selected_;
+  overlay.linked = linked_;
   overlay.markedRanks = markedRanks_;
   overlay.steps = &model_->steps();
   paintTimeline(p, frame, model_->rows(), geometry_, at, overlay);

@@ -48,7 +48,8 @@ class TimelineView : public QWidget {
   std::pair<int, int> visibleRows() const;
 
   std::optional<std::pair<double, double>> selection() const { return selection_; }
-  // The clicked span, outlined until another click, Escape or a new run.
+  // The clicked span, outlined until another click, Escape or a new run;
+  // a launch call and the GPU records it launched are joined by an arrow.
   const std::optional<tracer::Event>& selectedSpan() const { return selected_; }
   void setSelectedSpan(std::optional<tracer::Event> e);
   // Tints the labels of `ranks` and scrolls the first of them into view
@@ -95,6 +96,7 @@ class TimelineView : public QWidget {
   std::optional<std::pair<double, double>> selection_;
   std::optional<tracer::Event> highlighted_;
   std::optional<tracer::Event> selected_;
+  std::vector<tracer::Event> linked_;  // selected_'s launch or GPU records
   std::vector<int32_t> markedRanks_;
 };
 

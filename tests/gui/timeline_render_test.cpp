@@ -161,5 +161,77 @@ TEST(TimelineRender, SpanColoursFollowTheLegend) {
   EXPECT_GT(forwardPixels, 50);
 }
 
+// A launch call and its kernel (same correlation id): selecting either one
+// draws an arrow from the launch's start on the cuda api row to the kernel's
+// start on its GPU stream row; the model finds the partner wherever it is.
+TEST(TimelineRender, ASelectedKernelIsJoinedToItsLaunchByAnArrow) {
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("launch.db");
+  tracer::Event launch = guiSpan(0, Lane::kCudaApi, EventKind::kOther, kT0 + 100, kT0 + 150);
+  launch.name = "cudaLaunchKernel";
+  launch.correlationId = 77;
+  tracer::Event kernel =
+      guiSpan(0, tracer::gpuStreamLane(0), EventKind::kKernel, kT0 + 600, kT0 + 900);
+  kernel.correlationId = 77;
+  tracer::Event other = guiSpan(0, tracer::gpuStreamLane(0), EventKind::kKernel, kT0 + 920,
+                                kT0 + 980);  // not linked
+  auto writer = testing::writeGuiTrace(
+      path, {guiRank(0, 0)},
+      {guiSpan(0, Lane::kCompute, EventKind::kForward, kT0, kT0 + 1000), launch, kernel, other},
+      {{0, 0, 1.0, 0, kT0, kT0 + 1000}});
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+
+  auto linked = model.linkedTo(kernel);
+  ASSERT_TRUE(linked.isOk()) << linked.status().message();
+  ASSERT_EQ(linked->size(), 1u);
+  EXPECT_EQ((*linked)[0], launch);
+  linked = model.linkedTo(other);
+  ASSERT_TRUE(linked.isOk());
+  EXPECT_TRUE(linked->empty());
+
+  const int apiRow = model.rowOf(0, Lane::kCudaApi);
+  const int gpuRow = model.rowOf(0, tracer::gpuStreamLane(0));
+  ASSERT_GE(apiRow, 0);
+  ASSERT_EQ(gpuRow, apiRow + 1) << "cuda api sits just above the GPU streams";
+  EXPECT_EQ(model.rows()[apiRow].laneLabel, QStringLiteral("cuda api"));
+
+  auto renderWith = [&](std::optional<tracer::Event> selected) {
+    TimelineView view;
+    view.setModel(&model);
+    view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 220);
+    view.setViewRange(kT0, kT0 + kPlotWidth);
+    view.setSelectedSpan(selected);
+    Rendered out;
+    out.image = QImage(view.size(), QImage::Format_ARGB32);
+    view.render(&out.image);
+    out.at = view.placement();
+    out.rows = view.rowGeometry();
+    return out;
+  };
+  const Rendered plain = renderWith(std::nullopt);
+  // Pixels that differ from the plain render strictly between the launch and
+  // the kernel in x (the outlines of the two spans stay outside), between the
+  // two rows' centres in y: only the arrow can put them there.
+  auto arrowPixels = [&](const Rendered& r) {
+    const int x0 = static_cast<int>(r.at.xOf(kT0 + 200));
+    const int x1 = static_cast<int>(r.at.xOf(kT0 + 550));
+    const int y0 = r.at.yOf(r.rows.top[apiRow]) + RowGeometry::kLaneHeight / 2;
+    const int y1 = r.at.yOf(r.rows.top[gpuRow]) + RowGeometry::kLaneHeight / 2;
+    int n = 0;
+    for (int y = y0; y <= y1; ++y) {
+      for (int x = x0; x <= x1; ++x) n += r.image.pixel(x, y) != plain.image.pixel(x, y);
+    }
+    return n;
+  };
+  EXPECT_GT(arrowPixels(renderWith(kernel)), 100) << "selecting the kernel draws the arrow";
+  EXPECT_GT(arrowPixels(renderWith(launch)), 100) << "so does selecting the launch";
+  EXPECT_EQ(arrowPixels(renderWith(other)), 0) << "an unlinked kernel has none";
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

@@ -29,8 +29,9 @@ ExitCode runExport(const ExportOptions& o) {
     std::fprintf(stderr, "error: %s\n", stats.status().message().c_str());
     return 1;
   }
-  std::printf("wrote %s: %lld events, %lld send/receive flows, %.1f MB\n", o.out.c_str(),
-              static_cast<long long>(stats->events), static_cast<long long>(stats->flows),
+  std::printf("wrote %s: %lld events, %lld send/receive flows, %lld launch flows, %.1f MB\n",
+              o.out.c_str(), static_cast<long long>(stats->events),
+              static_cast<long long>(stats->flows), static_cast<long long>(stats->launchFlows),
               stats->bytes / 1e6);
   return 0;
 }

@@ -72,6 +72,7 @@ class TraceOutput {
     rank.device = "cpu";
     rank.coresOnHost = static_cast<int32_t>(std::thread::hardware_concurrency());
     rank.ranksOnHost = 1;
+    rank.parameters = options.model.parameterCount();
     BS_RETURN_IF_ERROR(out->writer_->addRank(rank));
     return out;
   }

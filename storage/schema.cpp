@@ -113,6 +113,7 @@ constexpr const char* kMigrations[] = {
     R"sql(
 ALTER TABLE events ADD COLUMN correlation INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX events_by_correlation ON events (run, rank, correlation) WHERE correlation != 0;
+ALTER TABLE ranks ADD COLUMN parameters INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");

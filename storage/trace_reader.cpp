@@ -169,9 +169,12 @@ Result<RunRecord> TraceReader::run(int64_t runId) {
 
 Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
   std::vector<RankInfo> out;
+  const std::string sql =
+      std::string("SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, "
+                  "clock_uncertainty_ns, cores_on_host, ranks_on_host, ") +
+      (impl_->version() >= 2 ? "parameters" : "0") + " FROM ranks WHERE run = ? ORDER BY rank";
   BS_RETURN_IF_ERROR(impl_->query(
-      "SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, clock_uncertainty_ns, "
-      "cores_on_host, ranks_on_host FROM ranks WHERE run = ? ORDER BY rank",
+      sql,
       [&](SqliteStatement& s) { s.bind(1, runId); },
       [&](SqliteStatement& s) {
         RankInfo r;
@@ -186,6 +189,7 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
         r.clockUncertaintyNs = s.columnInt(8);
         r.coresOnHost = static_cast<int32_t>(s.columnInt(9));
         r.ranksOnHost = static_cast<int32_t>(s.columnInt(10));
+        r.parameters = s.columnInt(11);
         out.push_back(std::move(r));
       }));
   return out;

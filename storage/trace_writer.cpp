@@ -164,8 +164,8 @@ class TraceWriter::Impl {
     BS_ASSIGN_OR_RETURN(auto insert,
                         db_->prepare("INSERT OR REPLACE INTO ranks(run, rank, host, pid, device, "
                                      "dp, tp, pp, clock_offset_ns, clock_uncertainty_ns, "
-                                     "cores_on_host, ranks_on_host) "
-                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+                                     "cores_on_host, ranks_on_host, parameters) "
+                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"));
     insert.bind(1, runId_);
     insert.bind(2, int64_t{r.rank});
     insert.bind(3, std::string_view(r.host));
@@ -178,6 +178,7 @@ class TraceWriter::Impl {
     insert.bind(10, r.clockUncertaintyNs);
     insert.bind(11, int64_t{r.coresOnHost});
     insert.bind(12, int64_t{r.ranksOnHost});
+    insert.bind(13, r.parameters);
     BS_RETURN_IF_ERROR(insert.run());
     markRankSeen(r.rank);
     return Status::ok();

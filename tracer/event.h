@@ -128,6 +128,7 @@ struct RankInfo {
   int64_t clockUncertaintyNs = 0;  // ± bound of that offset
   int32_t coresOnHost = 0;
   int32_t ranksOnHost = 0;
+  int64_t parameters = 0;  // Ψ_rank: parameters this rank trains before ZeRO sharding (0: unknown)
 
   bool operator==(const RankInfo&) const = default;
 };

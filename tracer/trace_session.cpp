@@ -25,6 +25,7 @@ struct WireRank {
   int64_t uncertaintyNs;
   int64_t pivotNs;
   double drift;
+  int64_t parameters;
   int32_t dp, tp, pp, cores;
   char host[64];
   char device[32];
@@ -148,6 +149,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
   mine.dp = placement.dp;
   mine.tp = placement.tp;
   mine.pp = placement.pp;
+  mine.parameters = placement.parameters;
   mine.cores = static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN));
   copyTruncated(mine.host, sizeof mine.host, host);
   copyTruncated(mine.device, sizeof mine.device, placement.device);
@@ -175,6 +177,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
     info.clockUncertaintyNs = w.uncertaintyNs;
     info.coresOnHost = w.cores;
     info.ranksOnHost = ranksPerHost[w.host];
+    info.parameters = w.parameters;
     if (final && r != 0 && w.drift != 0.0) {
       // Events were stored with the start offset only. Correcting the drift
       // rewrites the rank's rows, so it is done only when the drift moves

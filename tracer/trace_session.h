@@ -58,6 +58,7 @@ struct RankPlacement {
   int32_t tp = 0;
   int32_t pp = 0;
   std::string device = "cpu";
+  int64_t parameters = 0;  // Ψ_rank (RankInfo::parameters)
 };
 
 class TraceSession {

@@ -56,8 +56,17 @@ std::optional<double> parametersPerRank(const LayoutFacts& layout) {
   return static_cast<double>(*layout.parameters) / (layout.tp.value_or(1) * layout.pp.value_or(1));
 }
 
+std::optional<double> parametersOfRank(const LayoutFacts& layout, int64_t storedParameters) {
+  if (storedParameters > 0) return static_cast<double>(storedParameters);
+  return parametersPerRank(layout);
+}
+
 std::optional<double> dataParallelVolumeBytes(const LayoutFacts& layout) {
-  const auto psi = parametersPerRank(layout);
+  return dataParallelVolumeBytes(layout, parametersPerRank(layout));
+}
+
+std::optional<double> dataParallelVolumeBytes(const LayoutFacts& layout,
+                                              std::optional<double> psi) {
   if (!psi || !layout.zeroStage) return std::nullopt;
   if (layout.dp.value_or(1) == 1) return 0.0;
   const double elements = (*layout.zeroStage == 3 ? 3.0 : 2.0) * *psi;

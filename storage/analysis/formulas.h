@@ -40,8 +40,12 @@ struct ModelStateBytes {
 std::optional<ModelStateBytes> zeroModelStateBytes(int64_t psiRank, int32_t zeroStage, int32_t dp);
 
 // Ψ_rank = Ψ / (tp·pp): an even split of the model over the model-parallel
-// ranks (exact when tp·pp = 1; embeddings make pipeline splits uneven).
+// ranks (exact when tp·pp = 1; embeddings make pipeline splits uneven, and
+// tensor parallelism leaves layer norms, embeddings and the head whole).
 std::optional<double> parametersPerRank(const LayoutFacts& layout);
+// Ψ of one rank: the count the rank stored (ranks.parameters, its stage's
+// layers with its tp slices), else the even split above.
+std::optional<double> parametersOfRank(const LayoutFacts& layout, int64_t storedParameters);
 
 // Bytes per element of parameters and gradients in the engine (fp32).
 inline constexpr double kBytesPerElement = 4.0;
@@ -57,7 +61,10 @@ inline constexpr double kBytesPerElement = 4.0;
 //     8·b·s·h·(L/pp)·m elements;
 //   pp: each chunk boundary a micro-batch crosses moves b·s·h elements, once
 //     forward and once backward, counted at the sender and at the receiver.
+// (dataParallelVolumeBytes with psiRank uses that rank's Ψ instead of the even split.)
 std::optional<double> dataParallelVolumeBytes(const LayoutFacts& layout);
+std::optional<double> dataParallelVolumeBytes(const LayoutFacts& layout,
+                                              std::optional<double> psiRank);
 std::optional<double> tensorParallelVolumeBytes(const LayoutFacts& layout);
 std::optional<double> pipelineVolumeBytes(const LayoutFacts& layout, int32_t stage);
 

@@ -173,7 +173,10 @@ void buildCommVolume(RunReport& report) {
       measured += static_cast<double>(bytes) / r.steps;
       ++measuredRanks;
       std::optional<double> f;
-      if (row.dims[0] == ParallelDim::kDp) f = dataParallelVolumeBytes(report.layout);
+      if (row.dims[0] == ParallelDim::kDp) {
+        f = dataParallelVolumeBytes(report.layout,
+                                    parametersOfRank(report.layout, r.info.parameters));
+      }
       if (row.dims[0] == ParallelDim::kTp) f = tensorParallelVolumeBytes(report.layout);
       if (row.dims[0] == ParallelDim::kPp) f = pipelineVolumeBytes(report.layout, r.info.pp);
       if (f) formulaSum += *f, ++formulaRanks;
@@ -188,11 +191,12 @@ void buildCommVolume(RunReport& report) {
 }
 
 Status addMemory(storage::TraceReader& reader, RunReport& report) {
-  std::optional<ModelStateBytes> formula;
-  if (const auto psi = parametersPerRank(report.layout); psi && report.layout.zeroStage) {
-    formula = zeroModelStateBytes(static_cast<int64_t>(std::llround(*psi)),
-                                  *report.layout.zeroStage, report.layout.dp.value_or(1));
-  }
+  auto formulaOf = [&report](const RankReport& r) -> std::optional<ModelStateBytes> {
+    const auto psi = parametersOfRank(report.layout, r.info.parameters);
+    if (!psi || !report.layout.zeroStage) return std::nullopt;
+    return zeroModelStateBytes(static_cast<int64_t>(std::llround(*psi)), *report.layout.zeroStage,
+                               report.layout.dp.value_or(1));
+  };
   for (const char* category : kMemoryCategories) {
     BS_ASSIGN_OR_RETURN(auto peaks,
                         reader.samplePeaks(report.run.id, std::string("mem.") + category));
@@ -203,7 +207,7 @@ Status addMemory(storage::TraceReader& reader, RunReport& report) {
       if (auto it = byRank.find(r.info.rank); it != byRank.end()) {
         m.measuredBytes = static_cast<int64_t>(std::llround(it->second));
       }
-      if (formula) {
+      if (const auto formula = formulaOf(r)) {
         const std::string c = category;
         if (c == "parameters") m.formulaBytes = std::llround(formula->parameters);
         if (c == "gradients") m.formulaBytes = std::llround(formula->gradients);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/analysis/trace_builder.h"
@@ -275,6 +276,32 @@ TEST(RunAnalyzerTest, MemoryAgainstZeroFormulas) {
   EXPECT_EQ(m0[3].category, "activations");
   EXPECT_FALSE(m0[3].formulaBytes);
   EXPECT_EQ(r.ranks[1].memory[3].measuredBytes, 512);
+}
+
+// dp 2 x tp 2, ZeRO 1: each rank's stored Ψ_rank (its tp slices plus the
+// replicated layer norms, embeddings and head) replaces the even split Ψ/tp.
+TEST(RunAnalyzerTest, MemoryAndDpVolumeUseEachRanksStoredParameters) {
+  auto r0 = rankInfo(0, 0, 0, 0), r1 = rankInfo(1, 0, 1, 0);
+  r0.parameters = 700;  // even split would be 500
+  TraceBuilder trace;
+  const int64_t run = trace.run({
+      .layoutJson = R"({"dp": 2, "tp": 2, "zero_stage": 1, "model": {"parameters": 1000}})",
+      .worldSize = 4,
+      .ranks = {r0, r1},
+      .events = {span(0, EventKind::kForward, 0, 5, 0), span(1, EventKind::kForward, 0, 5, 0)},
+      .steps = {stepRecord(0, 0, 0, 5), stepRecord(1, 0, 0, 5)},
+      .samples = {{0, "mem.parameters", 1, 2800}, {1, "mem.parameters", 1, 2000}},
+  });
+  const RunReport r = analyze(trace, run);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].memory[0].formulaBytes, 4 * 700);
+  EXPECT_EQ(r.ranks[0].memory[2].formulaBytes, 8 * 700 / 2);
+  EXPECT_EQ(r.ranks[1].memory[0].formulaBytes, 4 * 500) << "no stored count: the even split";
+  const auto dp = std::find_if(r.commVolume.begin(), r.commVolume.end(),
+                               [](const CommVolume& v) { return v.dim == "dp+zero"; });
+  ASSERT_NE(dp, r.commVolume.end());
+  ASSERT_TRUE(dp->formulaBytesPerStep);
+  EXPECT_DOUBLE_EQ(*dp->formulaBytesPerStep, (2 * 700 * 4 + 2 * 500 * 4) / 2.0);
 }
 
 TEST(RunAnalyzerTest, MissingRunIsOneClearError) {

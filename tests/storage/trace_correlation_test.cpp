@@ -163,6 +163,10 @@ TEST(TraceCorrelationTest, V1FilesOpenAndMigrateWhenAppendedTo) {
       spansBefore = *spans;
       ASSERT_EQ(spansBefore.size(), 4u);  // ranks 0 and 1, steps 0 and 1
       EXPECT_EQ(spansBefore[0], (StepSpan{0, 0, 0, 2700}));
+      auto ranks = (*reader)->ranks(1);  // v1 has no ranks.parameters: read as unknown
+      ASSERT_TRUE(ranks.isOk()) << ranks.status().message();
+      ASSERT_EQ(ranks->size(), 2u);
+      EXPECT_EQ((*ranks)[1].parameters, 0);
     }
     ASSERT_EQ(metaVersion(path), "1") << "a reader must not migrate";
 
@@ -175,6 +179,9 @@ TEST(TraceCorrelationTest, V1FilesOpenAndMigrateWhenAppendedTo) {
       auto id = (*writer)->beginRun({.name = "new", .worldSize = 1});
       ASSERT_TRUE(id.isOk()) << id.status().message();
       newRun = *id;
+      tracer::RankInfo rank;
+      rank.parameters = 30368;
+      ASSERT_TRUE((*writer)->addRank(rank).isOk());
       ASSERT_TRUE((*writer)->appendEvents(linkedPair).isOk());
       ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());
     }
@@ -189,6 +196,10 @@ TEST(TraceCorrelationTest, V1FilesOpenAndMigrateWhenAppendedTo) {
     auto spans = (*reader)->stepSpans(1);
     ASSERT_TRUE(spans.isOk());
     EXPECT_EQ(*spans, spansBefore) << "old step windows kept (filled in by the migration)";
+    auto ranks = (*reader)->ranks(newRun);
+    ASSERT_TRUE(ranks.isOk()) << ranks.status().message();
+    ASSERT_EQ(ranks->size(), 1u);
+    EXPECT_EQ((*ranks)[0].parameters, 30368) << "the migrated file stores Ψ_rank";
     auto linked = (*reader)->linkedEvents(newRun, 0, 42);
     ASSERT_TRUE(linked.isOk());
     EXPECT_EQ(*linked, linkedPair);

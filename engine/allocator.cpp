@@ -25,10 +25,23 @@ std::string_view toString(MemoryCategory category) {
   return "unknown";
 }
 
-void* Allocator::allocate(size_t bytes, MemoryCategory category) {
+const char* deviceName(Device device) {
+  return device == Device::kCuda ? "cuda" : "cpu";
+}
+
+void* Allocator::rawAllocate(size_t bytes) {
   const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void* ptr = ::operator new(rounded, kAlignment);
   std::memset(ptr, 0, rounded);
+  return ptr;
+}
+
+void Allocator::rawRelease(void* ptr, size_t) {
+  ::operator delete(ptr, kAlignment);
+}
+
+void* Allocator::allocate(size_t bytes, MemoryCategory category) {
+  void* ptr = rawAllocate(bytes);
   constexpr auto kRelaxed = std::memory_order_relaxed;
   auto& cur = current_[index(category)];
   const int64_t now = cur.load(kRelaxed) + static_cast<int64_t>(bytes);
@@ -41,7 +54,7 @@ void* Allocator::allocate(size_t bytes, MemoryCategory category) {
 
 void Allocator::release(void* ptr, size_t bytes, MemoryCategory category) {
   if (ptr == nullptr) return;
-  ::operator delete(ptr, kAlignment);
+  rawRelease(ptr, bytes);
   auto& cur = current_[index(category)];
   cur.store(cur.load(std::memory_order_relaxed) - static_cast<int64_t>(bytes),
             std::memory_order_relaxed);

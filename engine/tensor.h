@@ -8,6 +8,12 @@
 // A view (TensorT::view) owns nothing: it points into a buffer someone else
 // keeps alive (ZeRO's flat parameter and gradient buffers); its data may be
 // null while the values live elsewhere (a ZeRO-3 parameter between gathers).
+//
+// Device: a tensor lives where its Allocator's memory lives (device(): kHost,
+// or kCuda for a tensor from a CUDA backend's allocator; a view says where
+// its pointer points). data() is then a device pointer, handed to the
+// Backend's ops (engine/backend.h) and never dereferenced by the CPU; span(),
+// zero() and copyFrom() are for host tensors only.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +43,7 @@ class TensorT {
   TensorT(Shape shape, MemoryCategory category, Allocator* allocator)
       : shape_(std::move(shape)), category_(category), allocator_(allocator) {
     numel_ = shapeNumel(shape_);
+    device_ = allocator_ != nullptr ? allocator_->device() : Device::kHost;
     const size_t bytes = static_cast<size_t>(numel_) * sizeof(T);
     if (allocator_ != nullptr) {
       data_ = static_cast<T*>(allocator_->allocate(bytes, category_));
@@ -45,9 +52,11 @@ class TensorT {
       std::memset(data_, 0, bytes);
     }
   }
-  // A non-owning tensor over `data` (may be null: shape only, no values).
-  static TensorT view(Shape shape, T* data) {
+  // A non-owning tensor over `data` (may be null: shape only, no values)
+  // in `device`'s memory.
+  static TensorT view(Shape shape, T* data, Device device = Device::kHost) {
     TensorT t;
+    t.device_ = device;
     t.shape_ = std::move(shape);
     t.numel_ = shapeNumel(t.shape_);
     t.data_ = data;
@@ -63,6 +72,7 @@ class TensorT {
       numel_ = std::exchange(other.numel_, 0);
       data_ = std::exchange(other.data_, nullptr);
       category_ = other.category_;
+      device_ = other.device_;
       allocator_ = std::exchange(other.allocator_, nullptr);
       owning_ = std::exchange(other.owning_, true);
     }
@@ -83,7 +93,9 @@ class TensorT {
   bool empty() const { return data_ == nullptr; }
   bool isView() const { return !owning_; }
   MemoryCategory category() const { return category_; }
+  Device device() const { return device_; }
 
+  // Host tensors only (a device tensor goes through its Backend).
   void zero() {
     if (data_ != nullptr) std::memset(data_, 0, bytes());
   }
@@ -110,6 +122,7 @@ class TensorT {
   int64_t numel_ = 0;
   T* data_ = nullptr;
   MemoryCategory category_ = MemoryCategory::kOther;
+  Device device_ = Device::kHost;
   Allocator* allocator_ = nullptr;
   bool owning_ = true;
 };

@@ -115,4 +115,14 @@ Status crossEntropyForward(float* probsInOut, float* losses, const int32_t* targ
 Status crossEntropyBackward(float* probsToDlogits, const int32_t* targets, float dloss, int64_t n,
                             int64_t v, cudaStream_t stream);
 
+// ---- Fill and sums (cuda_kernels_reduce.cu) ------------------------------------
+// x (n) = value.
+Status fill(float* x, float value, int64_t n, cudaStream_t stream);
+// *out (one double on the device) = sum of x (n), or of x^2 when squares,
+// accumulated in double in a fixed order (deterministic for a given n).
+// partials is device scratch of kSumPartials doubles.
+inline constexpr int kSumPartials = 1024;
+Status sumDouble(double* out, double* partials, const float* x, int64_t n, bool squares,
+                 cudaStream_t stream);
+
 }  // namespace bubblescope::engine::cuda

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "engine/cpu_gemm.h"
 #include "engine/trainer.h"
@@ -16,6 +17,7 @@ struct BenchTrainArgs {
   int64_t steps = 5;
   int64_t batchSize = 8;
   double gemmSeconds = 2.0;
+  std::string backend = "cpu";
 };
 
 ExitCode runBenchTrain(const BenchTrainArgs& args) {
@@ -28,6 +30,11 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
     std::fprintf(stderr, "error: --steps must be positive, got %lld\n",
                  static_cast<long long>(args.steps));
     return 2;
+  }
+  auto device = resolveTrainingBackend(args.backend);
+  if (!device.isOk()) {
+    std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
+    return backendExitCode(device.status());
   }
   engine::TrainerOptions options;
   options.model = *config;
@@ -60,6 +67,7 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
   const int64_t m = args.batchSize * config->seqLen, k = config->hidden, n = config->mlpHidden();
   const double sgemmGflops = engine::measureSgemmGflops(m, n, k, args.gemmSeconds);
   std::printf("model: %s\n", config->preset.c_str());
+  std::printf("backend: %s\n", engine::deviceName(*device));
   std::printf("parameters: %lld\n", static_cast<long long>(config->parameterCount()));
   std::printf("tokens_per_step: %lld\n", static_cast<long long>((*trainer)->tokensPerStep()));
   std::printf("timed_steps: %lld\n", static_cast<long long>(args.steps));
@@ -86,6 +94,7 @@ void addBenchTrain(CLI::App& bench, CommandRunner& runner) {
   cmd->add_option("--batch-size", args->batchSize, "Sequences per step")->capture_default_str();
   cmd->add_option("--gemm-seconds", args->gemmSeconds, "Time spent measuring sgemm")
       ->capture_default_str();
+  cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
   cmd->callback([args, &runner] { runner = [args] { return runBenchTrain(*args); }; });
 }
 

@@ -9,10 +9,12 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "cli/job_failure.h"
 #include "cli/mpirun.h"
 #include "cli/train_layout.h"
+#include "engine/backend_factory.h"
 #include "storage/trace_writer.h"
 
 namespace bubblescope::cli {
@@ -24,7 +26,7 @@ struct RunArgs {
   std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps, np;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
-  std::optional<std::string> model, schedule, hostfile, data;
+  std::optional<std::string> model, schedule, hostfile, data, backend;
   std::vector<std::string> hosts;
   bool noOverlap = false;
   bool recompute = false;
@@ -67,6 +69,7 @@ Result<nlohmann::json> layoutJson(const RunArgs& a) {
   set("schedule", a.schedule);
   set("hostfile", a.hostfile);
   set("data_file", a.data);
+  set("backend", a.backend);
   if (!a.hosts.empty()) j["hosts"] = a.hosts;
   if (a.noOverlap) j["overlap"] = false;
   if (a.recompute) j["recompute"] = true;
@@ -210,6 +213,7 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
       ->delimiter(',');
   cmd->add_option("--hostfile", a->hostfile, "An mpirun hostfile");
   cmd->add_option("--data", a->data, "Text file to train on (default: built-in corpus)");
+  cmd->add_option("--backend", a->backend, kBackendHelp);
   cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
   cmd->add_option("--trace", a->trace, "Trace file (.db) the run streams into");
   cmd->add_option("--name", a->name,

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
@@ -34,6 +35,7 @@ struct TrainArgs {
   std::string save;
   std::string load;
   std::string trace;
+  std::string backend = "cpu";
 };
 
 double mib(int64_t bytes) {
@@ -166,6 +168,12 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
     std::fprintf(stderr, "error: %s\n", options.status().message().c_str());
     return exitCodeOf(options.status());
   }
+  // The model runs on the CPU until it is wired to the Backend (docs/gpu.md):
+  // cuda fails and auto says it stays on the CPU.
+  if (auto device = resolveTrainingBackend(args.backend); !device.isOk()) {
+    std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
+    return backendExitCode(device.status());
+  }
   if (!args.load.empty() && !ignoredOnLoad.empty()) {
     std::string flags;
     for (const auto& f : ignoredOnLoad) flags += (flags.empty() ? "" : ", ") + f;
@@ -227,7 +235,7 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
 
 void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   auto args = std::make_shared<TrainArgs>();
-  CLI::App* cmd = app.add_subcommand("train", "Train the GPT decoder on this process (CPU)");
+  CLI::App* cmd = app.add_subcommand("train", "Train the GPT decoder on this process");
   auto* model = cmd->add_option("--model", args->model,
                                 "Model preset: tiny, small, gpt2-124m (with --load: the saved one)")
                     ->capture_default_str();
@@ -254,6 +262,7 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--load", args->load,
                   "Resume from a checkpoint (its seed, batch and schedule are kept)");
   cmd->add_option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
+  auto* backend = cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
   // One rank of a parallel run (under mpirun or srun; see `run`).
   auto layoutArgs = std::make_shared<LayoutTrainArgs>();
   auto* layoutFile = cmd->add_option("--layout", layoutArgs->layoutFile,
@@ -267,11 +276,12 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)")->group("");
   auto* steps = cmd->get_option("--steps");
   cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
-                 layoutFile, layoutJson, steps] {
+                 layoutFile, layoutJson, steps, backend] {
     if (layoutFile->count() > 0 || layoutJson->count() > 0) {
       LayoutTrainArgs a = *layoutArgs;
       a.trace = args->trace;
       if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);
+      if (backend->count() > 0) a.backend = args->backend;
       runner = [a] { return runLayoutTraining(a); };
       return;
     }

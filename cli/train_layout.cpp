@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cli/backend_option.h"
+#include "engine/backend_factory.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/pipeline_trainer.h"
@@ -217,8 +219,10 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
 }  // namespace
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
+  // cuda: no usable GPU here, or (today) the model not wired to CUDA.
   if (l.backend == layout::Backend::kCuda) {
-    return "backend cuda is not available to parallel runs yet; use cpu or auto";
+    auto choice = engine::chooseBackend(l.backend);
+    if (!choice.isOk()) return choice.status().message();
   }
   return "";
 }
@@ -252,9 +256,19 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   }
   auto layout = readLayout(args, size);
   if (!layout.isOk()) return refuse(layout.status().message(), 2);
+  if (!args.backend.empty()) {
+    auto backend = layout::parseBackend(args.backend);
+    if (!backend.isOk()) return refuse(backend.status().message(), 2);
+    layout->backend = *backend;
+  }
   if (const std::string unsupported = unsupportedLayoutFeature(*layout); !unsupported.empty()) {
     return refuse(unsupported, 2);
   }
+  // Every rank probes its own GPU for auto; rank 0 says what it found (cuda
+  // was checked with the other unsupported features above).
+  auto choice = engine::chooseBackend(layout->backend);
+  if (!choice.isOk()) return refuse(choice.status().message(), backendExitCode(choice.status()));
+  if (rank == 0 && !choice->note.empty()) std::fprintf(stderr, "note: %s\n", choice->note.c_str());
   trainRank(*layout, args, rank, size);  // aborts the job on failure
   MPI_Finalize();
   return 0;

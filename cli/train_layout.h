@@ -16,6 +16,7 @@ struct LayoutTrainArgs {
   std::string trace;       // trace file rank 0 writes; empty: no tracing
   int64_t runId = -1;      // with trace: the run `run` began; -1: rank 0 begins one
   int32_t steps = -1;      // overrides the layout's steps when >= 0
+  std::string backend;     // overrides the layout's backend when set
   // Testing: "RANK:STEP" makes that rank throw at the start of that step.
   std::string injectFailure;
 };
@@ -26,8 +27,9 @@ struct LayoutTrainArgs {
 // Rank 0 prints progress and, at the end, every rank's memory.
 ExitCode runLayoutTraining(const LayoutTrainArgs& args);
 
-// Why the runtime cannot run `layout` yet (a backend parallel runs do not
-// have), or "" when it can.
+// Why the runtime cannot run `layout` yet (backend cuda: no usable GPU on
+// this host, or the model not wired to CUDA yet; engine/backend_factory.h),
+// or "" when it can. Probes the GPU only for backend cuda.
 std::string unsupportedLayoutFeature(const layout::Layout& layout);
 
 // "dp2-zero1 tiny": the name of a run in the trace file.

@@ -1,0 +1,21 @@
+#include "cli/backend_option.h"
+
+#include <cstdio>
+
+#include "engine/backend_factory.h"
+#include "engine/layout/layout.h"
+
+namespace bubblescope::cli {
+
+Result<engine::Device> resolveTrainingBackend(const std::string& name) {
+  BS_ASSIGN_OR_RETURN(const layout::Backend requested, layout::parseBackend(name));
+  BS_ASSIGN_OR_RETURN(const engine::BackendChoice choice, engine::chooseBackend(requested));
+  if (!choice.note.empty()) std::fprintf(stderr, "note: %s\n", choice.note.c_str());
+  return choice.device;
+}
+
+ExitCode backendExitCode(const Status& status) {
+  return status.code() == StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,28 @@
+// `--backend cpu|cuda|auto` of the training commands (train, run, bench
+// train) and what a command does with it.
+//
+// Contract: resolveTrainingBackend() parses the name, probes the GPU only
+// for cuda and auto (engine/backend_factory.h), prints the choice's note as
+// one "note: ..." line on stderr, and returns the device to train on, or the
+// error the command prints as its one "error: ..." line (exit code from
+// backendExitCode()).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "cli/commands.h"
+#include "common/result.h"
+#include "engine/allocator.h"
+
+namespace bubblescope::cli {
+
+// The option's help text, the same on every command.
+inline constexpr const char* kBackendHelp =
+    "Compute backend: cpu, cuda, or auto (cuda when a GPU is usable, else cpu)";
+
+Result<engine::Device> resolveTrainingBackend(const std::string& name);
+// 2 for a name that is not a backend, 1 for a machine that cannot run it.
+ExitCode backendExitCode(const Status& status);
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,51 @@
+// Choosing and making a rank's compute backend (engine/backend.h).
+//
+// Contract:
+// - probeGpu() is the single device probe: any CUDA error or zero devices
+//   means "no GPU", with the reason in words; a build without CUDA says so.
+//   It never fails and never exits (a machine without a driver still runs).
+//   It initialises the CUDA runtime, so it is only called when a layout or
+//   flag asks for cuda or auto.
+// - chooseBackend() turns the requested cpu | cuda | auto into the device a
+//   rank trains on, with at most one line for the user (`note`). The model
+//   is not wired to the Backend yet (docs/gpu.md): until it is
+//   (kCudaModelWired), cuda fails honestly even with a GPU, and auto runs on
+//   the CPU and says why.
+// - createBackend() makes the backend of a device (the GPU `gpuIndex` for
+//   kCuda, made current on the calling thread).
+// Library engine_backends: links engine_cuda when built with CUDA.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "engine/backend.h"
+#include "engine/layout/layout.h"
+
+namespace bubblescope::engine {
+
+// Whether the model, the optimizer and the trainers run on a CUDA backend.
+inline constexpr bool kCudaModelWired = false;
+
+struct GpuProbe {
+  bool cudaBuilt = false;  // this binary has the CUDA backend
+  int deviceCount = 0;     // usable devices (0: no GPU)
+  std::string reason;      // why there is none ("" when deviceCount > 0)
+  std::string firstGpu;    // "NVIDIA H200 (sm_90, 139 GiB)" when deviceCount > 0
+  bool haveGpu() const { return deviceCount > 0; }
+};
+GpuProbe probeGpu();
+
+struct BackendChoice {
+  Device device = Device::kHost;
+  std::string note;  // one line to tell the user ("" when nothing to say)
+};
+// Uses `probe` (tests give a fake one).
+Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe);
+// Probes only when requested is cuda or auto.
+Result<BackendChoice> chooseBackend(layout::Backend requested);
+
+Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex = 0);
+
+}  // namespace bubblescope::engine

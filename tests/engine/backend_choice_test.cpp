@@ -1,0 +1,86 @@
+// chooseBackend() with fake probes (a machine with and without a GPU), and
+// the real probe and factory on this machine.
+#include <gtest/gtest.h>
+
+#include "engine/backend_factory.h"
+
+namespace bubblescope::engine {
+namespace {
+
+GpuProbe noGpu() {
+  GpuProbe p;
+  p.cudaBuilt = true;
+  p.reason = "CUDA says: no CUDA-capable device is detected (cudaErrorNoDevice)";
+  return p;
+}
+
+GpuProbe oneGpu() {
+  GpuProbe p;
+  p.cudaBuilt = true;
+  p.deviceCount = 1;
+  p.firstGpu = "NVIDIA H200 (sm_90, 139 GiB)";
+  return p;
+}
+
+TEST(ChooseBackend, CpuNeverProbesAndSaysNothing) {
+  for (const GpuProbe& probe : {noGpu(), oneGpu()}) {
+    auto c = chooseBackend(layout::Backend::kCpu, probe);
+    ASSERT_TRUE(c.isOk());
+    EXPECT_EQ(c->device, Device::kHost);
+    EXPECT_EQ(c->note, "");
+  }
+  auto real = chooseBackend(layout::Backend::kCpu);
+  ASSERT_TRUE(real.isOk());
+  EXPECT_EQ(real->device, Device::kHost);
+}
+
+TEST(ChooseBackend, CudaWithoutGpuFailsNamingWhy) {
+  auto c = chooseBackend(layout::Backend::kCuda, noGpu());
+  ASSERT_FALSE(c.isOk());
+  EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(c.status().message(),
+            "backend cuda needs a GPU but none is usable: CUDA says: no CUDA-capable device is "
+            "detected (cudaErrorNoDevice)");
+}
+
+TEST(ChooseBackend, AutoWithoutGpuRunsOnTheCpuAndSaysSo) {
+  auto c = chooseBackend(layout::Backend::kAuto, noGpu());
+  ASSERT_TRUE(c.isOk());
+  EXPECT_EQ(c->device, Device::kHost);
+  EXPECT_EQ(c->note,
+            "backend auto: no usable GPU (CUDA says: no CUDA-capable device is detected "
+            "(cudaErrorNoDevice)); running on the CPU");
+}
+
+TEST(ChooseBackend, WithAGpuTheUnwiredModelIsSaidHonestly) {
+  static_assert(!kCudaModelWired, "update these expectations once the model runs on CUDA");
+  auto cuda = chooseBackend(layout::Backend::kCuda, oneGpu());
+  ASSERT_FALSE(cuda.isOk());
+  EXPECT_EQ(cuda.status().message(),
+            "backend cuda: found NVIDIA H200 (sm_90, 139 GiB), but the CUDA model path is not "
+            "wired yet; use cpu or auto");
+  auto autoChoice = chooseBackend(layout::Backend::kAuto, oneGpu());
+  ASSERT_TRUE(autoChoice.isOk());
+  EXPECT_EQ(autoChoice->device, Device::kHost);
+  EXPECT_NE(autoChoice->note.find("not wired yet; running on the CPU"), std::string::npos);
+}
+
+TEST(BackendFactory, ProbeNeverFailsAndTheCpuBackendIsAlwaysThere) {
+  const GpuProbe probe = probeGpu();
+  if (probe.haveGpu()) {
+    EXPECT_FALSE(probe.firstGpu.empty());
+  } else {
+    EXPECT_FALSE(probe.reason.empty());
+  }
+  auto cpu = createBackend(Device::kHost);
+  ASSERT_TRUE(cpu.isOk());
+  EXPECT_EQ((*cpu)->device(), Device::kHost);
+  if (!probe.haveGpu()) {
+    auto cuda = createBackend(Device::kCuda);
+    ASSERT_FALSE(cuda.isOk());
+    EXPECT_EQ(cuda.status().code(), StatusCode::kFailedPrecondition) << cuda.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::engine

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build-gpu}"
 jobs="${JOBS:-$(nproc)}"
 test_timeout="${TEST_TIMEOUT:-120}"
-build_targets=(gpu_test cuda_math_test)
+build_targets=(gpu_test gpu_nccl_test cuda_math_test)
 summary_file="$build_dir/gpu-check-summary.txt"
 start_s=$SECONDS
 summary=()   # "STATUS  name  detail" lines, printed at the end

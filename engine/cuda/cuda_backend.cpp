@@ -19,11 +19,13 @@ constexpr int64_t kChunk = INT_MAX / 2;
 
 }  // namespace
 
-Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device) {
+Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device, MatmulPrecision precision) {
   std::unique_ptr<CudaBackend> b(new CudaBackend());
+  b->precision_ = precision;
   BS_ASSIGN_OR_RETURN(b->context_, CudaContext::create(device));
   BS_ASSIGN_OR_RETURN(const std::string what, deviceDescription(device));
-  b->description_ = "cuda:" + std::to_string(device) + " " + what;
+  b->description_ = "cuda:" + std::to_string(device) + " " + what +
+                    (precision == MatmulPrecision::kBf16 ? ", bf16 linear layers" : "");
   b->sumScratchBytes_ = (kSumPartials + 1) * sizeof(double);
   try {
     b->sumScratch_ = b->allocator_.allocate(b->sumScratchBytes_, MemoryCategory::kOther);
@@ -35,8 +37,48 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device) {
 }
 
 CudaBackend::~CudaBackend() {
-  if (sumScratch_ != nullptr)
+  if (sumScratch_ != nullptr) {
     allocator_.release(sumScratch_, sumScratchBytes_, MemoryCategory::kOther);
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (bf16Scratch_[i] != nullptr) {
+      allocator_.release(bf16Scratch_[i], bf16ScratchBytes_[i], MemoryCategory::kActivations);
+    }
+  }
+}
+
+__nv_bfloat16* CudaBackend::bf16Scratch(int slot, int64_t elements) {
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(__nv_bfloat16);
+  if (bytes > bf16ScratchBytes_[slot]) {
+    if (bf16Scratch_[slot] != nullptr) {  // cudaFree waits for the kernels still using it
+      allocator_.release(bf16Scratch_[slot], bf16ScratchBytes_[slot], MemoryCategory::kActivations);
+      bf16Scratch_[slot] = nullptr;
+      bf16ScratchBytes_[slot] = 0;
+    }
+    try {
+      bf16Scratch_[slot] = allocator_.allocate(bytes, MemoryCategory::kActivations);
+    } catch (const std::bad_alloc&) {
+      fail(Status::internal("cannot allocate " + std::to_string(bytes) +
+                            " bytes of bf16 scratch on " + description_));
+      return nullptr;
+    }
+    bf16ScratchBytes_[slot] = bytes;
+  }
+  return static_cast<__nv_bfloat16*>(bf16Scratch_[slot]);
+}
+
+std::pair<__nv_bfloat16*, __nv_bfloat16*> CudaBackend::toBf16Pair(const float* a, int64_t na,
+                                                                  const float* b, int64_t nb) {
+  __nv_bfloat16* ab = bf16Scratch(0, na);
+  __nv_bfloat16* bb = bf16Scratch(1, nb);
+  if (ab == nullptr || bb == nullptr) return {nullptr, nullptr};
+  const Status sa = toBf16(ab, a, na, stream());
+  const Status sb = toBf16(bb, b, nb, stream());
+  if (!sa.isOk() || !sb.isOk()) {
+    fail(sa.isOk() ? sb : sa);
+    return {nullptr, nullptr};
+  }
+  return {ab, bb};
 }
 
 Status CudaBackend::synchronize() {
@@ -124,16 +166,35 @@ void CudaBackend::gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k
 
 void CudaBackend::linearForward(float* out, const float* inp, const float* weight,
                                 const float* bias, int64_t n, int64_t ic, int64_t oc) {
+  if (precision_ == MatmulPrecision::kBf16) {
+    const auto [inpBf16, weightBf16] = toBf16Pair(inp, n * ic, weight, oc * ic);
+    if (inpBf16 == nullptr) return;
+    fail(cuda::linearForwardBf16(context_->cublas(), out, inpBf16, weightBf16, bias, n, ic, oc));
+    return;
+  }
   fail(cuda::linearForward(context_->cublas(), out, inp, weight, bias, n, ic, oc));
 }
 
 void CudaBackend::linearBackwardInput(float* dinp, const float* dout, const float* weight,
                                       int64_t n, int64_t ic, int64_t oc) {
+  if (precision_ == MatmulPrecision::kBf16) {
+    const auto [doutBf16, weightBf16] = toBf16Pair(dout, n * oc, weight, oc * ic);
+    if (doutBf16 == nullptr) return;
+    fail(cuda::linearBackwardInputBf16(context_->cublas(), dinp, doutBf16, weightBf16, n, ic, oc));
+    return;
+  }
   fail(cuda::linearBackwardInput(context_->cublas(), dinp, dout, weight, n, ic, oc));
 }
 
 void CudaBackend::linearBackwardWeight(float* dweight, float* dbias, const float* dout,
                                        const float* inp, int64_t n, int64_t ic, int64_t oc) {
+  if (precision_ == MatmulPrecision::kBf16) {
+    const auto [doutBf16, inpBf16] = toBf16Pair(dout, n * oc, inp, n * ic);
+    if (doutBf16 == nullptr) return;
+    fail(cuda::linearBackwardWeightBf16(context_->cublas(), dweight, doutBf16, inpBf16, n, ic, oc));
+    if (dbias != nullptr) fail(cuda::biasBackward(dbias, dout, n, oc, stream()));
+    return;
+  }
   fail(cuda::linearBackwardWeight(context_->cublas(), dweight, dbias, dout, inp, n, ic, oc));
 }
 

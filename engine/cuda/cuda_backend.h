@@ -8,11 +8,23 @@
 // (Backend's contract). Results match the CPU backend within fp32 rounding,
 // except embeddingBackward's dwte, whose atomic adds are not ordered.
 // Destroy every tensor made from the backend before the backend.
+//
+// Precision: kFp32 (default) runs every product in fp32 (no TF32). kBf16 is
+// the mixed-precision path of the linear layers: parameters, gradients,
+// optimizer state and activations stay fp32 (fp32 master weights); each
+// linear op rounds its operands (input and weight, or dout and weight, or
+// dout and input) to bf16 copies in scratch buffers (toBf16, counted as
+// activations) and multiplies them with fp32 accumulation and fp32 results
+// (gemmBf16); bias gradients come from fp32 dout. gemm(), attention and
+// everything else stay fp32.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "engine/backend.h"
 #include "engine/cuda/cuda_allocator.h"
@@ -20,16 +32,20 @@
 
 namespace bubblescope::engine::cuda {
 
+enum class MatmulPrecision : uint8_t { kFp32, kBf16 };
+
 class CudaBackend final : public Backend {
  public:
   // Fails (kFailedPrecondition: no GPU) with the CUDA error.
-  static Result<std::unique_ptr<CudaBackend>> create(int device);
+  static Result<std::unique_ptr<CudaBackend>> create(
+      int device, MatmulPrecision precision = MatmulPrecision::kFp32);
   ~CudaBackend() override;
 
   // The compute stream every op is queued on (communicators order their
   // work after it with events).
   cudaStream_t stream() const { return context_->stream(); }
   CudaContext& context() { return *context_; }
+  MatmulPrecision precision() const { return precision_; }
 
   Device device() const override { return Device::kCuda; }
   std::string description() const override { return description_; }
@@ -81,6 +97,11 @@ class CudaBackend final : public Backend {
  private:
   CudaBackend() = default;
   Result<double> reduce(const float* x, int64_t n, bool squares);
+  // bf16 copies of two operands in the scratch buffers (grown as needed);
+  // null (and the error kept) on failure.
+  std::pair<__nv_bfloat16*, __nv_bfloat16*> toBf16Pair(const float* a, int64_t na, const float* b,
+                                                       int64_t nb);
+  __nv_bfloat16* bf16Scratch(int slot, int64_t elements);
 
   std::unique_ptr<CudaContext> context_;
   CudaAllocator allocator_;
@@ -88,6 +109,10 @@ class CudaBackend final : public Backend {
   // Device scratch of the sums: kSumPartials partials and the result.
   void* sumScratch_ = nullptr;
   size_t sumScratchBytes_ = 0;
+  MatmulPrecision precision_ = MatmulPrecision::kFp32;
+  // Two bf16 operand buffers of the kBf16 linear ops.
+  void* bf16Scratch_[2] = {nullptr, nullptr};
+  size_t bf16ScratchBytes_[2] = {0, 0};
 };
 
 }  // namespace bubblescope::engine::cuda

@@ -161,6 +161,45 @@ TEST_F(CudaBackendTest, GemmAndLinear) {
   expectSame("gemm", c);
 }
 
+// The bf16 linear layers: against the CPU on the same bf16-rounded operands
+// (fp32 accumulation on both: 1e-4, as cuda_linear_attention_test.cpp); the
+// bias gradient from fp32 dout (1e-5). The operands live in tensors of the
+// fp32 backend: synchronised before and after, since the streams differ.
+TEST_F(CudaBackendTest, Bf16LinearLayersRoundOperandsAndAccumulateInFp32) {
+  auto made = CudaBackend::create(0, MatmulPrecision::kBf16);
+  ASSERT_TRUE(made.isOk()) << made.status().message();
+  CudaBackend& bf = **made;
+  EXPECT_EQ(bf.precision(), MatmulPrecision::kBf16);
+  const auto a = randomFloats(N * C, 40), w = randomFloats(F * C, 41), bias = randomFloats(F, 42),
+             dout = randomFloats(N * F, 43);
+  const auto ar = testing::roundToBf16(a), wr = testing::roundToBf16(w),
+             doutr = testing::roundToBf16(dout);
+  // GPU: fp32 operands, rounded inside. CPU: the rounded operands.
+  Pair &pa = put(a), &pw = put(w), &pb = put(bias), &pdout = put(dout);
+  Pair &par = put(ar), &pwr = put(wr), &pdoutr = put(doutr);
+  Pair &out = zeros(N * F), &dinp = put(randomFloats(N * C, 44)),
+       &dw = put(randomFloats(F * C, 45)), &db = put(randomFloats(F, 46));
+  const int64_t before = bf.allocator().currentBytes(MemoryCategory::kActivations);
+  ASSERT_TRUE(gpu_->synchronize().isOk());
+  bf.linearForward(out.gpu.data(), pa.gpu.data(), pw.gpu.data(), pb.gpu.data(), N, C, F);
+  bf.linearBackwardInput(dinp.gpu.data(), pdout.gpu.data(), pw.gpu.data(), N, C, F);
+  bf.linearBackwardWeight(dw.gpu.data(), db.gpu.data(), pdout.gpu.data(), pa.gpu.data(), N, C, F);
+  ASSERT_TRUE(bf.synchronize().isOk());
+  EXPECT_GE(bf.allocator().currentBytes(MemoryCategory::kActivations) - before,
+            static_cast<int64_t>((N * F + F * C) * 2));  // the bf16 scratch is counted
+  cpu_.linearForward(out.cpu.data(), par.cpu.data(), pwr.cpu.data(), pb.cpu.data(), N, C, F);
+  cpu_.linearBackwardInput(dinp.cpu.data(), pdoutr.cpu.data(), pwr.cpu.data(), N, C, F);
+  cpu_.linearBackwardWeight(dw.cpu.data(), nullptr, pdoutr.cpu.data(), par.cpu.data(), N, C, F);
+  auto dbWant = *cpu_.download(db.cpu);  // the starting values, plus fp32 column sums:
+  for (int64_t i = 0; i < N; ++i) {
+    for (int64_t j = 0; j < F; ++j) dbWant[j] += dout[i * F + j];
+  }
+  expectSame("bf16 linear out", out, 1e-4f);
+  expectSame("bf16 linear dinp", dinp, 1e-4f);
+  expectSame("bf16 linear dweight", dw, 1e-4f);
+  expectClose("bf16 linear dbias (fp32 dout)", *gpu_->download(db.gpu), dbWant, kTol);
+}
+
 TEST_F(CudaBackendTest, LayerNorm) {
   Pair &x = put(randomFloats(N * C, 11, 2.0f)), &w = put(randomFloats(C, 12)),
        &b = put(randomFloats(C, 13));

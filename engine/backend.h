@@ -127,6 +127,15 @@ class Backend {
   virtual void layerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
                                  const float* inp, const float* weight, const float* mean,
                                  const float* rstd, int64_t n, int64_t c) = 0;
+  // The two halves of layerNormBackward: dinp += input gradient (zero-bubble
+  // "B"); dweight, dbias += parameter gradients, reading no weight (zero-
+  // bubble "W").
+  virtual void layerNormBackwardInput(float* dinp, const float* dout, const float* inp,
+                                      const float* weight, const float* mean, const float* rstd,
+                                      int64_t n, int64_t c) = 0;
+  virtual void layerNormBackwardWeight(float* dweight, float* dbias, const float* dout,
+                                       const float* inp, const float* mean, const float* rstd,
+                                       int64_t n, int64_t c) = 0;
 
   // ---- Causal multi-head attention -----------------------------------------
   // The scratch attentionBackward needs for sequences of t tokens and nh

@@ -106,6 +106,20 @@ void CpuBackend::layerNormBackward(float* dinp, float* dweight, float* dbias, co
   k::layerNormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, n, c);
 }
 
+void CpuBackend::layerNormBackwardInput(float* dinp, const float* dout, const float* inp,
+                                        const float* weight, const float* mean, const float* rstd,
+                                        int64_t n, int64_t c) {
+  if (!sizesOk("layerNormBackwardInput", {n, c})) return;
+  k::layerNormBackwardInput(dinp, dout, inp, weight, mean, rstd, n, c);
+}
+
+void CpuBackend::layerNormBackwardWeight(float* dweight, float* dbias, const float* dout,
+                                         const float* inp, const float* mean, const float* rstd,
+                                         int64_t n, int64_t c) {
+  if (!sizesOk("layerNormBackwardWeight", {n, c})) return;
+  k::layerNormBackwardWeight(dweight, dbias, dout, inp, mean, rstd, n, c);
+}
+
 Shape CpuBackend::attentionScratchShape(int64_t t, int64_t) const {
   return {t, t};
 }

@@ -47,6 +47,10 @@ class CpuBackend final : public Backend {
   void layerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
                          const float* inp, const float* weight, const float* mean,
                          const float* rstd, int64_t n, int64_t c) override;
+  void layerNormBackwardInput(float* dinp, const float* dout, const float* inp, const float* weight,
+                              const float* mean, const float* rstd, int64_t n, int64_t c) override;
+  void layerNormBackwardWeight(float* dweight, float* dbias, const float* dout, const float* inp,
+                               const float* mean, const float* rstd, int64_t n, int64_t c) override;
   Shape attentionScratchShape(int64_t t, int64_t nh) const override;
   void attentionForward(float* out, float* att, const float* qkv, int64_t b, int64_t t, int64_t c,
                         int64_t nh) override;

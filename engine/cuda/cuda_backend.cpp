@@ -210,6 +210,18 @@ void CudaBackend::layerNormBackward(float* dinp, float* dweight, float* dbias, c
       cuda::layerNormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, n, c, stream()));
 }
 
+void CudaBackend::layerNormBackwardInput(float* dinp, const float* dout, const float* inp,
+                                         const float* weight, const float* mean, const float* rstd,
+                                         int64_t n, int64_t c) {
+  fail(cuda::layerNormBackwardInput(dinp, dout, inp, weight, mean, rstd, n, c, stream()));
+}
+
+void CudaBackend::layerNormBackwardWeight(float* dweight, float* dbias, const float* dout,
+                                          const float* inp, const float* mean, const float* rstd,
+                                          int64_t n, int64_t c) {
+  fail(cuda::layerNormBackwardWeight(dweight, dbias, dout, inp, mean, rstd, n, c, stream()));
+}
+
 Shape CudaBackend::attentionScratchShape(int64_t t, int64_t nh) const {
   return {nh, t, t};
 }

@@ -68,6 +68,15 @@ Status layerNormForward(float* out, float* mean, float* rstd, const float* inp, 
 Status layerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
                          const float* inp, const float* weight, const float* mean,
                          const float* rstd, int64_t n, int64_t c, cudaStream_t stream);
+// Its two halves (layerNormBackward is exactly the two in a row):
+// dinp (N, C) += input gradient (zero-bubble "B"); dweight (C), dbias (C) +=
+// parameter gradients, reading no weight values (zero-bubble "W").
+Status layerNormBackwardInput(float* dinp, const float* dout, const float* inp, const float* weight,
+                              const float* mean, const float* rstd, int64_t n, int64_t c,
+                              cudaStream_t stream);
+Status layerNormBackwardWeight(float* dweight, float* dbias, const float* dout, const float* inp,
+                               const float* mean, const float* rstd, int64_t n, int64_t c,
+                               cudaStream_t stream);
 
 // ---- Linear layer (cuda_linear.cpp; cuBLAS, on the handle's stream) ----------
 // out (N, OC) = inp (N, IC) · weight (OC, IC)^T + bias (OC); bias may be null.

@@ -100,18 +100,32 @@ Status layerNormForward(float* out, float* mean, float* rstd, const float* inp, 
   return Status::ok();
 }
 
-Status layerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
-                         const float* inp, const float* weight, const float* mean,
-                         const float* rstd, int64_t n, int64_t c, cudaStream_t stream) {
+Status layerNormBackwardInput(float* dinp, const float* dout, const float* inp, const float* weight,
+                              const float* mean, const float* rstd, int64_t n, int64_t c,
+                              cudaStream_t stream) {
   if (n == 0 || c == 0) return Status::ok();
   layerNormInputGradKernel<<<blocksFor(n, kRowsPerBlock), kThreads, 0, stream>>>(
       dinp, dout, inp, weight, mean, rstd, n, c);
   BS_CUDA_CHECK_LAUNCH();
+  return Status::ok();
+}
+
+Status layerNormBackwardWeight(float* dweight, float* dbias, const float* dout, const float* inp,
+                               const float* mean, const float* rstd, int64_t n, int64_t c,
+                               cudaStream_t stream) {
+  if (n == 0 || c == 0) return Status::ok();
   const unsigned tiles = static_cast<unsigned>((c + kWarp - 1) / kWarp);
   layerNormParamGradKernel<<<tiles, dim3(kWarp, kWarp), 0, stream>>>(dweight, dbias, dout, inp,
                                                                      mean, rstd, n, c);
   BS_CUDA_CHECK_LAUNCH();
   return Status::ok();
+}
+
+Status layerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                         const float* inp, const float* weight, const float* mean,
+                         const float* rstd, int64_t n, int64_t c, cudaStream_t stream) {
+  BS_RETURN_IF_ERROR(layerNormBackwardInput(dinp, dout, inp, weight, mean, rstd, n, c, stream));
+  return layerNormBackwardWeight(dweight, dbias, dout, inp, mean, rstd, n, c, stream);
 }
 
 }  // namespace bubblescope::engine::cuda

@@ -160,6 +160,17 @@ TEST_F(CpuBackendTest, LayerNorm) {
   EXPECT_EQ(get(tdx), dx);
   EXPECT_EQ(get(tdw), dw);
   EXPECT_EQ(get(tdb), db);
+
+  // The zero-bubble halves.
+  be_.layerNormBackwardInput(tdx.data(), tdout.data(), tx.data(), tw.data(), mean.data(),
+                             rstd.data(), N, C);
+  be_.layerNormBackwardWeight(tdw.data(), tdb.data(), tdout.data(), tx.data(), mean.data(),
+                              rstd.data(), N, C);
+  k::layerNormBackwardInput(dx.data(), dout.data(), x.data(), w.data(), m.data(), r.data(), N, C);
+  k::layerNormBackwardWeight(dw.data(), db.data(), dout.data(), x.data(), m.data(), r.data(), N, C);
+  EXPECT_EQ(get(tdx), dx);
+  EXPECT_EQ(get(tdw), dw);
+  EXPECT_EQ(get(tdb), db);
 }
 
 TEST_F(CpuBackendTest, Attention) {

@@ -220,6 +220,18 @@ TEST_F(CudaBackendTest, LayerNorm) {
   expectSame("ln dinp", dx);
   expectSame("ln dweight", dw);
   expectSame("ln dbias", db);
+  // The zero-bubble halves, adding onto the same gradients.
+  cpu_.layerNormBackwardInput(dx.cpu.data(), dout.cpu.data(), x.cpu.data(), w.cpu.data(),
+                              mean.cpu.data(), rstd.cpu.data(), N, C);
+  gpu_->layerNormBackwardInput(dx.gpu.data(), dout.gpu.data(), x.gpu.data(), w.gpu.data(),
+                               mean.gpu.data(), rstd.gpu.data(), N, C);
+  cpu_.layerNormBackwardWeight(dw.cpu.data(), db.cpu.data(), dout.cpu.data(), x.cpu.data(),
+                               mean.cpu.data(), rstd.cpu.data(), N, C);
+  gpu_->layerNormBackwardWeight(dw.gpu.data(), db.gpu.data(), dout.gpu.data(), x.gpu.data(),
+                                mean.gpu.data(), rstd.gpu.data(), N, C);
+  expectSame("ln dinp (B half)", dx);
+  expectSame("ln dweight (W half)", dw);
+  expectSame("ln dbias (W half)", db);
 }
 
 TEST_F(CudaBackendTest, Attention) {

@@ -27,32 +27,12 @@ void layerNormForward(S* out, S* mean, S* rstd, const S* inp, const S* weight, c
 }
 
 // With xhat = (x - mean) * rstd and g = dout * weight:
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)).
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); the two halves below.
 template <class S>
 void layerNormBackward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
                        const S* mean, const S* rstd, int64_t n, int64_t c) {
-  for (int64_t r = 0; r < n; ++r) {
-    const S* x = inp + r * c;   // (C)
-    const S* d = dout + r * c;  // (C)
-    S* dx = dinp + r * c;       // (C)
-    const S m = mean[r], s = rstd[r];
-    S gMean = 0, gxMean = 0;
-    for (int64_t i = 0; i < c; ++i) {
-      const S xhat = (x[i] - m) * s;
-      const S g = d[i] * weight[i];
-      gMean += g;
-      gxMean += g * xhat;
-    }
-    gMean /= static_cast<S>(c);
-    gxMean /= static_cast<S>(c);
-    for (int64_t i = 0; i < c; ++i) {
-      const S xhat = (x[i] - m) * s;
-      const S g = d[i] * weight[i];
-      dbias[i] += d[i];
-      dweight[i] += d[i] * xhat;
-      dx[i] += s * (g - gMean - xhat * gxMean);
-    }
-  }
+  layerNormBackwardInput(dinp, dout, inp, weight, mean, rstd, n, c);
+  layerNormBackwardWeight(dweight, dbias, dout, inp, mean, rstd, n, c);
 }
 
 template <class S>

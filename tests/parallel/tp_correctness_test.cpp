@@ -1,5 +1,5 @@
 // DESIGN.md correctness rule for tensor parallelism: tp 2, tp 4, dp 2 × tp 2
-// (ZeRO 0, 1 and 3) and tp 2 × pp 2 (1f1b, zb-h1, 1f1b with recompute) match
+// (ZeRO 0, 1 and 3) and tp 2 × pp 2 (1f1b, zb-h1, 1f1b with recompute, interleaved v 2) match
 // the single-rank run on the same global batch (losses, gradient norms, and
 // the final parameters after reassembling the tp slices). The replicated
 // parameters' gradients are equal on every tp rank, and a traced step holds
@@ -187,6 +187,18 @@ TEST(TensorParallelTest, Tp2Pp2MatchesSingleRank) {
   expectPipelineMatches(ScheduleKind::kZeroBubbleH1, 1, 0, **grid);
   // Recompute re-runs the forward's tp all-reduces before the backward.
   expectPipelineMatches(ScheduleKind::kOneFOneB, 1, 0, **grid, true);
+}
+
+// Interleaved 1F1B under tp: 4 layers, so each stage holds v = 2 chunks of
+// one layer (the embedding with chunk 0 of stage 0, the head with chunk 1 of
+// stage 1), and 4 micro-batches (a multiple of p).
+TEST(TensorParallelTest, InterleavedTp2Pp2MatchesSingleRank) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 1, 2, 2);
+  ASSERT_TRUE(grid.isOk()) << grid.status().toString();
+  TrainerOptions o = perRankOptions();
+  o.model.numLayers = 4;
+  o.microBatches = 4;
+  expectPipelineMatches(layout::ScheduleKind::kInterleaved, 1, 0, **grid, false, &o, 2);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #   cmake -S . -B build-gui -G Ninja && ninja -C build-gui bubblescope bubblescope-cli
 # Real runs (`bubblescope-cli train --model tiny`; two multi-rank layouts
 # through `bubblescope-cli run` for charts and compare; real pipeline runs:
-# pp4 x dp2 with 1f1b and gpipe, pp4 interleaved), and, for what cannot run
-# here yet (zb-h1, 64 ranks), runs the schedule simulator writes (source
-# "simulated").
+# pp4 x dp2 with 1f1b and gpipe, pp4 interleaved, pp4 zb-h1; a 3D run dp2 x
+# tp2 x pp2), and, for what does not fit here (64 ranks), a run the schedule
+# simulator writes (source "simulated").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -41,10 +41,16 @@ for schedule in 1f1b gpipe; do
 done
 "$cli" run --layout "$root/samples/layouts/pp4-interleaved.jsonc" --steps 6 \
   --trace "$tmp/pipeline.db" >> "$tmp/pp.log"
+"$cli" run --layout "$root/samples/layouts/pp4-zb.jsonc" --steps 6 \
+  --trace "$tmp/pipeline.db" >> "$tmp/pp.log"
 tail -n 1 "$tmp/pp.log"
 
-echo "== simulated runs (zb-h1 does not run yet; 64 ranks do not fit here)"
-"$gui" --write-synthetic "$tmp/sim.db" --schedule zb-h1 --pp 4 --dp 1 --micro-batches 8 --events 3000
+echo "== a real 3D run: dp2 x tp2 x pp2, ZeRO 1"
+"$cli" run --layout "$root/samples/layouts/dp2-tp2-pp2-zero1.jsonc" --steps 6 \
+  --trace "$tmp/3d.db" > "$tmp/3d.log"
+tail -n 1 "$tmp/3d.log"
+
+echo "== a simulated run (64 ranks do not fit here)"
 "$gui" --write-synthetic "$tmp/big.db" --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --events 400000
 
 shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints -e '#hatch' >&2); }
@@ -59,8 +65,10 @@ shot "$tmp/pipeline.db" --run 2 --screenshot "$out/timeline-gpipe-step.png" \
   --screenshot-part timeline --step 2 --size 1500x760
 shot "$tmp/pipeline.db" --run 3 --screenshot "$out/timeline-interleaved-step.png" \
   --screenshot-part timeline --step 2 --size 1500x560
-shot "$tmp/sim.db" --run 1 --screenshot "$out/timeline-zb-h1-step.png" \
+shot "$tmp/pipeline.db" --run 4 --screenshot "$out/timeline-zb-h1-step.png" \
   --screenshot-part timeline --step 2 --size 1500x560
+shot "$tmp/3d.db" --run 1 --screenshot "$out/timeline-3d-step.png" \
+  --screenshot-part timeline --step 3 --select-span --size 1500x900
 shot "$tmp/big.db" --screenshot "$out/timeline-64-ranks-overview.png" --screenshot-part timeline \
   --size 1500x900
 shot "$tmp/tiny.db" --screenshot "$out/layout-editor-problem.png" --screenshot-part layout \

@@ -52,7 +52,9 @@ TEST(TensorShardTest, ColumnsAndRoundTrip) {
     EXPECT_EQ(shardShape({3, 4}, s), (Shape{3, 2}));
     std::vector<float> local(6);
     copyShardFromFull(full.data(), {3, 4}, s, local.data());
-    if (r == 1) EXPECT_EQ(local, (std::vector<float>{2, 3, 6, 7, 10, 11}));
+    if (r == 1) {
+      EXPECT_EQ(local, (std::vector<float>{2, 3, 6, 7, 10, 11}));
+    }
     copyShardIntoFull(local.data(), {3, 4}, s, back.data());
   }
   EXPECT_EQ(back, full);

@@ -99,8 +99,12 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   std::vector<float> piece(64);
   ASSERT_TRUE(comm->reduceScatter(a, piece, evenCounts(256, n)).isOk());
   std::vector<float> out(10, 1.0f), in(10);
-  if (r == 0) ASSERT_TRUE(comm->send(out, 1, 9).isOk());
-  if (r == 1) ASSERT_TRUE(comm->recv(in, 0, 9).isOk());
+  if (r == 0) {
+    ASSERT_TRUE(comm->send(out, 1, 9).isOk());
+  }
+  if (r == 1) {
+    ASSERT_TRUE(comm->recv(in, 0, 9).isOk());
+  }
   comm->setRecorder(nullptr);
   const auto events = recorder.drain();
   ASSERT_EQ(events.size(), r <= 1 ? 3u : 2u);

@@ -49,8 +49,12 @@ TEST_P(ZeroMemoryTest, BytesPerRankFollowTheFormula) {
                        tag + " model states");
   // Transients (a layer's gathered parameters or gradients, the buckets in
   // flight) stay below the replicated size at stages 2 and 3.
-  if (stage >= 2) EXPECT_LT(m.peakGradients, 4 * psi) << tag;
-  if (stage == 3) EXPECT_LT(m.peakParameters, 4 * psi) << tag;
+  if (stage >= 2) {
+    EXPECT_LT(m.peakGradients, 4 * psi) << tag;
+  }
+  if (stage == 3) {
+    EXPECT_LT(m.peakParameters, 4 * psi) << tag;
+  }
   EXPECT_GT(m.activations, 0);
   if (worldRank() == 0) {
     std::printf(

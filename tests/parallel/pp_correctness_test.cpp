@@ -1,9 +1,9 @@
 // DESIGN.md correctness rule for pipeline parallelism: pp 2 and pp 4 with
 // gpipe, 1f1b and zb-h1 (split backward), and dp 2 × pp 2, match the
 // single-rank run on the same global batch (tiny with 4 layers, so pp 4 has a
-// layer per stage); so do pp 2 and dp 2 × pp 2 with the interleaved schedule
-// at v = 2 (a layer per chunk: stage 0 holds layers 0 and 2, stage 1 layers 1
-// and 3), and zb-h1 at dp 2 × pp 2 with every ZeRO stage. With activation
+// layer per stage); so do pp 2, pp 4 and dp 2 × pp 2 with the interleaved
+// schedule at v = 2 (a layer per chunk: at pp 2 stage 0 holds layers 0 and 2,
+// stage 1 layers 1 and 3; pp 4 uses 8 layers), and zb-h1 at dp 2 × pp 2 with every ZeRO stage. With activation
 // checkpointing (recompute) pp 2 matches too (1f1b and zb-h1), and holds one
 // set of activations per stage instead of one per in-flight micro-batch.
 #include <algorithm>
@@ -20,21 +20,24 @@ using layout::ScheduleKind;
 constexpr int kSteps = 5;
 
 // 4 micro-batches per dp rank: more than p, so every schedule's steady
-// state runs; 4 layers so pp 4 splits.
-TrainerOptions pipelineOptions() {
+// state runs; 4 layers so pp 4 splits, more when p · v chunks need them.
+int32_t layersFor(int32_t p, int32_t chunks) { return std::max(4, p * chunks); }
+
+TrainerOptions pipelineOptions(int32_t layers = 4) {
   TrainerOptions o = perRankOptions();
-  o.model.numLayers = 4;
+  o.model.numLayers = layers;
   o.microBatches = 4;
   return o;
 }
 
 // The single-rank run on M × dp micro-batches, with every parameter by name.
-const RunResult& pipelineReference(int32_t dp) {
-  static std::map<int32_t, RunResult> cache;
-  auto it = cache.find(dp);
+const RunResult& pipelineReference(int32_t dp, int32_t layers) {
+  static std::map<std::pair<int32_t, int32_t>, RunResult> cache;
+  auto it = cache.find({dp, layers});
   if (it != cache.end()) return it->second;
   RunResult r;
-  auto trainer = std::move(Trainer::create(singleRankEquivalent(pipelineOptions(), dp)).value());
+  auto trainer =
+      std::move(Trainer::create(singleRankEquivalent(pipelineOptions(layers), dp)).value());
   for (int s = 0; s < kSteps; ++s) {
     auto step = trainer->step().value();
     r.losses.push_back(step.loss);
@@ -44,7 +47,7 @@ const RunResult& pipelineReference(int32_t dp) {
     r.params.emplace_back(p->name,
                           std::vector<float>(p->value.span().begin(), p->value.span().end()));
   }
-  return cache.emplace(dp, std::move(r)).first->second;
+  return cache.emplace(std::make_pair(dp, layers), std::move(r)).first->second;
 }
 
 // What a pipeline run used: this rank's peak activation bytes, and the bytes
@@ -64,7 +67,8 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   pipeline.schedule = kind;
   pipeline.chunks = chunks;
   pipeline.recompute = recompute;
-  auto made = PipelineTrainer::create(pipelineOptions(), parallel, pipeline, dp, pp);
+  auto made = PipelineTrainer::create(pipelineOptions(layersFor(pp.size(), chunks)), parallel,
+                                      pipeline, dp, pp);
   EXPECT_TRUE(made.isOk()) << made.status().toString();
   if (!made.isOk() || !recordSteps(**made, kSteps, r)) return r;
   auto params = (*made)->stageParameters();
@@ -103,7 +107,7 @@ void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t ze
                            (recompute ? " recompute" : "");
   const RunResult got = runPipeline(kind, chunks, zero, dp, pp, recompute, bytes);
   ASSERT_FALSE(got.params.empty()) << what;
-  const RunResult ref = stageSubset(pipelineReference(dpSize), got);
+  const RunResult ref = stageSubset(pipelineReference(dpSize, layersFor(ppSize, chunks)), got);
   const Agreement a = worstOverRanks(compare(got, ref), what);
   EXPECT_LE(a.lossRel, kLossRelTolerance) << what;
   EXPECT_LE(a.normRel, kLossRelTolerance) << what;
@@ -160,6 +164,13 @@ TEST(PipelineTest, InterleavedPp2MatchesSingleRank) {
   auto dp = split(r, 0, tracer::ParallelDim::kDp);
   auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
   expectMatches(ScheduleKind::kInterleaved, 1, 2, 0, *dp, *pp, 2);
+}
+
+// pp 4 × v 2 = 8 chunks: an 8-layer model, one layer per chunk.
+TEST(PipelineTest, InterleavedPp4MatchesSingleRank) {
+  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
+  auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
+  expectMatches(ScheduleKind::kInterleaved, 1, 4, 0, *dp, *pp, 2);
 }
 
 TEST(PipelineTest, InterleavedDp2Pp2MatchesSingleRank) {

@@ -5,7 +5,8 @@
 // backward() (or backwardInput() then backwardWeight()), so each backward
 // needs its own forward first. One
 // ActivationsT per in-flight micro-batch lets a pipeline schedule keep several
-// alive. Buffers count as MemoryCategory::kActivations.
+// alive. Buffers count as MemoryCategory::kActivations and live in the
+// model's backend memory (the token ids and targets too, as int32 tensors).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +53,7 @@ struct BackwardScratchT {
   TensorT<S> dLn2;      // (B, T, C) gradient of ln_2's output
   TensorT<S> dQkv;      // (B, T, 3C/P)
   TensorT<S> dAttY;     // (B, T, C/P)
-  TensorT<S> dAtt;      // (T, T) one head's score gradient
+  TensorT<S> dAtt;      // attention's backward scratch: attentionScratchShape(T, NH/P)
   TensorT<S> dFc;       // (B, T, F/P)
   TensorT<S> dFcGelu;   // (B, T, F/P)
   TensorT<S> dStreamA;  // (B, T, C) gradient of the residual stream (ping)
@@ -86,8 +87,8 @@ template <class S>
 struct ActivationsT {
   int64_t batch = 0;                         // B
   int64_t seq = 0;                           // T
-  std::vector<int32_t> tokens;               // (B, T) when the range holds the embedding
-  std::vector<int32_t> targets;              // (B, T) when the range holds the head
+  TensorT<int32_t> tokens;                   // (B, T) when the range holds the embedding
+  TensorT<int32_t> targets;                  // (B, T) when the range holds the head
   TensorT<S> input;                          // (B, T, C) embedding output or the stage input
   std::vector<BlockActivationsT<S>> blocks;  // one per block of the range
   HeadActivationsT<S> head;

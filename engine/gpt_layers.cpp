@@ -4,8 +4,6 @@
 #include <cmath>
 #include <optional>
 
-#include "engine/cpu_kernels.h"
-
 namespace bubblescope::engine {
 namespace {
 constexpr double kInitStd = 0.02;  // GPT-2's initialiser
@@ -15,8 +13,6 @@ double residualProjectionStd(const layout::ModelConfig& c) {
   return kInitStd / std::sqrt(2.0 * c.numLayers);
 }
 }  // namespace
-
-namespace k = kernels;
 
 // Under tensor parallelism a block records its compute as one span per
 // stretch between its tp all-reduces, so a blocking all-reduce never sits
@@ -41,8 +37,10 @@ class ComputeSegments {
 // ---- EmbeddingLayerT ---------------------------------------------------------
 
 template <class S>
-EmbeddingLayerT<S>::EmbeddingLayerT(const layout::ModelConfig& config, Allocator* allocator)
+EmbeddingLayerT<S>::EmbeddingLayerT(const layout::ModelConfig& config, Allocator* allocator,
+                                    LayerOpsT<S> ops)
     : config_(config),
+      ops_(ops),
       wte_("wte.weight", {config.vocabSize, config.hidden}, InitKind::kNormal, kInitStd, true,
            allocator),
       wpe_("wpe.weight", {config.seqLen, config.hidden}, InitKind::kNormal, kInitStd / 2, true,
@@ -50,20 +48,21 @@ EmbeddingLayerT<S>::EmbeddingLayerT(const layout::ModelConfig& config, Allocator
 
 template <class S>
 void EmbeddingLayerT<S>::forward(S* out, const int32_t* tokens, int64_t b, int64_t t) const {
-  k::embeddingForward(out, tokens, wte_.value.data(), wpe_.value.data(), b, t, config_.hidden);
+  ops_.embeddingForward(out, tokens, wte_.value.data(), wpe_.value.data(), b, t, config_.hidden);
 }
 
 template <class S>
 void EmbeddingLayerT<S>::backward(const S* dout, const int32_t* tokens, int64_t b, int64_t t) {
-  k::embeddingBackward(wte_.grad.data(), wpe_.grad.data(), dout, tokens, b, t, config_.hidden);
+  ops_.embeddingBackward(wte_.grad.data(), wpe_.grad.data(), dout, tokens, b, t, config_.hidden);
 }
 
 // ---- TransformerBlockT -------------------------------------------------------
 
 template <class S>
 TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32_t index,
-                                        Allocator* allocator, TensorParallelGroup* tp)
-    : config_(config), index_(index), name_("h." + std::to_string(index)), tp_(tp) {
+                                        Allocator* allocator, LayerOpsT<S> ops,
+                                        TensorParallelGroup* tp)
+    : config_(config), ops_(ops), index_(index), name_("h." + std::to_string(index)), tp_(tp) {
   const int64_t c = config.hidden, f = config.mlpHidden();
   const double projStd = residualProjectionStd(config);
   const int32_t rank = tp ? tp->rank() : 0, size = tp ? tp->size() : 1;
@@ -110,16 +109,14 @@ Status TransformerBlockT<S>::rowParallelForward(S* out, const S* inp, const Para
                                                 ComputeSegments& segment) const {
   const int64_t c = config_.hidden;
   if (tpSize() == 1) {
-    k::linearForward(out, inp, weight.value.data(), bias.value.data(), n, ic, c);
+    ops_.linearForward(out, inp, weight.value.data(), bias.value.data(), n, ic, c);
     return Status::ok();
   }
-  k::linearForward<S>(out, inp, weight.value.data(), nullptr, n, ic, c);  // this rank's part
+  ops_.linearForward(out, inp, weight.value.data(), nullptr, n, ic, c);  // this rank's part
   segment.end();
   BS_RETURN_IF_ERROR(reduceOverTp(out, n * c, name, trace));
-  const S* bv = bias.value.data();
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < c; ++j) out[i * c + j] += bv[j];
-  }
+  // The replicated bias, once, after the sum: row i += bias (1 · bias is exact).
+  for (int64_t i = 0; i < n; ++i) ops_.axpy(out + i * c, S(1), bias.value.data(), c);
   return Status::ok();
 }
 
@@ -130,25 +127,25 @@ Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_
   const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
   ComputeSegments segment(trace, p > 1, trace.forwardKind, name_.c_str());
   segment.begin(attentionFlops(b, t));
-  k::layerNormForward(a.ln1.data(), a.ln1Mean.data(), a.ln1Rstd.data(), x, ln1Weight_.value.data(),
-                      ln1Bias_.value.data(), n, c);
+  ops_.layerNormForward(a.ln1.data(), a.ln1Mean.data(), a.ln1Rstd.data(), x,
+                        ln1Weight_.value.data(), ln1Bias_.value.data(), n, c);
   // Entry: ln1 is replicated (identity forward); this rank's heads only.
-  k::linearForward(a.qkv.data(), a.ln1.data(), qkvWeight_.value.data(), qkvBias_.value.data(), n, c,
-                   3 * cl);
-  k::attentionForward(a.attY.data(), a.att.data(), a.qkv.data(), b, t, cl, nhl);
+  ops_.linearForward(a.qkv.data(), a.ln1.data(), qkvWeight_.value.data(), qkvBias_.value.data(), n,
+                     c, 3 * cl);
+  ops_.attentionForward(a.attY.data(), a.att.data(), a.qkv.data(), b, t, cl, nhl);
   BS_RETURN_IF_ERROR(rowParallelForward(a.res1.data(), a.attY.data(), projWeight_, projBias_, n, cl,
                                         "tp_attn_all_reduce", trace, segment));
   segment.begin(mlpFlops(b, t));
-  k::residualForward(a.res1.data(), x, a.res1.data(), n * c);
-  k::layerNormForward(a.ln2.data(), a.ln2Mean.data(), a.ln2Rstd.data(), a.res1.data(),
-                      ln2Weight_.value.data(), ln2Bias_.value.data(), n, c);
-  k::linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n, c,
-                   fl);
-  k::geluForward(a.fcGelu.data(), a.fc.data(), n * fl);
+  ops_.residualForward(a.res1.data(), x, a.res1.data(), n * c);
+  ops_.layerNormForward(a.ln2.data(), a.ln2Mean.data(), a.ln2Rstd.data(), a.res1.data(),
+                        ln2Weight_.value.data(), ln2Bias_.value.data(), n, c);
+  ops_.linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n, c,
+                     fl);
+  ops_.geluForward(a.fcGelu.data(), a.fc.data(), n * fl);
   BS_RETURN_IF_ERROR(rowParallelForward(a.out.data(), a.fcGelu.data(), fcProjWeight_, fcProjBias_,
                                         n, fl, "tp_mlp_all_reduce", trace, segment));
   segment.begin(0);
-  k::residualForward(a.out.data(), a.res1.data(), a.out.data(), n * c);
+  ops_.residualForward(a.out.data(), a.res1.data(), a.out.data(), n * c);
   return Status::ok();
 }
 
@@ -184,39 +181,38 @@ Status TransformerBlockT<S>::backwardInputSegments(S* dx, const S* dout, const S
                                                    tracer::EventKind kind) const {
   const int64_t p = tpSize(), n = b * t, c = config_.hidden;
   const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
-  auto zero = [](S* ptr, int64_t count) { std::fill(ptr, ptr + count, S(0)); };
   ComputeSegments segment(trace, p > 1, kind, name_.c_str());
   segment.begin(mlpFlops(b, t));  // the MLP's input-gradient products
   // out = res1 + mlp(res1): dres1 = dout + (MLP branch below). The exit's
   // all-reduce is the identity backward: dout is already the full gradient.
-  std::copy(dout, dout + n * c, keep.dRes1);
-  g.dFcGelu.zero();
-  k::linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);
-  zero(keep.dFc, n * fl);
-  k::geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * fl);
-  zero(keep.dLn2, n * c);
-  k::linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, fl);
+  ops_.copy(keep.dRes1, dout, n * c);
+  ops_.zero(g.dFcGelu);
+  ops_.linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);
+  ops_.zero(keep.dFc, n * fl);
+  ops_.geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * fl);
+  ops_.zero(keep.dLn2, n * c);
+  ops_.linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, fl);
   // Entry: the gradient of ln_2's output sums every tp rank's part (W reads
   // the sum too).
   segment.end();
   BS_RETURN_IF_ERROR(reduceOverTp(keep.dLn2, n * c, "tp_mlp_grad_all_reduce", trace));
   segment.begin(2 * forwardFlops(b, t) - weightGradFlops(b, t) - mlpFlops(b, t));
-  k::layerNormBackwardInput(keep.dRes1, keep.dLn2, a.res1.data(), ln2Weight_.value.data(),
-                            a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
+  ops_.layerNormBackwardInput(keep.dRes1, keep.dLn2, a.res1.data(), ln2Weight_.value.data(),
+                              a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
   // res1 = x + proj(attn(ln1(x))): dx += dres1 + (attention branch below).
-  for (int64_t i = 0; i < n * c; ++i) dx[i] += keep.dRes1[i];
-  g.dAttY.zero();
-  k::linearBackwardInput(g.dAttY.data(), keep.dRes1, projWeight_.value.data(), n, cl, c);
-  zero(keep.dQkv, n * 3 * cl);
-  k::attentionBackward(keep.dQkv, g.dAtt.data(), g.dAttY.data(), a.qkv.data(), a.att.data(), b, t,
-                       cl, nhl);
-  zero(keep.dLn1, n * c);
-  k::linearBackwardInput(keep.dLn1, keep.dQkv, qkvWeight_.value.data(), n, c, 3 * cl);
+  ops_.axpy(dx, S(1), keep.dRes1, n * c);
+  ops_.zero(g.dAttY);
+  ops_.linearBackwardInput(g.dAttY.data(), keep.dRes1, projWeight_.value.data(), n, cl, c);
+  ops_.zero(keep.dQkv, n * 3 * cl);
+  ops_.attentionBackward(keep.dQkv, g.dAtt.data(), g.dAttY.data(), a.qkv.data(), a.att.data(), b, t,
+                         cl, nhl);
+  ops_.zero(keep.dLn1, n * c);
+  ops_.linearBackwardInput(keep.dLn1, keep.dQkv, qkvWeight_.value.data(), n, c, 3 * cl);
   segment.end();
   BS_RETURN_IF_ERROR(reduceOverTp(keep.dLn1, n * c, "tp_attn_grad_all_reduce", trace));
   segment.begin(0);
-  k::layerNormBackwardInput(dx, keep.dLn1, x, ln1Weight_.value.data(), a.ln1Mean.data(),
-                            a.ln1Rstd.data(), n, c);
+  ops_.layerNormBackwardInput(dx, keep.dLn1, x, ln1Weight_.value.data(), a.ln1Mean.data(),
+                              a.ln1Rstd.data(), n, c);
   return Status::ok();
 }
 
@@ -227,18 +223,18 @@ void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const Block
   const int64_t cl = c / p, fl = config_.mlpHidden() / p;
   // The same layers as backwardInput(), in the same order; no communication
   // (the replicated layer norms and biases read gradients B already summed).
-  k::linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout, a.fcGelu.data(),
-                          n, fl, c);
-  k::linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n, c,
-                          fl);
-  k::layerNormBackwardWeight(ln2Weight_.grad.data(), ln2Bias_.grad.data(), keep.dLn2, a.res1.data(),
-                             a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
-  k::linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), keep.dRes1, a.attY.data(),
-                          n, cl, c);
-  k::linearBackwardWeight(qkvWeight_.grad.data(), qkvBias_.grad.data(), keep.dQkv, a.ln1.data(), n,
-                          c, 3 * cl);
-  k::layerNormBackwardWeight(ln1Weight_.grad.data(), ln1Bias_.grad.data(), keep.dLn1, x,
-                             a.ln1Mean.data(), a.ln1Rstd.data(), n, c);
+  ops_.linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout,
+                            a.fcGelu.data(), n, fl, c);
+  ops_.linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n,
+                            c, fl);
+  ops_.layerNormBackwardWeight(ln2Weight_.grad.data(), ln2Bias_.grad.data(), keep.dLn2,
+                               a.res1.data(), a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
+  ops_.linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), keep.dRes1,
+                            a.attY.data(), n, cl, c);
+  ops_.linearBackwardWeight(qkvWeight_.grad.data(), qkvBias_.grad.data(), keep.dQkv, a.ln1.data(),
+                            n, c, 3 * cl);
+  ops_.layerNormBackwardWeight(ln1Weight_.grad.data(), ln1Bias_.grad.data(), keep.dLn1, x,
+                               a.ln1Mean.data(), a.ln1Rstd.data(), n, c);
 }
 
 template <class S>
@@ -268,23 +264,24 @@ int64_t TransformerBlockT<S>::forwardFlops(int64_t b, int64_t t) const {
 // ---- OutputHeadT -------------------------------------------------------------
 
 template <class S>
-OutputHeadT<S>::OutputHeadT(const layout::ModelConfig& config, Allocator* allocator)
+OutputHeadT<S>::OutputHeadT(const layout::ModelConfig& config, Allocator* allocator,
+                            LayerOpsT<S> ops)
     : config_(config),
+      ops_(ops),
       lnfWeight_("ln_f.weight", {config.hidden}, InitKind::kOnes, 0, false, allocator),
       lnfBias_("ln_f.bias", {config.hidden}, InitKind::kZeros, 0, false, allocator),
       lmHead_("lm_head.weight", {config.vocabSize, config.hidden}, InitKind::kNormal, kInitStd,
               true, allocator) {}
 
 template <class S>
-double OutputHeadT<S>::forward(const S* x, const int32_t* targets, HeadActivationsT<S>& a,
-                               int64_t b, int64_t t) const {
+Result<double> OutputHeadT<S>::forward(const S* x, const int32_t* targets, HeadActivationsT<S>& a,
+                                       int64_t b, int64_t t) const {
   const int64_t n = b * t, c = config_.hidden, v = config_.vocabSize;
-  k::layerNormForward(a.lnf.data(), a.lnfMean.data(), a.lnfRstd.data(), x, lnfWeight_.value.data(),
-                      lnfBias_.value.data(), n, c);
-  k::linearForward<S>(a.probs.data(), a.lnf.data(), lmHead_.value.data(), nullptr, n, c, v);
-  k::crossEntropyForward(a.probs.data(), a.losses.data(), targets, n, v);
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(a.losses.data()[i]);
+  ops_.layerNormForward(a.lnf.data(), a.lnfMean.data(), a.lnfRstd.data(), x,
+                        lnfWeight_.value.data(), lnfBias_.value.data(), n, c);
+  ops_.linearForward(a.probs.data(), a.lnf.data(), lmHead_.value.data(), nullptr, n, c, v);
+  ops_.crossEntropyForward(a.probs.data(), a.losses.data(), targets, n, v);
+  BS_ASSIGN_OR_RETURN(const double sum, ops_.sum(a.losses.data(), n));
   return sum / static_cast<double>(n);
 }
 
@@ -300,20 +297,20 @@ void OutputHeadT<S>::backwardInput(S* dx, S* dLnf, const S* x, const int32_t* ta
                                    HeadActivationsT<S>& a, double lossScale, int64_t b,
                                    int64_t t) const {
   const int64_t n = b * t, c = config_.hidden, v = config_.vocabSize;
-  k::crossEntropyBackward(a.probs.data(), targets, static_cast<S>(lossScale / n), n, v);
-  std::fill(dLnf, dLnf + n * c, S(0));
-  k::linearBackwardInput(dLnf, a.probs.data(), lmHead_.value.data(), n, c, v);
-  k::layerNormBackwardInput(dx, dLnf, x, lnfWeight_.value.data(), a.lnfMean.data(),
-                            a.lnfRstd.data(), n, c);
+  ops_.crossEntropyBackward(a.probs.data(), targets, static_cast<S>(lossScale / n), n, v);
+  ops_.zero(dLnf, n * c);
+  ops_.linearBackwardInput(dLnf, a.probs.data(), lmHead_.value.data(), n, c, v);
+  ops_.layerNormBackwardInput(dx, dLnf, x, lnfWeight_.value.data(), a.lnfMean.data(),
+                              a.lnfRstd.data(), n, c);
 }
 
 template <class S>
 void OutputHeadT<S>::backwardWeight(const S* dLnf, const S* x, const HeadActivationsT<S>& a,
                                     int64_t b, int64_t t) {
   const int64_t n = b * t, c = config_.hidden, v = config_.vocabSize;
-  k::linearBackwardWeight<S>(lmHead_.grad.data(), nullptr, a.probs.data(), a.lnf.data(), n, c, v);
-  k::layerNormBackwardWeight(lnfWeight_.grad.data(), lnfBias_.grad.data(), dLnf, x,
-                             a.lnfMean.data(), a.lnfRstd.data(), n, c);
+  ops_.linearBackwardWeight(lmHead_.grad.data(), nullptr, a.probs.data(), a.lnf.data(), n, c, v);
+  ops_.layerNormBackwardWeight(lnfWeight_.grad.data(), lnfBias_.grad.data(), dLnf, x,
+                               a.lnfMean.data(), a.lnfRstd.data(), n, c);
 }
 
 template <class S>

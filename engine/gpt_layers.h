@@ -2,7 +2,9 @@
 // a pipeline stage holds a contiguous range of them.
 //
 // Contract: each layer owns its parameters (named; full shape, or under
-// tensor parallelism the tp rank's slice). forward() overwrites the layer's
+// tensor parallelism the tp rank's slice) and computes through the LayerOpsT
+// it is given (layer_ops.h: the model's Backend for float, the CPU kernels
+// for double); every pointer it is handed lives in that memory. forward() overwrites the layer's
 // activations; backward() adds into its parameters' gradients and into the
 // gradient of its input (see cpu_kernels.h).
 //
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "engine/gpt_activations.h"
+#include "engine/layer_ops.h"
 #include "engine/layout/model_config.h"
 #include "engine/parameter.h"
 #include "engine/tensor_parallel.h"
@@ -39,7 +42,7 @@ class ComputeSegments;  // gpt_layers.cpp: a block's compute spans between tp al
 template <class S>
 class EmbeddingLayerT {
  public:
-  EmbeddingLayerT(const layout::ModelConfig& config, Allocator* allocator);
+  EmbeddingLayerT(const layout::ModelConfig& config, Allocator* allocator, LayerOpsT<S> ops);
   const std::string& name() const { return name_; }
   std::vector<ParameterT<S>*> parameters() { return {&wte_, &wpe_}; }
   void forward(S* out, const int32_t* tokens, int64_t b, int64_t t) const;  // out (B, T, C)
@@ -48,6 +51,7 @@ class EmbeddingLayerT {
 
  private:
   layout::ModelConfig config_;
+  LayerOpsT<S> ops_;
   std::string name_ = "embedding";
   ParameterT<S> wte_;  // (V, C) "wte.weight"
   ParameterT<S> wpe_;  // (maxT, C) "wpe.weight"
@@ -77,7 +81,7 @@ class TransformerBlockT {
   // `tp`: the tensor-parallel group (null: none); the model checked that its
   // size divides the heads and the MLP width.
   TransformerBlockT(const layout::ModelConfig& config, int32_t index, Allocator* allocator,
-                    TensorParallelGroup* tp = nullptr);
+                    LayerOpsT<S> ops, TensorParallelGroup* tp = nullptr);
   const std::string& name() const { return name_; }  // "h.<index>"
   int32_t index() const { return index_; }
   std::vector<ParameterT<S>*> parameters();
@@ -122,6 +126,7 @@ class TransformerBlockT {
   Status reduceOverTp(S* data, int64_t count, const char* name, const TraceContext& trace) const;
 
   layout::ModelConfig config_;
+  LayerOpsT<S> ops_;
   int32_t index_;
   std::string name_;
   TensorParallelGroup* tp_;                  // null: no tensor parallelism
@@ -137,12 +142,13 @@ class TransformerBlockT {
 template <class S>
 class OutputHeadT {
  public:
-  OutputHeadT(const layout::ModelConfig& config, Allocator* allocator);
+  OutputHeadT(const layout::ModelConfig& config, Allocator* allocator, LayerOpsT<S> ops);
   const std::string& name() const { return name_; }
   std::vector<ParameterT<S>*> parameters() { return {&lnfWeight_, &lnfBias_, &lmHead_}; }
-  // x (B, T, C), targets (B, T) -> acts.losses (B, T); returns the mean loss.
-  double forward(const S* x, const int32_t* targets, HeadActivationsT<S>& acts, int64_t b,
-                 int64_t t) const;
+  // x (B, T, C), targets (B, T) -> acts.losses (B, T); returns the mean loss
+  // (read back: a synchronisation point of the backend, whose error it returns).
+  Result<double> forward(const S* x, const int32_t* targets, HeadActivationsT<S>& acts, int64_t b,
+                         int64_t t) const;
   // dx (B, T, C) += gradient of (lossScale · mean loss) with respect to x;
   // parameter gradients += theirs. Consumes acts.probs. B then W (below).
   void backward(S* dx, const S* x, const int32_t* targets, HeadActivationsT<S>& acts,
@@ -158,6 +164,7 @@ class OutputHeadT {
 
  private:
   layout::ModelConfig config_;
+  LayerOpsT<S> ops_;
   std::string name_ = "head";
   ParameterT<S> lnfWeight_, lnfBias_;  // (C), (C) "ln_f.weight", "ln_f.bias"
   ParameterT<S> lmHead_;               // (V, C) "lm_head.weight"

@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "engine/cpu_backend.h"
+
 namespace bubblescope::engine {
 namespace {
 
@@ -26,20 +28,50 @@ Status checkTokens(std::span<const int32_t> ids, int64_t expected, int32_t vocab
 }  // namespace
 
 template <class S>
-GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first,
+GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator,
+                        std::unique_ptr<Backend> ownedBackend, Backend* backend, int32_t first,
                         int32_t last, TensorParallelGroup* tp)
-    : config_(config), allocator_(allocator), first_(first), last_(last), tp_(tp) {
-  if (first_ == 0) embedding_.emplace(config_, allocator_);
+    : config_(config),
+      allocator_(allocator),
+      ownedBackend_(std::move(ownedBackend)),
+      ops_(backend),
+      first_(first),
+      last_(last),
+      tp_(tp) {
+  if (first_ == 0) embedding_.emplace(config_, allocator_, ops_);
   for (int32_t slot = std::max(first_, 1); slot < std::min(last_, config_.numLayers + 1); ++slot) {
-    blocks_.push_back(std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, tp_));
+    blocks_.push_back(
+        std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, ops_, tp_));
   }
-  if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_);
+  if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_, ops_);
 }
 
 template <class S>
 Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelConfig& config,
                                                            Allocator* allocator, LayerRange range,
                                                            TensorParallelGroup* tp) {
+  BS_RETURN_IF_ERROR(validate(config, range, tp));
+  const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
+  std::unique_ptr<Backend> owned;
+  if constexpr (std::is_same_v<S, float>) owned = std::make_unique<CpuBackend>();
+  Backend* backend = owned.get();
+  return std::unique_ptr<GptModelT<S>>(
+      new GptModelT<S>(config, allocator, std::move(owned), backend, range.first, last, tp));
+}
+
+template <class S>
+Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(
+    const layout::ModelConfig& config, Backend& backend, LayerRange range,
+    TensorParallelGroup* tp) requires std::is_same_v<S, float> {
+  BS_RETURN_IF_ERROR(validate(config, range, tp));
+  const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
+  return std::unique_ptr<GptModelT<S>>(
+      new GptModelT<S>(config, &backend.allocator(), nullptr, &backend, range.first, last, tp));
+}
+
+template <class S>
+Status GptModelT<S>::validate(const layout::ModelConfig& config, LayerRange range,
+                              TensorParallelGroup* tp) {
   BS_RETURN_IF_ERROR(layout::validate(config));
   const int32_t p = tp ? tp->size() : 1;
   if (p < 1 || config.numHeads % p != 0 || config.mlpHidden() % p != 0) {
@@ -54,7 +86,7 @@ Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelCo
                                    std::to_string(last) + ") is empty or outside the model's " +
                                    std::to_string(slots) + " layer slots");
   }
-  return std::unique_ptr<GptModelT<S>>(new GptModelT<S>(config, allocator, range.first, last, tp));
+  return Status::ok();
 }
 
 template <class S>
@@ -89,12 +121,22 @@ int64_t GptModelT<S>::parameterCount() {
 
 template <class S>
 void GptModelT<S>::initialize(uint64_t seed) {
-  for (auto* p : parameters()) p->initialize(seed);
+  for (auto* p : parameters()) {
+    if (p->value.device() == Device::kHost) {
+      p->initialize(seed);
+      continue;
+    }
+    // Device memory: the same values, made on the host and uploaded.
+    ParameterT<S> host(p->name, p->fullShape, p->init, p->initStd, p->weightDecay, nullptr,
+                       p->shard);
+    host.initialize(seed);
+    ops_.upload(p->value.data(), host.value.data(), p->value.numel());
+  }
 }
 
 template <class S>
 void GptModelT<S>::zeroGrad() {
-  for (auto* p : parameters()) p->grad.zero();
+  for (auto* p : parameters()) ops_.zero(p->grad);
 }
 
 template <class S>
@@ -115,6 +157,8 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
   };
   auto acts = std::make_unique<ActivationsT<S>>();
+  if (embedding_) acts->tokens = TensorT<int32_t>({b, t}, MemoryCategory::kActivations, al);
+  if (head_) acts->targets = TensorT<int32_t>({b, t}, MemoryCategory::kActivations, al);
   acts->batch = b;
   acts->seq = t;
   acts->input = make({b, t, c});
@@ -151,7 +195,7 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     g.dRes1 = make({b, t, c});
     g.dQkv = make({b, t, 3 * cl});
     g.dAttY = make({b, t, cl});
-    g.dAtt = make({t, t});
+    g.dAtt = make(ops_.attentionScratchShape(t, nh));
     g.dFc = make({b, t, f});
     g.dFcGelu = make({b, t, f});
   }
@@ -170,7 +214,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
   }
   if (embedding_) {
     BS_RETURN_IF_ERROR(checkTokens(input.tokens, b * t, config_.vocabSize, "input tokens"));
-    acts.tokens.assign(input.tokens.begin(), input.tokens.end());
+    ops_.uploadIds(acts.tokens.data(), input.tokens.data(), b * t);
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(0) : Status::ok());
     {
       tracer::ScopedSpan span(trace.recorder, trace.span(trace.forwardKind, "embedding"));
@@ -182,7 +226,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
       return Status::invalidArgument("stage input has " + std::to_string(input.activation.size()) +
                                      " values, expected B*T*C = " + std::to_string(b * t * c));
     }
-    acts.input.copyFrom(input.activation);
+    ops_.copy(acts.input.data(), input.activation.data(), b * t * c);
   }
   const S* x = acts.input.data();
   for (size_t i = 0; i < blocks_.size(); ++i) {
@@ -202,13 +246,13 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
   acts.loss = std::numeric_limits<double>::quiet_NaN();
   if (head_) {
     BS_RETURN_IF_ERROR(checkTokens(input.targets, b * t, config_.vocabSize, "targets"));
-    acts.targets.assign(input.targets.begin(), input.targets.end());
+    ops_.uploadIds(acts.targets.data(), input.targets.data(), b * t);
     const int32_t slot = config_.numLayers + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
     {
       tracer::ScopedSpan span(trace.recorder,
                               trace.span(trace.forwardKind, "head", head_->forwardFlops(b, t)));
-      acts.loss = head_->forward(x, acts.targets.data(), acts.head, b, t);
+      BS_ASSIGN_OR_RETURN(acts.loss, head_->forward(x, acts.targets.data(), acts.head, b, t));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());
   }
@@ -229,7 +273,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
   TensorT<S>* dCur = &g.dStreamA;   // gradient of the current layer's output
   TensorT<S>* dNext = &g.dStreamB;  // gradient of its input
   if (head_) {
-    dCur->zero();
+    ops_.zero(*dCur);
     const int32_t slot = config_.numLayers + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
     {
@@ -240,7 +284,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
   } else {
-    dCur->copyFrom(outputGrad);
+    ops_.copy(dCur->data(), outputGrad.data(), dCur->numel());
   }
   for (size_t i = blocks_.size(); i-- > 0;) {
     auto& block = *blocks_[i];
@@ -251,7 +295,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
       tracer::ScopedSpan span(
           tpSize() > 1 ? nullptr : trace.recorder,
           trace.span(EventKind::kBackward, block.name().c_str(), 2 * block.forwardFlops(b, t)));
-      dNext->zero();
+      ops_.zero(*dNext);
       BS_RETURN_IF_ERROR(
           block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t, trace));
     }
@@ -266,7 +310,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(0) : Status::ok());
   } else {
-    acts.inputGrad.copyFrom(dCur->span());
+    ops_.copy(acts.inputGrad.data(), dCur->data(), dCur->numel());
   }
   return Status::ok();
 }
@@ -338,7 +382,7 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
   };
   if (head_) {
     TensorT<S>& dx = inputGradOf(blocks_.size());
-    dx.zero();
+    ops_.zero(dx);
     const int32_t slot = config_.numLayers + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
     {
@@ -349,13 +393,14 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardInput(slot) : Status::ok());
   } else {
-    inputGradOf(blocks_.size()).copyFrom(outputGrad);
+    TensorT<S>& dx = inputGradOf(blocks_.size());
+    ops_.copy(dx.data(), outputGrad.data(), dx.numel());
   }
   for (size_t i = blocks_.size(); i-- > 0;) {
     auto& block = *blocks_[i];
     const S* x = i == 0 ? acts.input.data() : acts.blocks[i - 1].out.data();
     TensorT<S>& dx = inputGradOf(i);
-    dx.zero();
+    ops_.zero(dx);
     const int32_t slot = block.index() + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
     {

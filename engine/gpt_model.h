@@ -9,9 +9,20 @@
 // its tp rank's slices (gpt_layers.h) and its activations are sized for its
 // heads and MLP share; the embedding and the head stay replicated.
 //
+// Compute: the float model runs every op of its layers and passes on a
+// Backend (engine/backend.h, through layer_ops.h): the one given to
+// create(), or, with the Allocator overload, a CpuBackend the model owns (so
+// callers that only have a host allocator keep working, bit for bit as
+// before). The double model (the finite-difference reference) calls the CPU
+// kernels directly.
+//
 // Contract: not thread-safe; one model per rank thread. Parameters and
-// activations are allocated from the Allocator given to create(), which must
-// outlive the model and its activations. Gradients accumulate across
+// activations are allocated from the Allocator given to create() (the
+// backend's allocator with the Backend overload), which must outlive the
+// model and its activations; a given Backend must outlive the model too.
+// Tensors are in the backend's memory: spans handed to forward()/backward()
+// as activations or gradients (StageInputT::activation, outputGrad) point
+// into it as well; token ids and targets are host spans (uploaded). Gradients accumulate across
 // backward() (or backwardWeight()) calls until zeroGrad() (gradient
 // accumulation).
 #pragma once
@@ -21,12 +32,14 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "common/result.h"
 #include "engine/gpt_activations.h"
 #include "engine/gpt_layers.h"
 #include "engine/layer_hooks.h"
+#include "engine/layer_ops.h"
 #include "engine/layout/model_config.h"
 #include "engine/tensor_parallel.h"
 #include "engine/trace_context.h"
@@ -55,9 +68,15 @@ class GptModelT {
   // and the MLP width); allocates parameters (zeros until initialize()).
   // `tp`: the tensor-parallel group (null: none); not owned, must outlive
   // the model.
+  // Computes on a CpuBackend of its own (float), allocating from `allocator`.
   static Result<std::unique_ptr<GptModelT>> create(const layout::ModelConfig& config,
                                                    Allocator* allocator, LayerRange range = {},
                                                    TensorParallelGroup* tp = nullptr);
+  // Computes on `backend` (not owned) and allocates from backend.allocator().
+  // Float only (the double model has no backend).
+  static Result<std::unique_ptr<GptModelT>> create(
+      const layout::ModelConfig& config, Backend& backend, LayerRange range = {},
+      TensorParallelGroup* tp = nullptr) requires std::is_same_v<S, float>;
 
   const layout::ModelConfig& config() const { return config_; }
   int32_t firstSlot() const { return first_; }
@@ -66,6 +85,8 @@ class GptModelT {
   bool hasEmbedding() const { return embedding_.has_value(); }
   bool hasHead() const { return head_.has_value(); }
   int32_t tpSize() const { return tp_ ? tp_->size() : 1; }
+  // The backend the float model computes on (null for double).
+  Backend* backend() const { return ops_.backend(); }
 
   // The range's parameters in canonical order (embedding, h.0 .. h.L-1, head).
   std::vector<ParameterT<S>*> parameters();
@@ -73,7 +94,9 @@ class GptModelT {
   int64_t parameterCount();                             // elements held by this range
 
   // Deterministic: equal seeds give equal weights for every parameter, in
-  // every range that holds it (a tp shard: its slice of the full tensor).
+  // every range that holds it (a tp shard: its slice of the full tensor), on
+  // every backend (parameters in device memory are initialised on the host
+  // and uploaded).
   void initialize(uint64_t seed);
   void zeroGrad();
 
@@ -120,13 +143,18 @@ class GptModelT {
   int32_t slotOf(const ParameterT<S>* param);
 
  private:
-  GptModelT(const layout::ModelConfig& config, Allocator* allocator, int32_t first, int32_t last,
+  GptModelT(const layout::ModelConfig& config, Allocator* allocator,
+            std::unique_ptr<Backend> ownedBackend, Backend* backend, int32_t first, int32_t last,
             TensorParallelGroup* tp);
+  static Status validate(const layout::ModelConfig& config, LayerRange range,
+                         TensorParallelGroup* tp);
   Status checkOutputGrad(const ActivationsT<S>& acts, std::span<const S> outputGrad) const;
   void allocateKeep(ActivationsT<S>& acts);
 
   layout::ModelConfig config_;
   Allocator* allocator_;
+  std::unique_ptr<Backend> ownedBackend_;  // the CpuBackend of the Allocator overload (float)
+  LayerOpsT<S> ops_;
   int32_t first_;
   int32_t last_;
   TensorParallelGroup* tp_;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "engine/backend.h"
+
 namespace bubblescope::engine {
 
 Status AdamWConfig::validate() const {
@@ -71,6 +73,33 @@ double clipGradNorm(const std::vector<Parameter*>& params, double maxNorm) {
   const double norm = std::sqrt(gradSquaredSum(params));
   if (maxNorm > 0.0 && norm > maxNorm) {
     scaleGradients(params, static_cast<float>(maxNorm / (norm + 1e-6)));
+  }
+  return norm;
+}
+
+void AdamW::step(double lr, Backend& backend) {
+  ++t_;
+  for (State& s : states_) {
+    backend.adamwUpdate(s.param->value.data(), s.param->grad.data(), s.m.data(), s.v.data(),
+                        s.param->value.numel(), config_, lr, t_, s.param->weightDecay);
+  }
+}
+
+Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
+                            Backend& backend) {
+  if (backend.device() == Device::kHost) {
+    BS_RETURN_IF_ERROR(backend.synchronize());
+    return clipGradNorm(params, maxNorm);
+  }
+  double squares = 0.0;
+  for (const Parameter* p : params) {
+    BS_ASSIGN_OR_RETURN(const double s, backend.squaredSum(p->grad.data(), p->grad.numel()));
+    squares += s;
+  }
+  const double norm = std::sqrt(squares);
+  if (maxNorm > 0.0 && norm > maxNorm) {
+    const auto factor = static_cast<float>(maxNorm / (norm + 1e-6));
+    for (Parameter* p : params) backend.scale(p->grad.data(), factor, p->grad.numel());
   }
   return norm;
 }

@@ -11,10 +11,13 @@
 #include <span>
 #include <vector>
 
+#include "common/result.h"
 #include "common/status.h"
 #include "engine/parameter.h"
 
 namespace bubblescope::engine {
+
+class Backend;  // engine/backend.h
 
 struct AdamWConfig {
   double beta1 = 0.9;
@@ -40,6 +43,10 @@ class AdamW {
 
   // Applies one update with learning rate lr to every parameter.
   void step(double lr);
+  // The same update through backend.adamwUpdate, per parameter (parameters,
+  // gradients and state in the backend's memory; bit for bit step() on a
+  // CpuBackend).
+  void step(double lr, Backend& backend);
   int64_t stepCount() const { return t_; }  // updates applied so far
   void setStepCount(int64_t t) { t_ = t; }  // for checkpoint restore
   std::vector<State>& states() { return states_; }
@@ -59,5 +66,12 @@ void scaleGradients(const std::vector<Parameter*>& params, float factor);
 // Clips the global L2 norm of the gradients to maxNorm (maxNorm <= 0: no
 // clipping). Returns the norm before clipping.
 double clipGradNorm(const std::vector<Parameter*>& params, double maxNorm);
+// clipGradNorm() on the backend's memory. A backend in host memory runs
+// clipGradNorm() itself (one running sum, bit for bit what every trainer
+// computes); a device sums backend.squaredSum per parameter and scales with
+// backend.scale. Errors are the backend's (squaredSum is a synchronisation
+// point).
+Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
+                            Backend& backend);
 
 }  // namespace bubblescope::engine

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint.h"
+#include "engine/cpu_backend.h"
 #include "engine/cpu_gemm.h"
 #include "engine/synthetic_corpus.h"
 #include "engine/tokenizer.h"
@@ -87,9 +88,15 @@ Result<DataLoader> createDataLoader(const TrainerOptions& options, std::string& 
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerOptions& options,
-                                                 tracer::Recorder* recorder) {
+                                                 tracer::Recorder* recorder,
+                                                 std::unique_ptr<Backend> backend) {
   BS_RETURN_IF_ERROR(options.validate());
-  std::unique_ptr<Trainer> trainer(new Trainer(options, recorder));
+  if (!backend) backend = std::make_unique<CpuBackend>();
+  if (backend->device() != Device::kHost && !options.loadPath.empty()) {
+    return Status::unsupported("--load: checkpoints of a run on " + backend->description() +
+                               " are not supported yet; train on the cpu backend");
+  }
+  std::unique_ptr<Trainer> trainer(new Trainer(options, recorder, std::move(backend)));
   BS_RETURN_IF_ERROR(trainer->initialize());
   return trainer;
 }
@@ -109,9 +116,10 @@ Status Trainer::initialize() {
   BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
   loader_ = std::make_unique<DataLoader>(std::move(loader));
 
-  BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, &allocator_));
+  BS_ASSIGN_OR_RETURN(model_, GptModel::create(options_.model, *backend_));
   model_->initialize(options_.seed);
-  optimizer_ = std::make_unique<AdamW>(model_->parameters(), options_.optimizer, &allocator_);
+  optimizer_ =
+      std::make_unique<AdamW>(model_->parameters(), options_.optimizer, &backend_->allocator());
   BS_ASSIGN_OR_RETURN(acts_, model_->newActivations(options_.batchSize, options_.model.seqLen));
   if (checkpoint) {
     BS_RETURN_IF_ERROR(checkpoint->restore(*model_, *optimizer_));
@@ -155,9 +163,10 @@ Result<StepResult> Trainer::step() {
   {
     tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
     const auto params = model_->parameters();
-    result.gradNorm = clipGradNorm(params, options_.gradClip);
+    BS_ASSIGN_OR_RETURN(result.gradNorm, clipGradNorm(params, options_.gradClip, *backend_));
     result.lr = options_.schedule.at(step_);
-    optimizer_->step(result.lr);
+    optimizer_->step(result.lr, *backend_);
+    BS_RETURN_IF_ERROR(backend_->synchronize());
   }
   result.loss = lossSum / m;
   if (!std::isfinite(result.loss)) {
@@ -171,6 +180,10 @@ Result<StepResult> Trainer::step() {
 }
 
 Status Trainer::save(const std::string& path) {
+  if (backend_->device() != Device::kHost) {
+    return Status::unsupported("--save: checkpoints of a run on " + backend_->description() +
+                               " are not supported yet");
+  }
   CheckpointMeta meta;
   meta.model = options_.model;
   meta.step = step_;

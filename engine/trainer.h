@@ -5,6 +5,16 @@
 // scaled by 1/M so they are those of the mean loss), clip the global gradient
 // norm, one AdamW update at the schedule's learning rate.
 //
+// Compute: the Trainer owns the Backend it trains on (given to create(), or
+// a CpuBackend): parameters, gradients, optimizer state and activations live
+// in its memory; token ids and targets are uploaded each micro-batch;
+// parameters are initialised on the host (same values on every backend);
+// AdamW runs as backend.adamwUpdate per parameter; the loss and the gradient
+// norm are read back at the backend's synchronisation points and the step
+// ends with synchronize(). On the CPU backend every number is bit for bit
+// what the kernels compute directly. Checkpoints (save, loadPath) need a
+// backend in host memory for now (docs/gpu.md).
+//
 // Contract: not thread-safe. Deterministic: the same options give
 // bit-identical losses (OpenBLAS runs on one thread). Spans go to the
 // Recorder given to create() (null: none); it must outlive the Trainer or be
@@ -18,6 +28,7 @@
 #include "common/result.h"
 #include "engine/adamw.h"
 #include "engine/allocator.h"
+#include "engine/backend.h"
 #include "engine/data_loader.h"
 #include "engine/gpt_model.h"
 #include "engine/lr_schedule.h"
@@ -62,8 +73,10 @@ Result<DataLoader> createDataLoader(const TrainerOptions& options, std::string& 
 
 class Trainer {
  public:
+  // `backend`: the device to train on (null: a CpuBackend).
   static Result<std::unique_ptr<Trainer>> create(const TrainerOptions& options,
-                                                 tracer::Recorder* recorder = nullptr);
+                                                 tracer::Recorder* recorder = nullptr,
+                                                 std::unique_ptr<Backend> backend = nullptr);
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
@@ -74,7 +87,8 @@ class Trainer {
 
   const TrainerOptions& options() const { return options_; }  // effective (after a load)
   GptModel& model() { return *model_; }
-  const Allocator& allocator() const { return allocator_; }
+  const Allocator& allocator() const { return backend_->allocator(); }
+  Backend& backend() { return *backend_; }
   int64_t tokensPerStep() const {
     return options_.batchSize * options_.model.seqLen * options_.microBatches;
   }
@@ -82,13 +96,14 @@ class Trainer {
   int64_t dataTokenCount() const { return loader_->tokenCount(); }
 
  private:
-  explicit Trainer(const TrainerOptions& options, tracer::Recorder* recorder)
-      : options_(options), recorder_(recorder) {}
+  Trainer(const TrainerOptions& options, tracer::Recorder* recorder,
+          std::unique_ptr<Backend> backend)
+      : options_(options), recorder_(recorder), backend_(std::move(backend)) {}
   Status initialize();
 
   TrainerOptions options_;
   tracer::Recorder* recorder_;
-  Allocator allocator_;  // declared first: outlives every tensor below
+  std::unique_ptr<Backend> backend_;  // declared first: outlives every tensor below
   std::unique_ptr<GptModel> model_;
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<Activations> acts_;

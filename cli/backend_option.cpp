@@ -7,9 +7,10 @@
 
 namespace bubblescope::cli {
 
-Result<engine::Device> resolveTrainingBackend(const std::string& name) {
+Result<engine::Device> resolveTrainingBackend(const std::string& name,
+                                              engine::TrainingScope scope) {
   BS_ASSIGN_OR_RETURN(const layout::Backend requested, layout::parseBackend(name));
-  BS_ASSIGN_OR_RETURN(const engine::BackendChoice choice, engine::chooseBackend(requested));
+  BS_ASSIGN_OR_RETURN(const engine::BackendChoice choice, engine::chooseBackend(requested, scope));
   if (!choice.note.empty()) std::fprintf(stderr, "note: %s\n", choice.note.c_str());
   return choice.device;
 }

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/result.h"
 #include "engine/allocator.h"
+#include "engine/backend_factory.h"
 
 namespace bubblescope::cli {
 
@@ -21,7 +22,9 @@ namespace bubblescope::cli {
 inline constexpr const char* kBackendHelp =
     "Compute backend: cpu, cuda, or auto (cuda when a GPU is usable, else cpu)";
 
-Result<engine::Device> resolveTrainingBackend(const std::string& name);
+// `scope`: single-process `train` may run on CUDA; parallel jobs not yet.
+Result<engine::Device> resolveTrainingBackend(
+    const std::string& name, engine::TrainingScope scope = engine::TrainingScope::kParallel);
 // 2 for a name that is not a backend, 1 for a machine that cannot run it.
 ExitCode backendExitCode(const Status& status);
 

@@ -56,22 +56,24 @@ void printMemory(const engine::Allocator& a) {
 // The trace file side of a run: open, one rank, per-step appends, finish.
 class TraceOutput {
  public:
+  // `backend`: what the run trains on ("cpu", or the GPU's description).
   static Result<std::unique_ptr<TraceOutput>> open(const std::string& path,
-                                                   const engine::TrainerOptions& options) {
+                                                   const engine::TrainerOptions& options,
+                                                   const std::string& backend) {
     auto out = std::unique_ptr<TraceOutput>(new TraceOutput());
     BS_ASSIGN_OR_RETURN(out->writer_, storage::TraceWriter::open(path));
     storage::RunInfo info;
     info.name = "train " + options.model.preset;
     info.layoutJson = "{}";
     info.modelJson = layout::toJson(options.model).dump();
-    info.backend = "cpu";
+    info.backend = backend == "cpu" ? "cpu" : "cuda";
     info.worldSize = 1;
     BS_RETURN_IF_ERROR(out->writer_->beginRun(info).status());
     storage::RankInfo rank;
     rank.rank = 0;
     rank.host = storage::currentHostName();
     rank.pid = static_cast<int64_t>(::getpid());
-    rank.device = "cpu";
+    rank.device = backend;
     rank.coresOnHost = static_cast<int32_t>(std::thread::hardware_concurrency());
     rank.ranksOnHost = 1;
     rank.parameters = options.model.parameterCount();
@@ -168,12 +170,19 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
     std::fprintf(stderr, "error: %s\n", options.status().message().c_str());
     return exitCodeOf(options.status());
   }
-  // The model runs on the CPU until it is wired to the Backend (docs/gpu.md):
-  // cuda fails and auto says it stays on the CPU.
-  if (auto device = resolveTrainingBackend(args.backend); !device.isOk()) {
+  // The single-process Trainer runs on the CPU or one GPU (docs/gpu.md).
+  auto device = resolveTrainingBackend(args.backend, engine::TrainingScope::kSingleProcess);
+  if (!device.isOk()) {
     std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
     return backendExitCode(device.status());
   }
+  auto backend = engine::createBackend(*device);
+  if (!backend.isOk()) {
+    std::fprintf(stderr, "error: %s\n", backend.status().message().c_str());
+    return 1;
+  }
+  const std::string backendName =
+      *device == engine::Device::kHost ? "cpu" : (*backend)->description();
   if (!args.load.empty() && !ignoredOnLoad.empty()) {
     std::string flags;
     for (const auto& f : ignoredOnLoad) flags += (flags.empty() ? "" : ", ") + f;
@@ -184,14 +193,14 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
   std::unique_ptr<TraceOutput> trace;
   if (!args.trace.empty()) {
     recorder = std::make_unique<tracer::Recorder>(0, true);
-    auto opened = TraceOutput::open(args.trace, *options);
+    auto opened = TraceOutput::open(args.trace, *options, backendName);
     if (!opened.isOk()) {
       std::fprintf(stderr, "error: trace file: %s\n", opened.status().message().c_str());
       return 1;
     }
     trace = std::move(opened).value();
   }
-  auto trainer = engine::Trainer::create(*options, recorder.get());
+  auto trainer = engine::Trainer::create(*options, recorder.get(), std::move(*backend));
   if (!trainer.isOk()) {
     if (trace) (void)trace->finish(trainer.status());
     std::fprintf(stderr, "error: %s\n", trainer.status().message().c_str());

@@ -219,7 +219,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
 }  // namespace
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
-  // cuda: no usable GPU here, or (today) the model not wired to CUDA.
+  // cuda: no usable GPU here, or (today) parallel training not wired to CUDA.
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);
     if (!choice.isOk()) return choice.status().message();

@@ -2,7 +2,10 @@
 
 namespace bubblescope::engine {
 
-Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe) {
+Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe,
+                                    TrainingScope scope) {
+  const bool wired =
+      scope == TrainingScope::kSingleProcess ? kCudaSingleProcessWired : kCudaModelWired;
   switch (requested) {
     case layout::Backend::kCpu:
       return BackendChoice{Device::kHost, ""};
@@ -11,9 +14,10 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
         return Status::failedPrecondition("backend cuda needs a GPU but none is usable: " +
                                           probe.reason);
       }
-      if (!kCudaModelWired) {
+      if (!wired) {
         return Status::unsupported("backend cuda: found " + probe.firstGpu +
-                                   ", but the CUDA model path is not wired yet; use cpu or auto");
+                                   ", but parallel training on CUDA is not wired yet (only "
+                                   "single-process train is); use cpu or auto");
       }
       return BackendChoice{Device::kCuda, ""};
     case layout::Backend::kAuto:
@@ -21,19 +25,19 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
         return BackendChoice{Device::kHost, "backend auto: no usable GPU (" + probe.reason +
                                                 "); running on the CPU"};
       }
-      if (!kCudaModelWired) {
+      if (!wired) {
         return BackendChoice{Device::kHost, "backend auto: found " + probe.firstGpu +
-                                                ", but the CUDA model path is not wired yet; "
-                                                "running on the CPU"};
+                                                ", but parallel training on CUDA is not wired "
+                                                "yet; running on the CPU"};
       }
       return BackendChoice{Device::kCuda, ""};
   }
   return Status::invalidArgument("unknown backend");
 }
 
-Result<BackendChoice> chooseBackend(layout::Backend requested) {
-  if (requested == layout::Backend::kCpu) return chooseBackend(requested, GpuProbe{});
-  return chooseBackend(requested, probeGpu());
+Result<BackendChoice> chooseBackend(layout::Backend requested, TrainingScope scope) {
+  if (requested == layout::Backend::kCpu) return chooseBackend(requested, GpuProbe{}, scope);
+  return chooseBackend(requested, probeGpu(), scope);
 }
 
 }  // namespace bubblescope::engine

@@ -7,10 +7,11 @@
 //   It initialises the CUDA runtime, so it is only called when a layout or
 //   flag asks for cuda or auto.
 // - chooseBackend() turns the requested cpu | cuda | auto into the device a
-//   rank trains on, with at most one line for the user (`note`). The model
-//   is not wired to the Backend yet (docs/gpu.md): until it is
-//   (kCudaModelWired), cuda fails honestly even with a GPU, and auto runs on
-//   the CPU and says why.
+//   rank trains on, with at most one line for the user (`note`). The
+//   single-process Trainer runs on CUDA (kCudaSingleProcessWired); the
+//   parallel trainers do not yet (kCudaModelWired, docs/gpu.md): for them
+//   cuda fails honestly even with a GPU, and auto runs on the CPU and says
+//   why.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
 //   kCuda, made current on the calling thread).
 // Library engine_backends: links engine_cuda when built with CUDA.
@@ -25,8 +26,14 @@
 
 namespace bubblescope::engine {
 
-// Whether the model, the optimizer and the trainers run on a CUDA backend.
+// Whether the parallel trainers (ParallelTrainer, PipelineTrainer) run on a
+// CUDA backend.
 inline constexpr bool kCudaModelWired = false;
+// Whether the single-process Trainer (`train` without --layout) does.
+inline constexpr bool kCudaSingleProcessWired = true;
+
+// Who asks: the single-process Trainer or a (possibly one-rank) parallel job.
+enum class TrainingScope { kParallel, kSingleProcess };
 
 struct GpuProbe {
   bool cudaBuilt = false;  // this binary has the CUDA backend
@@ -42,9 +49,11 @@ struct BackendChoice {
   std::string note;  // one line to tell the user ("" when nothing to say)
 };
 // Uses `probe` (tests give a fake one).
-Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe);
+Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe,
+                                    TrainingScope scope = TrainingScope::kParallel);
 // Probes only when requested is cuda or auto.
-Result<BackendChoice> chooseBackend(layout::Backend requested);
+Result<BackendChoice> chooseBackend(layout::Backend requested,
+                                    TrainingScope scope = TrainingScope::kParallel);
 
 Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex = 0);
 

@@ -12,16 +12,16 @@
 # Budget: well under 6 minutes on one H200 (configure + a partial build +
 # tests); each test is capped at TEST_TIMEOUT seconds.
 #
-# Steps to come (they need the CUDA backend wired into the model, see
-# docs/gpu.md): a traced GPU training run and the GPU training benchmark.
-# Each is a function below; add its targets to build_targets.
+# Also a traced single-process GPU training run (train --backend cuda). Still
+# to come: the GPU training benchmark (bench train runs on the CPU until the
+# parallel trainers are wired, docs/gpu.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build-gpu}"
 jobs="${JOBS:-$(nproc)}"
 test_timeout="${TEST_TIMEOUT:-120}"
-build_targets=(gpu_test gpu_nccl_test cuda_math_test)
+build_targets=(gpu_test gpu_nccl_test cuda_math_test bubblescope-cli)
 summary_file="$build_dir/gpu-check-summary.txt"
 start_s=$SECONDS
 summary=()   # "STATUS  name  detail" lines, printed at the end
@@ -115,16 +115,24 @@ fi
 note "gpu tests on $device"
 run_ctest "$build_dir/ctest-gpu.log" -L gpu
 
-# ---- Later steps (need the CUDA backend wired into the model) -------------------
+# ---- A traced single-process GPU training run ------------------------------------
 traced_gpu_run() {
-  # To come: bubblescope-cli train --backend cuda --model tiny --trace ...,
-  # then check that the trace holds GPU kernel lanes (CUPTI).
-  add TODO "traced GPU run (needs the backend wiring: docs/gpu.md)"
+  local db="$build_dir/gpu-train.db" log="$build_dir/gpu-train.log"
+  rm -f "$db"
+  note "traced GPU run (train --backend cuda, tiny, 5 steps)"
+  if "$build_dir/cli/bubblescope-cli" train --backend cuda --model tiny --steps 5 \
+    --trace "$db" >"$log" 2>&1 &&
+    "$build_dir/cli/bubblescope-cli" info "$db" >>"$log" 2>&1; then
+    add PASS "traced GPU run: $(grep -E '^step +5/5' "$log" | head -1)"
+  else
+    failed=1
+    add FAIL "traced GPU run (see $log)"
+  fi
 }
 gpu_bench() {
   # To come: bubblescope-cli bench train --backend cuda --model gpt2-124m
   # (tokens_per_s, mfu, torch_tokens_per_s where PyTorch is installed).
-  add TODO "GPU training bench (needs the backend wiring: docs/gpu.md)"
+  add TODO "GPU training bench (bench train is not wired to CUDA yet: docs/gpu.md)"
 }
 traced_gpu_run
 gpu_bench

@@ -52,17 +52,36 @@ TEST(ChooseBackend, AutoWithoutGpuRunsOnTheCpuAndSaysSo) {
             "(cudaErrorNoDevice)); running on the CPU");
 }
 
-TEST(ChooseBackend, WithAGpuTheUnwiredModelIsSaidHonestly) {
-  static_assert(!kCudaModelWired, "update these expectations once the model runs on CUDA");
+TEST(ChooseBackend, WithAGpuTheUnwiredParallelTrainersAreSaidHonestly) {
+  static_assert(!kCudaModelWired, "update these expectations once parallel runs use CUDA");
   auto cuda = chooseBackend(layout::Backend::kCuda, oneGpu());
   ASSERT_FALSE(cuda.isOk());
   EXPECT_EQ(cuda.status().message(),
-            "backend cuda: found NVIDIA H200 (sm_90, 139 GiB), but the CUDA model path is not "
-            "wired yet; use cpu or auto");
+            "backend cuda: found NVIDIA H200 (sm_90, 139 GiB), but parallel training on CUDA is "
+            "not wired yet (only single-process train is); use cpu or auto");
   auto autoChoice = chooseBackend(layout::Backend::kAuto, oneGpu());
   ASSERT_TRUE(autoChoice.isOk());
   EXPECT_EQ(autoChoice->device, Device::kHost);
   EXPECT_NE(autoChoice->note.find("not wired yet; running on the CPU"), std::string::npos);
+}
+
+TEST(ChooseBackend, WithAGpuTheSingleProcessTrainerRunsOnCuda) {
+  static_assert(kCudaSingleProcessWired);
+  const auto single = TrainingScope::kSingleProcess;
+  auto cuda = chooseBackend(layout::Backend::kCuda, oneGpu(), single);
+  ASSERT_TRUE(cuda.isOk()) << cuda.status().toString();
+  EXPECT_EQ(cuda->device, Device::kCuda);
+  EXPECT_EQ(cuda->note, "");
+  auto autoChoice = chooseBackend(layout::Backend::kAuto, oneGpu(), single);
+  ASSERT_TRUE(autoChoice.isOk());
+  EXPECT_EQ(autoChoice->device, Device::kCuda);
+  // Without a GPU the single-process answers are the parallel ones.
+  auto none = chooseBackend(layout::Backend::kCuda, noGpu(), single);
+  ASSERT_FALSE(none.isOk());
+  EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
+  auto cpu = chooseBackend(layout::Backend::kAuto, noGpu(), single);
+  ASSERT_TRUE(cpu.isOk());
+  EXPECT_EQ(cpu->device, Device::kHost);
 }
 
 TEST(BackendFactory, ProbeNeverFailsAndTheCpuBackendIsAlwaysThere) {

@@ -12,9 +12,9 @@
 # Budget: well under 6 minutes on one H200 (configure + a partial build +
 # tests); each test is capped at TEST_TIMEOUT seconds.
 #
-# Also a traced single-process GPU training run (train --backend cuda). Still
-# to come: the GPU training benchmark (bench train runs on the CPU until the
-# parallel trainers are wired, docs/gpu.md).
+# Also a traced single-process GPU training run (train --backend cuda) and the
+# GPU training benchmark (bench train --backend cuda --model gpt2-124m --torch,
+# 3 timed steps: tokens_per_s, mfu, torch_tokens_per_s where PyTorch is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -130,9 +130,16 @@ traced_gpu_run() {
   fi
 }
 gpu_bench() {
-  # To come: bubblescope-cli bench train --backend cuda --model gpt2-124m
-  # (tokens_per_s, mfu, torch_tokens_per_s where PyTorch is installed).
-  add TODO "GPU training bench (bench train is not wired to CUDA yet: docs/gpu.md)"
+  local log="$build_dir/gpu-bench.log"
+  note "GPU training bench (bench train --backend cuda, gpt2-124m, 3 steps, --torch)"
+  if timeout "$test_timeout" "$build_dir/cli/bubblescope-cli" bench train --backend cuda \
+    --model gpt2-124m --steps 3 --batch-size 8 --torch >"$log" 2>&1; then
+    add PASS "GPU bench: $(grep -E '^(tokens_per_s|mfu|torch_tokens_per_s|ratio_to_torch|torch):' \
+      "$log" | paste -sd ' ' -)"
+  else
+    failed=1
+    add FAIL "GPU bench (see $log)"
+  fi
 }
 traced_gpu_run
 gpu_bench

@@ -137,13 +137,14 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
   const engine::ParallelOptions& p = trainer.parallelOptions();
   std::printf(
       "layout: dp %d, tp %d, pp %d (%s), zero %d, overlap %s, buckets of %lld elements; world %d\n"
-      "model %s: %lld parameters (%lld on this rank); global batch %d x %d micro-batches x dp %d = %lld "
+      "model %s: %lld parameters (%lld on this rank); global batch %d x %d micro-batches x dp %d = "
+      "%lld "
       "sequences (%lld tokens) per step\n",
       layout.dp, layout.tp, layout.pp, layout::scheduleKindName(layout.schedule), layout.zeroStage,
       layout.overlap ? "on" : "off", static_cast<long long>(p.bucketElements), size,
       layout.model.preset.c_str(), static_cast<long long>(layout.model.parameterCount()),
-      static_cast<long long>(trainer.parameterCount()),
-      layout.microBatchSize, layout.microBatches, layout.dp,
+      static_cast<long long>(trainer.parameterCount()), layout.microBatchSize, layout.microBatches,
+      layout.dp,
       static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
       static_cast<long long>(trainer.tokensPerStep()));
   std::fflush(stdout);

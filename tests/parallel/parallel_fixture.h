@@ -53,13 +53,11 @@ inline int worldRank() {
   return r;
 }
 
-// The single-rank run on M x dp micro-batches (cached per dp).
-inline const RunResult& reference(int32_t dp, int steps) {
-  static std::map<std::pair<int32_t, int>, RunResult> cache;
-  auto it = cache.find({dp, steps});
-  if (it != cache.end()) return it->second;
+// The single-rank run of `options` on M x dp micro-batches: losses,
+// gradient norms, and every parameter by name.
+inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int steps) {
   RunResult r;
-  auto trainer = std::move(Trainer::create(singleRankEquivalent(perRankOptions(), dp)).value());
+  auto trainer = std::move(Trainer::create(singleRankEquivalent(options, dp)).value());
   for (int s = 0; s < steps; ++s) {
     auto step = trainer->step().value();
     r.losses.push_back(step.loss);
@@ -69,7 +67,16 @@ inline const RunResult& reference(int32_t dp, int steps) {
     r.params.emplace_back(p->name,
                           std::vector<float>(p->value.span().begin(), p->value.span().end()));
   }
-  return cache.emplace(std::make_pair(dp, steps), std::move(r)).first->second;
+  return r;
+}
+
+// The same for perRankOptions() (cached per dp and steps).
+inline const RunResult& reference(int32_t dp, int steps) {
+  static std::map<std::pair<int32_t, int>, RunResult> cache;
+  auto it = cache.find({dp, steps});
+  if (it != cache.end()) return it->second;
+  return cache.emplace(std::make_pair(dp, steps), singleRankRun(perRankOptions(), dp, steps))
+      .first->second;
 }
 
 // This rank's group of `dp` consecutive world ranks.

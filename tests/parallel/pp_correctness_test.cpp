@@ -3,9 +3,9 @@
 // single-rank run on the same global batch (tiny with 4 layers, so pp 4 has a
 // layer per stage); so do pp 2, pp 4 and dp 2 × pp 2 with the interleaved
 // schedule at v = 2 (a layer per chunk: at pp 2 stage 0 holds layers 0 and 2,
-// stage 1 layers 1 and 3; pp 4 uses 8 layers), and zb-h1 at dp 2 × pp 2 with every ZeRO stage. With activation
-// checkpointing (recompute) pp 2 matches too (1f1b and zb-h1), and holds one
-// set of activations per stage instead of one per in-flight micro-batch.
+// stage 1 layers 1 and 3; pp 4 uses 8 layers), and zb-h1 at dp 2 × pp 2 with every ZeRO stage. With
+// activation checkpointing (recompute) pp 2 matches too (1f1b and zb-h1), and holds one set of
+// activations per stage instead of one per in-flight micro-batch.
 #include <algorithm>
 
 #include "engine/parallel/mpi_grid.h"
@@ -21,7 +21,9 @@ constexpr int kSteps = 5;
 
 // 4 micro-batches per dp rank: more than p, so every schedule's steady
 // state runs; 4 layers so pp 4 splits, more when p · v chunks need them.
-int32_t layersFor(int32_t p, int32_t chunks) { return std::max(4, p * chunks); }
+int32_t layersFor(int32_t p, int32_t chunks) {
+  return std::max(4, p * chunks);
+}
 
 TrainerOptions pipelineOptions(int32_t layers = 4) {
   TrainerOptions o = perRankOptions();
@@ -35,18 +37,7 @@ const RunResult& pipelineReference(int32_t dp, int32_t layers) {
   static std::map<std::pair<int32_t, int32_t>, RunResult> cache;
   auto it = cache.find({dp, layers});
   if (it != cache.end()) return it->second;
-  RunResult r;
-  auto trainer =
-      std::move(Trainer::create(singleRankEquivalent(pipelineOptions(layers), dp)).value());
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = trainer->step().value();
-    r.losses.push_back(step.loss);
-    r.gradNorms.push_back(step.gradNorm);
-  }
-  for (Parameter* p : trainer->model().parameters()) {
-    r.params.emplace_back(p->name,
-                          std::vector<float>(p->value.span().begin(), p->value.span().end()));
-  }
+  RunResult r = singleRankRun(pipelineOptions(layers), dp, kSteps);
   return cache.emplace(std::make_pair(dp, layers), std::move(r)).first->second;
 }
 

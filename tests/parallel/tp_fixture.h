@@ -52,23 +52,6 @@ inline std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::Parall
   return std::move(c).value();
 }
 
-// The single-rank run of `options` on dp × M micro-batches, with every
-// parameter by name.
-inline RunResult singleRankRun(const TrainerOptions& options, int32_t dpSize, int steps) {
-  RunResult r;
-  auto trainer = std::move(Trainer::create(singleRankEquivalent(options, dpSize)).value());
-  for (int s = 0; s < steps; ++s) {
-    auto step = trainer->step().value();
-    r.losses.push_back(step.loss);
-    r.gradNorms.push_back(step.gradNorm);
-  }
-  for (Parameter* p : trainer->model().parameters()) {
-    r.params.emplace_back(p->name,
-                          std::vector<float>(p->value.span().begin(), p->value.span().end()));
-  }
-  return r;
-}
-
 // A pipelined run on `grid` (its dp, pp and tp groups) against the
 // single-rank run restricted to this stage's parameters. `options` null:
 // perRankOptions() (the tiny model); `chunks` > 1 with the interleaved
@@ -76,11 +59,10 @@ inline RunResult singleRankRun(const TrainerOptions& options, int32_t dpSize, in
 inline void expectPipelineMatches(layout::ScheduleKind schedule, int32_t dpSize, int32_t zero,
                                   MpiGrid& grid, bool recompute = false,
                                   const TrainerOptions* options = nullptr, int32_t chunks = 1) {
-  const std::string what = std::string(layout::scheduleKindName(schedule)) + " dp " +
-                           std::to_string(dpSize) + " tp " + std::to_string(grid.grid().tpSize()) +
-                           " pp " + std::to_string(grid.grid().ppSize()) + " v " +
-                           std::to_string(chunks) + " zero " + std::to_string(zero) +
-                           (recompute ? " recompute" : "");
+  const std::string what =
+      std::string(layout::scheduleKindName(schedule)) + " dp " + std::to_string(dpSize) + " tp " +
+      std::to_string(grid.grid().tpSize()) + " pp " + std::to_string(grid.grid().ppSize()) + " v " +
+      std::to_string(chunks) + " zero " + std::to_string(zero) + (recompute ? " recompute" : "");
   ParallelOptions parallel;
   parallel.zeroStage = zero;
   parallel.bucketElements = 3000;  // buckets that split layers

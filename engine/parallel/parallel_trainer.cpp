@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/cpu_gemm.h"
+#include "engine/parallel/chunk_update.h"
 
 namespace bubblescope::engine {
 
@@ -116,30 +117,8 @@ Result<StepResult> ParallelTrainer::step() {
     }
     BS_RETURN_IF_ERROR(dp_sync_->endMicroBatch());
   }
-  trace.microBatch = -1;
-  // Global gradient-norm clipping, exactly as clipGradNorm() on one rank.
-  BS_ASSIGN_OR_RETURN(double squares, dp_sync_->gradSquaredSum(tp_ == nullptr || tp_->rank() == 0));
-  if (tp_ != nullptr && tp_->size() > 1) {
-    CommTrace normTrace;
-    normTrace.name = "grad_norm";
-    normTrace.step = static_cast<int32_t>(step_);
-    BS_RETURN_IF_ERROR(tp_->allReduce(std::span<double>(&squares, 1), normTrace));
-  }
-  result.gradNorm = std::sqrt(squares);
-  result.lr = options_.schedule.at(step_);
-  {
-    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
-    if (options_.gradClip > 0.0 && result.gradNorm > options_.gradClip) {
-      dp_sync_->scaleGradients(static_cast<float>(options_.gradClip / (result.gradNorm + 1e-6)));
-    }
-    dp_sync_->applyOptimizer(result.lr);
-  }
-  BS_RETURN_IF_ERROR(dp_sync_->gatherUpdatedParameters());
-  CommTrace lossTrace;
-  lossTrace.name = "loss";
-  lossTrace.step = static_cast<int32_t>(step_);
-  if (n > 1) BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
-  BS_ASSIGN_OR_RETURN(result.loss, meanStepLoss(lossSum, m, n, step_));
+  BS_RETURN_IF_ERROR(finishStep(options_, step_, -1, {dp_sync_.get()}, {dp_, nullptr, tp_},
+                                recorder_, lossSum, result));
   result.tokens = tokensPerStep();
   ++step_;
   result.endNs = now();
@@ -147,17 +126,7 @@ Result<StepResult> ParallelTrainer::step() {
 }
 
 Result<NamedValues> ParallelTrainer::fullParameters() {
-  std::vector<float> flat;
-  BS_RETURN_IF_ERROR(dp_sync_->gatherParameters(flat));
-  NamedValues out;
-  std::vector<Parameter*> params;
-  for (const FlatEntry& e : dp_sync_->flat().entries()) {
-    out.emplace_back(e.param->name,
-                     std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
-    params.push_back(e.param);
-  }
-  if (tp_ != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *tp_));
-  return out;
+  return chunkParameters({dp_sync_.get()}, tp_);
 }
 
 }  // namespace bubblescope::engine

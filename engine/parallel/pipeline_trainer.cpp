@@ -4,6 +4,7 @@
 
 #include "engine/cpu_gemm.h"
 #include "engine/layout/stage_split.h"
+#include "engine/parallel/chunk_update.h"
 
 namespace bubblescope::engine {
 
@@ -108,42 +109,10 @@ Result<StepResult> PipelineTrainer::step() {
   context.lossScale = 1.0 / (static_cast<double>(m) * n);
   for (const auto& sync : syncs_) sync->zeroGradients();
   BS_ASSIGN_OR_RETURN(double lossSum, executor_->runStep(schedule_.stageOps[stage()], context));
-  // Global norm: this stage's sum of squares (over its chunks and dp shards),
-  // summed over stages. Every dp rank visits the chunks in the same order.
-  // Tensor parallelism: tp slices count on every tp rank, replicated
-  // parameters on tp rank 0, summed over tp.
-  const bool countReplicated = tp_ == nullptr || tp_->rank() == 0;
-  double squares = 0.0;
-  for (const auto& sync : syncs_) {
-    BS_ASSIGN_OR_RETURN(const double chunkSquares, sync->gradSquaredSum(countReplicated));
-    squares += chunkSquares;
-  }
-  CommTrace normTrace;
-  normTrace.name = "grad_norm";
-  normTrace.step = context.step;
-  BS_RETURN_IF_ERROR(pp_.allReduce(std::span<double>(&squares, 1), normTrace));
-  if (tp_ != nullptr && tp_->size() > 1) {
-    BS_RETURN_IF_ERROR(tp_->allReduce(std::span<double>(&squares, 1), normTrace));
-  }
-  result.gradNorm = std::sqrt(squares);
-  result.lr = options_.schedule.at(step_);
-  {
-    TraceContext trace{recorder_, context.step, -1, stage(), -1};
-    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
-    for (const auto& sync : syncs_) {
-      if (options_.gradClip > 0.0 && result.gradNorm > options_.gradClip) {
-        sync->scaleGradients(static_cast<float>(options_.gradClip / (result.gradNorm + 1e-6)));
-      }
-      sync->applyOptimizer(result.lr);
-    }
-  }
-  for (const auto& sync : syncs_) BS_RETURN_IF_ERROR(sync->gatherUpdatedParameters());
-  CommTrace lossTrace;
-  lossTrace.name = "loss";
-  lossTrace.step = context.step;
-  BS_RETURN_IF_ERROR(pp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
-  if (n > 1) BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&lossSum, 1), lossTrace));
-  BS_ASSIGN_OR_RETURN(result.loss, meanStepLoss(lossSum, m, n, step_));
+  // The stage's chunks' norms and losses are summed over stages (pp), the
+  // norm over tp, the loss over dp.
+  BS_RETURN_IF_ERROR(finishStep(options_, step_, stage(), dataParallels(), {dp_, &pp_, tp_},
+                                recorder_, lossSum, result));
   result.tokens = tokensPerStep();
   ++step_;
   result.endNs = now();
@@ -151,18 +120,12 @@ Result<StepResult> PipelineTrainer::step() {
 }
 
 Result<NamedValues> PipelineTrainer::stageParameters() {
-  NamedValues out;
-  std::vector<Parameter*> params;
-  for (const auto& sync : syncs_) {
-    std::vector<float> flat;
-    BS_RETURN_IF_ERROR(sync->gatherParameters(flat));
-    for (const FlatEntry& e : sync->flat().entries()) {
-      out.emplace_back(e.param->name,
-                       std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
-      params.push_back(e.param);
-    }
-  }
-  if (tp_ != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *tp_));
+  return chunkParameters(dataParallels(), tp_);
+}
+
+std::vector<DataParallel*> PipelineTrainer::dataParallels() const {
+  std::vector<DataParallel*> out;
+  for (const auto& sync : syncs_) out.push_back(sync.get());
   return out;
 }
 

@@ -97,6 +97,7 @@ class PipelineTrainer final : public RankTrainer {
   layout::Schedule schedule_;
   std::vector<std::unique_ptr<GptModel>> models_;     // [chunk]
   std::vector<std::unique_ptr<DataParallel>> syncs_;  // [chunk], over dp_
+  std::vector<DataParallel*> dataParallels() const;   // syncs_, unowned
   std::unique_ptr<DataLoader> loader_;
   std::unique_ptr<PipelineExecutor> executor_;
   std::string dataSource_;

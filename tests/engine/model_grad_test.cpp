@@ -4,44 +4,17 @@
 
 #include "engine/gpt_model.h"
 #include "tests/engine/grad_check.h"
+#include "tests/engine/tiny_decoder.h"
 
 namespace bubblescope::engine {
 namespace {
 
+using testing::perturbParameters;
+using testing::randomTokens;
+using testing::TokenBatch;
+
 layout::ModelConfig gradCheckConfig() {
-  layout::ModelConfig c;
-  c.preset = "custom";
-  c.vocabSize = 11;
-  c.seqLen = 6;
-  c.numLayers = 2;
-  c.hidden = 8;
-  c.numHeads = 2;
-  c.mlpRatio = 2;
-  return c;
-}
-
-struct Batch {
-  std::vector<int32_t> tokens, targets;  // (B, T)
-};
-
-Batch makeBatch(int64_t b, int64_t t, int32_t vocab, uint64_t seed) {
-  Rng rng(seed);
-  Batch batch;
-  for (int64_t i = 0; i < b * t; ++i) {
-    batch.tokens.push_back(static_cast<int32_t>(rng.below(vocab)));
-    batch.targets.push_back(static_cast<int32_t>(rng.below(vocab)));
-  }
-  return batch;
-}
-
-// Perturbs the initialisation so that LN weights, biases are not 1 / 0 and
-// every path carries gradient.
-template <class S>
-void randomizeParameters(GptModelT<S>& model, uint64_t seed) {
-  Rng rng(seed);
-  for (auto* p : model.parameters()) {
-    for (auto& v : p->value.span()) v = static_cast<S>(0.3 * rng.normal() + v);
-  }
+  return testing::tinyDecoderConfig();
 }
 
 TEST(ModelGradTest, WholeModelMatchesFiniteDifferences) {
@@ -50,9 +23,9 @@ TEST(ModelGradTest, WholeModelMatchesFiniteDifferences) {
   ASSERT_TRUE(model.isOk()) << model.status().toString();
   auto& m = **model;
   m.initialize(7);
-  randomizeParameters(m, 8);
+  perturbParameters(m, 8);
   const int64_t B = 2, T = 5;  // T < seqLen on purpose
-  const Batch batch = makeBatch(B, T, gradCheckConfig().vocabSize, 9);
+  const TokenBatch batch = randomTokens(B * T, gradCheckConfig().vocabSize, 9);
   auto acts = m.newActivations(B, T);
   ASSERT_TRUE(acts.isOk());
   StageInputT<double> input{batch.tokens, {}, batch.targets};
@@ -73,7 +46,7 @@ TEST(ModelGradTest, GradientsAccumulateAcrossBackwardCalls) {
   auto model = GptModelT<double>::create(gradCheckConfig(), &allocator);
   auto& m = **model;
   m.initialize(1);
-  const Batch batch = makeBatch(1, 4, 11, 2);
+  const TokenBatch batch = randomTokens(1 * 4, 11, 2);
   auto acts = std::move(m.newActivations(1, 4).value());
   StageInputT<double> input{batch.tokens, {}, batch.targets};
   m.zeroGrad();
@@ -110,7 +83,7 @@ TEST(ModelGradTest, LayerRangesComposeExactly) {
             first->findParameter("h.0.mlp.fc.weight")->value.data()[3]);
 
   const int64_t B = 2, T = 6;
-  const Batch batch = makeBatch(B, T, config.vocabSize, 3);
+  const TokenBatch batch = randomTokens(B * T, config.vocabSize, 3);
   auto actsFull = std::move(full->newActivations(B, T).value());
   auto acts1 = std::move(first->newActivations(B, T).value());
   auto acts2 = std::move(second->newActivations(B, T).value());

@@ -12,54 +12,24 @@
 #include "engine/gpt_model.h"
 #include "engine/rng.h"
 #include "tests/engine/grad_check.h"
+#include "tests/engine/tiny_decoder.h"
 
 namespace bubblescope::engine {
 namespace {
 
+using testing::perturbParameters;
+using testing::randomTokens;
+using Tokens = testing::TokenBatch;
+
 layout::ModelConfig splitConfig() {
-  layout::ModelConfig c;
-  c.preset = "custom";
-  c.vocabSize = 11;
-  c.seqLen = 6;
-  c.numLayers = 2;
-  c.hidden = 8;
-  c.numHeads = 2;
-  c.mlpRatio = 2;
-  return c;
-}
-
-struct Tokens {
-  std::vector<int32_t> tokens, targets;  // (B, T)
-};
-
-Tokens makeTokens(int64_t n, int32_t vocab, uint64_t seed) {
-  Rng rng(seed);
-  Tokens out;
-  for (int64_t i = 0; i < n; ++i) {
-    out.tokens.push_back(static_cast<int32_t>(rng.below(vocab)));
-    out.targets.push_back(static_cast<int32_t>(rng.below(vocab)));
-  }
-  return out;
-}
-
-// Moves every parameter off its initial value (LN weights off 1, biases off 0)
-// so that every gradient path carries signal; by name, so every range that
-// holds a parameter gets the same values.
-template <class S>
-void perturb(GptModelT<S>& model, uint64_t seed) {
-  for (auto* p : model.parameters()) {
-    uint64_t h = seed;
-    for (char ch : p->name) h = h * 1099511628211ull + static_cast<unsigned char>(ch);
-    Rng rng(h);
-    for (auto& v : p->value.span()) v = static_cast<S>(0.3 * rng.normal() + v);
-  }
+  return testing::tinyDecoderConfig();
 }
 
 template <class S>
 std::unique_ptr<GptModelT<S>> makeModel(Allocator& allocator, LayerRange range = {}) {
   auto model = std::move(GptModelT<S>::create(splitConfig(), &allocator, range).value());
   model->initialize(5);
-  perturb(*model, 6);
+  perturbParameters(*model, 6);
   model->zeroGrad();
   return model;
 }
@@ -82,7 +52,7 @@ TEST(SplitBackwardTest, InputThenWeightEqualsBackwardBitForBit) {
   auto fused = makeModel<float>(allocator);
   auto split = makeModel<float>(allocator);
   const int64_t B = 2, T = 5;
-  std::vector<Tokens> mbs = {makeTokens(B * T, 11, 1), makeTokens(B * T, 11, 2)};
+  std::vector<Tokens> mbs = {randomTokens(B * T, 11, 1), randomTokens(B * T, 11, 2)};
   std::vector<std::unique_ptr<Activations>> actsF, actsS;
   for (const Tokens& mb : mbs) {
     actsF.push_back(std::move(fused->newActivations(B, T).value()));
@@ -118,7 +88,7 @@ TEST(SplitBackwardTest, RangesPassTheSameInputGradients) {
     splitStages.push_back(makeModel<float>(allocator, r));
   }
   const int64_t B = 2, T = 6;
-  const Tokens mb = makeTokens(B * T, 11, 3);
+  const Tokens mb = randomTokens(B * T, 11, 3);
   auto actsFull = std::move(full->newActivations(B, T).value());
   const double lossFull = full->forward(*actsFull, {mb.tokens, {}, mb.targets}).value();
   ASSERT_TRUE(full->backward(*actsFull, {}).isOk());
@@ -169,7 +139,7 @@ TEST(SplitBackwardTest, MatchesFiniteDifferences) {
   auto model = makeModel<double>(allocator);
   auto& m = *model;
   const int64_t B = 2, T = 5;
-  const Tokens mb = makeTokens(B * T, 11, 9);
+  const Tokens mb = randomTokens(B * T, 11, 9);
   auto acts = std::move(m.newActivations(B, T).value());
   StageInputT<double> input{mb.tokens, {}, mb.targets};
   const double lossScale = 0.5;
@@ -186,7 +156,7 @@ TEST(SplitBackwardTest, MatchesFiniteDifferences) {
 TEST(SplitBackwardTest, RefusesReuseWhileWeightGradientsArePending) {
   Allocator allocator;
   auto model = makeModel<float>(allocator);
-  const Tokens mb = makeTokens(4, 11, 4);
+  const Tokens mb = randomTokens(4, 11, 4);
   auto acts = std::move(model->newActivations(1, 4).value());
   const StageInput in{mb.tokens, {}, mb.targets};
   ASSERT_TRUE(model->forward(*acts, in).isOk());
@@ -210,7 +180,7 @@ TEST(SplitBackwardTest, KeepBuffersAreAllocatedOnlyWhenSplitting) {
   Allocator allocator;
   auto model = makeModel<float>(allocator);
   const int64_t B = 2, T = 4, C = 8, F = 16, L = 2;
-  const Tokens mb = makeTokens(B * T, 11, 5);
+  const Tokens mb = randomTokens(B * T, 11, 5);
   auto acts = std::move(model->newActivations(B, T).value());
   const StageInput in{mb.tokens, {}, mb.targets};
   const int64_t before = allocator.currentBytes(MemoryCategory::kActivations);
@@ -246,7 +216,7 @@ TEST(SplitBackwardTest, SpansAndHooksPerLayer) {
   Allocator allocator;
   auto model = makeModel<float>(allocator);
   model->setHooks(&log);
-  const Tokens mb = makeTokens(4, 11, 6);
+  const Tokens mb = randomTokens(4, 11, 6);
   auto acts = std::move(model->newActivations(1, 4).value());
   ASSERT_TRUE(model->forward(*acts, {mb.tokens, {}, mb.targets}).isOk());
   tracer::Recorder recorder(0, true);

@@ -25,6 +25,16 @@ Status checkTokens(std::span<const int32_t> ids, int64_t expected, int32_t vocab
   return Status::ok();
 }
 
+// Between backwardInput() and backwardWeight() the activations hold what W
+// needs: every other pass over them is refused.
+template <class S>
+Status requireNoPendingWeightGrads(const ActivationsT<S>& acts, const char* pass) {
+  if (!acts.weightGradPending) return Status::ok();
+  return Status::failedPrecondition(std::string(pass) +
+                                    " over activations whose weight gradients (backwardWeight) "
+                                    "are still pending");
+}
+
 }  // namespace
 
 template <class S>
@@ -208,10 +218,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
                                      const TraceContext& trace) {
   using tracer::EventKind;
   const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
-  if (acts.weightGradPending) {
-    return Status::failedPrecondition(
-        "forward over activations whose weight gradients (backwardWeight) are still pending");
-  }
+  BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "forward"));
   if (embedding_) {
     BS_RETURN_IF_ERROR(checkTokens(input.tokens, b * t, config_.vocabSize, "input tokens"));
     ops_.uploadIds(acts.tokens.data(), input.tokens.data(), b * t);
@@ -264,10 +271,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
                               double lossScale, const TraceContext& trace) {
   using tracer::EventKind;
   const int64_t b = acts.batch, t = acts.seq;
-  if (acts.weightGradPending) {
-    return Status::failedPrecondition(
-        "backward over activations whose weight gradients (backwardWeight) are still pending");
-  }
+  BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "backward"));
   BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
   auto& g = acts.scratch;
   TensorT<S>* dCur = &g.dStreamA;   // gradient of the current layer's output
@@ -366,10 +370,7 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
                                    double lossScale, const TraceContext& trace) {
   using tracer::EventKind;
   const int64_t b = acts.batch, t = acts.seq;
-  if (acts.weightGradPending) {
-    return Status::failedPrecondition(
-        "backwardInput over activations whose weight gradients (backwardWeight) are still pending");
-  }
+  BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "backwardInput"));
   BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
   allocateKeep(acts);
   auto& keep = acts.keep;

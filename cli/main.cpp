@@ -17,7 +17,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error prints CLI11's message
+    // and exits 2, the code of a mistake in the user's input.
+    const int printed = app.exit(e);
+    return printed == 0 ? 0 : 2;
   }
   return runner ? runner() : 0;
 }

@@ -2,6 +2,7 @@
 // file, starts one `train --layout` rank per process with mpirun (srun under
 // Slurm), streams their output, and exits with the job's status. A failed
 // rank is named, and the trace's run is marked failed with that message.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,10 +21,16 @@
 namespace bubblescope::cli {
 namespace {
 
+// The most ranks `run` starts unless --max-ranks raises it: a typo such as
+// --dp 1000000 is refused before anything starts.
+constexpr int64_t kDefaultMaxRanks = 4096;
+constexpr int64_t kMaxMpiRanks = 2147483647;
+
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct RunArgs {
   std::string layoutFile;
   std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps, np;
+  int64_t maxRanks = kDefaultMaxRanks;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
   std::optional<std::string> model, schedule, hostfile, data, backend;
@@ -80,7 +87,7 @@ Result<nlohmann::json> layoutJson(const RunArgs& a) {
 struct Plan {
   layout::Layout layout;
   std::vector<std::string> launcher;  // mpirun or srun argv before the program
-  int32_t worldSize = 1;
+  int64_t worldSize = 1;
 };
 
 Result<Plan> plan(const RunArgs& a) {
@@ -88,7 +95,8 @@ Result<Plan> plan(const RunArgs& a) {
   Plan p;
   std::optional<int32_t> worldSize = a.np;
   if (!worldSize && underSlurm() && std::getenv("SLURM_NTASKS") != nullptr) {
-    worldSize = std::atoi(std::getenv("SLURM_NTASKS"));
+    const long long tasks = std::strtoll(std::getenv("SLURM_NTASKS"), nullptr, 10);
+    worldSize = static_cast<int32_t>(std::clamp<long long>(tasks, 0, kMaxMpiRanks));
   }
   auto j = layoutJson(a);
   bool layoutOk = false;
@@ -107,7 +115,13 @@ Result<Plan> plan(const RunArgs& a) {
     const std::string unsupported = unsupportedLayoutFeature(p.layout);
     if (!unsupported.empty()) problems.push_back(unsupported);
   }
-  p.worldSize = worldSize.value_or(layoutOk ? p.layout.worldSize() : 1);
+  p.worldSize = worldSize ? int64_t{*worldSize} : (layoutOk ? p.layout.worldSize() : 1);
+  if (a.maxRanks < 1) {
+    problems.push_back("--max-ranks must be >= 1, got " + std::to_string(a.maxRanks));
+  } else if (layoutOk && p.worldSize > a.maxRanks) {
+    problems.push_back("world size " + std::to_string(p.worldSize) + " is more than " +
+                       std::to_string(a.maxRanks) + " ranks; raise the limit with --max-ranks");
+  }
   auto launcher = underSlurm() ? findSrun() : findMpirun();
   if (!launcher.isOk()) problems.push_back(launcher.status().message());
   if (!problems.empty()) {
@@ -116,10 +130,10 @@ Result<Plan> plan(const RunArgs& a) {
     return Status::invalidArgument(message);
   }
   if (underSlurm()) {
-    p.launcher = srunCommand(*launcher, p.worldSize, {});
+    p.launcher = srunCommand(*launcher, static_cast<int>(p.worldSize), {});
   } else {
     MpirunRequest request;
-    request.ranks = p.worldSize;
+    request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
     request.hosts = p.layout.hosts;
     request.hostfile = p.layout.hostfile;
     p.launcher = mpirunCommand(*launcher, request);
@@ -134,7 +148,7 @@ Result<int64_t> beginRun(const RunArgs& a, const Plan& p) {
   info.layoutJson = layout::toJson(p.layout).dump();
   info.modelJson = layout::toJson(p.layout.model).dump();
   info.backend = layout::backendName(p.layout.backend);
-  info.worldSize = p.worldSize;
+  info.worldSize = static_cast<int32_t>(p.worldSize);
   return writer->beginRun(info);
 }
 
@@ -160,7 +174,8 @@ ExitCode runJob(const RunArgs& a) {
   }
   if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
   std::printf(
-      "run: %d ranks with %s%s\n", p.worldSize, underSlurm() ? "srun" : "mpirun",
+      "run: %lld ranks with %s%s\n", static_cast<long long>(p.worldSize),
+      underSlurm() ? "srun" : "mpirun",
       a.trace.empty() ? "" : (", tracing to " + a.trace + " run " + std::to_string(runId)).c_str());
   std::fflush(stdout);
   JobFailure failure;
@@ -215,6 +230,9 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--data", a->data, "Text file to train on (default: built-in corpus)");
   cmd->add_option("--backend", a->backend, kBackendHelp);
   cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
+  cmd->add_option("--max-ranks", a->maxRanks,
+                  "Refuse a world of more ranks than this before anything starts")
+      ->capture_default_str();
   cmd->add_option("--trace", a->trace, "Trace file (.db) the run streams into");
   cmd->add_option("--name", a->name,
                   "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");

@@ -90,11 +90,14 @@ int main(int argc, char** argv) {
     bubblescope::gui::applyPalette(parser.value(paletteOpt) == "dark");
   }
   bubblescope::gui::MainWindow window;
+  const bool headless = parser.isSet(shot);  // never a dialog: errors go to stderr
+  window.setHeadless(headless);
   window.show();
   if (!files.isEmpty()) {
     const bubblescope::Status s = window.openFile(files.first());
     if (!s.isOk()) {
       std::cerr << "bubblescope: " << s.message() << "\n";
+      if (headless) return 1;
       QMessageBox::warning(&window, "Open trace", QString::fromStdString(s.message()));
     } else if (parser.isSet(run)) {
       const bubblescope::Status r = window.showRun(parser.value(run).toLongLong());

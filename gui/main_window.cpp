@@ -21,6 +21,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <algorithm>
+#include <cstdio>
 
 #include "engine/layout/layout.h"
 #include "gui/analysis_worker.h"
@@ -415,6 +416,11 @@ void MainWindow::showRanksInTimeline(const std::vector<int32_t>& ranks) {
 
 void MainWindow::showError(const QString& title, const Status& status) {
   statusLabel_->setText(QString::fromStdString(status.message()));
+  if (headless_) {
+    std::fprintf(stderr, "bubblescope: %s: %s\n", title.toUtf8().constData(),
+                 status.message().c_str());
+    return;
+  }
   QMessageBox::warning(this, title, QString::fromStdString(status.message()));
 }
 

@@ -64,6 +64,9 @@ class MainWindow : public QMainWindow {
   // Marks `ranks` in the timeline and shows the timeline tab.
   void showRanksInTimeline(const std::vector<int32_t>& ranks);
 
+  // Headless (--screenshot): errors go to stderr, never to a modal dialog.
+  void setHeadless(bool headless) { headless_ = headless; }
+
   enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab };
 
   QString filePath() const { return path_; }
@@ -123,6 +126,7 @@ class MainWindow : public QMainWindow {
   QTimer launchPoll_;
   int64_t runsBeforeLaunch_ = 0;
   QString launchedLayoutPath_;
+  bool headless_ = false;
 };
 
 }  // namespace bubblescope::gui

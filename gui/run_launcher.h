@@ -23,7 +23,7 @@ struct RunRequest {
   int steps = 10;
   int microBatches = 1;
   int microBatchSize = 1;
-  int worldSize = 1;
+  int64_t worldSize = 1;
 };
 
 class RunLauncher : public QObject {

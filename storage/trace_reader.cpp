@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 
 #include "storage/process_identity.h"
@@ -55,7 +56,8 @@ class TraceReader::Impl {
   const std::string& columns() const { return eventColumns_; }
   SqliteDb& db() { return *db_; }
 
-  // Runs `sql` with `bind` applied and calls `row` for each result row.
+  // Runs `sql` with `bind` applied and calls `row` for each result row; a
+  // `row` that returns a Status stops the query at its first error.
   template <class Bind, class Row>
   Status query(std::string_view sql, Bind&& bind, Row&& row) {
     BS_ASSIGN_OR_RETURN(auto stmt, db_->prepare(sql));
@@ -64,8 +66,24 @@ class TraceReader::Impl {
       auto more = stmt.step();
       if (!more.isOk()) return more.status();
       if (!*more) return Status::ok();
-      row(stmt);
+      if constexpr (std::is_void_v<std::invoke_result_t<Row&, SqliteStatement&>>) {
+        row(stmt);
+      } else {
+        BS_RETURN_IF_ERROR(row(stmt));
+      }
     }
+  }
+
+  // A rank column: 0 .. 2^31 - 1, or the file is corrupt (a rank id such as
+  // 2^40 must not wrap to another rank).
+  Result<int32_t> rankAt(SqliteStatement& s, int column) const {
+    const int64_t rank = s.columnInt(column);
+    if (rank < 0 || rank > std::numeric_limits<int32_t>::max()) {
+      return Status::corrupt(db_->path() + " is corrupt: rank " + std::to_string(rank) +
+                             " is outside 0.." +
+                             std::to_string(std::numeric_limits<int32_t>::max()));
+    }
+    return static_cast<int32_t>(rank);
   }
 
   Result<std::string> stringById(int64_t id) {
@@ -85,7 +103,7 @@ class TraceReader::Impl {
   // Reads an event row laid out as columns() starting at column `first`.
   Result<tracer::Event> eventAt(SqliteStatement& s, int first) {
     tracer::Event e;
-    e.rank = static_cast<int32_t>(s.columnInt(first + 0));
+    BS_ASSIGN_OR_RETURN(e.rank, rankAt(s, first + 0));
     e.lane = static_cast<tracer::Lane>(s.columnInt(first + 1));
     e.kind = static_cast<tracer::EventKind>(s.columnInt(first + 2));
     BS_ASSIGN_OR_RETURN(e.name, stringById(s.columnInt(first + 3)));
@@ -125,7 +143,9 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceReader::~TraceReader() = default;
 
-int32_t TraceReader::schemaVersion() const { return impl_->version(); }
+int32_t TraceReader::schemaVersion() const {
+  return impl_->version();
+}
 
 Result<std::vector<RunRecord>> TraceReader::runs() {
   std::vector<RunRecord> out;
@@ -169,16 +189,16 @@ Result<RunRecord> TraceReader::run(int64_t runId) {
 
 Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
   std::vector<RankInfo> out;
-  const std::string sql =
-      std::string("SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, "
-                  "clock_uncertainty_ns, cores_on_host, ranks_on_host, ") +
-      (impl_->version() >= 2 ? "parameters" : "0") + " FROM ranks WHERE run = ? ORDER BY rank";
+  const std::string sql = std::string(
+                              "SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, "
+                              "clock_uncertainty_ns, cores_on_host, ranks_on_host, ") +
+                          (impl_->version() >= 2 ? "parameters" : "0") +
+                          " FROM ranks WHERE run = ? ORDER BY rank";
   BS_RETURN_IF_ERROR(impl_->query(
-      sql,
-      [&](SqliteStatement& s) { s.bind(1, runId); },
-      [&](SqliteStatement& s) {
+      sql, [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) -> Status {
         RankInfo r;
-        r.rank = static_cast<int32_t>(s.columnInt(0));
+        BS_ASSIGN_OR_RETURN(r.rank, impl_->rankAt(s, 0));
         r.host = s.columnText(1);
         r.pid = s.columnInt(2);
         r.device = s.columnText(3);
@@ -191,6 +211,7 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
         r.ranksOnHost = static_cast<int32_t>(s.columnInt(10));
         r.parameters = s.columnInt(11);
         out.push_back(std::move(r));
+        return Status::ok();
       }));
   return out;
 }
@@ -201,15 +222,16 @@ Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
       "SELECT rank, step, loss, tokens, start_ns, end_ns FROM steps WHERE run = ? "
       "ORDER BY step, rank",
       [&](SqliteStatement& s) { s.bind(1, runId); },
-      [&](SqliteStatement& s) {
+      [&](SqliteStatement& s) -> Status {
         tracer::StepRecord r;
-        r.rank = static_cast<int32_t>(s.columnInt(0));
+        BS_ASSIGN_OR_RETURN(r.rank, impl_->rankAt(s, 0));
         r.step = static_cast<int32_t>(s.columnInt(1));
         r.loss = s.columnIsNull(2) ? std::numeric_limits<double>::quiet_NaN() : s.columnDouble(2);
         r.tokens = s.columnInt(3);
         r.startNs = s.columnInt(4);
         r.endNs = s.columnInt(5);
         out.push_back(r);
+        return Status::ok();
       }));
   return out;
 }
@@ -217,7 +239,6 @@ Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
 Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t rank,
                                                          const std::string& name) {
   std::vector<tracer::Sample> out;
-  Status rowStatus;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT s.rank, s.name, s.t_ns, s.value FROM samples s "
       "WHERE s.run = ?1 AND (?2 < 0 OR s.rank = ?2) "
@@ -228,20 +249,15 @@ Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t 
         s.bind(2, int64_t{rank});
         s.bind(3, std::string_view(name));
       },
-      [&](SqliteStatement& s) {
+      [&](SqliteStatement& s) -> Status {
         tracer::Sample x;
-        x.rank = static_cast<int32_t>(s.columnInt(0));
-        auto n = impl_->stringById(s.columnInt(1));
-        if (!n.isOk()) {
-          rowStatus = n.status();
-          return;
-        }
-        x.name = *n;
+        BS_ASSIGN_OR_RETURN(x.rank, impl_->rankAt(s, 0));
+        BS_ASSIGN_OR_RETURN(x.name, impl_->stringById(s.columnInt(1)));
         x.timeNs = s.columnInt(2);
         x.value = s.columnDouble(3);
         out.push_back(std::move(x));
+        return Status::ok();
       }));
-  BS_RETURN_IF_ERROR(rowStatus);
   return out;
 }
 
@@ -356,9 +372,10 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
                  : "SELECT rank, step, MIN(start_ns), MAX(end_ns) FROM events WHERE run = ? "
                    "AND step >= 0 GROUP BY rank, step ORDER BY rank, step",
       [&](SqliteStatement& s) { s.bind(1, runId); },
-      [&](SqliteStatement& s) {
-        out.push_back({static_cast<int32_t>(s.columnInt(0)), static_cast<int32_t>(s.columnInt(1)),
-                       s.columnInt(2), s.columnInt(3)});
+      [&](SqliteStatement& s) -> Status {
+        BS_ASSIGN_OR_RETURN(const int32_t rank, impl_->rankAt(s, 0));
+        out.push_back({rank, static_cast<int32_t>(s.columnInt(1)), s.columnInt(2), s.columnInt(3)});
+        return Status::ok();
       }));
   return out;
 }
@@ -372,8 +389,10 @@ Result<std::vector<SeriesPeak>> TraceReader::samplePeaks(int64_t runId, const st
         s.bind(1, runId);
         s.bind(2, std::string_view(name));
       },
-      [&](SqliteStatement& s) {
-        out.push_back({static_cast<int32_t>(s.columnInt(0)), s.columnDouble(1)});
+      [&](SqliteStatement& s) -> Status {
+        BS_ASSIGN_OR_RETURN(const int32_t rank, impl_->rankAt(s, 0));
+        out.push_back({rank, s.columnDouble(1)});
+        return Status::ok();
       }));
   return out;
 }
@@ -383,7 +402,9 @@ Result<std::pair<int64_t, int64_t>> TraceReader::timeRange(int64_t runId) {
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT first_ns, last_ns FROM runs WHERE id = ?",
       [&](SqliteStatement& s) { s.bind(1, runId); },
-      [&](SqliteStatement& s) { range = {s.columnInt(0), s.columnInt(1)}; }));
+      [&](SqliteStatement& s) {
+        range = {s.columnInt(0), s.columnInt(1)};
+      }));
   return range;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/layout/layout_problems.h"
 
@@ -61,7 +62,10 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
   atLeastOne("steps", l.steps);
   const bool degreesOk = l.dp >= 1 && l.tp >= 1 && l.pp >= 1 && have({"dp", "tp", "pp"});
 
-  if (worldSize && degreesOk && *worldSize != l.worldSize()) {
+  if (degreesOk && l.worldSize() > std::numeric_limits<int32_t>::max()) {
+    add("world size dp " + str(l.dp) + " x tp " + str(l.tp) + " x pp " + str(l.pp) + " = " +
+        str(l.worldSize()) + " is more ranks than MPI can number (2147483647)");
+  } else if (worldSize && degreesOk && *worldSize != l.worldSize()) {
     add("world size " + str(*worldSize) + " does not match dp " + str(l.dp) + " x tp " + str(l.tp) +
         " x pp " + str(l.pp) + " = " + str(l.worldSize()));
   }

@@ -55,7 +55,8 @@ struct Layout {
   double learningRate = 3e-4;
   std::string dataFile;  // empty = the built-in synthetic corpus
 
-  int32_t worldSize() const { return dp * tp * pp; }
+  // In 64 bits: dp x tp x pp of int32 degrees can overflow 32 bits.
+  int64_t worldSize() const { return int64_t{dp} * tp * pp; }
   // Gradient-bucket capacity in elements of `bytesPerElement` bytes (>= 1).
   int64_t bucketElementCount(int32_t bytesPerElement) const;
   // ZeRO >= 1 reduce-scatters gradients, ZeRO 0 all-reduces them.

@@ -1,5 +1,6 @@
 // JSON form of a Layout: layoutFromJson / layoutFromString / layoutFromFile / toJson.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -253,6 +254,10 @@ Result<Layout> layoutFromString(const std::string& text, std::optional<int32_t> 
 }
 
 Result<Layout> layoutFromFile(const std::string& path, std::optional<int32_t> worldSize) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::invalidArgument("layout file " + path + " is a directory, not a file");
+  }
   std::ifstream in(path);
   if (!in) return Status::notFound("cannot open layout file " + path);
   std::stringstream text;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
@@ -203,6 +204,44 @@ TEST(TraceBadInputTest, WriterInReadOnlyDirectory) {
   EXPECT_EQ(message, "cannot create trace file " + path + ": directory " + dir.path().string() +
                          " is not writable (Permission denied)");
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// A rank id beyond int32 (2^40) in a file is refused as corrupt by every
+// reader call that returns ranks, instead of wrapping to rank 0.
+TEST(TraceBadInputTest, RankIdBeyondInt32IsCorrupt) {
+  TempDir dir;
+  const std::string path = dir.file("rank.db");
+  {
+    auto writer = TraceWriter::open(path);
+    ASSERT_TRUE(writer.isOk()) << writer.status().message();
+    ASSERT_TRUE((*writer)->beginRun({.name = "r", .worldSize = 1}).isOk());
+    ASSERT_TRUE((*writer)->addRank({.rank = 0}).isOk());
+    ASSERT_TRUE((*writer)->appendEvents(makeEvents(0, 10, 1)).isOk());
+    const tracer::StepRecord step{
+        .rank = 0, .step = 0, .loss = 1.0, .tokens = 8, .startNs = 0, .endNs = 10};
+    ASSERT_TRUE((*writer)->appendSteps({&step, 1}).isOk());
+    const tracer::Sample sample{.rank = 0, .name = "mem.parameters", .timeNs = 1, .value = 2.0};
+    ASSERT_TRUE((*writer)->appendSamples({&sample, 1}).isOk());
+    ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());
+  }
+  execSql(path,
+          "UPDATE ranks SET rank = 1099511627776; UPDATE steps SET rank = 1099511627776; "
+          "UPDATE samples SET rank = 1099511627776; UPDATE events SET rank = 1099511627776;"
+          "UPDATE event_steps SET rank = 1099511627776");
+  auto reader = TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  const std::string message = path + " is corrupt: rank 1099511627776 is outside 0..2147483647";
+  auto expectCorrupt = [&](const Status& s, const char* what) {
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << what << ": " << s.message();
+    EXPECT_EQ(s.message(), message) << what;
+  };
+  expectCorrupt((*reader)->ranks(1).status(), "ranks");
+  expectCorrupt((*reader)->steps(1).status(), "steps");
+  expectCorrupt((*reader)->samples(1, -1, "").status(), "samples");
+  expectCorrupt((*reader)->stepSpans(1).status(), "stepSpans");
+  expectCorrupt((*reader)->samplePeaks(1, "mem.parameters").status(), "samplePeaks");
+  expectCorrupt((*reader)->eventsInWindow(1, {}, 0, std::numeric_limits<int64_t>::max()).status(),
+                "eventsInWindow");
 }
 
 }  // namespace

@@ -11,10 +11,7 @@ constexpr int kSteps = 5;
 void expectMatchesSingleRank(const DpCase& c) {
   auto comm = dpGroup(c.dp);
   const RunResult got = runParallel(c, *comm, kSteps);
-  const Agreement a = worstOverRanks(compare(got, reference(c.dp, kSteps)), describe(c));
-  EXPECT_LE(a.lossRel, kLossRelTolerance) << describe(c);
-  EXPECT_LE(a.normRel, kLossRelTolerance) << describe(c);
-  EXPECT_LE(a.paramAbs, kParamAbsTolerance) << describe(c);
+  expectAgreement(got, reference(c.dp, kSteps), describe(c));
 }
 
 // 1000 elements split every layer (a block holds 12,704 parameters) and

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <map>
 
+#include "agreement.h"
 #include "engine/parallel/mpi_communicator.h"
 #include "engine/parallel/parallel_trainer.h"
 
@@ -41,12 +42,6 @@ inline TrainerOptions perRankOptions() {
   return o;
 }
 
-struct RunResult {
-  std::vector<double> losses;
-  std::vector<double> gradNorms;
-  std::vector<std::pair<std::string, std::vector<float>>> params;
-};
-
 inline int worldRank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -54,7 +49,7 @@ inline int worldRank() {
 }
 
 // The single-rank run of `options` on M x dp micro-batches: losses,
-// gradient norms, and every parameter by name.
+// gradient norms, every parameter by name, and the learning rates' sum.
 inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int steps) {
   RunResult r;
   auto trainer = std::move(Trainer::create(singleRankEquivalent(options, dp)).value());
@@ -62,6 +57,7 @@ inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int st
     auto step = trainer->step().value();
     r.losses.push_back(step.loss);
     r.gradNorms.push_back(step.gradNorm);
+    r.lrSum += options.schedule.at(s);
   }
   for (Parameter* p : trainer->model().parameters()) {
     r.params.emplace_back(p->name,
@@ -114,47 +110,5 @@ inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   if (params.isOk()) r.params = std::move(params).value();
   return r;
 }
-
-struct Agreement {
-  double lossRel = 0.0;   // max over steps of |loss - ref| / |ref|
-  double normRel = 0.0;   // the same for the gradient norm
-  double paramAbs = 0.0;  // max |param - ref| over every element
-};
-
-inline Agreement compare(const RunResult& got, const RunResult& ref) {
-  Agreement a;
-  EXPECT_EQ(got.losses.size(), ref.losses.size());
-  for (size_t i = 0; i < std::min(got.losses.size(), ref.losses.size()); ++i) {
-    a.lossRel =
-        std::max(a.lossRel, std::fabs(got.losses[i] - ref.losses[i]) / std::fabs(ref.losses[i]));
-    a.normRel =
-        std::max(a.normRel, std::fabs(got.gradNorms[i] - ref.gradNorms[i]) / ref.gradNorms[i]);
-  }
-  EXPECT_EQ(got.params.size(), ref.params.size());
-  for (size_t i = 0; i < std::min(got.params.size(), ref.params.size()); ++i) {
-    EXPECT_EQ(got.params[i].first, ref.params[i].first);
-    const auto& g = got.params[i].second;
-    const auto& f = ref.params[i].second;
-    EXPECT_EQ(g.size(), f.size());
-    for (size_t k = 0; k < std::min(g.size(), f.size()); ++k) {
-      a.paramAbs = std::max(a.paramAbs, static_cast<double>(std::fabs(g[k] - f[k])));
-    }
-  }
-  return a;
-}
-
-// The worst agreement over all ranks, printed once by rank 0.
-inline Agreement worstOverRanks(const Agreement& a, const std::string& what) {
-  double local[3] = {a.lossRel, a.normRel, a.paramAbs}, worst[3] = {};
-  MPI_Allreduce(local, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  if (worldRank() == 0) {
-    std::printf("[ agreement ] %-40s loss rel %.2e | grad norm rel %.2e | params abs %.2e\n",
-                what.c_str(), worst[0], worst[1], worst[2]);
-  }
-  return {worst[0], worst[1], worst[2]};
-}
-
-inline constexpr double kLossRelTolerance = 1e-5;   // DESIGN.md
-inline constexpr double kParamAbsTolerance = 1e-5;  // after 5 AdamW steps at lr 3e-3
 
 }  // namespace bubblescope::engine::testing

@@ -99,10 +99,7 @@ void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t ze
   const RunResult got = runPipeline(kind, chunks, zero, dp, pp, recompute, bytes);
   ASSERT_FALSE(got.params.empty()) << what;
   const RunResult ref = stageSubset(pipelineReference(dpSize, layersFor(ppSize, chunks)), got);
-  const Agreement a = worstOverRanks(compare(got, ref), what);
-  EXPECT_LE(a.lossRel, kLossRelTolerance) << what;
-  EXPECT_LE(a.normRel, kLossRelTolerance) << what;
-  EXPECT_LE(a.paramAbs, kParamAbsTolerance) << what;
+  expectAgreement(got, ref, what);
 }
 
 std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::ParallelDim dim) {

@@ -15,10 +15,7 @@ TEST_P(ZeroCorrectnessTest, MatchesSingleRank) {
     const DpCase c{.dp = dp, .zero = stage, .overlap = true, .bucketElements = 3000};
     auto comm = dpGroup(dp);
     const RunResult got = runParallel(c, *comm, kSteps);
-    const Agreement a = worstOverRanks(compare(got, reference(dp, kSteps)), describe(c));
-    EXPECT_LE(a.lossRel, kLossRelTolerance) << describe(c);
-    EXPECT_LE(a.normRel, kLossRelTolerance) << describe(c);
-    EXPECT_LE(a.paramAbs, kParamAbsTolerance) << describe(c);
+    expectAgreement(got, reference(dp, kSteps), describe(c));
   }
 }
 
@@ -28,10 +25,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, ZeroCorrectnessTest, ::testing::Values(1, 2, 3)
 TEST(ZeroCorrectnessTest, Zero2WithoutOverlapMatchesToo) {
   const DpCase c{.dp = 4, .zero = 2, .overlap = false, .bucketElements = 5000};
   auto comm = dpGroup(4);
-  const Agreement a =
-      worstOverRanks(compare(runParallel(c, *comm, kSteps), reference(4, kSteps)), describe(c));
-  EXPECT_LE(a.lossRel, kLossRelTolerance);
-  EXPECT_LE(a.paramAbs, kParamAbsTolerance);
+  expectAgreement(runParallel(c, *comm, kSteps), reference(4, kSteps), describe(c));
 }
 
 }  // namespace

@@ -140,9 +140,10 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
       "model %s: %lld parameters (%lld on this rank); global batch %d x %d micro-batches x dp %d = "
       "%lld "
       "sequences (%lld tokens) per step\n",
-      layout.dp, layout.tp, layout.pp, layout::scheduleKindName(layout.schedule), layout.zeroStage,
-      layout.overlap ? "on" : "off", static_cast<long long>(p.bucketElements), size,
-      layout.model.preset.c_str(), static_cast<long long>(layout.model.parameterCount()),
+      layout.dp, layout.tp, layout.pp, layout::scheduleKindName(layout.schedule),
+      layout::zeroStageNumber(layout.zeroStage), layout.overlap ? "on" : "off",
+      static_cast<long long>(p.bucketElements), size, layout.model.preset.c_str(),
+      static_cast<long long>(layout.model.parameterCount()),
       static_cast<long long>(trainer.parameterCount()), layout.microBatchSize, layout.microBatches,
       layout.dp,
       static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
@@ -232,7 +233,9 @@ std::string runName(const layout::Layout& l) {
   std::string name = "dp" + std::to_string(l.dp);
   if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
   if (l.pp > 1) name += "-pp" + std::to_string(l.pp);
-  if (l.zeroStage > 0) name += "-zero" + std::to_string(l.zeroStage);
+  if (layout::shardsOptimizer(l.zeroStage)) {
+    name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
+  }
   if (!l.overlap) name += "-no-overlap";
   return name + " " + l.model.preset;
 }

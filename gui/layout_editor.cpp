@@ -177,7 +177,7 @@ layout::Layout LayoutEditor::layout() const {
   l.dp = spins_["dp"]->value();
   l.tp = spins_["tp"]->value();
   l.pp = spins_["pp"]->value();
-  l.zeroStage = zero_->currentIndex();
+  l.zeroStage = layout::zeroStageFromNumber(zero_->currentIndex()).value();
   l.schedule = static_cast<layout::ScheduleKind>(schedule_->currentData().toInt());
   l.virtualChunks = spins_["virtual_chunks"]->value();
   l.microBatches = spins_["micro_batches"]->value();
@@ -205,7 +205,7 @@ void LayoutEditor::setLayout(const layout::Layout& l) {
   spins_["dp"]->setValue(l.dp);
   spins_["tp"]->setValue(l.tp);
   spins_["pp"]->setValue(l.pp);
-  zero_->setCurrentIndex(std::clamp(l.zeroStage, 0, 3));
+  zero_->setCurrentIndex(layout::zeroStageNumber(l.zeroStage));
   schedule_->setCurrentIndex(schedule_->findData(static_cast<int>(l.schedule)));
   spins_["virtual_chunks"]->setValue(l.virtualChunks);
   spins_["micro_batches"]->setValue(l.microBatches);

@@ -77,9 +77,6 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
           " = " + str(expected));
     }
   }
-  if (have({"zero_stage"}) && (l.zeroStage < 0 || l.zeroStage > 3)) {
-    add("zero_stage " + str(l.zeroStage) + " is unknown (known: 0, 1, 2, 3)");
-  }
 
   // Schedule requirements; see schedule.h for their sources.
   if (have({"schedule", "virtual_chunks"})) {

@@ -15,6 +15,7 @@
 #include "common/result.h"
 #include "engine/layout/model_config.h"
 #include "engine/layout/schedule.h"
+#include "engine/layout/zero_stage.h"
 
 namespace bubblescope::layout {
 
@@ -30,7 +31,7 @@ struct Layout {
   int32_t dp = 1;
   int32_t tp = 1;
   int32_t pp = 1;
-  int32_t zeroStage = 0;  // 0..3 (ZeRO, Rajbhandari et al.), over the dp group
+  ZeroStage zeroStage = ZeroStage::kNone;  // over the dp group
   ScheduleKind schedule = ScheduleKind::kOneFOneB;
   int32_t virtualChunks = 1;   // v: model chunks per pipeline stage (interleaved only)
   int32_t microBatches = 1;    // m: micro-batches per step = gradient-accumulation steps
@@ -59,10 +60,7 @@ struct Layout {
   int64_t worldSize() const { return int64_t{dp} * tp * pp; }
   // Gradient-bucket capacity in elements of `bytesPerElement` bytes (>= 1).
   int64_t bucketElementCount(int32_t bytesPerElement) const;
-  // ZeRO >= 1 reduce-scatters gradients, ZeRO 0 all-reduces them.
-  GradSync gradSync() const {
-    return zeroStage >= 1 ? GradSync::kReduceScatter : GradSync::kAllReduce;
-  }
+  GradSync gradSync() const { return gradSyncFor(zeroStage); }
 
   bool operator==(const Layout&) const = default;
 };

@@ -188,7 +188,15 @@ class LayoutParser {
         {"dp", intField("dp", l.dp)},
         {"tp", intField("tp", l.tp)},
         {"pp", intField("pp", l.pp)},
-        {"zero_stage", intField("zero_stage", l.zeroStage)},
+        {"zero_stage",
+         [this](const json& v) {
+           int32_t number = 0;
+           if (!intField("zero_stage", number)(v)) return false;
+           Result<ZeroStage> stage = zeroStageFromNumber(number);
+           if (!stage.isOk()) return fail(stage.status().message());
+           layout_.zeroStage = stage.value();
+           return true;
+         }},
         {"schedule",
          [this](const json& v) {
            if (!v.is_string()) return fail("schedule must be a string, got " + v.dump());
@@ -275,7 +283,7 @@ json toJson(const Layout& l) {
       {"dp", l.dp},
       {"tp", l.tp},
       {"pp", l.pp},
-      {"zero_stage", l.zeroStage},
+      {"zero_stage", zeroStageNumber(l.zeroStage)},
       {"schedule", scheduleKindName(l.schedule)},
       {"virtual_chunks", l.virtualChunks},
       {"micro_batches", l.microBatches},

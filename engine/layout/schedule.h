@@ -24,6 +24,7 @@
 
 #include "common/result.h"
 #include "engine/layout/op.h"
+#include "engine/layout/zero_stage.h"
 
 namespace bubblescope::layout {
 
@@ -40,12 +41,6 @@ const char* scheduleKindName(ScheduleKind kind);
 Result<ScheduleKind> parseScheduleKind(const std::string& name);
 // All kinds, in the order above.
 std::vector<ScheduleKind> allScheduleKinds();
-
-// The collective each stage runs after its last backward.
-enum class GradSync : uint8_t {
-  kAllReduce = 0,      // plain data parallelism (ZeRO 0)
-  kReduceScatter = 1,  // ZeRO 1, 2 and 3
-};
 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::kOneFOneB;

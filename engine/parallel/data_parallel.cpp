@@ -16,10 +16,6 @@ std::span<float> slice(Tensor& t, int64_t offset, int64_t size) {
 Result<std::unique_ptr<DataParallel>> DataParallel::create(GptModel& model, Allocator& allocator,
                                                            Communicator& dp,
                                                            const DataParallelOptions& options) {
-  if (options.zeroStage < 0 || options.zeroStage > 3) {
-    return Status::invalidArgument("zero_stage " + std::to_string(options.zeroStage) +
-                                   " is unknown (known: 0, 1, 2, 3)");
-  }
   if (options.bucketElements < 1) {
     return Status::invalidArgument("gradient buckets must hold at least one element");
   }
@@ -47,27 +43,30 @@ DataParallel::~DataParallel() {
 }
 
 Status DataParallel::setUp() {
-  const int32_t stage = options_.zeroStage;
+  const bool shardedParams = layout::shardsParameters(options_.zeroStage);
+  const bool shardedGrads = layout::shardsGradients(options_.zeroStage);
   const int64_t total = flat_.total();
-  shard_ = stage == 0 ? FlatRange{0, total} : shards_.shard(dp_.rank());
+  shard_ = !layout::shardsOptimizer(options_.zeroStage) ? FlatRange{0, total}
+                                                        : shards_.shard(dp_.rank());
   // Parameters: the full buffer, or (stage 3) this rank's shard of it.
-  params_ = Tensor({stage == 3 ? shard_.size() : total}, MemoryCategory::kParameters, &allocator_);
-  const int64_t paramBase = stage == 3 ? shard_.lo : 0;
+  params_ =
+      Tensor({shardedParams ? shard_.size() : total}, MemoryCategory::kParameters, &allocator_);
+  const int64_t paramBase = shardedParams ? shard_.lo : 0;
   for (const FlatEntry& e : flat_.entries()) {
     Parameter& p = *e.param;
-    const FlatRange keep = stage == 3 ? e.range.intersect(shard_) : e.range;
+    const FlatRange keep = shardedParams ? e.range.intersect(shard_) : e.range;
     if (!keep.empty()) {
       std::memcpy(params_.data() + (keep.lo - paramBase), p.value.data() + (keep.lo - e.range.lo),
                   static_cast<size_t>(keep.size()) * sizeof(float));
     }
     Shape shape = p.value.shape();
-    p.value = Tensor::view(shape, stage == 3 ? nullptr : params_.data() + e.range.lo);
+    p.value = Tensor::view(shape, shardedParams ? nullptr : params_.data() + e.range.lo);
   }
   // Gradients: the full buffer (stages 0, 1) or the shard (stages 2, 3).
-  grads_ = Tensor({stage <= 1 ? total : shard_.size()}, MemoryCategory::kGradients, &allocator_);
+  grads_ = Tensor({!shardedGrads ? total : shard_.size()}, MemoryCategory::kGradients, &allocator_);
   for (const FlatEntry& e : flat_.entries()) {
     Shape shape = e.param->grad.shape();
-    e.param->grad = Tensor::view(shape, stage <= 1 ? grads_.data() + e.range.lo : nullptr);
+    e.param->grad = Tensor::view(shape, !shardedGrads ? grads_.data() + e.range.lo : nullptr);
   }
   adamM_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
   adamV_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
@@ -81,11 +80,12 @@ Status DataParallel::setUp() {
 }
 
 float* DataParallel::shardGrads() {
-  return options_.zeroStage <= 1 ? grads_.data() + shard_.lo : grads_.data();
+  return !layout::shardsGradients(options_.zeroStage) ? grads_.data() + shard_.lo : grads_.data();
 }
 
 tracer::ParallelDim DataParallel::syncDim() const {
-  return options_.zeroStage == 0 ? tracer::ParallelDim::kDp : tracer::ParallelDim::kZero;
+  return !layout::shardsOptimizer(options_.zeroStage) ? tracer::ParallelDim::kDp
+                                                      : tracer::ParallelDim::kZero;
 }
 
 CommTrace DataParallel::trace(const char* name) const {
@@ -115,31 +115,31 @@ void DataParallel::beginBackwardInput(int32_t step, int32_t microBatch) {
 // ---- Hooks ----------------------------------------------------------------
 
 Status DataParallel::beforeForward(int32_t slot) {
-  return options_.zeroStage == 3 ? gatherSlot(slot) : Status::ok();
+  return layout::shardsParameters(options_.zeroStage) ? gatherSlot(slot) : Status::ok();
 }
 
 Status DataParallel::afterForward(int32_t slot) {
-  if (options_.zeroStage == 3) releaseSlot(slot);
+  if (layout::shardsParameters(options_.zeroStage)) releaseSlot(slot);
   return Status::ok();
 }
 
 Status DataParallel::beforeBackward(int32_t slot) {
-  if (options_.zeroStage == 3) BS_RETURN_IF_ERROR(gatherSlot(slot));
+  if (layout::shardsParameters(options_.zeroStage)) BS_RETURN_IF_ERROR(gatherSlot(slot));
   return openSlotGradients(slot);
 }
 
 Status DataParallel::afterBackward(int32_t slot) {
   BS_RETURN_IF_ERROR(finishSlotGradients(slot));
-  if (options_.zeroStage == 3) releaseSlot(slot);
+  if (layout::shardsParameters(options_.zeroStage)) releaseSlot(slot);
   return Status::ok();
 }
 
 Status DataParallel::beforeBackwardInput(int32_t slot) {
-  return options_.zeroStage == 3 ? gatherSlot(slot) : Status::ok();
+  return layout::shardsParameters(options_.zeroStage) ? gatherSlot(slot) : Status::ok();
 }
 
 Status DataParallel::afterBackwardInput(int32_t slot) {
-  if (options_.zeroStage == 3) releaseSlot(slot);
+  if (layout::shardsParameters(options_.zeroStage)) releaseSlot(slot);
   return Status::ok();
 }
 
@@ -152,7 +152,7 @@ Status DataParallel::afterBackwardWeight(int32_t slot) {
 }
 
 Status DataParallel::openSlotGradients(int32_t slot) {
-  if (options_.zeroStage >= 2) {
+  if (layout::shardsGradients(options_.zeroStage)) {
     const FlatRange range = flat_.slotRange(slot);
     slotGrads_ = Tensor({range.size()}, MemoryCategory::kGradients, &allocator_);
     for (const auto& [e, piece] : flat_.overlapping(range)) {
@@ -165,7 +165,7 @@ Status DataParallel::openSlotGradients(int32_t slot) {
 
 Status DataParallel::finishSlotGradients(int32_t slot) {
   const FlatRange range = flat_.slotRange(slot);
-  if (options_.zeroStage >= 2) {
+  if (layout::shardsGradients(options_.zeroStage)) {
     // Move this slot's gradients into the buckets they belong to, one bucket
     // at a time so at most kMaxBucketsInFlight full buckets exist at once.
     for (size_t i = 0; i < buckets_.size(); ++i) {
@@ -203,7 +203,7 @@ Status DataParallel::launchReadyBuckets() {
     // Stages 2 and 3 own a buffer per bucket in flight: bound them (as
     // DeepSpeed's double-buffered reduction buckets do) by completing the
     // oldest. The worker runs them in order, so the oldest finishes first.
-    if (options_.zeroStage >= 2) {
+    if (layout::shardsGradients(options_.zeroStage)) {
       while (inFlight_ > kMaxBucketsInFlight) BS_RETURN_IF_ERROR(completeBucket(buckets_[oldest_]));
     }
   }
@@ -215,15 +215,15 @@ Status DataParallel::launchReadyBuckets() {
 Status DataParallel::launchBucket(Bucket& b) {
   b.launched = true;
   if (inFlight_++ == 0) oldest_ = static_cast<size_t>(&b - buckets_.data());
-  const int32_t stage = options_.zeroStage;
-  if (stage == 0) {
+  if (!layout::shardsOptimizer(options_.zeroStage)) {
     BS_ASSIGN_OR_RETURN(b.handle, dp_.startAllReduce(slice(grads_, b.range.lo, b.range.size()),
                                                      trace("grad_all_reduce")));
     return Status::ok();
   }
   b.recv = Tensor({b.piece.size()}, MemoryCategory::kGradients, &allocator_);
-  std::span<const float> send =
-      stage == 1 ? slice(grads_, b.range.lo, b.range.size()) : b.send.span();
+  std::span<const float> send = !layout::shardsGradients(options_.zeroStage)
+                                    ? slice(grads_, b.range.lo, b.range.size())
+                                    : b.send.span();
   BS_ASSIGN_OR_RETURN(b.handle,
                       dp_.startReduceScatter(send, b.recv.span(), shards_.countsFor(b.range),
                                              trace("grad_reduce_scatter")));
@@ -234,10 +234,10 @@ Status DataParallel::completeBucket(Bucket& b) {
   BS_RETURN_IF_ERROR(dp_.wait(b.handle));
   --inFlight_;
   oldest_ = static_cast<size_t>(&b - buckets_.data()) + 1;  // buckets launch in index order
-  if (options_.zeroStage >= 1 && !b.piece.empty()) {
+  if (layout::shardsOptimizer(options_.zeroStage) && !b.piece.empty()) {
     float* dst = shardGrads() + (b.piece.lo - shard_.lo);
     const float* src = b.recv.data();
-    if (options_.zeroStage == 1) {
+    if (!layout::shardsGradients(options_.zeroStage)) {
       std::memcpy(dst, src, static_cast<size_t>(b.piece.size()) * sizeof(float));
     } else {
       for (int64_t i = 0; i < b.piece.size(); ++i) dst[i] += src[i];  // accumulate micro-batches
@@ -315,7 +315,7 @@ Result<double> DataParallel::gradSquaredSum(bool countReplicated) {
       sum += x * x;
     }
   }
-  if (options_.zeroStage >= 1 && dp_.size() > 1) {
+  if (layout::shardsOptimizer(options_.zeroStage) && dp_.size() > 1) {
     BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&sum, 1), trace("grad_norm")));
   }
   return sum;
@@ -328,8 +328,7 @@ void DataParallel::scaleGradients(float factor) {
 
 void DataParallel::applyOptimizer(double lr) {
   ++adamSteps_;
-  const int32_t stage = options_.zeroStage;
-  const int64_t paramBase = stage == 3 ? shard_.lo : 0;
+  const int64_t paramBase = layout::shardsParameters(options_.zeroStage) ? shard_.lo : 0;
   for (const auto& [e, piece] : flat_.overlapping(shard_)) {
     const size_t n = static_cast<size_t>(piece.size());
     const int64_t local = piece.lo - shard_.lo;
@@ -340,8 +339,8 @@ void DataParallel::applyOptimizer(double lr) {
 }
 
 Status DataParallel::gatherUpdatedParameters() {
-  const int32_t stage = options_.zeroStage;
-  if ((stage == 1 || stage == 2) && dp_.size() > 1) {
+  const layout::ZeroStage stage = options_.zeroStage;
+  if (layout::shardsOptimizer(stage) && !layout::shardsParameters(stage) && dp_.size() > 1) {
     BS_RETURN_IF_ERROR(dp_.allGather({}, params_.span(), shards_.countsFor({0, flat_.total()}),
                                      trace("param_all_gather")));
   }
@@ -350,7 +349,7 @@ Status DataParallel::gatherUpdatedParameters() {
 
 Status DataParallel::gatherParameters(std::vector<float>& out) {
   out.assign(static_cast<size_t>(flat_.total()), 0.0f);
-  if (options_.zeroStage <= 2) {
+  if (!layout::shardsParameters(options_.zeroStage)) {
     std::memcpy(out.data(), params_.data(), out.size() * sizeof(float));
     return Status::ok();
   }

@@ -44,13 +44,14 @@
 
 #include "engine/adamw.h"
 #include "engine/gpt_model.h"
+#include "engine/layout/zero_stage.h"
 #include "engine/parallel/communicator.h"
 #include "engine/parallel/flat_layout.h"
 
 namespace bubblescope::engine {
 
 struct DataParallelOptions {
-  int32_t zeroStage = 0;                        // 0..3
+  layout::ZeroStage zeroStage = layout::ZeroStage::kNone;
   bool overlap = true;                          // launch buckets during backward
   int64_t bucketElements = 25 * (1 << 20) / 4;  // 25 MiB of fp32 (PyTorch DDP's default)
   AdamWConfig optimizer;
@@ -98,7 +99,7 @@ class DataParallel final : public LayerHooks {
 
   const FlatLayout& flat() const { return flat_; }
   FlatRange shard() const { return shard_; }  // whole buffer at stage 0
-  int32_t zeroStage() const { return options_.zeroStage; }
+  layout::ZeroStage zeroStage() const { return options_.zeroStage; }
   int64_t optimizerSteps() const { return adamSteps_; }
 
   // LayerHooks
@@ -127,7 +128,9 @@ class DataParallel final : public LayerHooks {
   DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
                const DataParallelOptions& options);
   Status setUp();
-  bool syncsThisMicroBatch() const { return options_.zeroStage >= 2 || lastMicroBatch_; }
+  bool syncsThisMicroBatch() const {
+    return layout::shardsGradients(options_.zeroStage) || lastMicroBatch_;
+  }
   Status launchReadyBuckets();
   Status launchBucket(Bucket& bucket);
   Status completeBucket(Bucket& bucket);

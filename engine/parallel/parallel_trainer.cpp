@@ -90,7 +90,7 @@ Result<StepResult> ParallelTrainer::step() {
   // ZeRO-3 gathers parameters and tp all-reduces inside forward and backward
   // (blocking): an enclosing compute span would hide that communication, so
   // the per-layer spans stand alone there.
-  const bool outerSpans = parallel_.zeroStage < 3 && model_->tpSize() == 1;
+  const bool outerSpans = !layout::shardsParameters(parallel_.zeroStage) && model_->tpSize() == 1;
   TraceContext trace{recorder_, static_cast<int32_t>(step_), -1, -1, -1};
   tracer::Recorder* outer = outerSpans ? recorder_ : nullptr;
   dp_sync_->zeroGradients();

@@ -45,8 +45,7 @@ PipelineTrainer::~PipelineTrainer() = default;
 Status PipelineTrainer::initialize() {
   useSingleBlasThread();
   const int32_t p = pp_.size();
-  const layout::GradSync sync =
-      parallel_.zeroStage >= 1 ? layout::GradSync::kReduceScatter : layout::GradSync::kAllReduce;
+  const layout::GradSync sync = layout::gradSyncFor(parallel_.zeroStage);
   BS_ASSIGN_OR_RETURN(schedule_, layout::makeSchedule(pipeline_.schedule, p, options_.microBatches,
                                                       pipeline_.chunks, sync));
   BS_ASSIGN_OR_RETURN(

@@ -9,13 +9,14 @@
 
 #include "common/result.h"
 #include "engine/allocator.h"
+#include "engine/layout/zero_stage.h"
 #include "engine/trainer.h"
 #include "tracer/recorder.h"
 
 namespace bubblescope::engine {
 
 struct ParallelOptions {
-  int32_t zeroStage = 0;
+  layout::ZeroStage zeroStage = layout::ZeroStage::kNone;
   bool overlap = true;
   int64_t bucketElements = 25 * (1 << 20) / 4;
 };

@@ -41,13 +41,14 @@ std::string bubbleFormulaText(const LayoutFacts& layout) {
   return text;
 }
 
-std::optional<ModelStateBytes> zeroModelStateBytes(int64_t psiRank, int32_t zeroStage, int32_t dp) {
-  if (psiRank <= 0 || zeroStage < 0 || zeroStage > 3 || dp < 1) return std::nullopt;
+std::optional<ModelStateBytes> zeroModelStateBytes(int64_t psiRank, layout::ZeroStage zeroStage,
+                                                   int32_t dp) {
+  if (psiRank <= 0 || dp < 1) return std::nullopt;
   const double psi = static_cast<double>(psiRank);
   ModelStateBytes b;
-  b.parameters = 4.0 * psi / (zeroStage >= 3 ? dp : 1);
-  b.gradients = 4.0 * psi / (zeroStage >= 2 ? dp : 1);
-  b.optimizer = 8.0 * psi / (zeroStage >= 1 ? dp : 1);
+  b.parameters = 4.0 * psi / (layout::shardsParameters(zeroStage) ? dp : 1);
+  b.gradients = 4.0 * psi / (layout::shardsGradients(zeroStage) ? dp : 1);
+  b.optimizer = 8.0 * psi / (layout::shardsOptimizer(zeroStage) ? dp : 1);
   return b;
 }
 
@@ -69,7 +70,7 @@ std::optional<double> dataParallelVolumeBytes(const LayoutFacts& layout,
                                               std::optional<double> psi) {
   if (!psi || !layout.zeroStage) return std::nullopt;
   if (layout.dp.value_or(1) == 1) return 0.0;
-  const double elements = (*layout.zeroStage == 3 ? 3.0 : 2.0) * *psi;
+  const double elements = (layout::shardsParameters(*layout.zeroStage) ? 3.0 : 2.0) * *psi;
   return elements * kBytesPerElement;
 }
 

@@ -37,7 +37,8 @@ struct ModelStateBytes {
   double gradients = 0;
   double optimizer = 0;
 };
-std::optional<ModelStateBytes> zeroModelStateBytes(int64_t psiRank, int32_t zeroStage, int32_t dp);
+std::optional<ModelStateBytes> zeroModelStateBytes(int64_t psiRank, layout::ZeroStage zeroStage,
+                                                   int32_t dp);
 
 // Ψ_rank = Ψ / (tp·pp): an even split of the model over the model-parallel
 // ranks (exact when tp·pp = 1; embeddings make pipeline splits uneven, and

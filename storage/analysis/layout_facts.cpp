@@ -43,9 +43,11 @@ LayoutFacts layoutFactsFromJson(const std::string& layoutJson, const std::string
   f.dp = intAt(layout, "dp");
   f.tp = intAt(layout, "tp");
   f.pp = intAt(layout, "pp");
-  f.zeroStage = intAt(layout, "zero_stage", /*allowZero=*/true);
-  if (!f.zeroStage) f.zeroStage = intAt(layout, "zero", /*allowZero=*/true);
-  if (f.zeroStage && *f.zeroStage > 3) f.zeroStage.reset();
+  auto zero = intAt(layout, "zero_stage", /*allowZero=*/true);
+  if (!zero) zero = intAt(layout, "zero", /*allowZero=*/true);
+  if (zero) {
+    if (auto stage = layout::zeroStageFromNumber(*zero); stage.isOk()) f.zeroStage = stage.value();
+  }
   if (layout.is_object() && layout.contains("schedule") && layout["schedule"].is_string()) {
     const std::string s = layout["schedule"].get<std::string>();
     if (s == "gpipe" || s == "1f1b" || s == "interleaved" || s == "zb-h1") f.schedule = s;

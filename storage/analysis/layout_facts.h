@@ -13,11 +13,13 @@
 #include <optional>
 #include <string>
 
+#include "engine/layout/zero_stage.h"
+
 namespace bubblescope::analysis {
 
 struct LayoutFacts {
   std::optional<int32_t> dp, tp, pp;
-  std::optional<int32_t> zeroStage;
+  std::optional<layout::ZeroStage> zeroStage;
   std::optional<std::string> schedule;    // gpipe | 1f1b | interleaved | zb-h1
   std::optional<int32_t> virtualChunks;   // v
   std::optional<int32_t> microBatches;    // m

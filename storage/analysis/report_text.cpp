@@ -134,7 +134,7 @@ std::string layoutSummary(const LayoutFacts& l) {
   if (l.dp) add("dp" + std::to_string(*l.dp));
   if (l.tp) add("tp" + std::to_string(*l.tp));
   if (l.pp) add("pp" + std::to_string(*l.pp));
-  if (l.zeroStage) add("zero" + std::to_string(*l.zeroStage));
+  if (l.zeroStage) add("zero" + std::to_string(layout::zeroStageNumber(*l.zeroStage)));
   if (l.schedule) add(*l.schedule);
   if (l.microBatches) add("m=" + std::to_string(*l.microBatches));
   if (l.virtualChunks) add("v=" + std::to_string(*l.virtualChunks));

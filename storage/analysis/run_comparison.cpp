@@ -13,6 +13,8 @@ std::string str(const std::optional<T>& v) {
   if (!v) return "-";
   if constexpr (std::is_same_v<T, std::string>) {
     return *v;
+  } else if constexpr (std::is_same_v<T, layout::ZeroStage>) {
+    return std::to_string(layout::zeroStageNumber(*v));
   } else {
     return std::to_string(*v);
   }

@@ -38,15 +38,15 @@ TEST(FormulasTest, BubbleFromLayoutNeedsScheduleAndMicroBatches) {
 
 TEST(FormulasTest, ZeroModelStates) {
   // fp32 Adam: 4Ψ + 4Ψ + 8Ψ, sharded by N_d per stage (REFERENCE.md).
-  const auto s0 = *zeroModelStateBytes(1000, 0, 4);
+  const auto s0 = *zeroModelStateBytes(1000, layout::ZeroStage::kNone, 4);
   EXPECT_DOUBLE_EQ(s0.parameters + s0.gradients + s0.optimizer, 16000);
-  const auto s1 = *zeroModelStateBytes(1000, 1, 4);
+  const auto s1 = *zeroModelStateBytes(1000, layout::ZeroStage::kOptimizer, 4);
   EXPECT_DOUBLE_EQ(s1.parameters + s1.gradients + s1.optimizer, 4000 + 4000 + 2000);
-  const auto s2 = *zeroModelStateBytes(1000, 2, 4);
+  const auto s2 = *zeroModelStateBytes(1000, layout::ZeroStage::kGradients, 4);
   EXPECT_DOUBLE_EQ(s2.parameters + s2.gradients + s2.optimizer, 4000 + 3000);
-  const auto s3 = *zeroModelStateBytes(1000, 3, 4);
+  const auto s3 = *zeroModelStateBytes(1000, layout::ZeroStage::kParameters, 4);
   EXPECT_DOUBLE_EQ(s3.parameters + s3.gradients + s3.optimizer, 4000);
-  EXPECT_FALSE(zeroModelStateBytes(1000, 4, 4));
+  EXPECT_FALSE(zeroModelStateBytes(0, layout::ZeroStage::kNone, 4));
 }
 
 TEST(FormulasTest, CommunicationVolumes) {
@@ -77,7 +77,7 @@ TEST(LayoutFactsTest, ReadsWhatTheEngineWrites) {
   l.dp = 2;
   l.tp = 1;
   l.pp = 4;
-  l.zeroStage = 1;
+  l.zeroStage = layout::ZeroStage::kOptimizer;
   l.schedule = layout::ScheduleKind::kInterleaved;
   l.virtualChunks = 2;
   l.microBatches = 8;
@@ -88,7 +88,7 @@ TEST(LayoutFactsTest, ReadsWhatTheEngineWrites) {
   EXPECT_EQ(f.dp, 2);
   EXPECT_EQ(f.tp, 1);
   EXPECT_EQ(f.pp, 4);
-  EXPECT_EQ(f.zeroStage, 1);
+  EXPECT_EQ(f.zeroStage, layout::ZeroStage::kOptimizer);
   EXPECT_EQ(f.schedule, "interleaved");
   EXPECT_EQ(f.virtualChunks, 2);
   EXPECT_EQ(f.microBatches, 8);

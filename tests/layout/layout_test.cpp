@@ -49,10 +49,20 @@ TEST(LayoutValidate, GlobalBatchMustAgree) {
   EXPECT_TRUE(validate(l).isOk());
 }
 
-TEST(LayoutValidate, UnknownZeroStage) {
-  Layout l = base();
-  l.zeroStage = 4;
-  EXPECT_EQ(problems(l), "invalid layout: zero_stage 4 is unknown (known: 0, 1, 2, 3)");
+TEST(ZeroStage, NumbersPredicatesAndGradSync) {
+  EXPECT_EQ(zeroStageFromNumber(4).status().message(),
+            "zero_stage 4 is unknown (known: 0, 1, 2, 3)");
+  EXPECT_FALSE(zeroStageFromNumber(-1).isOk());
+  for (int32_t n = 0; n <= 3; ++n) {
+    const ZeroStage s = zeroStageFromNumber(n).value();
+    EXPECT_EQ(zeroStageNumber(s), n);
+    EXPECT_EQ(shardsOptimizer(s), n >= 1) << n;
+    EXPECT_EQ(shardsGradients(s), n >= 2) << n;
+    EXPECT_EQ(shardsParameters(s), n == 3) << n;
+    EXPECT_EQ(gradSyncFor(s), n == 0 ? GradSync::kAllReduce : GradSync::kReduceScatter) << n;
+  }
+  EXPECT_EQ(layoutFromJson(json{{"zero_stage", 4}}).status().message(),
+            "invalid layout: zero_stage 4 is unknown (known: 0, 1, 2, 3)");
 }
 
 TEST(LayoutValidate, InterleavedNeedsMicroBatchesDivisibleByPp) {
@@ -146,13 +156,12 @@ TEST(LayoutValidate, HostsOrHostfileNotBoth) {
 
 TEST(LayoutValidate, EveryProblemInOneMessage) {
   Layout l = base();
-  l.zeroStage = 5;
   l.globalBatch = 7;
   l.tp = 3;
   EXPECT_EQ(problems(l, 8),
             "invalid layout: world size 8 does not match dp 2 x tp 3 x pp 2 = 12; "
             "global_batch 7 does not equal micro_batch_size 2 x micro_batches 4 x dp 2 = 16; "
-            "zero_stage 5 is unknown (known: 0, 1, 2, 3); heads 8 is not divisible by tp 3; "
+            "heads 8 is not divisible by tp 3; "
             "hidden 256 is not divisible by tp 3; MLP size 1024 is not divisible by tp 3");
 }
 
@@ -176,7 +185,7 @@ TEST(LayoutJson, ParsesEveryKey) {
   EXPECT_EQ(l.model.preset, "custom");
   EXPECT_EQ(l.model.hidden, 256);
   EXPECT_EQ(l.dp, 2);
-  EXPECT_EQ(l.zeroStage, 1);
+  EXPECT_EQ(l.zeroStage, ZeroStage::kOptimizer);
   EXPECT_EQ(l.schedule, ScheduleKind::kInterleaved);
   EXPECT_EQ(l.virtualChunks, 2);
   EXPECT_EQ(l.globalBatch, 16);
@@ -200,7 +209,7 @@ TEST(LayoutJson, RoundTrip) {
   Layout l = base();
   l.model.numLayers = 6;
   l.model.preset = "custom";
-  l.zeroStage = 2;
+  l.zeroStage = ZeroStage::kGradients;
   l.schedule = ScheduleKind::kZeroBubbleH1;
   l.globalBatch = 16;
   l.steps = 7;

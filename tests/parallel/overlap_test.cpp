@@ -24,7 +24,7 @@ TrainerOptions heavierOptions() {
 std::vector<tracer::Event> tracedStep(const DpCase& c, Communicator& comm,
                                       const TrainerOptions& options = perRankOptions()) {
   ParallelOptions p;
-  p.zeroStage = c.zero;
+  p.zeroStage = layout::zeroStageFromNumber(c.zero).value();
   p.overlap = c.overlap;
   p.bucketElements = c.bucketElements;
   auto trainer = std::move(ParallelTrainer::create(options, p, comm).value());

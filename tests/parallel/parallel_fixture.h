@@ -98,7 +98,7 @@ inline bool recordSteps(RankTrainer& trainer, int steps, RunResult& r) {
 
 inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   ParallelOptions p;
-  p.zeroStage = c.zero;
+  p.zeroStage = layout::zeroStageFromNumber(c.zero).value();
   p.overlap = c.overlap;
   p.bucketElements = c.bucketElements;
   RunResult r;

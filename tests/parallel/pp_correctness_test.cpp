@@ -52,7 +52,7 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
                       Communicator& pp, bool recompute = false, ActivationBytes* bytes = nullptr) {
   RunResult r;
   ParallelOptions parallel;
-  parallel.zeroStage = zero;
+  parallel.zeroStage = layout::zeroStageFromNumber(zero).value();
   parallel.bucketElements = 3000;  // buckets that split layers
   PipelineOptions pipeline;
   pipeline.schedule = kind;

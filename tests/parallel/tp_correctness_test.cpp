@@ -13,7 +13,7 @@ namespace {
 
 std::unique_ptr<ParallelTrainer> makeTrainer(int32_t zero, Communicator& dp, Communicator& tp) {
   ParallelOptions p;
-  p.zeroStage = zero;
+  p.zeroStage = layout::zeroStageFromNumber(zero).value();
   p.bucketElements = 3000;  // buckets that split layers
   auto made = ParallelTrainer::create(perRankOptions(), p, dp, &tp);
   EXPECT_TRUE(made.isOk()) << made.status().toString();

@@ -29,7 +29,7 @@ inline void expectPipelineMatches(layout::ScheduleKind schedule, int32_t dpSize,
       std::to_string(grid.grid().tpSize()) + " pp " + std::to_string(grid.grid().ppSize()) + " v " +
       std::to_string(chunks) + " zero " + std::to_string(zero) + (recompute ? " recompute" : "");
   ParallelOptions parallel;
-  parallel.zeroStage = zero;
+  parallel.zeroStage = layout::zeroStageFromNumber(zero).value();
   parallel.bucketElements = 3000;  // buckets that split layers
   PipelineOptions pipeline;
   pipeline.schedule = schedule;

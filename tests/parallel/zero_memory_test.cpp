@@ -34,7 +34,7 @@ TEST_P(ZeroMemoryTest, BytesPerRankFollowTheFormula) {
   const int32_t stage = GetParam();
   auto comm = dpGroup(4);
   ParallelOptions p;
-  p.zeroStage = stage;
+  p.zeroStage = layout::zeroStageFromNumber(stage).value();
   p.bucketElements = 1024;
   auto trainer = std::move(ParallelTrainer::create(perRankOptions(), p, *comm).value());
   ASSERT_TRUE(trainer->step().isOk());

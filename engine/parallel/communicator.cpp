@@ -1,5 +1,6 @@
 #include "engine/parallel/communicator.h"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -100,45 +101,55 @@ Result<CommHandle> Communicator::start(CommOp op) {
   CommHandle handle;
   const int64_t startNs = nowNs();
   BS_ASSIGN_OR_RETURN(handle.pending_, launch(op, /*blocking=*/false));
-  if (op.trace.spanAtStart) record(op, startNs, nowNs());
+  if (op.trace.spanAtStart) record(op, {startNs, startNs, nowNs()});
   handle.op_ = std::move(op);
   return handle;
 }
 
-Status Communicator::wait(CommHandle& handle) {
+Status Communicator::wait(CommHandle& handle, CommTimes* times) {
   if (!handle.valid()) return Status::failedPrecondition("waiting on an empty comm handle");
-  int64_t startNs = 0, endNs = 0;
-  const Status status = handle.pending_->wait(startNs, endNs);
+  CommTimes t;
+  const Status status = handle.pending_->wait(t);
   handle.pending_.reset();
-  if (status.isOk() && !handle.op_.trace.spanAtStart) record(handle.op_, startNs, endNs);
+  if (status.isOk() && !handle.op_.trace.spanAtStart) record(handle.op_, t);
+  if (times != nullptr) *times = t;
   return status;
 }
 
-Status Communicator::run(CommOp op) {
+Status Communicator::run(CommOp op, CommTimes* times) {
   BS_RETURN_IF_ERROR(check(op));
   BS_ASSIGN_OR_RETURN(auto pending, launch(op, /*blocking=*/true));
-  int64_t startNs = 0, endNs = 0;
-  BS_RETURN_IF_ERROR(pending->wait(startNs, endNs));
-  record(op, startNs, endNs);
+  CommTimes t;
+  BS_RETURN_IF_ERROR(pending->wait(t));
+  record(op, t);
+  if (times != nullptr) *times = t;
   return Status::ok();
 }
 
-void Communicator::record(const CommOp& op, int64_t startNs, int64_t endNs) {
+void Communicator::record(const CommOp& op, const CommTimes& times) {
   if (recorder_ == nullptr) return;
   const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
   if (size() == 1 && !pointToPoint) return;  // a local copy: no traffic to show
   tracer::SpanInfo info;
-  info.kind = eventKindOf(op.kind);
   info.lane = pointToPoint ? tracer::Lane::kPipeline : tracer::Lane::kCommunication;
-  info.name = op.trace.name ? op.trace.name : collectiveName(op.kind);
   info.step = op.trace.step;
   info.microBatch = op.trace.microBatch;
   info.stage = op.trace.stage;
   info.chunk = op.trace.chunk;
   info.dim = op.trace.dim.value_or(dim_);
-  info.bytes = op.bytes();
   info.peer = pointToPoint ? worldRankOf(op.peer) : -1;
-  recorder_->record(info, startNs, endNs);
+  // Clamped so a backend's readyNs outside [start, end] cannot make a
+  // negative span.
+  const int64_t readyNs = std::clamp(times.readyNs, times.startNs, times.endNs);
+  if (readyNs > times.startNs) {
+    info.kind = tracer::EventKind::kWait;
+    info.name = op.trace.waitName ? op.trace.waitName : "wait";
+    recorder_->record(info, times.startNs, readyNs);
+  }
+  info.kind = eventKindOf(op.kind);
+  info.name = op.trace.name ? op.trace.name : collectiveName(op.kind);
+  info.bytes = op.bytes();
+  recorder_->record(info, readyNs, times.endNs);
 }
 
 namespace {

@@ -21,6 +21,14 @@
 //   kPipeline, everything else on kCommunication. A group of one rank
 //   runs its collectives as local copies and records no span: nothing
 //   crosses a link, so a dp 1 run shows no dp traffic.
+// - Waiting is not communication (DESIGN.md: a bubble is never hidden in a
+//   receive). When the backend saw the call wait for its peers (CommTimes::
+//   readyNs > startNs) the span is split in two: [start, ready] is an
+//   EventKind::kWait span on the same lane (same dim, step, micro-batch,
+//   stage, chunk and peer; 0 bytes; name CommTrace::waitName or "wait"), and
+//   only [ready, end] is the op's span with its bytes. MpiCommunicator
+//   observes it for blocking receives and for the blocking collectives of a
+//   pp group (see there); other calls report readyNs = startNs.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +68,17 @@ struct CommTrace {
   // pipeline sends, whose completion the sender only observes at the end of
   // the step (the receiver's span shows the transfer).
   bool spanAtStart = false;
+  const char* waitName = nullptr;  // the wait span's name (null: "wait"); must outlive it
+};
+
+// When a call ran, on the communicator's clock. readyNs: when its peers were
+// there (a receive's message had arrived, every rank of a collective had
+// joined); startNs when the call did not wait for them or the backend cannot
+// tell. startNs <= readyNs <= endNs.
+struct CommTimes {
+  int64_t startNs = 0;
+  int64_t readyNs = 0;
+  int64_t endNs = 0;
 };
 
 // One call. Buffers are not owned.
@@ -87,8 +106,8 @@ struct CommOp {
 class PendingComm {
  public:
   virtual ~PendingComm() = default;
-  // Blocks until the op completed. startNs/endNs on the communicator's clock.
-  virtual Status wait(int64_t& startNs, int64_t& endNs) = 0;
+  // Blocks until the op completed and says when it ran.
+  virtual Status wait(CommTimes& times) = 0;
 };
 
 class CommHandle {
@@ -123,8 +142,10 @@ class Communicator {
   // Checks the op against the group (counts, peer, sizes) and starts it.
   Result<CommHandle> start(CommOp op);
   // Completes a started op and records its span; the handle becomes invalid.
-  Status wait(CommHandle& handle);
-  Status run(CommOp op);  // start + wait (a backend may run it on the calling thread)
+  // `times` (optional) receives when it ran (a wrapping backend passes them on).
+  Status wait(CommHandle& handle, CommTimes* times = nullptr);
+  // start + wait (a backend may run it on the calling thread).
+  Status run(CommOp op, CommTimes* times = nullptr);
 
   // Typed conveniences over start()/run(); spans are float32 unless double.
   Result<CommHandle> startAllReduce(std::span<float> data, const CommTrace& trace = {});
@@ -170,7 +191,7 @@ class Communicator {
 
  private:
   Status check(const CommOp& op) const;
-  void record(const CommOp& op, int64_t startNs, int64_t endNs);
+  void record(const CommOp& op, const CommTimes& times);
 
   tracer::ParallelDim dim_;
   std::vector<int32_t> worldRanks_;

@@ -18,16 +18,19 @@ class HostStagedCommunicator::StagedComm final : public PendingComm {
   size_t copyBackOffset = 0;   // bytes into recvHost (and copyBackTo) to start at
   size_t copyBackBytes = 0;
   CommHandle inner;
-  Status innerStatus;  // a blocking op already ran: its outcome
+  Status innerStatus;    // a blocking op already ran: its outcome
+  CommTimes innerTimes;  // ... and when (its readyNs: when the peers were there)
 
-  Status wait(int64_t& startNs, int64_t& endNs) override {
-    startNs = startNs_;
-    Status status = inner.valid() ? owner_->inner_->wait(inner) : innerStatus;
+  Status wait(CommTimes& times) override {
+    Status status = inner.valid() ? owner_->inner_->wait(inner, &innerTimes) : innerStatus;
     if (status.isOk() && copyBackTo != nullptr && copyBackBytes > 0) {
       status = owner_->copier_->toDevice(static_cast<std::byte*>(copyBackTo) + copyBackOffset,
                                          recvHost.data() + copyBackOffset, copyBackBytes);
     }
-    endNs = owner_->nowNs();
+    // When the inner op waited for its peers, the wait ends where its ended
+    // (the staging copy before it is transfer work).
+    const bool waited = innerTimes.readyNs > innerTimes.startNs;
+    times = {startNs_, waited ? innerTimes.readyNs : startNs_, owner_->nowNs()};
     return status;
   }
 
@@ -110,7 +113,7 @@ Result<std::unique_ptr<PendingComm>> HostStagedCommunicator::launch(const CommOp
   host.send = op.send != nullptr && !staged->sendHost.empty() ? staged->sendHost.data() : nullptr;
   host.recv = staged->recvHost.empty() ? nullptr : staged->recvHost.data();
   if (blocking) {
-    staged->innerStatus = inner_->run(std::move(host));
+    staged->innerStatus = inner_->run(std::move(host), &staged->innerTimes);
   } else {
     BS_ASSIGN_OR_RETURN(staged->inner, inner_->start(std::move(host)));
   }

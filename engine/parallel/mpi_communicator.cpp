@@ -38,18 +38,30 @@ MPI_Datatype mpiType(ElementType type) {
 // An op that already completed on the calling thread.
 class CompletedComm final : public PendingComm {
  public:
-  CompletedComm(Status status, int64_t startNs, int64_t endNs)
-      : status_(std::move(status)), startNs_(startNs), endNs_(endNs) {}
-  Status wait(int64_t& startNs, int64_t& endNs) override {
-    startNs = startNs_;
-    endNs = endNs_;
+  CompletedComm(Status status, const CommTimes& times)
+      : status_(std::move(status)), times_(times) {}
+  Status wait(CommTimes& times) override {
+    times = times_;
     return status_;
   }
 
  private:
   Status status_;
-  int64_t startNs_, endNs_;
+  CommTimes times_;
 };
+
+// Calls `ready` until it says true, sleeping briefly between calls so a
+// waiting rank leaves the core to ranks that compute (runs are often
+// oversubscribed). Returns whether it had to call more than once, i.e. the
+// peers were not there when the wait began.
+template <typename Ready>
+Result<bool> pollUntil(Ready ready) {
+  for (int polls = 0;; ++polls) {
+    BS_ASSIGN_OR_RETURN(const bool done, ready());
+    if (done) return polls > 0;
+    std::this_thread::sleep_for(std::chrono::microseconds(polls < 100 ? 10 : 100));
+  }
+}
 
 }  // namespace
 
@@ -60,7 +72,7 @@ class MpiCommunicator::QueuedComm final : public PendingComm {
  public:
   QueuedComm(std::shared_ptr<Job> job, MpiCommunicator* owner)
       : job_(std::move(job)), owner_(owner) {}
-  Status wait(int64_t& startNs, int64_t& endNs) override {
+  Status wait(CommTimes& times) override {
     std::unique_lock<std::mutex> lock(owner_->mutex_);
     if (!job_->done && !owner_->busy_ && !owner_->queue_.empty() &&
         owner_->queue_.front() == job_) {
@@ -71,8 +83,7 @@ class MpiCommunicator::QueuedComm final : public PendingComm {
       lock.lock();
     }
     job_->finished.wait(lock, [&] { return job_->done; });
-    startNs = job_->startNs;
-    endNs = job_->endNs;
+    times = {job_->startNs, job_->startNs, job_->endNs};
     return job_->status;
   }
 
@@ -88,10 +99,9 @@ class RequestComm final : public PendingComm {
  public:
   RequestComm(MPI_Request request, int64_t startNs, std::function<int64_t()> now)
       : request_(request), startNs_(startNs), now_(std::move(now)) {}
-  Status wait(int64_t& startNs, int64_t& endNs) override {
-    startNs = startNs_;
+  Status wait(CommTimes& times) override {
     BS_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
-    endNs = now_();
+    times = {startNs_, startNs_, now_()};
     return Status::ok();
   }
 
@@ -173,12 +183,37 @@ Status MpiCommunicator::execute(const CommOp& op) {
 }
 
 Result<bool> MpiCommunicator::awaitMessage(int32_t peer, int32_t tag) {
-  for (int polls = 0;; ++polls) {
+  return pollUntil([&]() -> Result<bool> {
     int flag = 0;
     BS_MPI_CHECK(MPI_Iprobe(peer, tag, comm_, &flag, MPI_STATUS_IGNORE));
-    if (flag != 0) return polls > 0;
-    std::this_thread::sleep_for(std::chrono::microseconds(polls < 100 ? 10 : 100));
-  }
+    return flag != 0;
+  });
+}
+
+Status MpiCommunicator::receiveWhenArrived(const CommOp& op, CommTimes& times) {
+  MPI_Message message = MPI_MESSAGE_NULL;
+  BS_ASSIGN_OR_RETURN(
+      const bool waited, pollUntil([&]() -> Result<bool> {
+        int flag = 0;
+        BS_MPI_CHECK(MPI_Improbe(op.peer, op.tag, comm_, &flag, &message, MPI_STATUS_IGNORE));
+        return flag != 0;
+      }));
+  times.readyNs = waited ? nowNs() : times.startNs;
+  BS_MPI_CHECK(MPI_Mrecv(op.recv, static_cast<int>(op.count), mpiType(op.type), &message,
+                         MPI_STATUS_IGNORE));
+  return Status::ok();
+}
+
+Status MpiCommunicator::awaitGroup(CommTimes& times) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  BS_MPI_CHECK(MPI_Ibarrier(comm_, &request));
+  BS_ASSIGN_OR_RETURN(const bool waited, pollUntil([&]() -> Result<bool> {
+                        int flag = 0;
+                        BS_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
+                        return flag != 0;
+                      }));
+  times.readyNs = waited ? nowNs() : times.startNs;
+  return Status::ok();
 }
 
 Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, bool blocking) {
@@ -187,8 +222,11 @@ Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, b
     // Point-to-point messages never match collectives: no need to queue.
     const int64_t startNs = nowNs();
     if (blocking) {
-      Status status = execute(op);
-      return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), startNs, nowNs()));
+      CommTimes times{startNs, startNs, 0};
+      Status status =
+          op.kind == CollectiveKind::kRecv ? receiveWhenArrived(op, times) : execute(op);
+      times.endNs = nowNs();
+      return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), times));
     }
     MPI_Request request = MPI_REQUEST_NULL;
     const MPI_Datatype type = mpiType(op.type);
@@ -209,14 +247,18 @@ Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, b
       busy_ = true;
     }
     const int64_t startNs = nowNs();
-    Status status = execute(op);
-    const int64_t endNs = nowNs();
+    CommTimes times{startNs, startNs, 0};
+    // A pipeline group's collectives synchronise the stages: first wait
+    // until every stage has joined (a wait, not communication).
+    Status status = dim() == tracer::ParallelDim::kPp ? awaitGroup(times) : Status::ok();
+    if (status.isOk()) status = execute(op);
+    times.endNs = nowNs();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       busy_ = false;
     }
     changed_.notify_all();
-    return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), startNs, endNs));
+    return std::unique_ptr<PendingComm>(new CompletedComm(std::move(status), times));
   }
   auto job = std::make_shared<Job>();
   job->op = op;

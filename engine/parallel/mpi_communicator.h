@@ -9,6 +9,22 @@
 // order. Waiting on an op the worker has not started yet runs it on the
 // waiting thread instead. Sends and receives use MPI_Isend / MPI_Irecv.
 //
+// Waits (Communicator's CommTimes::readyNs), observed where MPI shows them:
+// - A blocking receive polls MPI_Improbe until the message has arrived (its
+//   envelope: the sender has posted it), then takes it with MPI_Mrecv;
+//   readyNs is the match. A non-blocking receive cannot tell (readyNs =
+//   start): its span is [posting, completion].
+// - A blocking collective of a pp group (the stages' step-end all-reduces)
+//   first polls an MPI_Ibarrier: readyNs is when every stage has joined.
+//   dp and tp collectives run as they are (an extra barrier per tp
+//   all-reduce would cost more than it shows).
+// - A send cannot tell: MPI shows neither when the receiver matched a
+//   message nor how much of a send's time was spent before that, so a
+//   send's span is its posting (pipeline) or the whole blocking call.
+// Polls sleep 10 us between tries (100 us after 100 tries), so a waiting
+// rank leaves the core to ranks that compute; readyNs is late by at most
+// one sleep.
+//
 // Contract: needs MPI initialised with MPI_THREAD_MULTIPLE (the worker and
 // the tracer call MPI concurrently with the training thread). Must be
 // destroyed before MPI_Finalize, with every handle waited.
@@ -36,8 +52,7 @@ class MpiCommunicator final : public Communicator {
 
   MPI_Comm comm() const { return comm_; }
 
-  // Polls MPI_Iprobe, sleeping briefly between polls so a waiting rank
-  // leaves the core to ranks that compute (runs are often oversubscribed).
+  // Polls MPI_Iprobe, sleeping between polls as above.
   Result<bool> awaitMessage(int32_t peer, int32_t tag) override;
 
   struct Job;  // a queued op (internal)
@@ -50,7 +65,12 @@ class MpiCommunicator final : public Communicator {
                   int32_t rank);
   class QueuedComm;
   Status execute(const CommOp& op);  // the blocking MPI call
-  void runJob(Job& job);             // execute, then mark done; busy_ is set by the caller
+  // A blocking receive: MPI_Improbe polls, then MPI_Mrecv; sets times.readyNs.
+  Status receiveWhenArrived(const CommOp& op, CommTimes& times);
+  // Polls an MPI_Ibarrier of the group; sets times.readyNs. Only while the
+  // group's collectives are serialised (busy_ held).
+  Status awaitGroup(CommTimes& times);
+  void runJob(Job& job);  // execute, then mark done; busy_ is set by the caller
   void workerLoop();
 
   MPI_Comm comm_;

@@ -39,10 +39,9 @@ class NcclPending final : public PendingComm {
   ~NcclPending() override {
     if (done_ != nullptr) cudaEventDestroy(done_);
   }
-  Status wait(int64_t& startNs, int64_t& endNs) override {
-    startNs = startNs_;
+  Status wait(CommTimes& times) override {
     BS_CUDA_CHECK(cudaEventSynchronize(done_));
-    endNs = owner_->nowNs();
+    times = {startNs_, startNs_, owner_->nowNs()};  // NCCL does not show when peers joined
     return Status::ok();
   }
 

@@ -106,7 +106,10 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
     ASSERT_TRUE(comm->recv(in, 0, 9).isOk());
   }
   comm->setRecorder(nullptr);
-  const auto events = recorder.drain();
+  // Rank 1's receive may have waited for rank 0's send: that wait is its own
+  // span (ReceiveWaitTest), left out here.
+  auto events = recorder.drain();
+  std::erase_if(events, [](const tracer::Event& e) { return e.kind == EventKind::kWait; });
   ASSERT_EQ(events.size(), r <= 1 ? 3u : 2u);
   EXPECT_EQ(events[0].kind, EventKind::kAllReduce);
   EXPECT_EQ(events[0].name, "grad_bucket");

@@ -49,8 +49,9 @@ class FaultyCommunicator final : public Communicator {
 
  private:
   struct Done : PendingComm {
-    Status wait(int64_t& startNs, int64_t& endNs) override {
-      startNs = endNs = tracer::hostNowNs();
+    Status wait(CommTimes& times) override {
+      const int64_t now = tracer::hostNowNs();
+      times = {now, now, now};
       return Status::ok();
     }
   };
@@ -61,11 +62,10 @@ class FaultyCommunicator final : public Communicator {
       count_ = count;
       by_ = by;
     }
-    Status wait(int64_t& startNs, int64_t& endNs) override {
-      startNs = tracer::hostNowNs();
-      BS_RETURN_IF_ERROR(inner_.wait(handle_));
+    Status wait(CommTimes& times) override {
+      BS_RETURN_IF_ERROR(inner_.wait(handle_, &times));
       for (int64_t i = 0; i < count_; ++i) data_[i] = static_cast<float>(data_[i] * by_);
-      endNs = tracer::hostNowNs();
+      times.endNs = tracer::hostNowNs();
       return Status::ok();
     }
     Communicator& inner_;

@@ -11,6 +11,7 @@
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/train_dumps.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
 #include "engine/trainer.h"
@@ -36,6 +37,8 @@ struct TrainArgs {
   std::string load;
   std::string trace;
   std::string backend = "cpu";
+  std::pair<int64_t, std::string> dumpBatch{-1, ""};  // --dump-batch STEP FILE
+  std::string saveGrads;
 };
 
 double mib(int64_t bytes) {
@@ -112,15 +115,17 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
   } else {
     BS_ASSIGN_OR_RETURN(o.model, layout::modelPreset(args.model));
   }
-  if (args.steps <= 0) {
-    return Status::invalidArgument("--steps must be positive, got " + std::to_string(args.steps));
+  if (args.steps < 0) {
+    return Status::invalidArgument("--steps must not be negative, got " +
+                                   std::to_string(args.steps));
   }
   o.batchSize = args.batchSize;
   o.microBatches = args.microBatches;
   o.seed = args.seed;
   o.dataPath = args.data;
   o.schedule.peak = args.lr;
-  o.schedule.totalSteps = args.totalSteps >= 0 ? args.totalSteps : args.steps;
+  // --steps 0 (the initial checkpoint) has no horizon of its own: 1 unless given.
+  o.schedule.totalSteps = args.totalSteps >= 0 ? args.totalSteps : std::max<int64_t>(1, args.steps);
   o.schedule.warmupSteps =
       args.warmup >= 0 ? args.warmup : std::min<int64_t>(100, o.schedule.totalSteps / 10);
   o.optimizer.weightDecay = args.weightDecay;
@@ -133,13 +138,15 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
 Status train(engine::Trainer& trainer, const TrainArgs& args, tracer::Recorder* recorder,
              TraceOutput* trace) {
   const int64_t first = trainer.completedSteps();
-  if (first >= args.steps) {
+  if (first >= args.steps && !args.load.empty()) {
     std::printf("checkpoint is already at step %lld of %lld; nothing to train\n",
                 static_cast<long long>(first), static_cast<long long>(args.steps));
   }
   const int64_t startNs = tracer::hostNowNs();
+  std::optional<engine::StepResult> last;
   for (int64_t s = first; s < args.steps; ++s) {
     BS_ASSIGN_OR_RETURN(engine::StepResult r, trainer.step());
+    last = r;
     const double stepSeconds = static_cast<double>(r.endNs - r.startNs) / 1e9;
     const double elapsed = static_cast<double>(r.endNs - startNs) / 1e9;
     std::printf("step %5lld/%lld | loss %.4f | lr %.2e | grad norm %.3f | %8.0f tok/s | %7.2f s\n",
@@ -152,6 +159,12 @@ Status train(engine::Trainer& trainer, const TrainArgs& args, tracer::Recorder* 
     BS_RETURN_IF_ERROR(trainer.save(args.save));
     std::printf("saved checkpoint at step %lld to %s\n",
                 static_cast<long long>(trainer.completedSteps()), args.save.c_str());
+  }
+  if (!args.saveGrads.empty()) {
+    if (!last) return Status::invalidArgument("--save-grads: no step was trained");
+    BS_RETURN_IF_ERROR(writeGradients(trainer, *last, args.saveGrads));
+    std::printf("saved the gradients of step index %lld to %s\n",
+                static_cast<long long>(last->step), args.saveGrads.c_str());
   }
   return Status::ok();
 }
@@ -225,6 +238,16 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
                 static_cast<long long>(t.completedSteps()));
   }
   printMemory(t.allocator());
+  if (!args.dumpBatch.second.empty()) {
+    const Status dumped = writeBatchJson(eff, args.dumpBatch.first, args.dumpBatch.second);
+    if (!dumped.isOk()) {
+      if (trace) (void)trace->finish(dumped);
+      std::fprintf(stderr, "error: %s\n", dumped.message().c_str());
+      return exitCodeOf(dumped);
+    }
+    std::printf("wrote the batch of step index %lld to %s\n",
+                static_cast<long long>(args.dumpBatch.first), args.dumpBatch.second.c_str());
+  }
   const Status outcome = train(t, args, recorder.get(), trace.get());
   if (trace) {
     const Status finished = trace->finish(outcome);
@@ -248,7 +271,9 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   auto* model = cmd->add_option("--model", args->model,
                                 "Model preset: tiny, small, gpt2-124m (with --load: the saved one)")
                     ->capture_default_str();
-  cmd->add_option("--steps", args->steps, "Train up to this step (a resumed run continues)")
+  cmd->add_option("--steps", args->steps,
+                  "Train up to this step (a resumed run continues; 0 with --save: the initial "
+                  "checkpoint)")
       ->capture_default_str();
   cmd->add_option("--data", args->data, "Text file to train on (default: built-in corpus)");
   auto* seed = cmd->add_option("--seed", args->seed, "Seed of initialisation and data order")
@@ -271,6 +296,12 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--load", args->load,
                   "Resume from a checkpoint (its seed, batch and schedule are kept)");
   cmd->add_option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
+  auto* dumpBatch = cmd->add_option("--dump-batch", args->dumpBatch,
+                                    "STEP FILE: write the token batch of (0-based) step STEP as "
+                                    "JSON (docs/engine.md)");
+  auto* saveGrads = cmd->add_option(
+      "--save-grads", args->saveGrads,
+      "Write the last step's gradients (after clipping) as safetensors (docs/engine.md)");
   auto* backend = cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
   // One rank of a parallel run (under mpirun or srun; see `run`).
   auto layoutArgs = std::make_shared<LayoutTrainArgs>();
@@ -285,8 +316,11 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)")->group("");
   auto* steps = cmd->get_option("--steps");
   cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
-                 layoutFile, layoutJson, steps, backend] {
+                 layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads] {
     if (layoutFile->count() > 0 || layoutJson->count() > 0) {
+      if (dumpBatch->count() > 0 || saveGrads->count() > 0) {
+        throw CLI::ValidationError("--dump-batch and --save-grads are for single-process train");
+      }
       LayoutTrainArgs a = *layoutArgs;
       a.trace = args->trace;
       if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);

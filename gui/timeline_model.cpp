@@ -24,6 +24,10 @@ QString laneLabel(int32_t lane) {
   }
   const int32_t base = static_cast<int32_t>(tracer::Lane::kGpuStreamBase);
   if (lane >= base) return QStringLiteral("gpu %1").arg(lane - base);
+  const int32_t threads = static_cast<int32_t>(tracer::Lane::kHostThreadBase);
+  if (tracer::isHostThreadLane(static_cast<tracer::Lane>(lane))) {
+    return QStringLiteral("cpu thread %1").arg(lane - threads);
+  }
   return QStringLiteral("lane %1").arg(lane);
 }
 

@@ -66,6 +66,7 @@ std::string_view toString(ParallelDim dim) {
     case ParallelDim::kPp: return "pp";
     case ParallelDim::kZero: return "zero";
     case ParallelDim::kEp: return "ep";
+    case ParallelDim::kUnknown: return "unknown";
   }
   return "unknown";
 }
@@ -80,8 +81,8 @@ std::string_view toString(Lane lane) {
       return "cuda api";
     default: break;
   }
-  return static_cast<int32_t>(lane) >= static_cast<int32_t>(Lane::kGpuStreamBase) ? "gpu"
-                                                                                   : "unknown";
+  if (isGpuStreamLane(lane)) return "gpu";
+  return isHostThreadLane(lane) ? "cpu thread" : "unknown";
 }
 
 bool isValid(EventKind kind) {

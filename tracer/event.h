@@ -48,8 +48,9 @@ enum class ParallelDim : int32_t {
   kPp = 3,
   kZero = 4,
   kEp = 5,
+  kUnknown = 6,  // a collective whose group is not known (an imported trace's unnamed group)
 };
-inline constexpr int32_t kParallelDimCount = 6;
+inline constexpr int32_t kParallelDimCount = 7;
 
 // A lane is one row of a rank in the timeline. Named host lanes are below
 // kGpuStreamBase; GPU stream s of a rank is lane kGpuStreamBase + s.
@@ -59,8 +60,22 @@ enum class Lane : int32_t {
   kPipeline = 2,  // sends, receives and waits of the pipeline
   kData = 3,
   kCudaApi = 4,  // host calls that launch GPU work (cudaLaunchKernel, cudaMemcpyAsync, ...)
+  // Host threads of an imported trace (their CPU ops and annotations, nested):
+  // the i-th thread seen is lane kHostThreadBase + i, the last lane shared by
+  // any beyond it (hostThreadLane).
+  kHostThreadBase = 5,
   kGpuStreamBase = 16,
 };
+inline constexpr int32_t kHostThreadLanes = 11;  // lanes 5 .. 15
+inline constexpr Lane hostThreadLane(int32_t index) {
+  const int32_t i = index < kHostThreadLanes ? index : kHostThreadLanes - 1;
+  return static_cast<Lane>(static_cast<int32_t>(Lane::kHostThreadBase) + i);
+}
+inline constexpr bool isHostThreadLane(Lane lane) {
+  const int32_t v = static_cast<int32_t>(lane);
+  return v >= static_cast<int32_t>(Lane::kHostThreadBase) &&
+         v < static_cast<int32_t>(Lane::kGpuStreamBase);
+}
 inline constexpr Lane gpuStreamLane(int32_t stream) {
   return static_cast<Lane>(static_cast<int32_t>(Lane::kGpuStreamBase) + stream);
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libsqlite3-dev libopenmpi-dev openmpi-bin libopenblas-dev
-  nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  nlohmann-json3-dev zlib1g-dev libcli11-dev libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth
 )
 

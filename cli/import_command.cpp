@@ -1,0 +1,109 @@
+// `bubblescope-cli import FILE... [--trace OUT.db] [--name NAME]
+// [--group NAME=dp|tp|pp|ep|zero]...`: one run from a job's PyTorch profiler
+// (Kineto) traces, one file per rank (storage/import, docs/import.md).
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "storage/import/kineto_importer.h"
+#include "storage/import/nccl_collective.h"
+#include "storage/trace_writer.h"
+
+namespace bubblescope::cli {
+namespace {
+
+constexpr int64_t kProgressMinBytes = 64LL << 20;  // progress lines for files over 64 MB
+
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::string trace = "imported.db";
+  std::string name;
+  std::vector<std::string> groups;
+};
+
+Result<std::map<std::string, std::string>> parseGroups(const std::vector<std::string>& groups) {
+  std::map<std::string, std::string> out;
+  for (const auto& g : groups) {
+    const auto eq = g.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == g.size()) {
+      return Status::invalidArgument("--group " + g + ": expected NAME=dp|tp|pp|ep|zero");
+    }
+    out[g.substr(0, eq)] = g.substr(eq + 1);
+  }
+  return out;
+}
+
+void printProgress(const import::ImportProgress& p) {
+  if (p.fileBytes < kProgressMinBytes) return;
+  std::fprintf(stderr, "importing %s: %.0f%%\n", p.path->c_str(),
+               100.0 * static_cast<double>(p.bytesRead) / static_cast<double>(p.fileBytes));
+}
+
+ExitCode runImport(const ImportArgs& a) {
+  for (const auto& f : a.files) {
+    if (!std::filesystem::exists(f)) {
+      std::fprintf(stderr, "error: %s does not exist\n", f.c_str());
+      return 1;
+    }
+  }
+  auto groups = parseGroups(a.groups);
+  if (groups.isOk()) {
+    if (auto dims = import::parseGroupDims(*groups); !dims.isOk()) groups = dims.status();
+  }
+  if (!groups.isOk()) {  // a usage error: nothing opened
+    std::fprintf(stderr, "error: %s\n", groups.status().message().c_str());
+    return 2;
+  }
+  auto writer = storage::TraceWriter::open(a.trace);
+  if (!writer.isOk()) {
+    std::fprintf(stderr, "error: %s\n", writer.status().message().c_str());
+    return 1;
+  }
+  import::ImportOptions options;
+  options.runName = a.name;
+  options.groups = *groups;
+  options.progress = printProgress;
+  auto summary = import::importKineto(**writer, a.files, options);
+  if (!summary.isOk()) {
+    std::fprintf(stderr, "error: %s\n", summary.status().message().c_str());
+    return 1;
+  }
+  for (const auto& w : summary->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::printf("run_id: %lld\n", static_cast<long long>(summary->runId));
+  std::printf("world_size: %d\n", summary->worldSize);
+  for (const auto& f : summary->files) {
+    const auto& s = f.stats;
+    std::printf(
+        "rank %d (%s) %s%s%s: %lld events, %lld kernels, %lld nccl, %lld memcpy, %lld memset, "
+        "%lld cuda api, %lld cpu, %lld steps\n",
+        f.rank, f.rankSource.c_str(), f.device.c_str(), f.gpuName.empty() ? "" : " ",
+        f.gpuName.c_str(), static_cast<long long>(s.events), static_cast<long long>(s.kernels),
+        static_cast<long long>(s.ncclKernels), static_cast<long long>(s.memcpys),
+        static_cast<long long>(s.memsets), static_cast<long long>(s.runtimeCalls),
+        static_cast<long long>(s.cpuOps), static_cast<long long>(s.steps));
+  }
+  std::printf("events: %lld\ntrace: %s\n", static_cast<long long>(summary->events),
+              a.trace.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addImportCommand(CLI::App& app, CommandRunner& runner) {
+  auto* cmd = app.add_subcommand(
+      "import", "Import PyTorch profiler (Kineto) traces, one file per rank, as one run");
+  auto a = std::make_shared<ImportArgs>();
+  cmd->add_option("files", a->files, "Kineto traces (.json or .json.gz), one per rank")->required();
+  cmd->add_option("--trace", a->trace, "Trace file to append the run to")->capture_default_str();
+  cmd->add_option("--name", a->name, "Run name (default: import <first file>)");
+  cmd->add_option(
+      "--group", a->groups,
+      "Parallel dimension of a process group (name or description): NAME=dp|tp|pp|ep|zero");
+  cmd->callback([&runner, a] { runner = [a] { return runImport(*a); }; });
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,218 @@
+#include "storage/import/kineto_importer.h"
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "storage/import/kineto_parser.h"
+#include "storage/import/trace_file_stream.h"
+
+namespace bubblescope::import {
+namespace {
+
+constexpr int64_t kProgressRecords = 1 << 16;
+
+std::string baseName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+// The run as a whole: begun at the first file's first event.
+class RunImport {
+ public:
+  RunImport(storage::TraceWriter& writer, const std::vector<std::string>& paths,
+            const ImportOptions& options, const GroupDims& groups)
+      : writer_(writer), paths_(paths), options_(options), groups_(groups) {}
+
+  Status importFile(size_t index);
+  Status finish();
+  Status fail(const Status& error);
+  ImportSummary& summary() { return summary_; }
+
+ private:
+  Status beginRun(const KinetoHeader& header);
+  Result<int32_t> resolveRank(size_t index, const KinetoHeader& header, ImportedFile& file);
+
+  storage::TraceWriter& writer_;
+  const std::vector<std::string>& paths_;
+  const ImportOptions& options_;
+  const GroupDims& groups_;
+  std::map<int32_t, std::string> fileOfRank_;
+  std::optional<int64_t> firstBaseTimeNs_;
+  bool begun_ = false;
+  ImportSummary summary_;
+};
+
+Status RunImport::beginRun(const KinetoHeader& header) {
+  if (begun_) return Status::ok();
+  storage::RunInfo info;
+  info.name = options_.runName.empty()
+                  ? "import " + baseName(paths_.front()) +
+                        (paths_.size() > 1 ? " +" + std::to_string(paths_.size() - 1) : "")
+                  : options_.runName;
+  nlohmann::ordered_json layout = {{"source", "kineto"}};
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const auto& p : paths_) files.push_back(baseName(p));
+  layout["files"] = files;
+  if (!header.backend.empty()) layout["distributed_backend"] = header.backend;
+  if (!header.deviceNames.empty()) layout["gpu"] = header.deviceNames.front();
+  info.layoutJson = layout.dump();
+  info.modelJson = "{}";
+  const bool gpu = !header.deviceNames.empty() || header.backend == "nccl";
+  info.backend = gpu ? "cuda" : "cpu";
+  const int64_t files64 = static_cast<int64_t>(paths_.size());
+  info.worldSize = static_cast<int32_t>(std::max(header.worldSize.value_or(files64), files64));
+  BS_ASSIGN_OR_RETURN(summary_.runId, writer_.beginRun(info));
+  summary_.worldSize = info.worldSize;
+  if (!header.worldSize) {
+    summary_.warnings.push_back(
+        "no distributedInfo.world_size: the world size is the number of files (" +
+        std::to_string(files64) + ")");
+  }
+  begun_ = true;
+  return Status::ok();
+}
+
+Result<int32_t> RunImport::resolveRank(size_t index, const KinetoHeader& header,
+                                       ImportedFile& file) {
+  int64_t rank = static_cast<int64_t>(index);
+  file.rankSource = "order";
+  if (header.rank) {
+    rank = *header.rank;
+    file.rankSource = "distributedInfo";
+  } else if (auto r = rankFromFileName(file.path)) {
+    rank = *r;
+    file.rankSource = "file name";
+  }
+  if (rank < 0 || rank > (1 << 24)) {
+    return Status::invalidArgument("rank " + std::to_string(rank) + " is out of range");
+  }
+  const auto r32 = static_cast<int32_t>(rank);
+  if (auto [it, inserted] = fileOfRank_.emplace(r32, file.path); !inserted) {
+    return Status::invalidArgument("rank " + std::to_string(rank) + " (from " + file.rankSource +
+                                   ") is also the rank of " + it->second);
+  }
+  if (file.rankSource != "distributedInfo") {
+    summary_.warnings.push_back(baseName(file.path) + ": no distributedInfo.rank; rank " +
+                                std::to_string(rank) + " from the " + file.rankSource);
+  }
+  return r32;
+}
+
+Status RunImport::importFile(size_t index) {
+  const std::string& path = paths_[index];
+  BS_ASSIGN_OR_RETURN(auto input, TraceFileStream::open(path));
+  ImportedFile file;
+  file.path = path;
+  std::unique_ptr<KinetoRankImporter> rank;
+  int64_t records = 0;
+  ImportProgress progress{index, paths_.size(), &path, 0, input->fileBytes()};
+  auto start = [&](const KinetoHeader& header) -> Status {
+    BS_RETURN_IF_ERROR(beginRun(header));
+    BS_ASSIGN_OR_RETURN(file.rank, resolveRank(index, header, file));
+    rank = std::make_unique<KinetoRankImporter>(writer_, file.rank, groups_);
+    return Status::ok();
+  };
+  KinetoCallbacks callbacks;
+  callbacks.onHeader = start;
+  callbacks.onRecord = [&](const KinetoRecord& r) -> Status {
+    if (options_.progress && ++records % kProgressRecords == 0) {
+      progress.bytesRead = input->bytesRead();
+      options_.progress(progress);
+    }
+    return rank->add(r);
+  };
+  auto header = parseKineto(input->stream(), callbacks);
+  if (!input->error().empty()) return Status::corrupt(input->error());
+  if (!header.isOk()) return header.status();
+  if (!rank) BS_RETURN_IF_ERROR(start(*header));  // a trace without events
+  if (header->rank && file.rankSource != "distributedInfo") {
+    summary_.warnings.push_back(
+        baseName(path) + ": distributedInfo (rank " + std::to_string(*header->rank) +
+        ") comes after the events; they were stored as rank " + std::to_string(file.rank));
+  }
+  if (header->baseTimeNs) {
+    if (!firstBaseTimeNs_) firstBaseTimeNs_ = header->baseTimeNs;
+    if (*firstBaseTimeNs_ != *header->baseTimeNs) {
+      summary_.warnings.push_back(baseName(path) +
+                                  ": baseTimeNanoseconds differs from the first file's; the "
+                                  "ranks are aligned by their ts as written");
+    }
+  }
+  BS_RETURN_IF_ERROR(rank->finish(*header));
+  file.device = rank->device();
+  if (!header->deviceNames.empty()) file.gpuName = header->deviceNames.front();
+  file.stats = rank->stats();
+  const RankImportStats& s = file.stats;
+  const std::string name = baseName(path);
+  if (s.negativeDurations > 0) {
+    summary_.warnings.push_back(name + ": " + std::to_string(s.negativeDurations) +
+                                " events end before they start; kept as zero-length spans");
+  }
+  if (s.missingTimes > 0) {
+    summary_.warnings.push_back(name + ": " + std::to_string(s.missingTimes) +
+                                " events without a usable ts were skipped");
+  }
+  for (const auto& [cat, count] : s.unknownCategories) {
+    summary_.warnings.push_back(name + ": " + std::to_string(count) + " events of category '" +
+                                cat + "' kept as generic spans");
+  }
+  if (s.unknownCollectives > 0) {
+    summary_.warnings.push_back(name + ": " + std::to_string(s.unknownCollectives) +
+                                " NCCL kernels of unknown collective stored as all-reduce");
+  }
+  if (s.steps == 0) {
+    summary_.warnings.push_back(name + ": no ProfilerStep annotations; the rank is one step");
+  }
+  summary_.events += s.events;
+  progress.bytesRead = input->bytesRead();
+  if (options_.progress) options_.progress(progress);
+  summary_.files.push_back(std::move(file));
+  return Status::ok();
+}
+
+Status RunImport::finish() {
+  return writer_.finishRun(storage::RunStatus::kFinished);
+}
+
+Status RunImport::fail(const Status& error) {
+  if (begun_) {
+    Status s = writer_.finishRun(storage::RunStatus::kFailed, error.message());
+    (void)s;  // the import's own error is the one to report
+  }
+  return error;
+}
+
+}  // namespace
+
+std::optional<int32_t> rankFromFileName(const std::string& path) {
+  const std::string name = baseName(path);
+  for (size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 4)) {
+    size_t i = at + 4;
+    if (i < name.size() && (name[i] == '-' || name[i] == '_')) ++i;
+    int64_t n = 0;
+    size_t digits = 0;
+    for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && digits < 8;
+         ++i, ++digits) {
+      n = n * 10 + (name[i] - '0');
+    }
+    if (digits > 0) return static_cast<int32_t>(n);
+  }
+  return std::nullopt;
+}
+
+Result<ImportSummary> importKineto(storage::TraceWriter& writer,
+                                   const std::vector<std::string>& paths,
+                                   const ImportOptions& options) {
+  if (paths.empty()) return Status::invalidArgument("no trace files to import");
+  BS_ASSIGN_OR_RETURN(const GroupDims groups, parseGroupDims(options.groups));
+  RunImport run(writer, paths, options, groups);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Status s = run.importFile(i);
+    if (!s.isOk()) return run.fail(s.withContext(paths[i]));
+  }
+  BS_RETURN_IF_ERROR(run.finish());
+  return std::move(run.summary());
+}
+
+}  // namespace bubblescope::import

@@ -1,0 +1,217 @@
+#include "storage/import/kineto_rank_importer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace bubblescope::import {
+namespace {
+
+using tracer::EventKind;
+using tracer::Lane;
+
+constexpr size_t kBatchEvents = 8192;
+
+enum class Source { kGpu, kCudaApi, kHost, kUnknown };
+
+Source sourceOf(const std::string& cat) {
+  if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
+      cat == "gpu_user_annotation") {
+    return Source::kGpu;
+  }
+  if (cat == "cuda_runtime" || cat == "cuda_driver") return Source::kCudaApi;
+  if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" ||
+      cat == "cpu_instant_event" || cat == "Trace" || cat == "Runtime" || cat == "Operator" ||
+      cat == "Memcpy" || cat == "Memset") {
+    return Source::kHost;
+  }
+  return Source::kUnknown;
+}
+
+// "ProfilerStep#12" -> 12 (HTA: ProfilerStep\s*#\s*(\d+)).
+std::optional<int32_t> profilerStep(const std::string& name) {
+  if (name.rfind("ProfilerStep", 0) != 0) return std::nullopt;
+  size_t i = 12;
+  while (i < name.size() && name[i] == ' ') ++i;
+  if (i >= name.size() || name[i] != '#') return std::nullopt;
+  ++i;
+  while (i < name.size() && name[i] == ' ') ++i;
+  int64_t n = 0;
+  size_t digits = 0;
+  for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && digits < 9;
+       ++i, ++digits) {
+    n = n * 10 + (name[i] - '0');
+  }
+  if (digits == 0) return std::nullopt;
+  return static_cast<int32_t>(n);
+}
+
+}  // namespace
+
+KinetoRankImporter::KinetoRankImporter(tracer::Sink& sink, int32_t rank, const GroupDims& groups)
+    : sink_(sink), rank_(rank), groups_(groups) {
+  batch_.reserve(kBatchEvents);
+}
+
+Status KinetoRankImporter::add(const KinetoRecord& r) {
+  if (r.ph == "s" || r.ph == "f") {
+    if (r.cat == "ac2g") ++stats_.flows;
+    return Status::ok();
+  }
+  if (r.ph != "X") return Status::ok();  // metadata, instants, counters
+  if (!r.tsNs) {
+    ++stats_.missingTimes;
+    return Status::ok();
+  }
+  int64_t durNs = r.durNs.value_or(0);
+  if (durNs < 0) {
+    ++stats_.negativeDurations;
+    durNs = 0;
+  }
+  const int64_t startNs = *r.tsNs;
+  if (startNs > std::numeric_limits<int64_t>::max() - durNs) {
+    ++stats_.missingTimes;
+    return Status::ok();
+  }
+  return addSpan(r, startNs, startNs + durNs);
+}
+
+Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64_t endNs) {
+  tracer::Event e;
+  e.rank = rank_;
+  e.name = r.name;
+  e.startNs = startNs;
+  e.endNs = endNs;
+  e.kind = EventKind::kOther;
+  Source source = sourceOf(r.cat);
+  if (source == Source::kUnknown) {
+    ++stats_.unknownCategoryEvents;
+    ++stats_.unknownCategories[r.cat];
+    source = r.stream >= 0 ? Source::kGpu : Source::kHost;
+  }
+  switch (source) {
+    case Source::kGpu: {
+      e.lane = tracer::gpuStreamLane(
+          static_cast<int32_t>(std::clamp<int64_t>(r.stream >= 0 ? r.stream : r.tid, 0, 1 << 20)));
+      e.correlationId = r.correlation > 0 ? r.correlation : 0;
+      if (device_ < 0 && r.device >= 0) device_ = r.device;
+      if (r.cat == "kernel") {
+        if (isNcclKernel(r.name)) {
+          ++stats_.ncclKernels;
+          auto kind = ncclCollective(r);
+          if (!kind) ++stats_.unknownCollectives;
+          e.kind = kind.value_or(EventKind::kAllReduce);
+          e.bytes = ncclMessageBytes(r);
+          e.dim = groupDim(r, groups_);
+        } else {
+          ++stats_.kernels;
+          e.kind = EventKind::kKernel;
+        }
+      } else if (r.cat == "gpu_memcpy") {
+        ++stats_.memcpys;
+        e.kind = EventKind::kMemcpy;
+        e.bytes = std::max<int64_t>(r.bytes, 0);
+      } else if (r.cat == "gpu_memset") {
+        ++stats_.memsets;
+        e.kind = EventKind::kMemset;
+        e.bytes = std::max<int64_t>(r.bytes, 0);
+      }
+      if (e.correlationId != 0 && e.kind != EventKind::kOther) {
+        gpuSpans_.push_back({e.correlationId, startNs, endNs});
+      }
+      break;
+    }
+    case Source::kCudaApi:
+      ++stats_.runtimeCalls;
+      e.lane = Lane::kCudaApi;
+      e.correlationId = r.correlation > 0 ? r.correlation : 0;
+      if (e.correlationId != 0) launches_.emplace_back(e.correlationId, startNs);
+      break;
+    case Source::kHost:
+    case Source::kUnknown:
+      if (r.pid < 0) return Status::ok();  // the profiler's own "Spans" row
+      ++stats_.cpuOps;
+      if (hostPid_ == 0) hostPid_ = r.pid;
+      e.lane = threadLane(r.tid);
+      if (auto step = profilerStep(r.name)) {
+        cpuSteps_.push_back({rank_, *step, std::nan(""), 0, startNs, endNs});
+        ++stats_.steps;
+      }
+      break;
+  }
+  ++stats_.events;
+  batch_.push_back(std::move(e));
+  if (batch_.size() >= kBatchEvents) return flushEvents();
+  return Status::ok();
+}
+
+tracer::Lane KinetoRankImporter::threadLane(int64_t tid) {
+  auto [it, inserted] = threadIndex_.emplace(tid, static_cast<int32_t>(threadIndex_.size()));
+  return tracer::hostThreadLane(it->second);
+}
+
+Status KinetoRankImporter::flushEvents() {
+  if (batch_.empty()) return Status::ok();
+  Status s = sink_.appendEvents(batch_);
+  batch_.clear();
+  return s;
+}
+
+std::vector<tracer::StepRecord> KinetoRankImporter::stepRecords() const {
+  std::vector<tracer::StepRecord> steps = cpuSteps_;
+  std::sort(steps.begin(), steps.end(),
+            [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
+  if (steps.empty() || gpuSpans_.empty()) return steps;
+  std::vector<std::pair<int64_t, int64_t>> launches = launches_;
+  std::sort(launches.begin(), launches.end());
+  // First start and last end of the GPU work launched in each step.
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> first(steps.size(), kNone), last(steps.size(), -kNone);
+  for (const GpuSpan& g : gpuSpans_) {
+    auto l = std::lower_bound(launches.begin(), launches.end(),
+                              std::make_pair(g.correlation, std::numeric_limits<int64_t>::min()));
+    if (l == launches.end() || l->first != g.correlation) continue;
+    const int64_t launchNs = l->second;
+    auto s = std::upper_bound(steps.begin(), steps.end(), launchNs,
+                              [](int64_t t, const auto& step) { return t < step.startNs; });
+    if (s == steps.begin()) continue;
+    const size_t i = static_cast<size_t>(s - steps.begin()) - 1;
+    if (launchNs >= steps[i].endNs) continue;
+    first[i] = std::min(first[i], g.startNs);
+    last[i] = std::max(last[i], g.endNs);
+  }
+  // A step's GPU window runs from its first GPU record to the next step's
+  // first (so the gaps between steps count as idle, as in HTA), the last
+  // step's to its last record's end.
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (first[i] == kNone) continue;
+    int64_t end = last[i];
+    for (size_t j = i + 1; j < steps.size(); ++j) {
+      if (first[j] != kNone) {
+        end = std::max(first[j], first[i]);
+        break;
+      }
+    }
+    steps[i].startNs = first[i];
+    steps[i].endNs = end;
+  }
+  return steps;
+}
+
+Status KinetoRankImporter::finish(const KinetoHeader& header) {
+  BS_RETURN_IF_ERROR(flushEvents());
+  const auto steps = stepRecords();
+  BS_RETURN_IF_ERROR(sink_.appendSteps(steps));
+  tracer::RankInfo info;
+  info.rank = rank_;
+  info.pid = hostPid_;
+  info.device = device();
+  (void)header;
+  return sink_.describeRank(info);
+}
+
+std::string KinetoRankImporter::device() const {
+  return device_ >= 0 ? "cuda:" + std::to_string(device_) : "cpu";
+}
+
+}  // namespace bubblescope::import

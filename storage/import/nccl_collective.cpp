@@ -1,0 +1,103 @@
+#include "storage/import/nccl_collective.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace bubblescope::import {
+namespace {
+
+using tracer::EventKind;
+
+// Lower case, without '_' and spaces: "_reduce_scatter_base" -> "reducescatterbase".
+std::string squash(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '_' || c == ' ') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+std::optional<EventKind> kindOf(const std::string& squashed) {
+  // Longer names first: "allreduce" contains "reduce", "sendrecv" both.
+  static const std::pair<const char*, EventKind> kTable[] = {
+      {"alltoall", EventKind::kAllToAll},   {"reducescatter", EventKind::kReduceScatter},
+      {"allgather", EventKind::kAllGather}, {"allreduce", EventKind::kAllReduce},
+      {"broadcast", EventKind::kBroadcast}, {"sendrecv", EventKind::kSend},
+      {"send", EventKind::kSend},           {"recv", EventKind::kRecv},
+      {"reduce", EventKind::kReduce},       {"barrier", EventKind::kAllReduce},
+  };
+  for (const auto& [needle, kind] : kTable) {
+    if (squashed.find(needle) != std::string::npos) return kind;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool isNcclKernel(const std::string& name) {
+  return name.rfind("nccl", 0) == 0 && name.find("Kernel", 4) != std::string::npos;
+}
+
+std::optional<EventKind> ncclCollective(const KinetoRecord& kernel) {
+  if (!kernel.collective.empty()) {
+    if (auto kind = kindOf(squash(kernel.collective))) return kind;
+  }
+  // ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv(...)
+  return kindOf(squash(kernel.name.substr(0, kernel.name.find('('))));
+}
+
+int64_t dtypeBytes(const std::string& dtype) {
+  std::string d = squash(dtype);
+  if (auto p = d.rfind("::"); p != std::string::npos) d = d.substr(p + 2);
+  static const std::pair<const char*, int64_t> kSizes[] = {
+      {"float", 4},   {"float32", 4},  {"double", 8}, {"float64", 8},      {"half", 2},
+      {"float16", 2}, {"bfloat16", 2}, {"int", 4},    {"int32", 4},        {"long", 8},
+      {"int64", 8},   {"short", 2},    {"int16", 2},  {"char", 1},         {"int8", 1},
+      {"byte", 1},    {"uint8", 1},    {"bool", 1},   {"float8e4m3fn", 1}, {"float8e5m2", 1},
+  };
+  for (const auto& [name, bytes] : kSizes) {
+    if (d == name) return bytes;
+  }
+  return 0;
+}
+
+int64_t ncclMessageBytes(const KinetoRecord& kernel) {
+  const int64_t elements = std::max(kernel.inNelems, kernel.outNelems);
+  if (elements <= 0) return 0;
+  return elements * dtypeBytes(kernel.dtype);
+}
+
+Result<GroupDims> parseGroupDims(const std::map<std::string, std::string>& groups) {
+  static const std::pair<const char*, tracer::ParallelDim> kDims[] = {
+      {"dp", tracer::ParallelDim::kDp},     {"tp", tracer::ParallelDim::kTp},
+      {"pp", tracer::ParallelDim::kPp},     {"ep", tracer::ParallelDim::kEp},
+      {"zero", tracer::ParallelDim::kZero},
+  };
+  GroupDims dims;
+  for (const auto& [name, dim] : groups) {
+    bool found = false;
+    for (const auto& [text, value] : kDims) {
+      if (dim == text) {
+        dims[name] = value;
+        found = true;
+      }
+    }
+    if (!found) {
+      return Status::invalidArgument("--group " + name + "=" + dim +
+                                     ": unknown dimension (known: dp, tp, pp, ep, zero)");
+    }
+  }
+  return dims;
+}
+
+tracer::ParallelDim groupDim(const KinetoRecord& kernel, const GroupDims& dims) {
+  for (const std::string* key : {&kernel.groupName, &kernel.groupDesc}) {
+    if (key->empty()) continue;
+    if (auto it = dims.find(*key); it != dims.end()) return it->second;
+  }
+  return tracer::ParallelDim::kUnknown;
+}
+
+}  // namespace bubblescope::import

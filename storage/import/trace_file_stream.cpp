@@ -1,0 +1,135 @@
+#include "storage/import/trace_file_stream.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <streambuf>
+#include <vector>
+
+namespace bubblescope::import {
+
+// A read-only streambuf: refills from the file, inflating gzip members.
+class TraceFileStream::Buffer final : public std::streambuf {
+ public:
+  static constexpr size_t kChunkBytes = 1 << 18;
+
+  Buffer(std::FILE* file, bool gzip, int64_t fileBytes)
+      : file_(file), gzip_(gzip), fileBytes_(fileBytes), in_(kChunkBytes), out_(kChunkBytes) {
+    if (gzip_) {
+      std::memset(&z_, 0, sizeof(z_));
+      // 15 + 32: a zlib or gzip header, detected.
+      if (inflateInit2(&z_, 15 + 32) != Z_OK) error_ = "zlib could not start inflating";
+      zOpen_ = true;
+    }
+  }
+  ~Buffer() override {
+    if (zOpen_) inflateEnd(&z_);
+    std::fclose(file_);
+  }
+
+  bool gzip() const { return gzip_; }
+  int64_t fileBytes() const { return fileBytes_; }
+  int64_t bytesRead() const { return bytesRead_; }
+  const std::string& error() const { return error_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (!error_.empty()) return traits_type::eof();
+    const size_t n = gzip_ ? inflateSome() : readSome(out_.data(), out_.size());
+    if (n == 0) return traits_type::eof();
+    setg(out_.data(), out_.data(), out_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  size_t readSome(char* into, size_t capacity) {
+    const size_t n = std::fread(into, 1, capacity, file_);
+    bytesRead_ += static_cast<int64_t>(n);
+    if (n == 0 && std::ferror(file_)) error_ = std::string("read failed: ") + std::strerror(errno);
+    return n;
+  }
+
+  // Inflates into out_ until some bytes come out or the input ends. Only the
+  // end of the file ends a gzip file: another member may follow a member.
+  size_t inflateSome() {
+    for (;;) {
+      if (z_.avail_in == 0) {
+        const size_t n = readSome(in_.data(), in_.size());
+        if (n == 0) {
+          if (error_.empty() && !streamEnded_) error_ = "truncated gzip data (the file ends early)";
+          return 0;
+        }
+        z_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        z_.avail_in = static_cast<uInt>(n);
+      }
+      if (streamEnded_) {
+        if (inflateReset(&z_) != Z_OK) {
+          error_ = "zlib could not restart";
+          return 0;
+        }
+        streamEnded_ = false;
+      }
+      z_.next_out = reinterpret_cast<Bytef*>(out_.data());
+      z_.avail_out = static_cast<uInt>(out_.size());
+      const int rc = inflate(&z_, Z_NO_FLUSH);
+      const size_t produced = out_.size() - z_.avail_out;
+      if (rc == Z_STREAM_END) {
+        streamEnded_ = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        error_ = std::string("corrupt gzip data (") + (z_.msg ? z_.msg : "zlib error") + ")";
+        return produced;
+      }
+      if (produced > 0) return produced;
+    }
+  }
+
+  std::FILE* file_;
+  bool gzip_;
+  int64_t fileBytes_;
+  int64_t bytesRead_ = 0;
+  std::vector<char> in_, out_;
+  z_stream z_{};
+  bool zOpen_ = false;
+  bool streamEnded_ = false;
+  std::string error_;
+};
+
+Result<std::unique_ptr<TraceFileStream>> TraceFileStream::open(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return Status::notFound("cannot open " + path + ": " + std::strerror(errno));
+  }
+  unsigned char magic[2] = {0, 0};
+  const size_t got = std::fread(magic, 1, 2, file);
+  const bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  std::fseek(file, 0, SEEK_END);
+  const int64_t size = std::ftell(file);
+  std::fseek(file, 0, SEEK_SET);
+  return std::unique_ptr<TraceFileStream>(
+      new TraceFileStream(std::make_unique<Buffer>(file, gzip, size)));
+}
+
+TraceFileStream::TraceFileStream(std::unique_ptr<Buffer> buffer)
+    : buffer_(std::move(buffer)), stream_(std::make_unique<std::istream>(buffer_.get())) {}
+TraceFileStream::~TraceFileStream() = default;
+
+std::istream& TraceFileStream::stream() {
+  return *stream_;
+}
+bool TraceFileStream::gzip() const {
+  return buffer_->gzip();
+}
+int64_t TraceFileStream::fileBytes() const {
+  return buffer_->fileBytes();
+}
+int64_t TraceFileStream::bytesRead() const {
+  return buffer_->bytesRead();
+}
+const std::string& TraceFileStream::error() const {
+  return buffer_->error();
+}
+
+}  // namespace bubblescope::import

@@ -1,0 +1,227 @@
+// The importer on the real traces of ../shared/fixtures/kineto; the expected
+// counts were read from the files with Python's json module.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "storage/analysis/run_analyzer.h"
+#include "storage/import/kineto_importer.h"
+#include "storage/trace_reader.h"
+#include "storage/trace_writer.h"
+#include "tests/import/kineto_fixtures.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::import {
+namespace {
+
+using testing::kinetoFixture;
+using tracer::EventKind;
+using tracer::Lane;
+
+const char* kNccl = "nccl_parser_config/nccl_data.json.gz";
+
+struct Imported {
+  ImportSummary summary;
+  std::unique_ptr<storage::TraceReader> reader;
+};
+
+Result<Imported> importFiles(const std::string& db, const std::vector<std::string>& files,
+                             ImportOptions options = {}) {
+  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(db));
+  std::vector<std::string> paths;
+  for (const auto& f : files) paths.push_back(kinetoFixture(f));
+  BS_ASSIGN_OR_RETURN(auto summary, importKineto(*writer, paths, options));
+  writer.reset();
+  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(db));
+  return Imported{std::move(summary), std::move(reader)};
+}
+
+std::vector<tracer::Event> allEvents(storage::TraceReader& reader, int64_t runId) {
+  std::vector<tracer::Event> out;
+  int64_t cursor = 0;
+  for (;;) {
+    auto page = reader.eventsAfter(runId, cursor);
+    EXPECT_TRUE(page.isOk());
+    if (!page.isOk() || page->events.empty()) break;
+    out.insert(out.end(), page->events.begin(), page->events.end());
+    cursor = page->cursor;
+  }
+  return out;
+}
+
+TEST(KinetoImport, NcclTraceEventsLanesAndCollectives) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  ImportOptions options;
+  options.groups = {{"default_pg", "dp"}};
+  auto imported = importFiles(dir.file("t.db"), {kNccl}, options);
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  const ImportSummary& s = imported->summary;
+  ASSERT_EQ(s.files.size(), 1u);
+  EXPECT_EQ(s.worldSize, 2);
+  EXPECT_EQ(s.files[0].rank, 0);
+  EXPECT_EQ(s.files[0].rankSource, "distributedInfo");
+  EXPECT_EQ(s.files[0].device, "cuda:0");
+  EXPECT_EQ(s.files[0].gpuName, "NVIDIA A100-PG509-200");
+  const RankImportStats& st = s.files[0].stats;
+  EXPECT_EQ(st.kernels + st.ncclKernels, 2700);
+  EXPECT_EQ(st.ncclKernels, 21);
+  EXPECT_EQ(st.memcpys, 960);
+  EXPECT_EQ(st.memsets, 114);
+  EXPECT_EQ(st.runtimeCalls, 8740);
+  EXPECT_EQ(st.steps, 3);
+  EXPECT_EQ(st.events, 26932);  // every complete event but the profiler's own span
+
+  auto run = imported->reader->run(s.runId);
+  ASSERT_TRUE(run.isOk());
+  EXPECT_EQ(run->status, storage::RunStatus::kFinished);
+  EXPECT_EQ(run->info.backend, "cuda");
+  EXPECT_EQ(run->info.worldSize, 2);
+
+  const auto events = allEvents(*imported->reader, s.runId);
+  ASSERT_EQ(static_cast<int64_t>(events.size()), st.events);
+  std::map<EventKind, int> kinds;
+  std::map<int32_t, int> lanes;
+  for (const auto& e : events) {
+    ++kinds[e.kind];
+    ++lanes[static_cast<int32_t>(e.lane)];
+    EXPECT_GE(e.endNs, e.startNs);
+  }
+  EXPECT_EQ(kinds[EventKind::kAllReduce], 15);
+  EXPECT_EQ(kinds[EventKind::kBroadcast], 6);
+  EXPECT_EQ(kinds[EventKind::kKernel], 2679);
+  EXPECT_EQ(lanes[static_cast<int32_t>(Lane::kCudaApi)], 8740);
+  // Streams 7 and 40 (kernels, copies, sets, GPU annotations), two host threads.
+  EXPECT_EQ(lanes.count(static_cast<int32_t>(tracer::gpuStreamLane(7))), 1u);
+  EXPECT_EQ(lanes.count(static_cast<int32_t>(tracer::gpuStreamLane(40))), 1u);
+  EXPECT_EQ(lanes[static_cast<int32_t>(tracer::hostThreadLane(0))] +
+                lanes[static_cast<int32_t>(tracer::hostThreadLane(1))],
+            14346 + 42);
+
+  // The all-reduce kernel of correlation 60047: ts 4458677009853.422 µs,
+  // dur 2636.669 µs, 6637568 floats, launched by a runtime call.
+  auto linked = imported->reader->linkedEvents(s.runId, 0, 60047);
+  ASSERT_TRUE(linked.isOk());
+  ASSERT_EQ(linked->size(), 2u);
+  const tracer::Event& launch = (*linked)[0];
+  const tracer::Event& kernel = (*linked)[1];
+  EXPECT_EQ(launch.lane, Lane::kCudaApi);
+  EXPECT_EQ(kernel.lane, tracer::gpuStreamLane(40));
+  EXPECT_EQ(kernel.kind, EventKind::kAllReduce);
+  EXPECT_EQ(kernel.startNs, 4458677009853422);
+  EXPECT_EQ(kernel.endNs - kernel.startNs, 2636669);
+  EXPECT_EQ(kernel.bytes, 6637568LL * 4);
+  EXPECT_EQ(kernel.dim, tracer::ParallelDim::kDp);
+
+  // Steps 4, 5, 6: windows of the GPU work each launched, in order.
+  auto steps = imported->reader->steps(s.runId);
+  ASSERT_TRUE(steps.isOk());
+  ASSERT_EQ(steps->size(), 3u);
+  for (size_t i = 0; i < steps->size(); ++i) {
+    EXPECT_EQ((*steps)[i].step, static_cast<int32_t>(4 + i));
+    EXPECT_LT((*steps)[i].startNs, (*steps)[i].endNs);
+    if (i > 0) {
+      EXPECT_EQ((*steps)[i].startNs, (*steps)[i - 1].endNs);
+    }
+  }
+}
+
+TEST(KinetoImport, UnnamedGroupsAreUnknown) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"), {kNccl});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  auto linked = imported->reader->linkedEvents(imported->summary.runId, 0, 60047);
+  ASSERT_TRUE(linked.isOk());
+  ASSERT_EQ(linked->size(), 2u);
+  EXPECT_EQ((*linked)[1].dim, tracer::ParallelDim::kUnknown);
+}
+
+TEST(KinetoImport, NanosecondTimestampsAreExact) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"),
+                              {"ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  // cudaLaunchKernel at ts 1712195495505543.140 µs (a double holds .25), dur
+  // 41.768 µs, correlation 135071.
+  auto linked = imported->reader->linkedEvents(imported->summary.runId, 0, 135071);
+  ASSERT_TRUE(linked.isOk());
+  ASSERT_GE(linked->size(), 1u);
+  EXPECT_EQ((*linked)[0].startNs, 1712195495505543140);
+  EXPECT_EQ((*linked)[0].endNs, 1712195495505543140 + 41768);
+}
+
+TEST(KinetoImport, TwoRanksOfOneJobAreOneRun) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"), {"trace_filter/sampled_rank-1.json.gz",
+                                                 "trace_filter/sampled_rank-0.json.gz"});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  EXPECT_EQ(imported->summary.worldSize, 128);
+  auto ranks = imported->reader->ranks(imported->summary.runId);
+  ASSERT_TRUE(ranks.isOk());
+  ASSERT_EQ(ranks->size(), 2u);
+  EXPECT_EQ((*ranks)[0].rank, 0);
+  EXPECT_EQ((*ranks)[1].rank, 1);
+  EXPECT_EQ((*ranks)[1].device, "cuda:1");
+  auto runs = imported->reader->runs();
+  ASSERT_TRUE(runs.isOk());
+  EXPECT_EQ(runs->size(), 1u);
+}
+
+TEST(KinetoImport, CpuOnlyTraceKeepsItsRank) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported =
+      importFiles(dir.file("t.db"), {"cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  EXPECT_EQ(imported->summary.files[0].rank, 34);
+  EXPECT_EQ(imported->summary.files[0].device, "cpu");
+  EXPECT_EQ(imported->summary.worldSize, 300);
+}
+
+TEST(KinetoImport, TheSameRankTwiceIsRefusedAndTheRunMarkedFailed) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"), {kNccl, kNccl});
+  ASSERT_FALSE(imported.isOk());
+  EXPECT_NE(imported.status().message().find("rank 0 (from distributedInfo) is also the rank of "),
+            std::string::npos)
+      << imported.status().message();
+  auto reader = storage::TraceReader::open(dir.file("t.db"));
+  ASSERT_TRUE(reader.isOk());
+  auto runs = (*reader)->runs();
+  ASSERT_TRUE(runs.isOk());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].status, storage::RunStatus::kFailed);
+  EXPECT_GT((*runs)[0].eventCount, 0);  // the first file's events stay
+}
+
+TEST(KinetoImport, RankFromFileName) {
+  EXPECT_EQ(rankFromFileName("/x/rank-3.Apr_03.pt.trace.json.gz"), 3);
+  EXPECT_EQ(rankFromFileName("sampled_rank_12.json"), 12);
+  EXPECT_EQ(rankFromFileName("rank7.json"), 7);
+  EXPECT_EQ(rankFromFileName("/ranks/trace.json"), std::nullopt);
+}
+
+TEST(KinetoImport, ReportOnAnImportedRunUsesKernelTime) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"), {kNccl});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  auto report = analysis::analyzeRun(*imported->reader, imported->summary.runId);
+  ASSERT_TRUE(report.isOk()) << report.status().message();
+  ASSERT_EQ(report->ranks.size(), 1u);
+  const auto& r = report->ranks[0];
+  EXPECT_EQ(r.steps, 3);
+  ASSERT_TRUE(r.utilization().has_value());
+  EXPECT_GT(*r.utilization(), 0.0);
+  EXPECT_LE(*r.utilization(), 1.0);
+  EXPECT_GT(r.commNs, 0);
+  EXPECT_EQ(r.commNsByDim[static_cast<int>(tracer::ParallelDim::kUnknown)] > 0, true);
+}
+
+}  // namespace
+}  // namespace bubblescope::import

@@ -19,6 +19,21 @@ json layoutJson(const RunReport& r) {
   return j.is_discarded() ? json(r.run.info.layoutJson) : j;
 }
 
+// HTA's temporal breakdown and overlap, as shares of the steps' time.
+json gpuJson(const std::optional<GpuTime>& g) {
+  if (!g || g->windowNs <= 0) return nullptr;
+  const double w = static_cast<double>(g->windowNs);
+  return {{"step_time_ms", g->windowNs / 1e6},
+          {"busy_ms", g->busyNs / 1e6},
+          {"utilization", g->busyNs / w},
+          {"compute_ratio", g->computeNs / w},
+          {"non_compute_ratio", g->nonComputeNs() / w},
+          {"idle_ratio", g->idleNs() / w},
+          {"comm_ratio", g->commNs / w},
+          {"overlap",
+           g->commNs > 0 ? json(static_cast<double>(g->overlapNs) / g->commNs) : json(nullptr)}};
+}
+
 json rankJson(const RankReport& r) {
   json byDim = json::object();
   for (int d = 0; d < tracer::kParallelDimCount; ++d) {
@@ -48,7 +63,8 @@ json rankJson(const RankReport& r) {
           {"bubble_fraction", orNull(r.bubbleFraction())},
           {"comm_by_dim", byDim},
           {"memory_bytes", memory},
-          {"memory_formula_bytes", formula}};
+          {"memory_formula_bytes", formula},
+          {"gpu", gpuJson(r.gpu)}};
 }
 
 }  // namespace

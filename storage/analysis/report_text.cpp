@@ -56,6 +56,29 @@ std::string ranksTable(const RunReport& report, bool markdown) {
          t.render(markdown);
 }
 
+// HTA's temporal breakdown per rank (REFERENCE.md), for ranks with GPU records.
+std::string gpuTable(const RunReport& report, bool markdown) {
+  TextTable t{{"rank", "step ms", "gpu busy", "compute", "non-compute", "idle", "comm", "overlap"},
+              {}};
+  for (const auto& r : report.ranks) {
+    if (!r.gpu || r.gpu->windowNs <= 0) continue;
+    const GpuTime& g = *r.gpu;
+    const double w = static_cast<double>(g.windowNs);
+    const double steps = r.steps > 0 ? r.steps : 1;
+    t.rows.push_back(
+        {std::to_string(r.info.rank), formatMs(g.windowNs / steps), formatPercent(g.busyNs / w),
+         formatPercent(g.computeNs / w), formatPercent(g.nonComputeNs() / w),
+         formatPercent(g.idleNs() / w), formatPercent(g.commNs / w),
+         formatPercent(g.commNs > 0
+                           ? std::optional<double>(static_cast<double>(g.overlapNs) / g.commNs)
+                           : std::nullopt)});
+  }
+  if (t.rows.empty()) return "";
+  return heading("GPU time (HTA temporal breakdown; shares of step time, overlap of comm time)",
+                 markdown) +
+         t.render(markdown);
+}
+
 std::string stagesTable(const RunReport& report, bool markdown) {
   TextTable t{{"stage", "ranks", "bubble measured", "bubble formula", "formula"}, {}, true};
   for (const auto& s : report.stages) {
@@ -173,6 +196,7 @@ std::string reportToText(const RunReport& report, bool markdown) {
   out += line;
   if (report.ranks.empty()) return out;
   out += ranksTable(report, markdown);
+  out += gpuTable(report, markdown);
   out += stagesTable(report, markdown);
   out += memoryTable(report, markdown);
   out += volumeTable(report, markdown);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "storage/analysis/formulas.h"
+#include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/rank_step_analyzer.h"
 
 namespace bubblescope::analysis {
@@ -268,11 +269,15 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     RankReport r;
     r.info = info;
     stageOfRank[info.rank] = info.pp;
-    RankStepAnalyzer analyzer(info.rank, disjoint(windows[info.rank]));
+    const std::vector<StepWindow> rankWindows = disjoint(windows[info.rank]);
+    RankStepAnalyzer analyzer(info.rank, rankWindows);
+    GpuTimeAnalyzer gpu(rankWindows);
     BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const tracer::Event& e) {
       analyzer.add(e);
+      gpu.add(e);
       return Status::ok();
     }));
+    r.gpu = gpu.finish();
     for (const RankStepMetrics& m : analyzer.finish()) {
       addTo(r, m);
       perStep.push_back(stragglerSampleOf(m));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/layout_facts.h"
 #include "storage/run_info.h"
 #include "tracer/event.h"
@@ -49,6 +50,9 @@ struct RankReport {
     std::optional<int64_t> formulaBytes;
   };
   std::vector<Memory> memory;
+  // GPU time with HTA's definitions, for ranks with GPU records (imported
+  // Kineto traces, CUPTI runs); nullopt otherwise.
+  std::optional<GpuTime> gpu;
 
   std::optional<double> utilization() const { return ratio(computeNs); }
   std::optional<double> commRatio() const { return ratio(commNs); }

@@ -1,6 +1,7 @@
 // The agreement criterion (agreement.h) can fail: a NaN anywhere, on any one
 // rank, fails it; a real bug injected into a dp 2 run (one bucket's gradient
-// all-reduce scaled by 2, or skipped, every step) fails it; and what rounding
+// all-reduce scaled by 2, or skipped, every step) fails it, and so does one
+// small tensor's gradient scaled by 2; and what rounding
 // does (the noise-level elements moving ±lr the other way) passes it, as
 // does the same run through a fault-free wrapper.
 #include "parallel_fixture.h"
@@ -131,6 +132,29 @@ TEST(AgreementTest, NoiseLevelElementsFlippingPass) {
   const Agreement a = compare(got, ref);
   EXPECT_GT(a.paramAbs, 1e-2);
   EXPECT_TRUE(disagreements(a).empty()) << ::testing::PrintToString(disagreements(a));
+}
+
+// A small tensor's gradient scaled by 2 (ln_f.bias: 32 of 42,880 elements)
+// moves the global norm by far less than its tolerance and AdamW's update
+// not at all; the per-tensor gradient comparison catches it, at step 0 and
+// at the later steps.
+TEST(AgreementTest, OneSmallGradientScaledFails) {
+  const RunResult& ref = reference(1, kSteps);
+  ASSERT_EQ(ref.grads.size(), static_cast<size_t>(kSteps));
+  for (size_t from : {size_t{0}, size_t{1}}) {
+    RunResult got = ref;
+    for (size_t s = from; s < got.grads.size(); ++s) {
+      for (GradientSlice& g : got.grads[s]) {
+        if (g.name != "ln_f.bias") continue;
+        for (float& x : g.values) x *= 2.0f;
+      }
+    }
+    const auto lines = disagreements(compare(got, ref));
+    ASSERT_FALSE(lines.empty()) << "scaled from step " << from;
+    for (const std::string& line : lines) {
+      EXPECT_NE(line.find("gradient tensor"), std::string::npos) << line;  // nothing else sees it
+    }
+  }
 }
 
 // NaN on one rank only, in a loss, a gradient norm, a parameter, or the

@@ -4,7 +4,8 @@
 # AVX2+FMA Haswell and Zen, AVX-512 SkylakeX): the agreement criterion
 # (tests/parallel/agreement.h) must hold whatever the summation order, FMA
 # use and vector width of the GEMMs. Prints one summary line per kernel (the
-# worst loss and norm errors, off elements and bulk rms over every case) and
+# worst loss, norm and gradient errors (step 0, later steps), off elements
+# and bulk rms over every case) and
 # fails when any suite fails or OpenBLAS does not take the kernel.
 #
 # Usage: kernels_test.sh MPIRUN NP:TEST_BINARY...
@@ -63,14 +64,19 @@ for entry in "${kernels[@]}"; do
       for (i = 1; i <= NF; ++i) {
         if ($i == "loss" && $(i + 1) + 0 > loss) loss = $(i + 1) + 0
         if ($i == "norm" && $(i + 1) + 0 > norm) norm = $(i + 1) + 0
+        if ($i == "grads") {
+          g0 = $(i + 1); sub(/,/, "", g0)
+          if (g0 + 0 > grad0) grad0 = g0 + 0
+          if ($(i + 2) + 0 > grads) grads = $(i + 2) + 0
+        }
         if ($i == "off") { split($(i + 1), f, "/"); if (f[1] / f[2] > off) off = f[1] / f[2] }
         if ($i == "rms" && $(i + 1) + 0 > rms) rms = $(i + 1) + 0
       }
       ++cases
     }
     END {
-      printf "%-12s %-6s %3d s  %3d cases | worst loss rel %.1e | norm rel %.1e | off %.2e | bulk rms %.1e lr\n",
-             k, s, t, cases, loss, norm, off, rms
+      printf "%-12s %-6s %3d s  %3d cases | worst loss rel %.1e | norm rel %.1e | grads %.1e, %.1e | off %.2e | bulk rms %.1e lr\n",
+             k, s, t, cases, loss, norm, grad0, grads, off, rms
     }' "$log"
 done
 exit $failed

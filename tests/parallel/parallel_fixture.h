@@ -48,6 +48,16 @@ inline int worldRank() {
   return r;
 }
 
+// Appends the gradients `model` holds now (after a step: as AdamW used
+// them), this rank's slice of each.
+inline void recordGradients(GptModel& model, RunResult& r) {
+  std::vector<GradientSlice>& step = r.grads.emplace_back();
+  for (const Parameter* p : model.parameters()) {
+    step.push_back({p->name, p->fullShape, p->shard,
+                    std::vector<float>(p->grad.span().begin(), p->grad.span().end())});
+  }
+}
+
 // The single-rank run of `options` on M x dp micro-batches: losses,
 // gradient norms, every parameter by name, and the learning rates' sum.
 inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int steps) {
@@ -58,6 +68,7 @@ inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int st
     r.losses.push_back(step.loss);
     r.gradNorms.push_back(step.gradNorm);
     r.lrSum += options.schedule.at(s);
+    recordGradients(trainer->model(), r);
   }
   for (Parameter* p : trainer->model().parameters()) {
     r.params.emplace_back(p->name,
@@ -83,15 +94,17 @@ inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
   return std::move(c).value();
 }
 
-// Runs `steps` steps of any RankTrainer, recording loss and gradient norm;
-// false (with a test failure) when a step fails.
-inline bool recordSteps(RankTrainer& trainer, int steps, RunResult& r) {
+// Runs `steps` steps of any RankTrainer, recording loss and gradient norm,
+// and each step's gradients from `model` when given (only where they are
+// whole on the rank: ZeRO 0); false (with a test failure) when a step fails.
+inline bool recordSteps(RankTrainer& trainer, int steps, RunResult& r, GptModel* model = nullptr) {
   for (int s = 0; s < steps; ++s) {
     auto step = trainer.step();
     EXPECT_TRUE(step.isOk()) << step.status().toString();
     if (!step.isOk()) return false;
     r.losses.push_back(step->loss);
     r.gradNorms.push_back(step->gradNorm);
+    if (model != nullptr) recordGradients(*model, r);
   }
   return true;
 }
@@ -104,7 +117,8 @@ inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   RunResult r;
   auto made = ParallelTrainer::create(perRankOptions(), p, comm);
   EXPECT_TRUE(made.isOk()) << made.status().toString();
-  if (!made.isOk() || !recordSteps(**made, steps, r)) return r;
+  GptModel* model = c.zero == 0 && made.isOk() ? &(*made)->model() : nullptr;
+  if (!made.isOk() || !recordSteps(**made, steps, r, model)) return r;
   auto params = (*made)->fullParameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();

@@ -25,7 +25,7 @@ void expectMatches(const std::string& what, int32_t dpSize, int32_t zero, Commun
   auto trainer = makeTrainer(zero, dp, tp);
   ASSERT_NE(trainer, nullptr) << what;
   RunResult got;
-  ASSERT_TRUE(recordSteps(*trainer, kSteps, got)) << what;
+  ASSERT_TRUE(recordSteps(*trainer, kSteps, got, zero == 0 ? &trainer->model() : nullptr)) << what;
   auto params = trainer->fullParameters();
   ASSERT_TRUE(params.isOk()) << params.status().toString();
   got.params = std::move(params).value();

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "engine/layout/formulas.h"
 #include "gui/layout_problem_fields.h"
 
 namespace bubblescope::gui {
@@ -284,7 +285,7 @@ void LayoutEditor::revalidate() {
                      .arg(sequences)
                      .arg(sequences * l.model.seqLen);
   if (l.pp > 1 && l.microBatches >= 1) {
-    const double bubble = layout::formulaBubble(l.schedule, l.pp, l.microBatches, l.virtualChunks);
+    const double bubble = layout::formulaBubble(l);
     text += tr(" · <b>formula bubble</b> %1%").arg(bubble * 100, 0, 'f', 1);
   }
   summary_->setText(text);

@@ -3,44 +3,31 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
+
+#include "storage/analysis/run_layout.h"
 
 namespace bubblescope::gui {
 
 QString layoutSummary(const std::string& layoutJson, const std::string& modelJson) {
-  const nlohmann::json layout = nlohmann::json::parse(layoutJson, nullptr, false, true);
-  const nlohmann::json model = nlohmann::json::parse(modelJson, nullptr, false, true);
-  if (layout.is_discarded() || !layout.is_object()) return QString::fromStdString(layoutJson);
-  auto integer = [&](const char* key, int64_t fallback) -> int64_t {
-    auto it = layout.find(key);
-    return it != layout.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-  };
-  auto text = [](const nlohmann::json& j, const char* key) -> QString {
-    if (!j.is_object()) return {};
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                            : QString();
-  };
+  const std::optional<layout::Layout> l = analysis::runLayout(layoutJson, modelJson);
+  if (!l) return QString::fromStdString(layoutJson);
   QStringList parts;
-  if (!layout.empty()) {
-    parts << QStringLiteral("dp%1 tp%2 pp%3")
-                 .arg(integer("dp", 1))
-                 .arg(integer("tp", 1))
-                 .arg(integer("pp", 1));
-    QString schedule = text(layout, "schedule");
-    if (!schedule.isEmpty()) {
-      if (schedule == QLatin1String("interleaved")) {
-        schedule += QStringLiteral(" v%1").arg(integer("virtual_chunks", 1));
-      }
-      parts << QStringLiteral("%1 m%2").arg(schedule).arg(integer("micro_batches", 1));
-    }
-    const int64_t zero = integer("zero_stage", 0);
-    if (zero > 0) parts << QStringLiteral("zero%1").arg(zero);
+  if (l->worldSize() == 1) {
+    parts << QStringLiteral("single process");
+  } else {
+    parts << QStringLiteral("dp%1 tp%2 pp%3").arg(l->dp).arg(l->tp).arg(l->pp);
   }
-  QString preset = text(model, "preset");
-  if (preset.isEmpty() && layout.contains("model")) preset = text(layout["model"], "preset");
-  if (!preset.isEmpty()) parts << preset;
-  if (parts.isEmpty()) return QStringLiteral("single process");
+  if (l->pp > 1) {
+    QString schedule = QString::fromUtf8(layout::scheduleKindName(l->schedule));
+    if (l->schedule == layout::ScheduleKind::kInterleaved) {
+      schedule += QStringLiteral(" v%1").arg(l->virtualChunks);
+    }
+    parts << QStringLiteral("%1 m%2").arg(schedule).arg(l->microBatches);
+  }
+  if (layout::shardsOptimizer(l->zeroStage)) {
+    parts << QStringLiteral("zero%1").arg(layout::zeroStageNumber(l->zeroStage));
+  }
+  parts << QString::fromStdString(l->model.preset);
   return parts.join(QStringLiteral(" · "));
 }
 

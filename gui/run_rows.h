@@ -29,7 +29,8 @@ struct RunRow {
 };
 
 // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny" from the run's layout and model JSON
-// ("single process" when the layout is empty, the text itself if unparsable).
+// (analysis::runLayout; "single process · tiny" for one rank, the stored text
+// itself when it is not a valid layout).
 QString layoutSummary(const std::string& layoutJson, const std::string& modelJson);
 // "running", "finished", "failed", "interrupted".
 QString healthText(storage::RunHealth health);

@@ -21,10 +21,21 @@ const PresetEntry kPresets[] = {
 }  // namespace
 
 int64_t ModelConfig::parameterCount() const {
-  const int64_t c = hidden, v = vocabSize, t = seqLen, l = numLayers, f = mlpHidden();
-  const int64_t perLayer = 2 * c /*ln1*/ + c * 3 * c + 3 * c /*qkv*/ + c * c + c /*proj*/ +
-                           2 * c /*ln2*/ + c * f + f /*fc*/ + f * c + c /*fc proj*/;
-  return v * c /*wte*/ + t * c /*wpe*/ + l * perLayer + 2 * c /*lnf*/ + c * v /*lm head*/;
+  return embeddingParameterCount() + numLayers * blockParameterCount() + headParameterCount();
+}
+
+int64_t ModelConfig::embeddingParameterCount() const {
+  return int64_t{vocabSize} * hidden /*wte*/ + int64_t{seqLen} * hidden /*wpe*/;
+}
+
+int64_t ModelConfig::blockParameterCount() const {
+  const int64_t c = hidden, f = mlpHidden();
+  return 2 * c /*ln1*/ + c * 3 * c + 3 * c /*qkv*/ + c * c + c /*proj*/ + 2 * c /*ln2*/ + c * f +
+         f /*fc*/ + f * c + c /*fc proj*/;
+}
+
+int64_t ModelConfig::headParameterCount() const {
+  return 2 * int64_t{hidden} /*lnf*/ + int64_t{hidden} * vocabSize /*lm head*/;
 }
 
 double ModelConfig::trainingFlopsPerToken() const {
@@ -94,8 +105,8 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
 }
 
 nlohmann::json toJson(const ModelConfig& c) {
-  return {{"preset", c.preset},  {"vocab_size", c.vocabSize}, {"seq_len", c.seqLen},
-          {"layers", c.numLayers}, {"hidden", c.hidden},      {"heads", c.numHeads},
+  return {{"preset", c.preset},     {"vocab_size", c.vocabSize}, {"seq_len", c.seqLen},
+          {"layers", c.numLayers},  {"hidden", c.hidden},        {"heads", c.numHeads},
           {"mlp_ratio", c.mlpRatio}};
 }
 

@@ -25,8 +25,12 @@ struct ModelConfig {
   int32_t mlpHidden() const { return mlpRatio * hidden; }
 
   // Parameter count N (weights of the output projection are tied to nothing:
-  // the decoder has its own output matrix, as the engine builds it).
+  // the decoder has its own output matrix, as the engine builds it): the
+  // embedding slot, L blocks and the head slot (the engine's layer slots).
   int64_t parameterCount() const;
+  int64_t embeddingParameterCount() const;  // wte V·C + wpe T·C
+  int64_t blockParameterCount() const;      // one transformer block
+  int64_t headParameterCount() const;       // final layer norm 2C + output C·V
   // Training FLOPs per token: 6·N + 6·L·C·T (REFERENCE.md, llm.c).
   double trainingFlopsPerToken() const;
 

@@ -218,18 +218,4 @@ int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32
   return 0;
 }
 
-double formulaBubble(ScheduleKind kind, int32_t p, int32_t m, int32_t v) {
-  const double pm1 = p - 1;
-  switch (kind) {
-    case ScheduleKind::kGPipe:
-    case ScheduleKind::kOneFOneB:
-      return pm1 / (m + pm1);
-    case ScheduleKind::kInterleaved:
-      return pm1 / (static_cast<double>(v) * m + pm1);
-    case ScheduleKind::kZeroBubbleH1:
-      return pm1 / (3.0 * m + pm1);
-  }
-  return 0.0;
-}
-
 }  // namespace bubblescope::layout

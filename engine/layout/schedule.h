@@ -82,13 +82,4 @@ Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v
 // backward. GPipe: m. The first backward follows one more forward, if any.
 int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32_t stage);
 
-// The bubble fraction (idle share of the step per stage) the papers predict
-// (REFERENCE.md, "Pipeline bubbles"):
-//  gpipe, 1f1b:  (p-1)/(m+p-1)                     (Huang et al.; Narayanan et al.)
-//  interleaved:  (p-1)/(v·m+p-1)                   (Narayanan et al. 2021)
-//  zb-h1:        (p-1)/(3m+p-1), i.e. a third of 1F1B's idle time at
-//                t_F = t_B = t_W: (p-1)(t_F+t_B-t_W) (Qi et al. 2024)
-// v is ignored except for interleaved. Requires p >= 1, m >= 1.
-double formulaBubble(ScheduleKind kind, int32_t p, int32_t m, int32_t v = 1);
-
 }  // namespace bubblescope::layout

@@ -42,10 +42,11 @@ json rankJson(const RankReport& r) {
     byDim[std::string(tracer::toString(static_cast<tracer::ParallelDim>(d)))] = {
         {"time_ms", r.commNsByDim[d] / steps / 1e6}, {"bytes", r.commBytesByDim[d] / steps}};
   }
-  json memory = json::object(), formula = json::object();
+  json memory = json::object(), formula = json::object(), transient = json::object();
   for (const auto& m : r.memory) {
     memory[m.category] = orNull(m.measuredBytes);
     formula[m.category] = orNull(m.formulaBytes);
+    transient[m.category] = orNull(m.formulaTransientBytes);
   }
   return {{"rank", r.info.rank},
           {"dp", r.info.dp},
@@ -64,6 +65,7 @@ json rankJson(const RankReport& r) {
           {"comm_by_dim", byDim},
           {"memory_bytes", memory},
           {"memory_formula_bytes", formula},
+          {"memory_formula_transient_bytes", transient},
           {"gpu", gpuJson(r.gpu)}};
 }
 

@@ -107,12 +107,20 @@ std::string memoryTable(const RunReport& report, bool markdown) {
   for (const auto& r : report.ranks) {
     std::vector<std::string> row{std::to_string(r.info.rank)};
     for (const auto& m : r.memory) {
-      row.push_back(formatBytes(asDouble(m.measuredBytes)) +
-                    (m.formulaBytes ? " (" + formatBytes(asDouble(m.formulaBytes)) + ")" : ""));
+      std::string formula;
+      if (m.formulaBytes) {
+        formula = " (" + formatBytes(asDouble(m.formulaBytes));
+        if (m.formulaTransientBytes.value_or(0) > 0) {
+          formula += " + " + formatBytes(asDouble(m.formulaTransientBytes));
+        }
+        formula += ")";
+      }
+      row.push_back(formatBytes(asDouble(m.measuredBytes)) + formula);
     }
     t.rows.push_back(std::move(row));
   }
-  return heading("Memory per rank, peak (ZeRO formula, fp32 Adam)", markdown) + t.render(markdown);
+  return heading("Memory per rank, peak (ZeRO formula, fp32 Adam: kept + transient)", markdown) +
+         t.render(markdown);
 }
 
 std::string volumeTable(const RunReport& report, bool markdown) {
@@ -147,23 +155,17 @@ std::string stepsTable(const RunReport& report, bool markdown) {
 
 }  // namespace
 
-std::string layoutSummary(const LayoutFacts& l) {
-  if (!l.valid) return "no layout";
-  std::string out;
-  auto add = [&](const std::string& s) {
-    if (!out.empty()) out += ' ';
-    out += s;
-  };
-  if (l.dp) add("dp" + std::to_string(*l.dp));
-  if (l.tp) add("tp" + std::to_string(*l.tp));
-  if (l.pp) add("pp" + std::to_string(*l.pp));
-  if (l.zeroStage) add("zero" + std::to_string(layout::zeroStageNumber(*l.zeroStage)));
-  if (l.schedule) add(*l.schedule);
-  if (l.microBatches) add("m=" + std::to_string(*l.microBatches));
-  if (l.virtualChunks) add("v=" + std::to_string(*l.virtualChunks));
-  if (l.microBatchSize) add("b=" + std::to_string(*l.microBatchSize));
-  if (l.parameters) add("params=" + formatCount(static_cast<double>(*l.parameters)));
-  return out.empty() ? "no layout" : out;
+std::string layoutSummary(const std::optional<layout::Layout>& layout) {
+  if (!layout) return "no layout";
+  const layout::Layout& l = *layout;
+  auto n = [](int64_t v) { return std::to_string(v); };
+  std::string out = "dp" + n(l.dp) + " tp" + n(l.tp) + " pp" + n(l.pp) + " zero" +
+                    n(layout::zeroStageNumber(l.zeroStage)) + " " +
+                    layout::scheduleKindName(l.schedule) + " m=" + n(l.microBatches);
+  if (l.schedule == layout::ScheduleKind::kInterleaved) out += " v=" + n(l.virtualChunks);
+  out += " b=" + n(l.microBatchSize) +
+         " params=" + formatCount(static_cast<double>(l.model.parameterCount()));
+  return out;
 }
 
 std::string reportToText(const RunReport& report, bool markdown) {

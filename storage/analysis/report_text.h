@@ -8,9 +8,9 @@
 
 namespace bubblescope::analysis {
 
-// One line summing up the layout: "dp2 tp1 pp2 zero1 1f1b m=8 v=1 Ψ=1.23M";
-// unknown keys are left out; "no layout" when none is known.
-std::string layoutSummary(const LayoutFacts& layout);
+// One line summing up the layout: "dp2 tp1 pp2 zero1 1f1b m=8 b=4
+// params=1.23M" (v=2 only when interleaved); "no layout" when none is known.
+std::string layoutSummary(const std::optional<layout::Layout>& layout);
 
 // Sections: header and notes, step time and throughput, ranks, stages
 // (bubble measured beside the formula), memory, communication volume,

@@ -4,9 +4,10 @@
 #include <cmath>
 #include <map>
 
-#include "storage/analysis/formulas.h"
+#include "engine/layout/formulas.h"
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/rank_step_analyzer.h"
+#include "storage/analysis/run_layout.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -144,8 +145,12 @@ void buildStages(RunReport& report) {
     if (auto b = r.bubbleFraction())
       bubbleSums[r.info.pp].first += *b, ++bubbleSums[r.info.pp].second;
   }
-  const auto formula = bubbleFormula(report.layout);
-  const std::string text = bubbleFormulaText(report.layout);
+  std::optional<double> formula;
+  std::string text;
+  if (report.layout) {
+    formula = layout::formulaBubble(*report.layout);
+    text = layout::bubbleFormulaText(*report.layout);
+  }
   for (auto& [stage, s] : stages) {
     if (auto it = bubbleSums.find(stage); it != bubbleSums.end() && it->second.second > 0) {
       s.bubbleFraction = it->second.first / it->second.second;
@@ -154,6 +159,13 @@ void buildStages(RunReport& report) {
     s.bubbleFormulaText = text;
     report.stages.push_back(std::move(s));
   }
+}
+
+// Ψ of one rank: the count the rank stored (ranks.parameters, its stage's
+// layers with its tp slices), else the even split of formulas.h.
+double parametersOfRank(const layout::Layout& l, const RankReport& r) {
+  return r.info.parameters > 0 ? static_cast<double>(r.info.parameters)
+                               : layout::parametersPerRank(l);
 }
 
 void buildCommVolume(RunReport& report) {
@@ -174,12 +186,15 @@ void buildCommVolume(RunReport& report) {
       measured += static_cast<double>(bytes) / r.steps;
       ++measuredRanks;
       std::optional<double> f;
-      if (row.dims[0] == ParallelDim::kDp) {
-        f = dataParallelVolumeBytes(report.layout,
-                                    parametersOfRank(report.layout, r.info.parameters));
+      if (const auto& l = report.layout) {
+        if (row.dims[0] == ParallelDim::kDp) {
+          f = layout::dataParallelVolumeBytes(*l, parametersOfRank(*l, r));
+        }
+        if (row.dims[0] == ParallelDim::kTp) f = layout::tensorParallelVolumeBytes(*l);
+        if (row.dims[0] == ParallelDim::kPp && r.info.pp >= 0 && r.info.pp < l->pp) {
+          f = layout::pipelineVolumeBytes(*l, r.info.pp);
+        }
       }
-      if (row.dims[0] == ParallelDim::kTp) f = tensorParallelVolumeBytes(report.layout);
-      if (row.dims[0] == ParallelDim::kPp) f = pipelineVolumeBytes(report.layout, r.info.pp);
       if (f) formulaSum += *f, ++formulaRanks;
     }
     CommVolume v{row.dim, measuredRanks ? measured / measuredRanks : 0.0, std::nullopt};
@@ -192,11 +207,9 @@ void buildCommVolume(RunReport& report) {
 }
 
 Status addMemory(storage::TraceReader& reader, RunReport& report) {
-  auto formulaOf = [&report](const RankReport& r) -> std::optional<ModelStateBytes> {
-    const auto psi = parametersOfRank(report.layout, r.info.parameters);
-    if (!psi || !report.layout.zeroStage) return std::nullopt;
-    return zeroModelStateBytes(static_cast<int64_t>(std::llround(*psi)), *report.layout.zeroStage,
-                               report.layout.dp.value_or(1));
+  auto formulaOf = [&report](const RankReport& r) -> std::optional<layout::ModelStateBytes> {
+    if (!report.layout) return std::nullopt;
+    return layout::zeroModelStateBytes(*report.layout, parametersOfRank(*report.layout, r));
   };
   for (const char* category : kMemoryCategories) {
     BS_ASSIGN_OR_RETURN(auto peaks,
@@ -204,15 +217,19 @@ Status addMemory(storage::TraceReader& reader, RunReport& report) {
     std::map<int32_t, double> byRank;
     for (const auto& p : peaks) byRank[p.rank] = p.value;
     for (auto& r : report.ranks) {
-      RankReport::Memory m{category, std::nullopt, std::nullopt};
+      RankReport::Memory m{category, std::nullopt, std::nullopt, std::nullopt};
       if (auto it = byRank.find(r.info.rank); it != byRank.end()) {
         m.measuredBytes = static_cast<int64_t>(std::llround(it->second));
       }
       if (const auto formula = formulaOf(r)) {
         const std::string c = category;
-        if (c == "parameters") m.formulaBytes = std::llround(formula->parameters);
-        if (c == "gradients") m.formulaBytes = std::llround(formula->gradients);
-        if (c == "optimizer") m.formulaBytes = std::llround(formula->optimizer);
+        auto set = [&m](double kept, double transient) {
+          m.formulaBytes = std::llround(kept);
+          m.formulaTransientBytes = std::llround(transient);
+        };
+        if (c == "parameters") set(formula->parameters, formula->transientParameters);
+        if (c == "gradients") set(formula->gradients, formula->transientGradients);
+        if (c == "optimizer") set(formula->optimizer, 0);
       }
       r.memory.push_back(std::move(m));
     }
@@ -258,7 +275,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
                              const AnalysisOptions& options) {
   RunReport report;
   BS_ASSIGN_OR_RETURN(report.run, reader.run(runId));
-  report.layout = layoutFactsFromJson(report.run.info.layoutJson, report.run.info.modelJson);
+  report.layout = runLayout(report.run.info.layoutJson, report.run.info.modelJson);
   BS_ASSIGN_OR_RETURN(auto ranks, reader.ranks(runId));
   BS_ASSIGN_OR_RETURN(auto steps, reader.steps(runId));
   BS_ASSIGN_OR_RETURN(auto windows, stepWindows(reader, runId, ranks, steps, report.notes));

@@ -13,8 +13,6 @@ std::string str(const std::optional<T>& v) {
   if (!v) return "-";
   if constexpr (std::is_same_v<T, std::string>) {
     return *v;
-  } else if constexpr (std::is_same_v<T, layout::ZeroStage>) {
-    return std::to_string(layout::zeroStageNumber(*v));
   } else {
     return std::to_string(*v);
   }
@@ -84,25 +82,29 @@ std::optional<double> meanOverRanks(const RunReport& r,
 
 std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
   std::vector<ComparisonRow> rows;
-  auto layoutRow = [&](const std::string& name, auto member) {
-    const std::string x = str(a.layout.*member), y = str(b.layout.*member);
+  // One row per layout key; "-" for a run without a known layout.
+  auto layoutRow = [&](const std::string& name, auto value) {
+    auto of = [&](const RunReport& r) { return r.layout ? value(*r.layout) : std::string("-"); };
+    const std::string x = of(a), y = of(b);
     rows.push_back({name, x, y, x == y ? "same" : "changed"});
   };
+  using layout::Layout;
   rows.push_back({"name", a.run.info.name, b.run.info.name, ""});
   rows.push_back({"status", storage::toString(a.run.health), storage::toString(b.run.health),
                   a.run.health == b.run.health ? "same" : "changed"});
   rows.push_back({"world size", std::to_string(a.run.info.worldSize),
                   std::to_string(b.run.info.worldSize),
                   a.run.info.worldSize == b.run.info.worldSize ? "same" : "changed"});
-  layoutRow("dp", &LayoutFacts::dp);
-  layoutRow("tp", &LayoutFacts::tp);
-  layoutRow("pp", &LayoutFacts::pp);
-  layoutRow("zero stage", &LayoutFacts::zeroStage);
-  layoutRow("schedule", &LayoutFacts::schedule);
-  layoutRow("micro-batches", &LayoutFacts::microBatches);
-  layoutRow("virtual chunks", &LayoutFacts::virtualChunks);
-  layoutRow("micro-batch size", &LayoutFacts::microBatchSize);
-  layoutRow("parameters", &LayoutFacts::parameters);
+  layoutRow("dp", [](const Layout& l) { return std::to_string(l.dp); });
+  layoutRow("tp", [](const Layout& l) { return std::to_string(l.tp); });
+  layoutRow("pp", [](const Layout& l) { return std::to_string(l.pp); });
+  layoutRow("zero stage",
+            [](const Layout& l) { return std::to_string(layout::zeroStageNumber(l.zeroStage)); });
+  layoutRow("schedule", [](const Layout& l) { return std::string(scheduleKindName(l.schedule)); });
+  layoutRow("micro-batches", [](const Layout& l) { return std::to_string(l.microBatches); });
+  layoutRow("virtual chunks", [](const Layout& l) { return std::to_string(l.virtualChunks); });
+  layoutRow("micro-batch size", [](const Layout& l) { return std::to_string(l.microBatchSize); });
+  layoutRow("parameters", [](const Layout& l) { return std::to_string(l.model.parameterCount()); });
 
   auto timeRow = [&](const std::string& name, std::optional<double> x, std::optional<double> y) {
     rows.push_back({name, formatMs(x), formatMs(y), relativeChange(x, y)});

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/layout/layout.h"
 #include "storage/analysis/gpu_time_analyzer.h"
-#include "storage/analysis/layout_facts.h"
 #include "storage/run_info.h"
 #include "tracer/event.h"
 
@@ -47,7 +47,8 @@ struct RankReport {
   struct Memory {
     std::string category;  // parameters | gradients | optimizer | activations
     std::optional<int64_t> measuredBytes;
-    std::optional<int64_t> formulaBytes;
+    std::optional<int64_t> formulaBytes;           // kept between steps
+    std::optional<int64_t> formulaTransientBytes;  // the most a step adds (formulas.h)
   };
   std::vector<Memory> memory;
   // GPU time with HTA's definitions, for ranks with GPU records (imported
@@ -80,7 +81,7 @@ struct StageReport {
   int32_t stage = 0;
   std::vector<int32_t> ranks;
   std::optional<double> bubbleFraction;  // mean of its ranks' (wait + idle) / step
-  std::optional<double> bubbleFormula;   // formulas.h, for the run's schedule
+  std::optional<double> bubbleFormula;   // engine/layout/formulas.h, for the run's schedule
   std::string bubbleFormulaText;
   int64_t computeNsPerStep = 0;  // the largest of its ranks', per step
 };
@@ -95,7 +96,7 @@ struct Straggler {
 };
 
 // Measured communication volume per rank per step (mean over the ranks that
-// have it) against formulas.h; formula unknown when the layout lacks sizes.
+// have it) against engine/layout/formulas.h; formula unknown without a layout.
 struct CommVolume {
   std::string dim;  // "dp+zero", "tp", "pp"
   double measuredBytesPerStep = 0;
@@ -104,7 +105,7 @@ struct CommVolume {
 
 struct RunReport {
   storage::RunRecord run;
-  LayoutFacts layout;
+  std::optional<layout::Layout> layout;  // run_layout.h; unknown: no formulas
   std::vector<StepSummary> steps;
   std::vector<RankReport> ranks;
   std::vector<StageReport> stages;

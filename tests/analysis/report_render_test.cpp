@@ -26,15 +26,18 @@ class ReportRenderTest : public ::testing::Test {
   void SetUp() override {
     std::vector<tracer::Event> events;
     std::vector<tracer::StepRecord> steps;
+    std::vector<storage::RankInfo> ranks;
     for (int32_t rank = 0; rank < 2; ++rank) {
+      ranks.push_back(rankInfo(rank, rank, 0, 0));
+      ranks.back().parameters = 125;
       events.push_back(span(rank, EventKind::kForward, 0, 40, 0));
       events.push_back(span(rank, EventKind::kAllReduce, 20, 60, 0, ParallelDim::kDp, 1000));
       steps.push_back(stepRecord(rank, 0, 0, 100, rank == 0 ? 3.5 : NAN, 256));
     }
     a_ = trace_.run({.name = "dp2",
-                     .layoutJson = R"({"dp": 2, "zero_stage": 0, "model": {"parameters": 125}})",
+                     .layoutJson = R"({"dp": 2, "zero_stage": 0})",
                      .worldSize = 2,
-                     .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 1, 0, 0)},
+                     .ranks = ranks,
                      .events = events,
                      .steps = steps,
                      .samples = {{0, "mem.parameters", 5, 500}}});
@@ -96,7 +99,7 @@ TEST_F(ReportRenderTest, JsonHasTheDocumentedSchemaAndValues) {
   EXPECT_EQ(run["stages"][0]["bubble_formula"], 0.0);
   EXPECT_EQ(run["stragglers"], json::array());
   EXPECT_EQ(run["comm_volume"], json::parse(R"([{"dim": "dp+zero",
-      "measured_bytes_per_step": 2000.0, "formula_bytes_per_step": 1000.0}])"));
+      "measured_bytes_per_step": 2000.0, "formula_bytes_per_step": 1016.0}])"));
 }
 
 TEST_F(ReportRenderTest, UnknownValuesAreNull) {
@@ -114,7 +117,7 @@ TEST_F(ReportRenderTest, TerminalAndMarkdownTables) {
   EXPECT_NE(text.find("run 1  dp2  [finished]  cpu, world 2, measured, 4 events\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("layout: dp2 zero0 params=125\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("layout: dp2 tp1 pp1 zero0 1f1b m=1 b=1 params=42.88K\n"), std::string::npos) << text;
   EXPECT_NE(text.find("rank  dp/tp/pp  step ms   util   comm  overlap  exposed  wait   idle"),
             std::string::npos)
       << text;

@@ -138,12 +138,16 @@ TEST(RunAnalyzerTest, FindsStragglersAndHowLate) {
       steps.push_back(stepRecord(rank, step, t, t + 100));
     }
   }
+  std::vector<storage::RankInfo> ranks;
+  for (int32_t rank = 0; rank < 4; ++rank) {
+    ranks.push_back(rankInfo(rank, rank, 0, 0));
+    ranks.back().parameters = 100;  // Ψ of the rank
+  }
   TraceBuilder trace;
   const int64_t run = trace.run({
-      .layoutJson = R"({"dp": 4, "zero_stage": 0, "model": {"parameters": 100}})",
+      .layoutJson = R"({"dp": 4, "zero_stage": 0})",
       .worldSize = 4,
-      .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 1, 0, 0), rankInfo(2, 2, 0, 0),
-                rankInfo(3, 3, 0, 0)},
+      .ranks = ranks,
       .events = events,
       .steps = steps,
   });
@@ -159,11 +163,12 @@ TEST(RunAnalyzerTest, FindsStragglersAndHowLate) {
   EXPECT_DOUBLE_EQ(r.stragglers[1].lateNsMean, 15);
   EXPECT_EQ(r.slowestRank, 2);
   EXPECT_EQ(r.slowestStage, 0);
-  // Data-parallel volume: 2Ψ·4 bytes = 800 per step; measured 2·400.
+  // Data-parallel volume: 2Ψ·4 bytes = 800 per step and the loss's all-reduce
+  // (8 bytes, counted twice); measured 2·400 (this trace has no loss event).
   ASSERT_EQ(r.commVolume.size(), 1u);
   EXPECT_EQ(r.commVolume[0].dim, "dp+zero");
   EXPECT_DOUBLE_EQ(r.commVolume[0].measuredBytesPerStep, 800);
-  EXPECT_DOUBLE_EQ(*r.commVolume[0].formulaBytesPerStep, 800);
+  EXPECT_DOUBLE_EQ(*r.commVolume[0].formulaBytesPerStep, 800 + 16);
 }
 
 TEST(RunAnalyzerTest, RunWithoutCommunication) {
@@ -249,13 +254,16 @@ TEST(RunAnalyzerTest, StepsFromEventSpansWhenThereIsNoStepsTable) {
   ASSERT_EQ(r.notes.size(), 1u);
 }
 
-// dp 2, ZeRO-1, Ψ = 1000: parameters 4Ψ, gradients 4Ψ, optimizer 8Ψ/2.
+// dp 2, ZeRO-1, Ψ = 1000: parameters 4Ψ, gradients 4Ψ (+ the reduced
+// pieces, at most the shard Ψ/2), optimizer 8Ψ/2.
 TEST(RunAnalyzerTest, MemoryAgainstZeroFormulas) {
+  auto r0 = rankInfo(0, 0, 0, 0), r1 = rankInfo(1, 1, 0, 0);
+  r0.parameters = r1.parameters = 1000;
   TraceBuilder trace;
   const int64_t run = trace.run({
-      .layoutJson = R"({"dp": 2, "zero_stage": 1, "model": {"parameters": 1000}})",
+      .layoutJson = R"({"dp": 2, "zero_stage": 1})",
       .worldSize = 2,
-      .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 1, 0, 0)},
+      .ranks = {r0, r1},
       .samples = {{0, "mem.parameters", 1, 3000},
                   {0, "mem.parameters", 2, 4000},
                   {0, "mem.optimizer", 2, 4000},
@@ -271,6 +279,8 @@ TEST(RunAnalyzerTest, MemoryAgainstZeroFormulas) {
   EXPECT_EQ(m0[1].category, "gradients");
   EXPECT_FALSE(m0[1].measuredBytes);
   EXPECT_EQ(m0[1].formulaBytes, 4000);
+  EXPECT_EQ(m0[1].formulaTransientBytes, 2000);
+  EXPECT_EQ(m0[0].formulaTransientBytes, 0);
   EXPECT_EQ(m0[2].measuredBytes, 4000);
   EXPECT_EQ(m0[2].formulaBytes, 4000);
   EXPECT_EQ(m0[3].category, "activations");
@@ -285,7 +295,8 @@ TEST(RunAnalyzerTest, MemoryAndDpVolumeUseEachRanksStoredParameters) {
   r0.parameters = 700;  // even split would be 500
   TraceBuilder trace;
   const int64_t run = trace.run({
-      .layoutJson = R"({"dp": 2, "tp": 2, "zero_stage": 1, "model": {"parameters": 1000}})",
+      .layoutJson = R"({"dp": 2, "tp": 2, "zero_stage": 1, "model": {"preset": "tiny",
+                       "layers": 1, "hidden": 4, "heads": 2, "vocab_size": 7, "seq_len": 3}})",
       .worldSize = 4,
       .ranks = {r0, r1},
       .events = {span(0, EventKind::kForward, 0, 5, 0), span(1, EventKind::kForward, 0, 5, 0)},
@@ -296,12 +307,15 @@ TEST(RunAnalyzerTest, MemoryAndDpVolumeUseEachRanksStoredParameters) {
   ASSERT_EQ(r.ranks.size(), 2u);
   EXPECT_EQ(r.ranks[0].memory[0].formulaBytes, 4 * 700);
   EXPECT_EQ(r.ranks[0].memory[2].formulaBytes, 8 * 700 / 2);
-  EXPECT_EQ(r.ranks[1].memory[0].formulaBytes, 4 * 500) << "no stored count: the even split";
+  // Ψ of that model: wte 7·4 + wpe 3·4 + one block 244 + head 2·4 + 4·7 = 320;
+  // the even split over tp 2 is 160.
+  EXPECT_EQ(r.ranks[1].memory[0].formulaBytes, 4 * 160) << "no stored count: the even split";
   const auto dp = std::find_if(r.commVolume.begin(), r.commVolume.end(),
                                [](const CommVolume& v) { return v.dim == "dp+zero"; });
   ASSERT_NE(dp, r.commVolume.end());
   ASSERT_TRUE(dp->formulaBytesPerStep);
-  EXPECT_DOUBLE_EQ(*dp->formulaBytesPerStep, (2 * 700 * 4 + 2 * 500 * 4) / 2.0);
+  // 2Ψ per rank, plus the loss and the clipping norm (8 bytes each, counted twice).
+  EXPECT_DOUBLE_EQ(*dp->formulaBytesPerStep, (2 * 700 * 4 + 2 * 160 * 4) / 2.0 + 2 * 16);
 }
 
 TEST(RunAnalyzerTest, MissingRunIsOneClearError) {

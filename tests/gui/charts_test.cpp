@@ -168,7 +168,8 @@ TEST_F(PipelineFixture, MetricsTableIsAValidModelWithTheReportsValues) {
 TEST_F(PipelineFixture, CompareTableHoldsCompareRunsRows) {
   analysis::RunReport other = report;
   other.run.id = 2;
-  other.layout.microBatches = 8;
+  ASSERT_TRUE(other.layout) << "the fixture's run has a layout";
+  other.layout->microBatches = 8;
   CompareTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   model.setReports(report, other);

@@ -15,12 +15,16 @@ using testing::guiSpan;
 
 TEST(RunRows, LayoutSummaryNamesDegreesScheduleZeroAndModel) {
   EXPECT_EQ(layoutSummary(R"({"dp":2,"pp":4,"schedule":"1f1b","micro_batches":8,"zero_stage":1})",
-                          R"({"preset":"tiny"})"),
-            QStringLiteral("dp2 tp1 pp4 · 1f1b m8 · zero1 · tiny"));
-  EXPECT_EQ(layoutSummary(
-                R"({"pp":2,"schedule":"interleaved","virtual_chunks":2,"micro_batches":4})", "{}"),
-            QStringLiteral("dp1 tp1 pp2 · interleaved v2 m4"));
-  EXPECT_EQ(layoutSummary("{}", "{}"), QStringLiteral("single process"));
+                          R"({"preset":"small"})"),
+            QStringLiteral("dp2 tp1 pp4 · 1f1b m8 · zero1 · small"));
+  EXPECT_EQ(layoutSummary(R"({"pp":2,"schedule":"interleaved","virtual_chunks":2,"micro_batches":4,
+                              "model":"small"})",
+                          "{}"),
+            QStringLiteral("dp1 tp1 pp2 · interleaved v2 m4 · small"));
+  // Missing keys are the layout's defaults (the tiny model on one process).
+  EXPECT_EQ(layoutSummary("{}", "{}"), QStringLiteral("single process · tiny"));
+  // Not a layout the engine accepts (tiny has 2 layers): the stored text.
+  EXPECT_EQ(layoutSummary(R"({"pp":4})", "{}"), QStringLiteral(R"({"pp":4})"));
   EXPECT_EQ(layoutSummary("not json", "{}"), QStringLiteral("not json"));
 }
 
@@ -51,7 +55,7 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
   EXPECT_DOUBLE_EQ(*r.medianStepNs, (120.0 + 130.0) / 2);  // steps of 120 and 130 ns
   ASSERT_TRUE(r.lastLoss.has_value());
   EXPECT_DOUBLE_EQ(*r.lastLoss, 2.0);
-  EXPECT_EQ(r.layoutSummary, QStringLiteral("dp1 tp1 pp2 · gpipe m2"));
+  EXPECT_EQ(r.layoutSummary, QStringLiteral("dp1 tp1 pp2 · gpipe m2 · tiny"));
 
   RunsTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "engine/layout/formulas.h"
 #include "engine/layout/schedule.h"
 #include "engine/layout/simulator.h"
 
@@ -274,14 +275,6 @@ TEST(ScheduleKindNames, ParseAndPrintRoundTrip) {
   }
   EXPECT_EQ(parseScheduleKind("1F1B").status().message(),
             "unknown schedule '1F1B' (known: gpipe, 1f1b, interleaved, zb-h1)");
-}
-
-TEST(FormulaBubble, MatchesReferenceValues) {
-  EXPECT_DOUBLE_EQ(formulaBubble(ScheduleKind::kGPipe, 4, 8), 3.0 / 11.0);
-  EXPECT_DOUBLE_EQ(formulaBubble(ScheduleKind::kOneFOneB, 4, 8), 3.0 / 11.0);
-  EXPECT_DOUBLE_EQ(formulaBubble(ScheduleKind::kInterleaved, 4, 8, 2), 3.0 / 19.0);
-  EXPECT_DOUBLE_EQ(formulaBubble(ScheduleKind::kZeroBubbleH1, 4, 8), 3.0 / 27.0);
-  EXPECT_DOUBLE_EQ(formulaBubble(ScheduleKind::kOneFOneB, 1, 8), 0.0);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // `bubblescope-cli bench store`: the trace writer against a bare SQLite
 // prepared-insert loop over the same rows, and a window query on a big file.
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "storage/insert_baseline.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 
@@ -18,8 +17,8 @@ namespace {
 
 constexpr int32_t kRanks = 64;
 constexpr int64_t kEventSpacingNs = 10000;  // per rank: one event every 10 µs
-constexpr const char* kNames[] = {"forward",   "backward", "backward_input", "backward_weight",
-                                  "optimizer", "send",     "recv",           "wait",
+constexpr const char* kNames[] = {"forward",   "backward",  "backward_input", "backward_weight",
+                                  "optimizer", "send",      "recv",           "wait",
                                   "allreduce", "allgather", "reduce_scatter", "data"};
 constexpr int kNameCount = sizeof(kNames) / sizeof(kNames[0]);
 
@@ -59,52 +58,16 @@ Status writeWithWriter(const std::string& path, const std::vector<tracer::Event>
   return writer->finishRun(storage::RunStatus::kFinished);
 }
 
-// The baseline: the same rows into the same schema, one prepared INSERT in
-// one transaction, names as pre-assigned integer ids.
+// The baseline: the same rows into the same table through the writer's own
+// INSERT, one prepared statement in one transaction, names as pre-assigned ids.
 Status writeRaw(const std::string& path, const std::vector<tracer::Event>& events) {
+  int64_t runId = 0;
   {
     BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
-    BS_RETURN_IF_ERROR(writer->beginRun({.name = "raw", .worldSize = kRanks}).status());
+    BS_ASSIGN_OR_RETURN(runId, writer->beginRun({.name = "raw", .worldSize = kRanks}));
     BS_RETURN_IF_ERROR(writer->finishRun(storage::RunStatus::kFinished));
   }
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    sqlite3_close(db);
-    return Status::ioError("cannot open " + path);
-  }
-  sqlite3_exec(db, "PRAGMA synchronous=NORMAL; BEGIN", nullptr, nullptr, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db,
-                     "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, "
-                     "micro_batch, stage, chunk, dim, bytes, flops, peer) "
-                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     -1, &stmt, nullptr);
-  int rc = SQLITE_DONE;
-  for (size_t i = 0; i < events.size() && rc == SQLITE_DONE; ++i) {
-    const tracer::Event& e = events[i];
-    sqlite3_bind_int64(stmt, 1, 1);
-    sqlite3_bind_int64(stmt, 2, e.rank);
-    sqlite3_bind_int64(stmt, 3, static_cast<int32_t>(e.lane));
-    sqlite3_bind_int64(stmt, 4, static_cast<int32_t>(e.kind));
-    sqlite3_bind_int64(stmt, 5, static_cast<int64_t>(i % kNameCount) + 1);
-    sqlite3_bind_int64(stmt, 6, e.startNs);
-    sqlite3_bind_int64(stmt, 7, e.endNs);
-    sqlite3_bind_int64(stmt, 8, e.step);
-    sqlite3_bind_int64(stmt, 9, e.microBatch);
-    sqlite3_bind_int64(stmt, 10, e.stage);
-    sqlite3_bind_int64(stmt, 11, e.chunk);
-    sqlite3_bind_int64(stmt, 12, static_cast<int32_t>(e.dim));
-    sqlite3_bind_int64(stmt, 13, e.bytes);
-    sqlite3_bind_int64(stmt, 14, e.flops);
-    sqlite3_bind_int64(stmt, 15, e.peer);
-    rc = sqlite3_step(stmt);
-    sqlite3_reset(stmt);
-  }
-  sqlite3_finalize(stmt);
-  const int commit = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  if (rc != SQLITE_DONE || commit != SQLITE_OK) return Status::ioError("raw insert failed");
-  return Status::ok();
+  return storage::insertEventsBaseline(path, runId, events, kNameCount);
 }
 
 // Builds (or reuses) the big file for the window query; progress on stderr.
@@ -149,8 +112,8 @@ struct Options {
 
 ExitCode runBench(const Options& options) {
   namespace fs = std::filesystem;
-  const fs::path dir = options.dir.empty() ? fs::temp_directory_path() / "bubblescope-bench"
-                                           : fs::path(options.dir);
+  const fs::path dir =
+      options.dir.empty() ? fs::temp_directory_path() / "bubblescope-bench" : fs::path(options.dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   const auto events = benchEvents(0, options.events);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/event_row.h"
 #include "storage/process_identity.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
@@ -17,11 +18,6 @@
 
 namespace bubblescope::storage {
 namespace {
-
-constexpr const char* kInsertEvent =
-    "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, "
-    "stage, chunk, dim, bytes, flops, peer, correlation) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 std::string directoryOf(const std::string& path) {
   auto parent = std::filesystem::path(path).parent_path();
@@ -48,7 +44,7 @@ class TraceWriter::Impl {
       : db_(std::move(db)), options_(options) {}
 
   Status prepareStatements() {
-    BS_ASSIGN_OR_RETURN(insertEvent_, db_->prepare(kInsertEvent));
+    BS_ASSIGN_OR_RETURN(insertEvent_, db_->prepare(kInsertEventSql));
     BS_ASSIGN_OR_RETURN(insertStep_,
                         db_->prepare("INSERT OR REPLACE INTO steps(run, step, rank, loss, "
                                      "tokens, start_ns, end_ns) VALUES (?,?,?,?,?,?,?)"));
@@ -192,22 +188,7 @@ class TraceWriter::Impl {
       BS_RETURN_IF_ERROR(ensureRank(e.rank));
       BS_ASSIGN_OR_RETURN(const int64_t nameId, intern(e.name));
       SqliteStatement& s = insertEvent_.value();
-      s.bind(1, runId_);
-      s.bind(2, int64_t{e.rank});
-      s.bind(3, int64_t{static_cast<int32_t>(e.lane)});
-      s.bind(4, int64_t{static_cast<int32_t>(e.kind)});
-      s.bind(5, nameId);
-      s.bind(6, e.startNs);
-      s.bind(7, e.endNs);
-      s.bind(8, int64_t{e.step});
-      s.bind(9, int64_t{e.microBatch});
-      s.bind(10, int64_t{e.stage});
-      s.bind(11, int64_t{e.chunk});
-      s.bind(12, int64_t{static_cast<int32_t>(e.dim)});
-      s.bind(13, e.bytes);
-      s.bind(14, e.flops);
-      s.bind(15, int64_t{e.peer});
-      s.bind(16, e.correlationId);
+      bindEventRow(s, runId_, e, nameId);
       BS_RETURN_IF_ERROR(s.run());
       if (e.step >= 0) noteStepSpan(e);
       maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);

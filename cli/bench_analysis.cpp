@@ -41,7 +41,7 @@ constexpr int32_t kMicroBatches = 4;
 constexpr const char* kLayoutJson =
     R"({"dp": 4, "tp": 4, "pp": 4, "zero_stage": 1, "schedule": "1f1b", "micro_batches": 4,
 "micro_batch_size": 8, "model": {"vocab_size": 50257, "seq_len": 1024, "layers": 12,
-"hidden": 768, "mlp_ratio": 4}})";
+"hidden": 768, "heads": 12, "mlp_ratio": 4}})";
 
 struct BenchOptions {
   int64_t events = 10000000;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -34,33 +35,55 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// ns per span of `spans` ScopedSpans, timed in rounds that fit the ring;
+// This thread's CPU time in ns: what a span costs the traced thread, not
+// counting the time other processes held the core (the machine is shared).
+int64_t threadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+struct SpanCost {
+  double cpuNs = 0.0;   // thread CPU time per span
+  double wallNs = 0.0;  // wall time per span
+};
+
+// The cost of one of `spans` ScopedSpans, timed in rounds that fit the ring;
 // draining happens between rounds, outside the timing.
-double measureSpanNs(bool enabled, int64_t spans) {
+SpanCost measureSpan(bool enabled, int64_t spans) {
   constexpr int64_t kRound = 1 << 15;
   tracer::Recorder recorder(0, enabled, kRound);
   tracer::SpanInfo info;
   info.kind = tracer::EventKind::kForward;
   info.name = "forward";
   std::vector<tracer::Event> sinkhole;
-  int64_t ns = 0;
+  int64_t cpu = 0, wall = 0;
   for (int64_t done = 0; done < spans; done += kRound) {
-    const int64_t t0 = tracer::hostNowNs();
+    const int64_t c0 = threadCpuNs();
+    const int64_t t0 = tracer::monotonicNowNs();
     for (int64_t i = 0; i < kRound; ++i) {
       info.microBatch = static_cast<int32_t>(i);
       tracer::ScopedSpan span(&recorder, info);
     }
-    ns += tracer::hostNowNs() - t0;
+    wall += tracer::monotonicNowNs() - t0;
+    cpu += threadCpuNs() - c0;
     sinkhole.clear();
     recorder.drainInto(sinkhole);
   }
-  return static_cast<double>(ns) / static_cast<double>(spans);
+  const auto n = static_cast<double>(spans);
+  return {static_cast<double>(cpu) / n, static_cast<double>(wall) / n};
 }
 
-// Median over interleaved pairs of (step time traced) / (step time untraced)
-// of two identical trainers; a thread drains the traced one every 100 ms,
-// as the tracer's shipping thread does.
-Result<double> measureOverhead(const Options& o) {
+struct Overhead {
+  double cpuRatio = 0.0;   // the training thread's CPU time per step, traced / untraced
+  double wallRatio = 0.0;  // the steps' wall time, traced / untraced
+};
+
+// Medians over interleaved pairs of (step traced) / (step untraced) of two
+// identical trainers; a thread drains the traced one every 100 ms, as the
+// tracer's shipping thread does (its own CPU time is not the training
+// thread's: it shows in the wall ratio only).
+Result<Overhead> measureOverhead(const Options& o) {
   BS_ASSIGN_OR_RETURN(auto model, layout::modelPreset(o.model));
   engine::TrainerOptions options;
   options.model = model;
@@ -74,39 +97,67 @@ Result<double> measureOverhead(const Options& o) {
     while (!stop) {
       sinkhole.clear();
       recorder.drainInto(sinkhole);
+      tracer::recheckHostClock();  // as the tracer's shipping thread does
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
-  std::vector<double> ratios;
+  std::vector<double> cpuRatios, wallRatios;
   Status failed;
   for (int64_t i = -1; i < o.steps && failed.isOk(); ++i) {  // step -1 warms up
+    const int64_t c0 = threadCpuNs();
     auto a = traced->step();
+    const int64_t c1 = threadCpuNs();
     auto b = plain->step();
+    const int64_t c2 = threadCpuNs();
     if (!a.isOk() || !b.isOk()) {
       failed = !a.isOk() ? a.status() : b.status();
       break;
     }
     if (i >= 0) {
-      ratios.push_back(static_cast<double>(a->endNs - a->startNs) /
-                       static_cast<double>(b->endNs - b->startNs));
+      cpuRatios.push_back(static_cast<double>(c1 - c0) / static_cast<double>(c2 - c1));
+      wallRatios.push_back(static_cast<double>(a->endNs - a->startNs) /
+                           static_cast<double>(b->endNs - b->startNs));
     }
   }
   stop = true;
   drainer.join();
   BS_RETURN_IF_ERROR(failed);
   if (recorder.dropped() > 0) return Status::internal("the recorder dropped spans");
-  return median(ratios);
+  return Overhead{median(cpuRatios), median(wallRatios)};
+}
+
+// Thread CPU ns per read of `now`, over kReads reads.
+template <typename Now>
+double readNs(Now now) {
+  constexpr int kReads = 1000000;
+  int64_t last = 0;
+  const int64_t c0 = threadCpuNs();
+  for (int i = 0; i < kReads; ++i) last = now();
+  const int64_t c1 = threadCpuNs();
+  return last > 0 ? static_cast<double>(c1 - c0) / kReads : 0.0;
+}
+
+// The host clock against CLOCK_MONOTONIC now (a recheck, which may refit).
+void printClockCheck(const char* key) {
+  const tracer::ClockCheck c = tracer::recheckHostClock();
+  std::printf("%s: %lld (+-%lld; rate now fitted over %.3f s, %d refits, %d resets)\n", key,
+              static_cast<long long>(c.deviationNs), static_cast<long long>(c.errorNs),
+              static_cast<double>(c.sinceCalibrationNs) / 1e9, c.retunes, c.resets);
 }
 
 ExitCode runBench(const Options& o) {
-  // Baseline: a span is two clock reads and a store; this is the reads alone.
-  constexpr int kReads = 1000000;
-  int64_t last = 0;
-  const int64_t c0 = tracer::hostNowNs();
-  for (int i = 0; i < kReads; ++i) last = tracer::hostNowNs();
-  std::printf("clock_read_ns: %.1f\n", static_cast<double>(last - c0) / kReads);
-  std::printf("span_ns: %.1f\n", measureSpanNs(true, o.spans));
-  std::printf("span_off_ns: %.2f\n", measureSpanNs(false, o.spans));
+  const tracer::HostClockInfo clock = tracer::hostClockInfo();
+  std::printf("clock_source: %s (%s)\n", tracer::clockSourceName(clock.source), clock.why);
+  if (clock.source == tracer::ClockSource::kTsc) std::printf("tsc_ghz: %.4f\n", clock.ticksPerNs);
+  // A span is two clock reads and a store: the host clock's read, and
+  // clock_gettime's (the baseline the TSC replaces).
+  std::printf("clock_read_ns: %.1f\n", readNs(tracer::hostNowNs));
+  std::printf("clock_gettime_ns: %.1f\n", readNs(tracer::monotonicNowNs));
+  const SpanCost on = measureSpan(true, o.spans), off = measureSpan(false, o.spans);
+  std::printf("span_ns: %.1f\n", on.cpuNs);
+  std::printf("span_wall_ns: %.1f\n", on.wallNs);
+  std::printf("span_off_ns: %.2f\n", off.cpuNs);
+  printClockCheck("clock_deviation_first_ns");  // the first fit's error, seconds later
   std::fflush(stdout);
   auto overhead = measureOverhead(o);
   if (!overhead.isOk()) {
@@ -114,7 +165,9 @@ ExitCode runBench(const Options& o) {
     return 1;
   }
   std::printf("overhead_model: %s\n", o.model.c_str());
-  std::printf("overhead_ratio: %.4f\n", *overhead);
+  std::printf("overhead_ratio: %.4f\n", overhead->cpuRatio);
+  std::printf("overhead_wall_ratio: %.4f\n", overhead->wallRatio);
+  printClockCheck("clock_deviation_ns");  // after rechecks every 100 ms
   std::fflush(stdout);
 
   auto mpirun = findMpirun();

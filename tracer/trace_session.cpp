@@ -272,6 +272,7 @@ void TraceSession::run() {
       if (sampleNow) lastSample = now;
       Batch batch = collectLocal(recorder_.now(), sampleNow);
       lastShip = now;
+      recheckHostClock();  // keeps the TSC's scale on CLOCK_MONOTONIC (tracer/clock.h)
       if (rank_ == 0) {
         deliver(0, std::move(batch));
       } else if (!batch.empty()) {

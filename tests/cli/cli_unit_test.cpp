@@ -1,0 +1,61 @@
+// Unit tests of bubblescope-cli's library (bubblescope_cli): how a layout
+// names its run, and the launcher command lines built for mpirun and srun.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli/mpirun.h"
+#include "cli/train_layout.h"
+
+namespace bubblescope::cli {
+namespace {
+
+TEST(RunName, NamesTheDegreesZeroOverlapAndModel) {
+  layout::Layout l;
+  EXPECT_EQ(runName(l), "dp1 tiny");
+  l.dp = 2;
+  l.tp = 2;
+  l.pp = 2;
+  l.zeroStage = layout::ZeroStage::kGradients;
+  l.overlap = false;
+  l.model = layout::modelPreset("small").value();
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2-zero2-no-overlap small");
+  l.zeroStage = layout::ZeroStage::kNone;  // stage 0 is not named
+  l.overlap = true;
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2 small");
+}
+
+TEST(LauncherCommand, SrunRunsOneTaskPerRankAndKillsTheStepOnAFailure) {
+  EXPECT_EQ(srunCommand("/usr/bin/srun", 8, {"bubblescope-cli", "train", "--layout", "l.json"}),
+            (std::vector<std::string>{"/usr/bin/srun", "-n", "8", "--kill-on-bad-exit=1",
+                                      "--export=ALL,OPENBLAS_NUM_THREADS=1", "bubblescope-cli",
+                                      "train", "--layout", "l.json"}));
+}
+
+TEST(LauncherCommand, MpirunStartsTheRanksOnTheNamedHostsWithTheProgramLast) {
+  MpirunRequest r;
+  r.ranks = 4;
+  r.hosts = {"a:2", "b:2"};
+  r.program = {"bubblescope-cli", "train", "--layout", "l.json"};
+  const std::vector<std::string> argv = mpirunCommand("mpirun", r);
+  ASSERT_GE(argv.size(), 7u);
+  EXPECT_EQ(argv[0], "mpirun");
+  EXPECT_EQ(argv[1], "-np");
+  EXPECT_EQ(argv[2], "4");
+  const auto host = std::find(argv.begin(), argv.end(), "--host");
+  ASSERT_NE(host, argv.end());
+  EXPECT_EQ(*(host + 1), "a:2,b:2");
+  EXPECT_TRUE(std::equal(r.program.rbegin(), r.program.rend(), argv.rbegin()))
+      << "the rank's argv comes last";
+  // Hosts given: mpirun places the ranks, nothing oversubscribes this machine.
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--oversubscribe"), 0);
+  r.hosts.clear();
+  r.hostfile = "hosts.txt";
+  const std::vector<std::string> withFile = mpirunCommand("mpirun", r);
+  const auto file = std::find(withFile.begin(), withFile.end(), "--hostfile");
+  ASSERT_NE(file, withFile.end());
+  EXPECT_EQ(*(file + 1), "hosts.txt");
+}
+
+}  // namespace
+}  // namespace bubblescope::cli

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QMenu>
@@ -22,6 +23,8 @@ namespace bubblescope::gui {
 namespace {
 
 const char* const kCustom = "custom";
+// Layout files: JSON with comments (every shipped sample is .jsonc) or plain.
+const QStringList kLayoutNameFilters = {"*.jsonc", "*.json"};
 
 struct ModelField {
   const char* key;
@@ -47,6 +50,7 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   auto* load = new QPushButton(tr("Load…"), this);
   auto* save = new QPushButton(tr("Save…"), this);
   auto* samples = new QToolButton(this);
+  samples->setObjectName("samples");
   samples->setText(tr("Samples"));
   samples->setPopupMode(QToolButton::InstantPopup);
   samplesMenu_ = new QMenu(samples);
@@ -127,16 +131,16 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   connect(hosts_, &QLineEdit::textChanged, this, &LayoutEditor::onFieldEdited);
   connect(runButton_, &QPushButton::clicked, this, &LayoutEditor::runRequested);
   connect(load, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load layout"), {},
-                                                      tr("Layouts (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load layout"), {}, tr("Layouts (*.jsonc *.json);;All files (*)"));
     if (path.isEmpty()) return;
     const Status s = loadFile(path);
     if (!s.isOk())
       QMessageBox::warning(this, tr("Load layout"), QString::fromStdString(s.message()));
   });
   connect(save, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), "layout.json",
-                                                      tr("Layouts (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), "layout.jsonc",
+                                                      tr("Layouts (*.jsonc *.json)"));
     if (path.isEmpty()) return;
     const Status s = saveFile(path);
     if (!s.isOk())
@@ -280,13 +284,15 @@ void LayoutEditor::revalidate() {
 
   const int64_t world = int64_t{l.dp} * l.tp * l.pp;
   const int64_t sequences = int64_t{l.microBatchSize} * l.microBatches * l.dp;
-  QString text = tr("<b>World size</b> %1 ranks · <b>global batch</b> %2 sequences (%3 tokens)")
+  QString text = tr("<b>World size:</b> %1 %2 · <b>global batch:</b> %3 %4 (%5 tokens)")
                      .arg(world)
+                     .arg(world == 1 ? tr("rank") : tr("ranks"))
                      .arg(sequences)
+                     .arg(sequences == 1 ? tr("sequence") : tr("sequences"))
                      .arg(sequences * l.model.seqLen);
   if (l.pp > 1 && l.microBatches >= 1) {
     const double bubble = layout::formulaBubble(l);
-    text += tr(" · <b>formula bubble</b> %1%").arg(bubble * 100, 0, 'f', 1);
+    text += tr(" · <b>formula bubble:</b> %1%").arg(bubble * 100, 0, 'f', 1);
   }
   summary_->setText(text);
   runButton_->setEnabled(problems_.isEmpty());
@@ -322,24 +328,32 @@ QStringList LayoutEditor::sampleFolders() {
           QStringLiteral(BUBBLESCOPE_SOURCE_DIR "/samples/layouts")};
 }
 
-void LayoutEditor::fillSamplesMenu() {
-  samplesMenu_->clear();
+QStringList LayoutEditor::sampleFiles() {
   for (const QString& folder : sampleFolders()) {
     const QDir dir(folder);
-    const QStringList files = dir.entryList({"*.json"}, QDir::Files, QDir::Name);
+    const QStringList files = dir.entryList(kLayoutNameFilters, QDir::Files, QDir::Name);
     if (files.isEmpty()) continue;
-    for (const QString& f : files) {
-      const QString path = dir.filePath(f);
-      samplesMenu_->addAction(f, this, [this, path] {
-        const Status s = loadFile(path);
-        if (!s.isOk()) {
-          QMessageBox::warning(this, tr("Load sample"), QString::fromStdString(s.message()));
-        }
-      });
-    }
-    return;
+    QStringList paths;
+    for (const QString& f : files) paths << dir.filePath(f);
+    return paths;
   }
-  samplesMenu_->addAction(tr("(no samples/layouts folder found)"))->setEnabled(false);
+  return {};
+}
+
+void LayoutEditor::fillSamplesMenu() {
+  samplesMenu_->clear();
+  const QStringList paths = sampleFiles();
+  for (const QString& path : paths) {
+    samplesMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] {
+      const Status s = loadFile(path);
+      if (!s.isOk()) {
+        QMessageBox::warning(this, tr("Load sample"), QString::fromStdString(s.message()));
+      }
+    });
+  }
+  if (paths.isEmpty()) {
+    samplesMenu_->addAction(tr("(no samples/layouts folder found)"))->setEnabled(false);
+  }
 }
 
 }  // namespace bubblescope::gui

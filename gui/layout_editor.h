@@ -5,7 +5,8 @@
 // formula bubble of the schedule, and puts each problem of
 // layout::layoutProblems() under the field it concerns (problems of no single
 // field go under the summary). Loads and saves layout JSON
-// (docs/layout-format.md); "Samples" lists samples/layouts/*.json.
+// (docs/layout-format.md); "Samples" lists samples/layouts/*.jsonc and
+// *.json, and the Load dialog shows both.
 //
 // Field widgets are named by their layout key (objectName "tp", "schedule",
 // ...) so tests and scripts can find them.
@@ -48,6 +49,9 @@ class LayoutEditor : public QWidget {
   Status saveFile(const QString& path) const;
   // Folders searched for sample layouts, first existing wins.
   static QStringList sampleFolders();
+  // The layout files (*.jsonc, *.json) of the first sample folder that has
+  // any, by name; empty when none has.
+  static QStringList sampleFiles();
 
  signals:
   void layoutChanged();

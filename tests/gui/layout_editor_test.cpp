@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <QAction>
+#include <QFileInfo>
+#include <QMenu>
 #include <QPushButton>
+#include <QToolButton>
 
 #include "gui/layout_problem_fields.h"
 #include "tests/storage/temp_dir.h"
@@ -37,6 +41,15 @@ TEST(LayoutEditor, ShowsWorldSizeAndGlobalBatchAsYouType) {
   EXPECT_TRUE(editor.summaryText().contains("24 sequences"));
   EXPECT_TRUE(editor.summaryText().contains("768 tokens"));
   EXPECT_EQ(editor.layout().worldSize(), 4);
+
+  editor.findChild<QSpinBox*>("dp")->setValue(1);
+  editor.findChild<QSpinBox*>("pp")->setValue(1);
+  editor.findChild<QSpinBox*>("micro_batches")->setValue(1);
+  editor.findChild<QSpinBox*>("micro_batch_size")->setValue(1);
+  EXPECT_TRUE(editor.summaryText().contains("World size:</b> 1 rank ·"))
+      << editor.summaryText().toStdString();
+  EXPECT_TRUE(editor.summaryText().contains("1 sequence (32 tokens)"))
+      << editor.summaryText().toStdString();
 }
 
 TEST(LayoutEditor, RejectsANonDividingLayoutWithTheReasonAtTheField) {
@@ -89,6 +102,34 @@ TEST(LayoutEditor, SavesAndLoadsLayoutJson) {
   const Status bad = other.loadFile(QString::fromStdString(dir.file("missing.json")));
   EXPECT_FALSE(bad.isOk());
   EXPECT_NE(bad.message().find("missing.json"), std::string::npos);
+}
+
+TEST(LayoutEditor, SamplesMenuListsTheShippedJsoncLayoutsAndLoadsOne) {
+  const QStringList files = LayoutEditor::sampleFiles();
+  ASSERT_FALSE(files.isEmpty()) << "no sample layouts found";
+  bool has1f1b = false;
+  for (const QString& f : files) {
+    has1f1b |= QFileInfo(f).fileName() == "pp4-1f1b.jsonc";
+    LayoutEditor editor;
+    EXPECT_TRUE(editor.loadFile(f).isOk()) << f.toStdString();
+  }
+  EXPECT_TRUE(has1f1b) << files.join(", ").toStdString();
+
+  LayoutEditor editor;
+  QMenu* menu = editor.findChild<QToolButton*>("samples")->menu();
+  ASSERT_NE(menu, nullptr);
+  emit menu->aboutToShow();
+  QAction* pick = nullptr;
+  for (QAction* a : menu->actions()) {
+    if (a->text() == "pp4-1f1b.jsonc") pick = a;
+  }
+  ASSERT_NE(pick, nullptr) << "the Samples menu does not list pp4-1f1b.jsonc";
+  EXPECT_EQ(menu->actions().size(), files.size());
+  pick->trigger();
+  EXPECT_EQ(editor.layout().pp, 4);
+  EXPECT_EQ(editor.layout().microBatches, 8);
+  EXPECT_EQ(editor.layout().schedule, layout::ScheduleKind::kOneFOneB);
+  EXPECT_EQ(editor.layout().model.preset, "small");
 }
 
 }  // namespace

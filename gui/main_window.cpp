@@ -217,6 +217,10 @@ Status MainWindow::reloadRuns() {
 Status MainWindow::showRun(int64_t runId) {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   BS_RETURN_IF_ERROR(timeline_->showRun(reader_.get(), runId));
+  // The editor follows the shown run: editing starts from its layout (a run
+  // without a readable layout, e.g. an imported trace, leaves it as it is).
+  auto shownLayout = layout::layoutFromString(timeline_->model()->run().info.layoutJson);
+  if (shownLayout.isOk()) editor_->setLayout(*shownLayout);
   report_.reset();
   metrics_->clear();
   charts_->clear();

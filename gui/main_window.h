@@ -49,7 +49,8 @@ class MainWindow : public QMainWindow {
 
   // Opens a trace file and shows its last run. The message names the file.
   Status openFile(const QString& path);
-  // Shows run `runId` of the open file in the timeline.
+  // Shows run `runId` of the open file in the timeline, and its layout in the
+  // layout editor.
   Status showRun(int64_t runId);
   // Re-reads the runs of the open file.
   Status reloadRuns();

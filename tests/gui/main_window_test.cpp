@@ -10,7 +10,9 @@
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include "gui/charts_panel.h"
@@ -98,6 +100,39 @@ TEST_F(WindowFixture, RunAgainWithChangesOpensCompareWhenTheNewRunEnds) {
   EXPECT_EQ(window->compareView()->runB(), 2);
   QTRY_VERIFY_WITH_TIMEOUT(window->compareView()->table()->rowCount() > 0, 10000);
   EXPECT_EQ(window->baselineRunId(), 0);
+}
+
+TEST_F(WindowFixture, TheLayoutEditorFollowsTheShownRun) {
+  // Run 1 is gpipe pp 2 m 2 (shown on open); run 2 is 1f1b pp 2 m 4.
+  const std::string other =
+      R"({"dp":1,"tp":1,"pp":2,"schedule":"1f1b","micro_batches":4,"micro_batch_size":1,)"
+      R"("steps":2,"model":{"preset":"tiny"}})";
+  bubblescope::testing::writePipelineRun(path, 1'000'000, other);
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  LayoutEditor* editor = window->layoutEditor();
+  EXPECT_EQ(editor->layout().pp, 2);
+  EXPECT_EQ(editor->layout().schedule, layout::ScheduleKind::kGPipe);
+  EXPECT_EQ(editor->layout().microBatches, 2);
+
+  window->runsView()->selectRow(1);  // the user clicks run 2
+  ASSERT_EQ(window->timeline()->model()->run().id, 2);
+  EXPECT_EQ(editor->layout().schedule, layout::ScheduleKind::kOneFOneB);
+  EXPECT_EQ(editor->layout().microBatches, 4);
+
+  // Editing starts from the shown run: the run started is run 2's layout
+  // with the one change.
+  editor->findChild<QSpinBox*>("micro_batches")->setValue(8);
+  emit editor->runRequested();
+  ASSERT_EQ(launcher->requests.size(), 1u);
+  EXPECT_EQ(launcher->requests[0].microBatches, 8);
+  auto launched = layout::layoutFromFile(launcher->requests[0].layoutPath.toStdString());
+  ASSERT_TRUE(launched.isOk()) << launched.status().message();
+  EXPECT_EQ(launched->schedule, layout::ScheduleKind::kOneFOneB);
+  EXPECT_EQ(launched->pp, 2);
+
+  ASSERT_TRUE(window->showRun(1).isOk());
+  EXPECT_EQ(editor->layout().schedule, layout::ScheduleKind::kGPipe);
+  launcher->finish(0);
 }
 
 TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {

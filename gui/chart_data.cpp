@@ -69,6 +69,8 @@ ChartData bubbleChart(const analysis::RunReport& report) {
   ChartData c;
   c.title = QStringLiteral("Pipeline bubble per stage");
   c.valueLabel = QStringLiteral("share of step time");
+  // One stage (pp = 1) is no pipeline: it has no pipeline bubble to show.
+  if (report.stages.size() < 2) return c;
   ChartSeries measured{QStringLiteral("measured"), {}};
   ChartSeries formula{QStringLiteral("formula"), {}};
   for (const auto& s : report.stages) {

@@ -40,7 +40,8 @@ struct ChartData {
 // as the report defines it).
 ChartData utilisationChart(const analysis::RunReport& report);
 // Per stage: "measured" ((wait + idle) / step, mean of its ranks) and
-// "formula" (the schedule's formula, NaN when unknown).
+// "formula" (the schedule's formula, NaN when unknown). No series when the
+// run has fewer than two stages (pp = 1 has no pipeline).
 ChartData bubbleChart(const analysis::RunReport& report);
 // Per rank, stacked, ms per step: "compute", "exposed comm", "wait", "idle";
 // they add up to the step time.

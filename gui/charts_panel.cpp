@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "gui/span_palette.h"
+#include "gui/time_format.h"
 
 #if BUBBLESCOPE_WITH_SVG
 #include <QSvgGenerator>
@@ -26,7 +27,12 @@ struct BarPlacement {
   double width = 0.7;
 };
 
-QColor seriesColour(const QString& name) {
+}  // namespace
+
+// Each series of one chart has its own colour: the comm dimensions of the
+// utilisation chart (dp blue, tp purple, pp teal, zero amber, ep pink) are
+// told apart at a glance.
+QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "utilisation" || name == "compute") return colourOf(EventKind::kForward);
   if (name == "measured") return bubbleHatchColour();
   if (name == "formula") return QColor(120, 120, 120);
@@ -36,7 +42,7 @@ QColor seriesColour(const QString& name) {
   if (name == "comm dp") return colourOf(EventKind::kAllReduce);
   if (name == "comm tp") return colourOf(EventKind::kAllGather);
   if (name == "comm pp") return colourOf(EventKind::kSend);
-  if (name == "comm zero") return colourOf(EventKind::kReduceScatter);
+  if (name == "comm zero") return QColor(0xff, 0x8f, 0x00);
   if (name == "comm ep") return colourOf(EventKind::kAllToAll);
   if (name == "loss") return colourOf(EventKind::kBackward);
   if (name == "parameters") return QColor(76, 114, 176);
@@ -46,12 +52,14 @@ QColor seriesColour(const QString& name) {
   return QColor(140, 140, 140);
 }
 
+namespace {
+
 QCPBars* addBars(QCustomPlot* plot, const ChartSeries& s, BarPlacement at, QCPBars* below) {
   auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
   bars->setName(s.name);
   bars->setWidth(at.width);
   bars->setPen(Qt::NoPen);
-  bars->setBrush(seriesColour(s.name));
+  bars->setBrush(ChartsPanel::seriesColour(s.name));
   bars->setStackingGap(0);
   for (size_t i = 0; i < s.values.size(); ++i) {
     if (!std::isnan(s.values[i])) bars->addData(static_cast<double>(i) + at.offset, s.values[i]);
@@ -63,7 +71,7 @@ QCPBars* addBars(QCustomPlot* plot, const ChartSeries& s, BarPlacement at, QCPBa
 QCPGraph* addMarkers(QCustomPlot* plot, const ChartSeries& s, double offset, bool line) {
   QCPGraph* g = plot->addGraph();
   g->setName(s.name);
-  const QColor c = seriesColour(s.name);
+  const QColor c = ChartsPanel::seriesColour(s.name);
   g->setPen(QPen(c, line ? 2 : 0));
   g->setLineStyle(line ? QCPGraph::lsLine : QCPGraph::lsNone);
   g->setScatterStyle(
@@ -172,6 +180,10 @@ void ChartsPanel::clear() {
   rebuild();
 }
 
+QString ChartsPanel::summaryText() const {
+  return summary_->text();
+}
+
 void ChartsPanel::setMessage(const QString& text) {
   summary_->setText(text);
 }
@@ -191,8 +203,8 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   data_[kMemory] = memoryChart(report);
   QString text = tr("<b>run %1</b>").arg(report.run.id);
   if (report.stepTimeMeanNs) {
-    text += tr(" · step %1 ms").arg(*report.stepTimeMeanNs / 1e6, 0, 'f', 2);
-    if (report.stepTimeStdNs) text += tr(" ± %1").arg(*report.stepTimeStdNs / 1e6, 0, 'f', 2);
+    text += tr(" · mean step %1").arg(formatDuration(*report.stepTimeMeanNs));
+    if (report.stepTimeStdNs) text += tr(" ± %1").arg(formatDuration(*report.stepTimeStdNs));
   }
   if (report.tokensPerS) text += tr(" · %1 tokens/s").arg(*report.tokensPerS, 0, 'f', 0);
   if (report.slowestStage) text += tr(" · slowest stage %1").arg(*report.slowestStage);
@@ -270,7 +282,9 @@ void ChartsPanel::rebuild() {
         auto* text = new QCPItemText(plot);
         text->position->setType(QCPItemPosition::ptAxisRectRatio);
         text->position->setCoords(0.5, 0.5);
-        text->setText(c == kMemory ? tr("no memory samples in this run") : tr("no data"));
+        text->setText(c == kMemory   ? tr("no memory samples in this run")
+                      : c == kBubble ? tr("no pipeline in this run (pp = 1)")
+                                     : tr("no data"));
         text->setColor(palette().color(QPalette::PlaceholderText));
       }
     }
@@ -286,17 +300,17 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
   QString html = tr("<b>Step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
                      .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
                           ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs));
-  if (!report.stages.empty() && !report.stages.front().bubbleFormulaText.empty()) {
+  if (report.stages.size() > 1 && !report.stages.front().bubbleFormulaText.empty()) {
     html +=
         tr("<b>Bubble formula</b> %1<br>")
             .arg(QString::fromStdString(report.stages.front().bubbleFormulaText).toHtmlEscaped());
   }
   for (const auto& v : report.commVolume) {
-    html += tr("<b>Comm %1</b> %2 MB/step per rank")
+    html += tr("<b>Comm %1</b> %2/step per rank")
                 .arg(QString::fromStdString(v.dim))
-                .arg(v.measuredBytesPerStep / 1e6, 0, 'f', 2);
+                .arg(formatBytes(std::llround(v.measuredBytesPerStep)));
     if (v.formulaBytesPerStep)
-      html += tr(" (formula %1)").arg(*v.formulaBytesPerStep / 1e6, 0, 'f', 2);
+      html += tr(" (formula %1)").arg(formatBytes(std::llround(*v.formulaBytesPerStep)));
     html += "<br>";
   }
   for (const auto& s : report.stragglers) {

@@ -9,6 +9,7 @@
 // .cpp. GUI thread only.
 #pragma once
 
+#include <QColor>
 #include <QWidget>
 #include <array>
 #include <vector>
@@ -51,6 +52,14 @@ class ChartsPanel : public QWidget {
   double keyPixel(Chart chart, double key) const;
   double valuePixel(Chart chart, double value) const;
 
+  // The line above the charts ("run 3 · mean step 4.20 ms ± 0.10 · ...") and
+  // the text beside them (step statistics, bubble formula, comm volume in
+  // binary units, stragglers, notes).
+  QString summaryText() const;
+  static QString detailsHtml(const analysis::RunReport& report);
+  // The colour of a series by its name ("comm tp", "measured", ...).
+  static QColor seriesColour(const QString& name);
+
   // Writes one chart to PNG or SVG (by the path's suffix; SVG needs a build
   // with Qt SVG, else Unsupported).
   Status exportChart(Chart chart, const QString& path, int width = 900, int height = 520) const;
@@ -67,7 +76,6 @@ class ChartsPanel : public QWidget {
   void rebuild();
   void applyPalette(QCustomPlot* plot);
   void onPlottableClicked(Chart chart, double key);
-  static QString detailsHtml(const analysis::RunReport& report);
 
   std::array<QCustomPlot*, kChartCount> plots_{};
   std::array<ChartData, kChartCount> data_{};

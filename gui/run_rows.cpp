@@ -60,11 +60,10 @@ Result<RunRow> loadRunRow(storage::TraceReader& reader, const storage::RunRecord
   }
   row.steps = static_cast<int32_t>(windows.size());
   if (!windows.empty()) {
-    std::vector<double> times;
-    for (const auto& [step, w] : windows) times.push_back(double(w.second - w.first));
-    std::sort(times.begin(), times.end());
-    const size_t n = times.size();
-    row.medianStepNs = n % 2 == 1 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    // The mean, as the charts and `report` show it.
+    double sum = 0;
+    for (const auto& [step, w] : windows) sum += double(w.second - w.first);
+    row.meanStepNs = sum / static_cast<double>(windows.size());
   }
   if (!losses.empty()) row.lastLoss = losses.rbegin()->second;
   return row;

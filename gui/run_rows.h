@@ -23,7 +23,9 @@ struct RunRow {
   storage::RunHealth health = storage::RunHealth::kRunning;
   QString error;
   int32_t steps = 0;
-  std::optional<double> medianStepNs;  // step = latest end − earliest start over ranks
+  // Mean over steps (as Charts and `report` show it) of step = latest end −
+  // earliest start over ranks.
+  std::optional<double> meanStepNs;
   std::optional<double> lastLoss;
   int64_t events = 0;
 };

@@ -62,7 +62,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       case kSteps:
         return r.steps;
       case kStepTime:
-        return r.medianStepNs ? formatDuration(*r.medianStepNs) : QStringLiteral("–");
+        return r.meanStepNs ? formatDuration(*r.meanStepNs) : QStringLiteral("–");
       case kLoss:
         return r.lastLoss ? QString::number(*r.lastLoss, 'f', 4) : QStringLiteral("–");
       case kRanks:
@@ -80,7 +80,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     if (index.column() == kStatus && r.health == storage::RunHealth::kInterrupted) {
       return tr("The run says running, but the process writing it is gone.");
     }
-    if (index.column() == kStepTime) return tr("Median over steps of the slowest rank's step");
+    if (index.column() == kStepTime)
+      return tr(
+          "Mean over steps of the step time (latest rank's end − earliest rank's "
+          "start), as Charts and `report` show it");
     return {};
   }
   if (role == Qt::ForegroundRole && index.column() == kStatus) {
@@ -113,7 +116,7 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
     case kSteps:
       return tr("Steps");
     case kStepTime:
-      return tr("Step time");
+      return tr("Mean step");
     case kLoss:
       return tr("Loss");
     case kRanks:

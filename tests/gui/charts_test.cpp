@@ -70,6 +70,49 @@ TEST_F(PipelineFixture, ChartDataIsTheReportsNumbers) {
   expectValues(lossChart(report).find("loss")->values, {5.0, 4.5});
 }
 
+// A run with one stage (pp = 1) has no pipeline: no bubble bars, no
+// formula line, and the chart says why it is empty.
+TEST_F(PipelineFixture, OneStageHasNoPipelineBubble) {
+  analysis::RunReport single = report;
+  single.stages.resize(1);
+  EXPECT_TRUE(bubbleChart(single).series.empty());
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.setReport(single);
+  EXPECT_TRUE(panel.plottedValues(ChartsPanel::kBubble, "measured").empty());
+  EXPECT_TRUE(panel.plottedValues(ChartsPanel::kBubble, "formula").empty());
+  EXPECT_FALSE(ChartsPanel::detailsHtml(single).contains("Bubble formula"));
+  EXPECT_TRUE(ChartsPanel::detailsHtml(report).contains("Bubble formula"));
+}
+
+// One statistic of step time, labelled; comm volume in binary units.
+TEST_F(PipelineFixture, SummaryNamesTheMeanAndVolumesAreBinary) {
+  ChartsPanel panel;
+  panel.setReport(report);
+  EXPECT_TRUE(panel.summaryText().contains(QString::fromUtf8("mean step 1.00 µs ± 0.00 ns")))
+      << panel.summaryText().toStdString();
+  const QString details = ChartsPanel::detailsHtml(report);
+  EXPECT_TRUE(details.contains("<b>Step time</b> mean")) << details.toStdString();
+  // Rank 1's dp all-reduce moves 1000 bytes a step; the mean over the ranks
+  // that have it is 1000 B ("1.0 KB" in decimal units would be wrong).
+  EXPECT_TRUE(details.contains("1000 B/step")) << details.toStdString();
+  EXPECT_FALSE(details.contains("MB"));
+}
+
+// "comm tp" and "comm zero" are told apart at a glance: not two purples.
+TEST(ChartColours, CommDimensionsHaveDistinctColours) {
+  const QStringList dims = {"comm dp", "comm tp", "comm pp", "comm zero", "comm ep"};
+  for (int i = 0; i < dims.size(); ++i) {
+    for (int j = i + 1; j < dims.size(); ++j) {
+      const QColor a = ChartsPanel::seriesColour(dims[i]);
+      const QColor b = ChartsPanel::seriesColour(dims[j]);
+      int hueGap = std::abs(a.hslHue() - b.hslHue());
+      hueGap = std::min(hueGap, 360 - hueGap);
+      EXPECT_GE(hueGap, 30) << dims[i].toStdString() << " vs " << dims[j].toStdString();
+    }
+  }
+}
+
 TEST_F(PipelineFixture, PlotsHoldTheChartData) {
   ChartsPanel panel;
   panel.resize(1200, 700);

@@ -25,6 +25,10 @@ TEST(RunRows, LayoutSummaryNamesDegreesScheduleZeroAndModel) {
   EXPECT_EQ(layoutSummary("{}", "{}"), QStringLiteral("single process · tiny"));
   // Not a layout the engine accepts (tiny has 2 layers): the stored text.
   EXPECT_EQ(layoutSummary(R"({"pp":4})", "{}"), QStringLiteral(R"({"pp":4})"));
+  // pp = 1 has no pipeline: no schedule or micro-batches in the summary.
+  EXPECT_EQ(layoutSummary(R"({"dp":2,"pp":1,"schedule":"1f1b","micro_batches":2})",
+                          R"({"preset":"small"})"),
+            QStringLiteral("dp2 tp1 pp1 · small"));
   EXPECT_EQ(layoutSummary("not json", "{}"), QStringLiteral("not json"));
 }
 
@@ -38,7 +42,9 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
         {{0, 0, std::nan(""), 0, 0, 100},
          {1, 0, 3.0, 0, 10, 120},
          {0, 1, std::nan(""), 0, 200, 330},
-         {1, 1, 2.0, 0, 200, 300}},
+         {1, 1, 2.0, 0, 200, 300},
+         {0, 2, std::nan(""), 0, 400, 600},
+         {1, 2, 1.5, 0, 400, 580}},
         R"({"dp":1,"pp":2,"schedule":"gpipe","micro_batches":2})");
     ASSERT_TRUE(w->finishRun(storage::RunStatus::kFailed, "rank 1 ran out of memory").isOk());
   }
@@ -50,11 +56,12 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
   const RunRow& r = rows->front();
   EXPECT_EQ(r.health, storage::RunHealth::kFailed);
   EXPECT_EQ(r.error, QStringLiteral("rank 1 ran out of memory"));
-  EXPECT_EQ(r.steps, 2);
-  ASSERT_TRUE(r.medianStepNs.has_value());
-  EXPECT_DOUBLE_EQ(*r.medianStepNs, (120.0 + 130.0) / 2);  // steps of 120 and 130 ns
+  EXPECT_EQ(r.steps, 3);
+  ASSERT_TRUE(r.meanStepNs.has_value());
+  // Steps of 120, 130 and 200 ns: the mean (150), not the median (130).
+  EXPECT_DOUBLE_EQ(*r.meanStepNs, (120.0 + 130.0 + 200.0) / 3);
   ASSERT_TRUE(r.lastLoss.has_value());
-  EXPECT_DOUBLE_EQ(*r.lastLoss, 2.0);
+  EXPECT_DOUBLE_EQ(*r.lastLoss, 1.5);
   EXPECT_EQ(r.layoutSummary, QStringLiteral("dp1 tp1 pp2 · gpipe m2 · tiny"));
 
   RunsTableModel model;
@@ -62,6 +69,8 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
   model.setRows(*rows);
   EXPECT_EQ(model.rowCount(), 1);
   EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStatus)).toString(), "failed");
+  EXPECT_EQ(model.headerData(RunsTableModel::kStepTime, Qt::Horizontal).toString(), "Mean step");
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStepTime)).toString(), "150 ns");
   EXPECT_EQ(model.data(model.index(0, RunsTableModel::kStatus), Qt::ToolTipRole).toString(),
             "rank 1 ran out of memory");
   EXPECT_EQ(

@@ -1,8 +1,10 @@
 #include "gui/compare_view.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -10,6 +12,7 @@
 #include <algorithm>
 
 #include "gui/run_rows.h"
+#include "gui/time_format.h"
 #include "gui/timeline_panel.h"
 
 namespace bubblescope::gui {
@@ -33,14 +36,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   titleA_ = new QLabel(this);
   titleB_ = new QLabel(this);
   message_ = new QLabel(this);
+  message_->setWordWrap(true);  // a long message does not widen the timelines' column
   step_ = new QSpinBox(this);
   step_->setObjectName("alignStep");
   step_->setRange(0, 1000000);
   step_->setPrefix(tr("align at step "));
+  scale_ = new QComboBox(this);
+  scale_->setObjectName("compareScale");
+  scale_->addItem(tr("same time scale"), static_cast<int>(Scale::kSameScale));
+  scale_->addItem(tr("each side fits its own step"), static_cast<int>(Scale::kFitEach));
   table_ = new CompareTableModel(this);
   tableView_ = new QTableView(this);
   tableView_->setModel(table_);
   tableView_->verticalHeader()->hide();
+  tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   tableView_->horizontalHeader()->setStretchLastSection(true);
   tableView_->setAlternatingRowColors(true);
   tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -50,6 +59,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   column->setContentsMargins(0, 0, 0, 0);
   auto* bar = new QHBoxLayout;
   bar->addWidget(step_);
+  bar->addWidget(scale_);
   bar->addWidget(message_, 1);
   column->addLayout(bar);
   column->addWidget(titleA_);
@@ -57,17 +67,18 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   column->addWidget(titleB_);
   column->addWidget(b_, 1);
 
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(timelines);
-  split->addWidget(tableView_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  split->setSizes({700, 480});
+  split_ = new QSplitter(Qt::Horizontal, this);
+  split_->addWidget(timelines);
+  split_->addWidget(tableView_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 2);
+  split_->setSizes({700, 480});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layout->addWidget(split_);
 
   connect(step_, &QSpinBox::valueChanged, this, [this](int s) { alignAtStep(s); });
+  connect(scale_, &QComboBox::currentIndexChanged, this, [this] { alignAtStep(step_->value()); });
 }
 
 Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t runB) {
@@ -92,6 +103,14 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
     if (findStep(b_, w.step) != nullptr && (step < 0 || w.step <= 1)) step = w.step;
   }
   if (step >= 0) {
+    const StepWindow* wa = findStep(a_, step);
+    const StepWindow* wb = findStep(b_, step);
+    const double la = static_cast<double>(wa->endNs - wa->startNs);
+    const double lb = static_cast<double>(wb->endNs - wb->startNs);
+    const bool apart = std::min(la, lb) > 0 && std::max(la, lb) > kFitEachRatio * std::min(la, lb);
+    const QSignalBlocker blockScale(scale_);
+    scale_->setCurrentIndex(
+        scale_->findData(static_cast<int>(apart ? Scale::kFitEach : Scale::kSameScale)));
     const QSignalBlocker block(step_);
     step_->setValue(step);
     alignAtStep(step);
@@ -102,7 +121,34 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
 void CompareView::setReports(const analysis::RunReport& a, const analysis::RunReport& b) {
   table_->setReports(a, b);
   tableView_->resizeColumnsToContents();
+  fitTableWidth();
   message_->clear();
+}
+
+void CompareView::fitTableWidth() {
+  const QHeaderView* header = tableView_->horizontalHeader();
+  const QAbstractItemView* view = tableView_;  // sizeHintForColumn is public here
+  // The frame, the vertical scroll bar and a few pixels of the splitter's
+  // rounding.
+  int needed =
+      2 * tableView_->frameWidth() + tableView_->verticalScrollBar()->sizeHint().width() + 4;
+  for (int c = 0; c < header->count(); ++c) {
+    needed += std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+  }
+  const QList<int> sizes = split_->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  if (total <= 0) return;
+  const int minTimelines = std::min(400, total / 3);
+  const int table = std::min(needed, total - minTimelines);
+  split_->setSizes({total - table, table});
+}
+
+CompareView::Scale CompareView::scale() const {
+  return static_cast<Scale>(scale_->currentData().toInt());
+}
+
+void CompareView::setScale(Scale scale) {
+  scale_->setCurrentIndex(scale_->findData(static_cast<int>(scale)));
 }
 
 void CompareView::setMessage(const QString& text) {
@@ -127,18 +173,29 @@ bool CompareView::alignAtStep(int step) {
     message_->setText(tr("neither run has step %1").arg(step));
     return false;
   }
-  const int64_t length =
+  const int64_t longer =
       std::max(wa ? wa->endNs - wa->startNs : 0, wb ? wb->endNs - wb->startNs : 0);
-  const double pad = length * 0.02;
+  const bool fitEach = scale() == Scale::kFitEach;
   for (auto [panel, w] : {std::pair{a_, wa}, std::pair{b_, wb}}) {
     if (w == nullptr) continue;
+    const int64_t length = fitEach ? w->endNs - w->startNs : longer;
+    const double pad = length * 0.02;
     panel->view()->setFollowing(false);
     panel->view()->setViewRange(w->startNs - pad, w->startNs + length + pad);
   }
-  message_->setText(wa && wb ? tr("both timelines show %1 ms from the start of step %2")
-                                   .arg(length / 1e6, 0, 'f', 2)
-                                   .arg(step)
-                             : tr("only run %1 has step %2").arg(wa ? runA_ : runB_).arg(step));
+  if (!(wa && wb)) {
+    message_->setText(tr("only run %1 has step %2").arg(wa ? runA_ : runB_).arg(step));
+  } else if (fitEach) {
+    message_->setText(tr("each timeline fits its own step %1 (A %2, B %3): lengths on screen "
+                         "differ in time")
+                          .arg(step)
+                          .arg(formatDuration(double(wa->endNs - wa->startNs)))
+                          .arg(formatDuration(double(wb->endNs - wb->startNs))));
+  } else {
+    message_->setText(tr("both timelines show %1 from the start of step %2")
+                          .arg(formatDuration(double(longer)))
+                          .arg(step));
+  }
   return true;
 }
 

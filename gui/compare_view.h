@@ -3,9 +3,14 @@
 // differences (analysis::compareRuns).
 //
 // Contract: the reader is not owned and must outlive the view (or clear()).
-// Alignment: both timelines show the same duration from the start of the
-// chosen step in each run (the longer of the two step times), so equal
-// lengths on screen are equal times. GUI thread only.
+// Alignment: each timeline starts at the chosen step of its run. In the
+// kSameScale mode both show the same duration (the longer of the two step
+// times), so equal lengths on screen are equal times; in kFitEach each side
+// fits its own step, so a much faster run is not squashed to a sliver.
+// setRuns() picks kFitEach when the two step times differ by more than
+// kFitEachRatio, else kSameScale. The table's columns fit their contents and
+// the table takes the width they need (the timelines keep the rest). GUI
+// thread only.
 #pragma once
 
 #include <QWidget>
@@ -14,8 +19,10 @@
 #include "gui/compare_table_model.h"
 #include "storage/trace_reader.h"
 
+class QComboBox;
 class QLabel;
 class QSpinBox;
+class QSplitter;
 class QTableView;
 
 namespace bubblescope::gui {
@@ -26,6 +33,10 @@ class CompareView : public QWidget {
   Q_OBJECT
 
  public:
+  enum class Scale { kSameScale, kFitEach };
+  // Step times further apart than this factor open in kFitEach.
+  static constexpr double kFitEachRatio = 2.0;
+
   explicit CompareView(QWidget* parent = nullptr);
 
   Status setRuns(storage::TraceReader* reader, int64_t runA, int64_t runB);
@@ -34,20 +45,30 @@ class CompareView : public QWidget {
   void clear();
   // Aligns both timelines at `step`; false when neither run has it.
   bool alignAtStep(int step);
+  // Changes the scale mode and re-aligns at the current step.
+  void setScale(Scale scale);
+  Scale scale() const;
 
   int64_t runA() const { return runA_; }
   int64_t runB() const { return runB_; }
   TimelinePanel* panelA() const { return a_; }
   TimelinePanel* panelB() const { return b_; }
   CompareTableModel* table() const { return table_; }
+  QTableView* tableView() const { return tableView_; }
 
  private:
+  // Gives the table the width its columns need, keeping the timelines at
+  // least 400 px (or a third).
+  void fitTableWidth();
+
   TimelinePanel* a_ = nullptr;
   TimelinePanel* b_ = nullptr;
   QLabel* titleA_ = nullptr;
   QLabel* titleB_ = nullptr;
   QLabel* message_ = nullptr;
   QSpinBox* step_ = nullptr;
+  QComboBox* scale_ = nullptr;
+  QSplitter* split_ = nullptr;
   CompareTableModel* table_ = nullptr;
   QTableView* tableView_ = nullptr;
   int64_t runA_ = 0, runB_ = 0;

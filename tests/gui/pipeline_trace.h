@@ -22,29 +22,33 @@ inline constexpr const char* kPipelineLayout =
     R"({"dp":1,"tp":1,"pp":2,"schedule":"gpipe","micro_batches":2,"micro_batch_size":1,)"
     R"("steps":2,"model":{"preset":"tiny"}})";
 
-// Appends one pipeline run (shifted by offsetNs) to `path`; returns nothing,
-// the run is finished.
+// Appends one pipeline run (shifted by offsetNs, every time and duration
+// multiplied by `slower`) to `path`; returns nothing, the run is finished.
 inline void writePipelineRun(const std::string& path, int64_t offsetNs = 0,
-                             const std::string& layout = kPipelineLayout) {
+                             const std::string& layout = kPipelineLayout, int64_t slower = 1) {
   using tracer::EventKind;
   using tracer::Lane;
   std::vector<tracer::Event> events;
   std::vector<tracer::StepRecord> steps;
   for (int step = 0; step < 2; ++step) {
-    const int64_t t = offsetNs + step * 1000;
-    events.push_back(guiSpan(0, Lane::kCompute, EventKind::kForward, t, t + 200, step, 0));
-    events.push_back(guiSpan(0, Lane::kCompute, EventKind::kBackward, t + 600, t + 1000, step, 0));
-    events.push_back(guiSpan(1, Lane::kPipeline, EventKind::kWait, t, t + 100, step, 0));
-    events.push_back(guiSpan(1, Lane::kCompute, EventKind::kForward, t + 100, t + 300, step, 0));
-    events.push_back(guiSpan(1, Lane::kCompute, EventKind::kBackward, t + 300, t + 700, step, 0));
+    const int64_t t = offsetNs + step * 1000 * slower;
+    const int64_t k = slower;
+    events.push_back(guiSpan(0, Lane::kCompute, EventKind::kForward, t, t + 200 * k, step, 0));
+    events.push_back(
+        guiSpan(0, Lane::kCompute, EventKind::kBackward, t + 600 * k, t + 1000 * k, step, 0));
+    events.push_back(guiSpan(1, Lane::kPipeline, EventKind::kWait, t, t + 100 * k, step, 0));
+    events.push_back(
+        guiSpan(1, Lane::kCompute, EventKind::kForward, t + 100 * k, t + 300 * k, step, 0));
+    events.push_back(
+        guiSpan(1, Lane::kCompute, EventKind::kBackward, t + 300 * k, t + 700 * k, step, 0));
     tracer::Event ar =
-        guiSpan(1, Lane::kCommunication, EventKind::kAllReduce, t + 700, t + 800, step);
+        guiSpan(1, Lane::kCommunication, EventKind::kAllReduce, t + 700 * k, t + 800 * k, step);
     ar.dim = tracer::ParallelDim::kDp;
     ar.bytes = 1000;
     events.push_back(ar);
     const double loss = step == 0 ? 5.0 : 4.5;
-    steps.push_back({0, step, loss, 64, t, t + 1000});
-    steps.push_back({1, step, loss, 64, t, t + 1000});
+    steps.push_back({0, step, loss, 64, t, t + 1000 * k});
+    steps.push_back({1, step, loss, 64, t, t + 1000 * k});
   }
   auto writer = writeGuiTrace(path, {guiRank(0, 0), guiRank(1, 1)}, events, steps, layout);
   EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());

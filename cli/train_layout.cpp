@@ -237,6 +237,11 @@ std::string runName(const layout::Layout& l) {
     name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
   }
   if (!l.overlap) name += "-no-overlap";
+  // A pipeline's schedule tells runs of one layout apart ("dp1-pp4 1f1b small").
+  if (l.pp > 1) {
+    name += std::string(" ") + layout::scheduleKindName(l.schedule);
+    if (l.virtualChunks > 1) name += " v" + std::to_string(l.virtualChunks);
+  }
   return name + " " + l.model.preset;
 }
 

@@ -76,7 +76,11 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   split->addWidget(tabs_);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
-  split->setSizes({130, 600});
+  // The runs list shows about seven rows (and its header) before it scrolls.
+  const int runsHeight = runsView_->horizontalHeader()->sizeHint().height() +
+                         7 * runsView_->verticalHeader()->defaultSectionSize() +
+                         2 * runsView_->frameWidth();
+  split->setSizes({runsHeight, 600});
   setCentralWidget(split);
 
   editor_ = new LayoutEditor(this);
@@ -230,6 +234,7 @@ Status MainWindow::showRun(int64_t runId) {
     const QSignalBlocker block(runsView_->selectionModel());
     runsView_->selectRow(row);
   }
+  if (row >= 0) runsView_->scrollTo(runs_->index(row, 0));  // the shown run is in sight
   return Status::ok();
 }
 

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QStyle>
@@ -70,6 +71,11 @@ void MainWindow::buildMenus() {
   for (int t = 0; t < 4; ++t) {
     view->addAction(tr(tabNames[t]), QKeySequence(Qt::CTRL | (Qt::Key_1 + t)), this,
                     [this, t] { tabs_->setCurrentIndex(t); });
+  }
+  view->addSeparator();
+  // A closed dock comes back from here (each entry is checked while it shows).
+  for (const char* dockName : {"layoutDock", "outputDock"}) {
+    if (auto* dock = findChild<QDockWidget*>(dockName)) view->addAction(dock->toggleViewAction());
   }
   view->addSeparator();
   TimelineView* tv = timeline_->view();

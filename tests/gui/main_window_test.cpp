@@ -7,8 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QApplication>
+#include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -135,6 +141,50 @@ TEST_F(WindowFixture, TheLayoutEditorFollowsTheShownRun) {
   launcher->finish(0);
 }
 
+// The runs list shows several rows, and the shown run is scrolled into
+// sight (the last one, on open, of a file with many runs).
+TEST_F(WindowFixture, RunsListIsTallAndShowsTheShownRun) {
+  for (int i = 1; i < 20; ++i) bubblescope::testing::writePipelineRun(path, i * 10'000);
+  ASSERT_TRUE(window->openFile(QString::fromStdString(path)).isOk());
+  window->show();
+  QApplication::processEvents();
+  QTableView* runs = window->runsView();
+  const int rowHeight = runs->verticalHeader()->defaultSectionSize();
+  EXPECT_GE(runs->viewport()->height(), 6 * rowHeight) << "taller than 6 rows";
+  ASSERT_EQ(window->timeline()->model()->run().id, 20);
+  auto inSight = [&](int row) {
+    return runs->viewport()->rect().contains(runs->visualRect(runs->model()->index(row, 0)));
+  };
+  EXPECT_TRUE(inSight(19)) << "the last run, shown on open, is scrolled into sight";
+  ASSERT_TRUE(window->showRun(1).isOk());
+  QApplication::processEvents();
+  EXPECT_TRUE(inSight(0));
+  EXPECT_FALSE(inSight(19));
+}
+
+// A closed dock comes back from the View menu.
+TEST_F(WindowFixture, ClosedDocksComeBackFromTheViewMenu) {
+  window->show();
+  for (const char* name : {"layoutDock", "outputDock"}) {
+    auto* dock = window->findChild<QDockWidget*>(name);
+    ASSERT_NE(dock, nullptr) << name;
+    dock->close();
+    ASSERT_TRUE(dock->isHidden());
+    QAction* entry = nullptr;
+    for (QMenu* menu : window->menuBar()->findChildren<QMenu*>()) {
+      if (menu->title() != "&View") continue;
+      for (QAction* a : menu->actions()) {
+        if (a == dock->toggleViewAction()) entry = a;
+      }
+    }
+    ASSERT_NE(entry, nullptr) << "no View menu entry for " << name;
+    EXPECT_EQ(entry->text(), dock->windowTitle());
+    EXPECT_FALSE(entry->isChecked());
+    entry->trigger();
+    EXPECT_FALSE(dock->isHidden()) << name << " did not come back";
+  }
+}
+
 TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
   bubblescope::testing::writePipelineRun(path, 1'000'000);
   ASSERT_TRUE(window->reloadRuns().isOk());
@@ -148,6 +198,38 @@ TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
   EXPECT_NEAR(a->viewStartNs(), 1000 - 20, 1e-6) << "step 1 of run A starts at 1000 ns";
   EXPECT_NEAR(b->viewStartNs(), 1'001'000 - 20, 1e-6);
   EXPECT_FALSE(c->alignAtStep(7));
+}
+
+// A run 3x slower opens with each side fitting its own step (the faster
+// run is not squashed to a third of its timeline); "same time scale" shows
+// both over the longer step. The table's columns are not cut off.
+TEST_F(WindowFixture, CompareFitsEachSideWhenStepTimesDifferByMoreThanTwice) {
+  bubblescope::testing::writePipelineRun(path, 1'000'000, bubblescope::testing::kPipelineLayout, 3);
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  window->resize(1600, 900);
+  window->show();
+  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
+  QApplication::processEvents();
+  CompareView* c = window->compareView();
+  EXPECT_EQ(c->scale(), CompareView::Scale::kFitEach);
+  TimelineView* a = c->panelA()->view();
+  TimelineView* b = c->panelB()->view();
+  // Step 1: 1000 ns in run 1, 3000 ns in run 2, each with 2% padding.
+  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), 1000 * 1.04, 1e-6);
+  EXPECT_NEAR(b->viewEndNs() - b->viewStartNs(), 3000 * 1.04, 1e-6);
+  EXPECT_NEAR(b->viewStartNs(), 1'003'000 - 60, 1e-6) << "step 1 of run B starts at 1 003 000";
+
+  c->setScale(CompareView::Scale::kSameScale);
+  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), 3000 * 1.04, 1e-6);
+  EXPECT_NEAR(b->viewEndNs() - b->viewStartNs(), 3000 * 1.04, 1e-6);
+
+  QTableView* table = c->tableView();
+  ASSERT_GT(table->model()->rowCount(), 3);
+  EXPECT_EQ(table->horizontalScrollBar()->maximum(), 0) << "the table is wider than its view";
+  const int last = CompareTableModel::kChange;
+  const QAbstractItemView* view = table;  // sizeHintForColumn is public here
+  EXPECT_GE(table->columnWidth(last), view->sizeHintForColumn(last))
+      << "the change column is cut off";
 }
 
 TEST_F(WindowFixture, TimelineExportsToPngAndSvg) {

@@ -10,7 +10,7 @@
 namespace bubblescope::cli {
 namespace {
 
-TEST(RunName, NamesTheDegreesZeroOverlapAndModel) {
+TEST(RunName, NamesTheDegreesZeroOverlapScheduleAndModel) {
   layout::Layout l;
   EXPECT_EQ(runName(l), "dp1 tiny");
   l.dp = 2;
@@ -19,10 +19,19 @@ TEST(RunName, NamesTheDegreesZeroOverlapAndModel) {
   l.zeroStage = layout::ZeroStage::kGradients;
   l.overlap = false;
   l.model = layout::modelPreset("small").value();
-  EXPECT_EQ(runName(l), "dp2-tp2-pp2-zero2-no-overlap small");
+  l.schedule = layout::ScheduleKind::kOneFOneB;
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2-zero2-no-overlap 1f1b small");
   l.zeroStage = layout::ZeroStage::kNone;  // stage 0 is not named
   l.overlap = true;
-  EXPECT_EQ(runName(l), "dp2-tp2-pp2 small");
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2 1f1b small");
+  // Runs of one layout with different schedules are told apart.
+  l.schedule = layout::ScheduleKind::kGPipe;
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2 gpipe small");
+  l.schedule = layout::ScheduleKind::kInterleaved;
+  l.virtualChunks = 2;
+  EXPECT_EQ(runName(l), "dp2-tp2-pp2 interleaved v2 small");
+  l.pp = 1;  // no pipeline: no schedule
+  EXPECT_EQ(runName(l), "dp2-tp2 small");
 }
 
 TEST(LauncherCommand, SrunRunsOneTaskPerRankAndKillsTheStepOnAFailure) {

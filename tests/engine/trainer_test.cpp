@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "engine/checkpoint.h"
+#include "engine/cpu_backend.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -49,6 +50,64 @@ TEST(TrainerTest, SameSeedGivesBitIdenticalLosses) {
   auto other = tinyOptions();
   other.seed = 99;
   EXPECT_NE(runLosses(other, 1)[0], a[0]);
+}
+
+// Today's single-process step, written out from the model's primitives (the
+// arithmetic the trainer had before every layout ran on one executor): zero
+// the gradients; per micro-batch load, forward, backward with loss scale 1/M;
+// clip the global norm; one AdamW update. The trainer must give these losses
+// and weights bit for bit.
+struct PlainLoopRun {
+  std::vector<double> losses;
+  std::vector<std::vector<float>> params;
+};
+
+PlainLoopRun plainLoop(const TrainerOptions& o, int64_t steps) {
+  PlainLoopRun run;
+  CpuBackend backend;
+  std::string source;
+  auto loader = createDataLoader(o, source);
+  auto model = GptModel::create(o.model, backend);
+  if (!loader.isOk() || !model.isOk()) return run;
+  (*model)->initialize(o.seed);
+  AdamW optimizer((*model)->parameters(), o.optimizer, &backend.allocator());
+  auto acts = std::move((*model)->newActivations(o.batchSize, o.model.seqLen).value());
+  Batch batch;
+  for (int64_t step = 0; step < steps; ++step) {
+    (*model)->zeroGrad();
+    double lossSum = 0.0;
+    for (int32_t mb = 0; mb < o.microBatches; ++mb) {
+      loader->fill(step, mb, batch);
+      lossSum += (*model)->forward(*acts, {batch.tokens, {}, batch.targets}).value();
+      EXPECT_TRUE((*model)->backward(*acts, {}, 1.0 / o.microBatches).isOk());
+    }
+    (void)clipGradNorm((*model)->parameters(), o.gradClip);
+    optimizer.step(o.schedule.at(step), backend);
+    run.losses.push_back(lossSum / o.microBatches);
+  }
+  for (Parameter* p : (*model)->parameters()) {
+    run.params.emplace_back(p->value.span().begin(), p->value.span().end());
+  }
+  return run;
+}
+
+TEST(TrainerTest, LossesAndWeightsAreBitIdenticalToThePlainLoop) {
+  TrainerOptions o = tinyOptions();
+  o.microBatches = 3;
+  o.gradClip = 0.5;  // clipping bites in the first steps
+  const PlainLoopRun want = plainLoop(o, 4);
+  ASSERT_EQ(want.losses.size(), 4u);
+  auto trainer = std::move(Trainer::create(o).value());
+  std::vector<double> got;
+  for (int i = 0; i < 4; ++i) got.push_back(trainer->step().value().loss);
+  EXPECT_EQ(got, want.losses);  // exact
+  const auto params = trainer->model().parameters();
+  ASSERT_EQ(params.size(), want.params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    EXPECT_EQ(0, std::memcmp(want.params[i].data(), params[i]->value.data(),
+                             want.params[i].size() * sizeof(float)))
+        << params[i]->name;
+  }
 }
 
 TEST(TrainerTest, TinyLearnsTheSyntheticCorpus) {

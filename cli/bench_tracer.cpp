@@ -14,7 +14,8 @@
 
 #include "cli/commands.h"
 #include "cli/mpirun.h"
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
+#include "engine/trainer_options.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 #include "tracer/trace_session.h"
@@ -89,8 +90,9 @@ Result<Overhead> measureOverhead(const Options& o) {
   options.model = model;
   options.schedule.totalSteps = o.steps + 2;
   tracer::Recorder recorder(0, true, size_t{1} << 16);
-  BS_ASSIGN_OR_RETURN(auto traced, engine::Trainer::create(options, &recorder));
-  BS_ASSIGN_OR_RETURN(auto plain, engine::Trainer::create(options, nullptr));
+  BS_ASSIGN_OR_RETURN(auto traced, engine::RankTrainer::create(options));
+  BS_ASSIGN_OR_RETURN(auto plain, engine::RankTrainer::create(options));
+  traced->setRecorder(&recorder);
   std::atomic<bool> stop{false};
   std::thread drainer([&] {
     std::vector<tracer::Event> sinkhole;

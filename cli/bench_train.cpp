@@ -1,5 +1,5 @@
-// `bubblescope-cli bench train`: training throughput of the single-process
-// Trainer on the chosen backend (the same backend `train` creates). On the
+// `bubblescope-cli bench train`: training throughput of one process's
+// RankTrainer on the chosen backend (the same backend `train` creates). On the
 // CPU: against OpenBLAS sgemm on one thread for a matrix of the model's size,
 // same run. On CUDA: MFU against the device's peak dense bf16 rate. With
 // --torch: the same GPT shape trained eagerly by PyTorch
@@ -15,7 +15,8 @@
 #include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "engine/cpu_gemm.h"
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
+#include "engine/trainer_options.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -146,7 +147,7 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
   }
   const bool onGpu = *device == engine::Device::kCuda;
   const std::string deviceDescription = (*backend)->description();
-  auto trainer = engine::Trainer::create(options, nullptr, std::move(*backend));
+  auto trainer = engine::RankTrainer::create(options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {
     std::fprintf(stderr, "error: %s\n", trainer.status().message().c_str());
     return 2;

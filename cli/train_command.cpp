@@ -14,7 +14,8 @@
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
+#include "engine/trainer_options.h"
 #include "storage/process_identity.h"
 #include "storage/trace_writer.h"
 
@@ -135,7 +136,7 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
 }
 
 // Runs the training loop; progress on stdout. Returns the outcome.
-Status train(engine::Trainer& trainer, const TrainArgs& args, tracer::Recorder* recorder,
+Status train(engine::RankTrainer& trainer, const TrainArgs& args, tracer::Recorder* recorder,
              TraceOutput* trace) {
   const int64_t first = trainer.completedSteps();
   if (first >= args.steps && !args.load.empty()) {
@@ -183,7 +184,7 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
     std::fprintf(stderr, "error: %s\n", options.status().message().c_str());
     return exitCodeOf(options.status());
   }
-  // The single-process Trainer runs on the CPU or one GPU (docs/gpu.md).
+  // A single process trains on the CPU or one GPU (docs/gpu.md).
   auto device = resolveTrainingBackend(args.backend, engine::TrainingScope::kSingleProcess);
   if (!device.isOk()) {
     std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
@@ -213,13 +214,14 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
     }
     trace = std::move(opened).value();
   }
-  auto trainer = engine::Trainer::create(*options, recorder.get(), std::move(*backend));
+  auto trainer = engine::RankTrainer::create(*options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {
     if (trace) (void)trace->finish(trainer.status());
     std::fprintf(stderr, "error: %s\n", trainer.status().message().c_str());
     return exitCodeOf(trainer.status());
   }
   auto& t = **trainer;
+  t.setRecorder(recorder.get());
   const auto& eff = t.options();
   std::printf("model %s: %lld parameters (%s); data: %s (%lld tokens)\n", eff.model.preset.c_str(),
               static_cast<long long>(t.model().parameterCount()),

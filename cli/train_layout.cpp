@@ -11,7 +11,7 @@
 #include "engine/backend_factory.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
-#include "engine/parallel/pipeline_trainer.h"
+#include "engine/parallel/rank_trainer.h"
 #include "storage/trace_writer.h"
 #include "tracer/trace_session.h"
 
@@ -153,21 +153,17 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
 
 Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& layout,
                                                          engine::MpiGrid& grid) {
-  const engine::TrainerOptions options = engine::trainerOptionsFor(layout);
-  const engine::ParallelOptions parallel = engine::parallelOptionsFor(layout);
-  if (layout.pp > 1) {
-    engine::PipelineOptions pipeline;
-    pipeline.schedule = layout.schedule;
-    pipeline.chunks = layout.virtualChunks;
-    pipeline.stageLayers = layout.stageLayers;
-    pipeline.recompute = layout.recompute;
-    BS_ASSIGN_OR_RETURN(auto t, engine::PipelineTrainer::create(options, parallel, pipeline,
-                                                                grid.dp(), grid.pp(), &grid.tp()));
-    return std::unique_ptr<engine::RankTrainer>(std::move(t));
+  engine::RankSetup setup;
+  setup.parallel = engine::parallelOptionsFor(layout);
+  setup.groups = {&grid.dp(), nullptr, &grid.tp()};
+  if (layout.pp > 1) {  // pp = 1: the one-stage schedule (forward, backward per micro-batch)
+    setup.pipeline.schedule = layout.schedule;
+    setup.pipeline.chunks = layout.virtualChunks;
+    setup.pipeline.stageLayers = layout.stageLayers;
+    setup.pipeline.recompute = layout.recompute;
+    setup.groups.pp = &grid.pp();
   }
-  BS_ASSIGN_OR_RETURN(auto t,
-                      engine::ParallelTrainer::create(options, parallel, grid.dp(), &grid.tp()));
-  return std::unique_ptr<engine::RankTrainer>(std::move(t));
+  return engine::RankTrainer::create(engine::trainerOptionsFor(layout), std::move(setup));
 }
 
 // One rank's run; any failure aborts the job (see RankState).

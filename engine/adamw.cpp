@@ -85,21 +85,30 @@ void AdamW::step(double lr, Backend& backend) {
   }
 }
 
-Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
-                            Backend& backend) {
+Result<double> gradSquaredSum(const std::vector<Parameter*>& params, Backend& backend) {
   if (backend.device() == Device::kHost) {
     BS_RETURN_IF_ERROR(backend.synchronize());
-    return clipGradNorm(params, maxNorm);
+    return gradSquaredSum(params);
   }
   double squares = 0.0;
   for (const Parameter* p : params) {
     BS_ASSIGN_OR_RETURN(const double s, backend.squaredSum(p->grad.data(), p->grad.numel()));
     squares += s;
   }
+  return squares;
+}
+
+void scaleGradients(const std::vector<Parameter*>& params, float factor, Backend& backend) {
+  if (backend.device() == Device::kHost) return scaleGradients(params, factor);
+  for (Parameter* p : params) backend.scale(p->grad.data(), factor, p->grad.numel());
+}
+
+Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
+                            Backend& backend) {
+  BS_ASSIGN_OR_RETURN(const double squares, gradSquaredSum(params, backend));
   const double norm = std::sqrt(squares);
   if (maxNorm > 0.0 && norm > maxNorm) {
-    const auto factor = static_cast<float>(maxNorm / (norm + 1e-6));
-    for (Parameter* p : params) backend.scale(p->grad.data(), factor, p->grad.numel());
+    scaleGradients(params, static_cast<float>(maxNorm / (norm + 1e-6)), backend);
   }
   return norm;
 }

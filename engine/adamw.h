@@ -66,11 +66,13 @@ void scaleGradients(const std::vector<Parameter*>& params, float factor);
 // Clips the global L2 norm of the gradients to maxNorm (maxNorm <= 0: no
 // clipping). Returns the norm before clipping.
 double clipGradNorm(const std::vector<Parameter*>& params, double maxNorm);
-// clipGradNorm() on the backend's memory. A backend in host memory runs
-// clipGradNorm() itself (one running sum, bit for bit what every trainer
-// computes); a device sums backend.squaredSum per parameter and scales with
-// backend.scale. Errors are the backend's (squaredSum is a synchronisation
-// point).
+// gradSquaredSum() and scaleGradients() on the backend's memory. A backend
+// in host memory synchronises and runs the host functions (one running sum,
+// bit for bit what clipGradNorm() computes); a device sums
+// backend.squaredSum per parameter and scales with backend.scale. Errors are
+// the backend's (squaredSum is a synchronisation point).
+Result<double> gradSquaredSum(const std::vector<Parameter*>& params, Backend& backend);
+void scaleGradients(const std::vector<Parameter*>& params, float factor, Backend& backend);
 Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
                             Backend& backend);
 

@@ -23,9 +23,9 @@ enum class OpType : uint8_t {
   kRecvActivation = 5,      // forward input from the previous virtual stage (blocking)
   kSendGrad = 6,            // input gradient to the previous virtual stage (non-blocking)
   kRecvGrad = 7,            // output gradient from the next virtual stage (blocking)
-  kAllReduceGrads = 8,      // DP gradient all-reduce (ZeRO 0), once per step
-  kReduceScatterGrads = 9,  // ZeRO 1-3 gradient reduce-scatter, once per step
-  kOptimizerStep = 10,      // once per step, after every gradient of the stage is ready
+  kAllReduceGrads = 8,      // DP gradient all-reduce (ZeRO 0), once per step, all chunks
+  kReduceScatterGrads = 9,  // ZeRO 1-3 gradient reduce-scatter, once per step, all chunks
+  kOptimizerStep = 10,      // once per step, after the collective: norm, clip, AdamW
 };
 
 // Contract for the fields:

@@ -2,8 +2,10 @@
 //
 // DESIGN.md, "Pipeline schedules are data": a schedule is, per pipeline stage,
 // an ordered list of Ops. Every generator here is a pure function of (p, m, v);
-// the runtime executes the lists with non-blocking sends and blocking receives,
-// and simulate() (simulator.h) replays the same lists under a cost model.
+// the runtime (engine/parallel/schedule_executor.h) executes every op of the
+// lists, with non-blocking sends and blocking receives, and simulate()
+// (simulator.h) replays the same lists under a cost model. A single process is
+// the one-stage schedule (p = 1, v = 1).
 //
 // Conventions shared by all generators:
 //  - Stage k holds chunks 0..v-1; chunk c of stage k is virtual stage c*p + k
@@ -13,9 +15,10 @@
 //    virtual stages on the same rank (p == 1, v > 1) have no ops: the data stays
 //    local.
 //  - Each stage ends with one gradient collective (AllReduceGrads, or
-//    ReduceScatterGrads for ZeRO >= 1) and one OptimizerStep. They are
-//    placeholders for the data-parallel group; the runtime skips the collective
-//    when that group has one rank.
+//    ReduceScatterGrads for ZeRO >= 1) and one OptimizerStep, both run by the
+//    executor: the collective completes the stage's bucketed gradient
+//    reductions (launched during the backwards; nothing to reduce over a dp
+//    group of one), OptimizerStep clips to the global norm and updates.
 #pragma once
 
 #include <cstdint>

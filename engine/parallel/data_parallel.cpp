@@ -107,7 +107,7 @@ void DataParallel::beginMicroBatch(int32_t step, int32_t microBatch, bool last) 
   lastMicroBatch_ = last;
 }
 
-void DataParallel::beginBackwardInput(int32_t step, int32_t microBatch) {
+void DataParallel::beginPass(int32_t step, int32_t microBatch) {
   step_ = step;
   microBatch_ = microBatch;
 }
@@ -250,7 +250,13 @@ Status DataParallel::completeBucket(Bucket& b) {
 }
 
 Status DataParallel::endMicroBatch() {
-  if (!syncsThisMicroBatch()) return Status::ok();
+  // The last micro-batch's buckets stay in flight until the schedule's
+  // gradient collective op (completeGradients()).
+  if (!syncsThisMicroBatch() || lastMicroBatch_) return Status::ok();
+  return completeGradients();
+}
+
+Status DataParallel::completeGradients() {
   for (Bucket& b : buckets_) {
     if (b.done) continue;
     if (!b.ready) {
@@ -270,12 +276,8 @@ Status DataParallel::endMicroBatch() {
 }
 
 Status DataParallel::synchronizeAll() {
-  const bool last = lastMicroBatch_;
-  lastMicroBatch_ = true;
   for (Bucket& b : buckets_) b.ready = true;
-  const Status status = endMicroBatch();
-  lastMicroBatch_ = last;
-  return status;
+  return completeGradients();
 }
 
 // ---- ZeRO-3 parameter gathering -----------------------------------------------
@@ -326,7 +328,7 @@ void DataParallel::scaleGradients(float factor) {
   for (int64_t i = 0; i < shard_.size(); ++i) g[i] *= factor;
 }
 
-void DataParallel::applyOptimizer(double lr) {
+Status DataParallel::applyOptimizer(double lr) {
   ++adamSteps_;
   const int64_t paramBase = layout::shardsParameters(options_.zeroStage) ? shard_.lo : 0;
   for (const auto& [e, piece] : flat_.overlapping(shard_)) {
@@ -336,6 +338,7 @@ void DataParallel::applyOptimizer(double lr) {
                 {adamM_.data() + local, n}, {adamV_.data() + local, n}, options_.optimizer, lr,
                 adamSteps_, e->param->weightDecay);
   }
+  return Status::ok();
 }
 
 Status DataParallel::gatherUpdatedParameters() {
@@ -355,6 +358,17 @@ Status DataParallel::gatherParameters(std::vector<float>& out) {
   }
   return dp_.allGather(params_.span(), out, shards_.countsFor({0, flat_.total()}),
                        trace("param_all_gather"));
+}
+
+Status DataParallel::appendParameters(NamedValues& out, std::vector<Parameter*>& params) {
+  std::vector<float> flat;
+  BS_RETURN_IF_ERROR(gatherParameters(flat));
+  for (const FlatEntry& e : flat_.entries()) {
+    out.emplace_back(e.param->name,
+                     std::vector<float>(flat.begin() + e.range.lo, flat.begin() + e.range.hi));
+    params.push_back(e.param);
+  }
+  return Status::ok();
 }
 
 }  // namespace bubblescope::engine

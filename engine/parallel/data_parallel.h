@@ -29,12 +29,10 @@
 //
 // Contract: create() after the model is initialised in full shape (the same
 // seed on every rank); it installs itself as the model's LayerHooks and must
-// outlive the model's passes. Per step: zeroGradients(); per micro-batch:
-// beginMicroBatch(), model forward and backward, endMicroBatch() (with a
-// split backward: beginBackwardInput() before B, and beginMicroBatch() W
-// endMicroBatch() around W; `last` marks the step's last W); then
-// gradSquaredSum()/scaleGradients() (global clipping), applyOptimizer() and
-// gatherUpdatedParameters().
+// outlive the model's passes. The step's calls are GradientSync's
+// (gradient_sync.h): stages 0 and 1 reduce once, after the last backward;
+// stages 2 and 3 reduce every micro-batch's buckets (endMicroBatch() waits for
+// them, except the last micro-batch's, which completeGradients() waits for).
 // Collectives over `dp` are issued in the same order on every rank. The
 // training thread only; `dp` and `allocator` must outlive this object.
 #pragma once
@@ -47,6 +45,7 @@
 #include "engine/layout/zero_stage.h"
 #include "engine/parallel/communicator.h"
 #include "engine/parallel/flat_layout.h"
+#include "engine/parallel/gradient_sync.h"
 
 namespace bubblescope::engine {
 
@@ -57,7 +56,7 @@ struct DataParallelOptions {
   AdamWConfig optimizer;
 };
 
-class DataParallel final : public LayerHooks {
+class DataParallel final : public LayerHooks, public GradientSync {
  public:
   static Result<std::unique_ptr<DataParallel>> create(GptModel& model, Allocator& allocator,
                                                       Communicator& dp,
@@ -66,33 +65,27 @@ class DataParallel final : public LayerHooks {
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
 
-  void zeroGradients();
-  // `last`: this micro-batch is the step's last (stage 0/1 reduce in it).
-  void beginMicroBatch(int32_t step, int32_t microBatch, bool last);
-  // Before a split backward's B (backwardInput): tags its collectives (the
-  // ZeRO-3 gathers); no endMicroBatch() follows (the W's does).
-  void beginBackwardInput(int32_t step, int32_t microBatch);
-  // After the micro-batch's backward: launches what is left and waits for
-  // every bucket. After the last one, this rank's gradients (all of them at
-  // stage 0, its shard otherwise) are the sums over the dp group.
-  Status endMicroBatch();
-
-  // Launches every bucket and waits for them, as endMicroBatch() does after
-  // the last micro-batch without overlap (benchmarks; collective).
-  Status synchronizeAll();
-
-  // Sum of squares of the synchronised gradients over the whole model
-  // (collective at stages >= 1), in double. Under tensor parallelism the
-  // caller sums the result over tp: tp-sharded parameters count on every tp
-  // rank, replicated ones only where `countReplicated` (tp rank 0).
-  Result<double> gradSquaredSum(bool countReplicated = true);
-  void scaleGradients(float factor);
-  // One AdamW update (1-based count kept here) of this rank's shard with
-  // learning rate lr (local compute).
-  void applyOptimizer(double lr);
+  // GradientSync
+  void zeroGradients() override;
+  void beginPass(int32_t step, int32_t microBatch) override;
+  void beginMicroBatch(int32_t step, int32_t microBatch, bool last) override;
+  Status endMicroBatch() override;
+  Status completeGradients() override;
+  bool blocksInPasses() const override { return layout::shardsParameters(options_.zeroStage); }
+  // Collective at stages >= 1 (the shards' sums over dp).
+  Result<double> gradSquaredSum(bool countReplicated = true) override;
+  void scaleGradients(float factor) override;
+  // Updates this rank's shard (local compute; the 1-based count kept here).
+  Status applyOptimizer(double lr) override;
   // Stages 1 and 2: all-gather the updated shards so every rank holds every
   // parameter again (collective); a no-op at stages 0 and 3.
-  Status gatherUpdatedParameters();
+  Status gatherUpdatedParameters() override;
+  int64_t parameterCount() const override { return flat_.total(); }
+  Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) override;
+
+  // Launches every bucket and waits for them, as completeGradients() does
+  // after the last micro-batch without overlap (benchmarks; collective).
+  Status synchronizeAll();
 
   // Every parameter in flat order (collective at stage 3). Out: total() floats.
   Status gatherParameters(std::vector<float>& out);

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/layout/layout.h"
-#include "engine/parallel/parallel_trainer.h"
+#include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::engine {
 

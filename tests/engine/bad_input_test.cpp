@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -38,44 +38,44 @@ TEST(BadInputTest, UnknownPreset) {
 TEST(BadInputTest, ZeroOrNegativeSizes) {
   auto o = tinyOptions();
   o.model.hidden = 0;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "hidden must be positive, got 0");
   o = tinyOptions();
   o.model.numLayers = -2;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "layers must be positive, got -2");
   o = tinyOptions();
   o.batchSize = 0;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "batch size must be positive, got 0");
   o = tinyOptions();
   o.microBatches = -1;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "micro-batches must be positive, got -1");
   o = tinyOptions();
   o.schedule.peak = 0;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "learning rate must be positive");
 }
 
 TEST(BadInputTest, HeadsNotDividingHidden) {
   auto o = tinyOptions();
   o.model.numHeads = 5;  // hidden 32
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "hidden 32 is not divisible by heads 5");
 }
 
 TEST(BadInputTest, MissingDataFile) {
   auto o = tinyOptions();
   o.dataPath = tempPath("does_not_exist.txt");
-  expectError(Trainer::create(o).status(), StatusCode::kNotFound, "does not exist");
+  expectError(RankTrainer::create(o).status(), StatusCode::kNotFound, "does not exist");
 }
 
 TEST(BadInputTest, EmptyDataFile) {
   auto o = tinyOptions();
   o.dataPath = tempPath("empty.txt");
   std::ofstream(o.dataPath).close();
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument, "is empty");
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument, "is empty");
   std::filesystem::remove(o.dataPath);
 }
 
@@ -83,7 +83,7 @@ TEST(BadInputTest, DataFileShorterThanOneSequence) {
   auto o = tinyOptions();
   o.dataPath = tempPath("short.txt");
   std::ofstream(o.dataPath) << "too short";
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "need at least 33");  // tiny: T = 32
   std::filesystem::remove(o.dataPath);
 }
@@ -95,7 +95,7 @@ TEST(BadInputTest, TrainsOnAGivenTextFile) {
     std::ofstream out(o.dataPath);
     for (int i = 0; i < 50; ++i) out << "hello world, line " << i << "\n";
   }
-  auto trainer = Trainer::create(o);
+  auto trainer = RankTrainer::create(o);
   ASSERT_TRUE(trainer.isOk()) << trainer.status().toString();
   EXPECT_TRUE((*trainer)->step().isOk());
   std::filesystem::remove(o.dataPath);
@@ -104,13 +104,13 @@ TEST(BadInputTest, TrainsOnAGivenTextFile) {
 TEST(BadInputTest, CheckpointOfAnotherShape) {
   const std::string path = tempPath("other_shape.safetensors");
   {
-    auto trainer = std::move(Trainer::create(tinyOptions()).value());
+    auto trainer = std::move(RankTrainer::create(tinyOptions()).value());
     ASSERT_TRUE(trainer->save(path).isOk());
   }
   auto o = tinyOptions();
   o.model.hidden = 64;
   o.loadPath = path;
-  expectError(Trainer::create(o).status(), StatusCode::kInvalidArgument,
+  expectError(RankTrainer::create(o).status(), StatusCode::kInvalidArgument,
               "holds a model of another shape (vocab 256, seq_len 32, layers 2, hidden 32");
   std::filesystem::remove(path);
 }
@@ -118,10 +118,11 @@ TEST(BadInputTest, CheckpointOfAnotherShape) {
 TEST(BadInputTest, MissingOrForeignCheckpoint) {
   auto o = tinyOptions();
   o.loadPath = tempPath("missing.safetensors");
-  expectError(Trainer::create(o).status(), StatusCode::kNotFound, "does not exist");
+  expectError(RankTrainer::create(o).status(), StatusCode::kNotFound, "does not exist");
   o.loadPath = tempPath("garbage.safetensors");
   std::ofstream(o.loadPath) << "definitely not safetensors";
-  expectError(Trainer::create(o).status(), StatusCode::kCorrupt, "not a valid safetensors file");
+  expectError(RankTrainer::create(o).status(), StatusCode::kCorrupt,
+              "not a valid safetensors file");
   std::filesystem::remove(o.loadPath);
 }
 

@@ -1,6 +1,4 @@
 // Training end to end on the tiny preset: determinism, learning, exact resume.
-#include "engine/trainer.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +6,8 @@
 
 #include "engine/checkpoint.h"
 #include "engine/cpu_backend.h"
+#include "engine/parallel/rank_trainer.h"
+#include "engine/trainer_options.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -23,7 +23,7 @@ TrainerOptions tinyOptions(int64_t totalSteps = 40) {
 }
 
 std::vector<double> runLosses(const TrainerOptions& options, int64_t steps) {
-  auto trainer = Trainer::create(options);
+  auto trainer = RankTrainer::create(options);
   EXPECT_TRUE(trainer.isOk()) << trainer.status().toString();
   if (!trainer.isOk()) return {};
   std::vector<double> losses;
@@ -97,7 +97,7 @@ TEST(TrainerTest, LossesAndWeightsAreBitIdenticalToThePlainLoop) {
   o.gradClip = 0.5;  // clipping bites in the first steps
   const PlainLoopRun want = plainLoop(o, 4);
   ASSERT_EQ(want.losses.size(), 4u);
-  auto trainer = std::move(Trainer::create(o).value());
+  auto trainer = std::move(RankTrainer::create(o).value());
   std::vector<double> got;
   for (int i = 0; i < 4; ++i) got.push_back(trainer->step().value().loss);
   EXPECT_EQ(got, want.losses);  // exact
@@ -126,14 +126,14 @@ TEST(TrainerTest, ResumeContinuesTheLossCurveExactly) {
   const std::string path = tempPath("resume.safetensors");
   std::vector<double> resumed;
   {
-    auto first = std::move(Trainer::create(options).value());
+    auto first = std::move(RankTrainer::create(options).value());
     for (int i = 0; i < 6; ++i) resumed.push_back(first->step().value().loss);
     ASSERT_TRUE(first->save(path).isOk());
   }
   TrainerOptions loadOptions;  // settings come from the checkpoint
   loadOptions.model = options.model;
   loadOptions.loadPath = path;
-  auto second = Trainer::create(loadOptions);
+  auto second = RankTrainer::create(loadOptions);
   ASSERT_TRUE(second.isOk()) << second.status().toString();
   EXPECT_EQ((*second)->completedSteps(), 6);
   EXPECT_EQ((*second)->options().seed, options.seed);
@@ -145,7 +145,7 @@ TEST(TrainerTest, ResumeContinuesTheLossCurveExactly) {
 
 TEST(TrainerTest, CheckpointRoundTripsEveryTensor) {
   const std::string path = tempPath("roundtrip.safetensors");
-  auto trainer = std::move(Trainer::create(tinyOptions()).value());
+  auto trainer = std::move(RankTrainer::create(tinyOptions()).value());
   ASSERT_TRUE(trainer->step().isOk());
   ASSERT_TRUE(trainer->save(path).isOk());
   auto file = SafetensorsFile::read(path);
@@ -164,7 +164,7 @@ TEST(TrainerTest, CheckpointRoundTripsEveryTensor) {
 }
 
 TEST(TrainerTest, AllocatorCountsEveryCategory) {
-  auto trainer = std::move(Trainer::create(tinyOptions()).value());
+  auto trainer = std::move(RankTrainer::create(tinyOptions()).value());
   const auto& a = trainer->allocator();
   const int64_t paramBytes = trainer->model().parameterCount() * 4;
   EXPECT_EQ(a.currentBytes(MemoryCategory::kParameters), paramBytes);
@@ -175,7 +175,8 @@ TEST(TrainerTest, AllocatorCountsEveryCategory) {
 
 TEST(TrainerTest, SpansCoverForwardBackwardOptimizerAndData) {
   tracer::Recorder recorder(0, true);
-  auto trainer = std::move(Trainer::create(tinyOptions(), &recorder).value());
+  auto trainer = std::move(RankTrainer::create(tinyOptions()).value());
+  trainer->setRecorder(&recorder);
   ASSERT_TRUE(trainer->step().isOk());
   const auto events = recorder.drain();
   auto count = [&](tracer::EventKind kind, const std::string& name) {

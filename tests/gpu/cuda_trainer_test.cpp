@@ -1,4 +1,4 @@
-// The single-process Trainer on the CUDA backend against the CPU backend:
+// A single process's RankTrainer on the CUDA backend against the CPU backend:
 // 5 training steps of `tiny` (same seed, same data). Tolerances: fp32
 // matmuls, per-step loss within 1e-4 relative; bf16 matmul operands (fp32
 // accumulation and master weights), within 2e-2 relative: bf16 keeps 8
@@ -13,7 +13,7 @@
 #include "engine/cpu_backend.h"
 #include "engine/cuda/cuda_backend.h"
 #include "engine/cuda/cuda_context.h"
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::engine::cuda {
 namespace {
@@ -34,7 +34,7 @@ struct TrainingRun {
 
 TrainingRun train(std::unique_ptr<Backend> backend, int64_t steps) {
   TrainingRun run;
-  auto trainer = Trainer::create(tinyOptions(), nullptr, std::move(backend));
+  auto trainer = RankTrainer::create(tinyOptions(), {.backend = std::move(backend)});
   EXPECT_TRUE(trainer.isOk()) << trainer.status().toString();
   if (!trainer.isOk()) return run;
   for (int64_t i = 0; i < steps; ++i) {
@@ -82,7 +82,7 @@ TEST_F(CudaTrainerTest, FiveStepsOfTinyMatchTheCpuBackendInBf16) {
 TEST_F(CudaTrainerTest, CheckpointsOfADeviceRunAreRefusedWithOneMessage) {
   auto gpu = CudaBackend::create(0);
   ASSERT_TRUE(gpu.isOk()) << gpu.status().toString();
-  auto trainer = Trainer::create(tinyOptions(), nullptr, std::move(*gpu));
+  auto trainer = RankTrainer::create(tinyOptions(), {.backend = std::move(*gpu)});
   ASSERT_TRUE(trainer.isOk()) << trainer.status().toString();
   const Status saved = (*trainer)->save("/nonexistent/never-written.safetensors");
   EXPECT_EQ(saved.code(), StatusCode::kUnsupported);

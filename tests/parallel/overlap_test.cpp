@@ -27,7 +27,8 @@ std::vector<tracer::Event> tracedStep(const DpCase& c, Communicator& comm,
   p.zeroStage = layout::zeroStageFromNumber(c.zero).value();
   p.overlap = c.overlap;
   p.bucketElements = c.bucketElements;
-  auto trainer = std::move(ParallelTrainer::create(options, p, comm).value());
+  auto trainer =
+      std::move(RankTrainer::create(options, {.parallel = p, .groups = {.dp = &comm}}).value());
   tracer::Recorder recorder(worldRank(), true, 1 << 16);
   trainer->setRecorder(&recorder);
   EXPECT_TRUE(trainer->step().isOk());

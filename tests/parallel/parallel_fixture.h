@@ -13,7 +13,7 @@
 
 #include "agreement.h"
 #include "engine/parallel/mpi_communicator.h"
-#include "engine/parallel/parallel_trainer.h"
+#include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::engine::testing {
 
@@ -62,7 +62,7 @@ inline void recordGradients(GptModel& model, RunResult& r) {
 // gradient norms, every parameter by name, and the learning rates' sum.
 inline RunResult singleRankRun(const TrainerOptions& options, int32_t dp, int steps) {
   RunResult r;
-  auto trainer = std::move(Trainer::create(singleRankEquivalent(options, dp)).value());
+  auto trainer = std::move(RankTrainer::create(singleRankEquivalent(options, dp)).value());
   for (int s = 0; s < steps; ++s) {
     auto step = trainer->step().value();
     r.losses.push_back(step.loss);
@@ -115,11 +115,11 @@ inline RunResult runParallel(const DpCase& c, Communicator& comm, int steps) {
   p.overlap = c.overlap;
   p.bucketElements = c.bucketElements;
   RunResult r;
-  auto made = ParallelTrainer::create(perRankOptions(), p, comm);
+  auto made = RankTrainer::create(perRankOptions(), {.parallel = p, .groups = {.dp = &comm}});
   EXPECT_TRUE(made.isOk()) << made.status().toString();
   GptModel* model = c.zero == 0 && made.isOk() ? &(*made)->model() : nullptr;
   if (!made.isOk() || !recordSteps(**made, steps, r, model)) return r;
-  auto params = (*made)->fullParameters();
+  auto params = (*made)->parameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();
   return r;

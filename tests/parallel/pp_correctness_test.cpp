@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "engine/parallel/mpi_grid.h"
-#include "engine/parallel/pipeline_trainer.h"
+#include "engine/parallel/rank_trainer.h"
 #include "parallel_fixture.h"
 
 namespace bubblescope::engine::testing {
@@ -58,11 +58,12 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   pipeline.schedule = kind;
   pipeline.chunks = chunks;
   pipeline.recompute = recompute;
-  auto made = PipelineTrainer::create(pipelineOptions(layersFor(pp.size(), chunks)), parallel,
-                                      pipeline, dp, pp);
+  auto made =
+      RankTrainer::create(pipelineOptions(layersFor(pp.size(), chunks)),
+                          {.parallel = parallel, .pipeline = pipeline, .groups = {&dp, &pp}});
   EXPECT_TRUE(made.isOk()) << made.status().toString();
   if (!made.isOk() || !recordSteps(**made, kSteps, r)) return r;
-  auto params = (*made)->stageParameters();
+  auto params = (*made)->parameters();
   EXPECT_TRUE(params.isOk());
   if (params.isOk()) r.params = std::move(params).value();
   if (bytes != nullptr) {
@@ -209,7 +210,8 @@ TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
   PipelineOptions pipeline;
   pipeline.schedule = ScheduleKind::kZeroBubbleH1;
   pipeline.recompute = true;
-  auto made = PipelineTrainer::create(pipelineOptions(), {}, pipeline, *dp, *pp);
+  auto made =
+      RankTrainer::create(pipelineOptions(), {.pipeline = pipeline, .groups = {&*dp, &*pp}});
   ASSERT_TRUE(made.isOk()) << made.status().toString();
   tracer::Recorder recorder(r, true);
   (*made)->setRecorder(&recorder);
@@ -259,19 +261,20 @@ TEST(PipelineTest, BadChunkCountsAndTooFewLayersAreRefused) {
   auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
   PipelineOptions oneChunk;  // interleaved needs v >= 2
   oneChunk.schedule = ScheduleKind::kInterleaved;
-  auto single = PipelineTrainer::create(pipelineOptions(), {}, oneChunk, *dp, *pp);
+  auto single =
+      RankTrainer::create(pipelineOptions(), {.pipeline = oneChunk, .groups = {&*dp, &*pp}});
   ASSERT_FALSE(single.isOk());
   EXPECT_NE(single.status().message().find("interleaved takes 2 to 8"), std::string::npos)
       << single.status().message();
   TrainerOptions twoLayers = perRankOptions();  // tiny: 2 layers for 4 stages
-  auto few = PipelineTrainer::create(twoLayers, {}, {}, *dp, *pp);
+  auto few = RankTrainer::create(twoLayers, {.groups = {&*dp, &*pp}});
   ASSERT_FALSE(few.isOk());
   EXPECT_NE(few.status().message().find("layers"), std::string::npos) << few.status().message();
   PipelineOptions zb;  // zb-h1 needs m >= p: 2 micro-batches for 4 stages
   zb.schedule = ScheduleKind::kZeroBubbleH1;
   TrainerOptions twoMicroBatches = pipelineOptions();
   twoMicroBatches.microBatches = 2;
-  auto fewMb = PipelineTrainer::create(twoMicroBatches, {}, zb, *dp, *pp);
+  auto fewMb = RankTrainer::create(twoMicroBatches, {.pipeline = zb, .groups = {&*dp, &*pp}});
   ASSERT_FALSE(fewMb.isOk());
   EXPECT_NE(fewMb.status().message().find("zb-h1 needs m >= p"), std::string::npos)
       << fewMb.status().message();

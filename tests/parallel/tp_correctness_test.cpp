@@ -11,11 +11,11 @@
 namespace bubblescope::engine::testing {
 namespace {
 
-std::unique_ptr<ParallelTrainer> makeTrainer(int32_t zero, Communicator& dp, Communicator& tp) {
+std::unique_ptr<RankTrainer> makeTrainer(int32_t zero, Communicator& dp, Communicator& tp) {
   ParallelOptions p;
   p.zeroStage = layout::zeroStageFromNumber(zero).value();
   p.bucketElements = 3000;  // buckets that split layers
-  auto made = ParallelTrainer::create(perRankOptions(), p, dp, &tp);
+  auto made = RankTrainer::create(perRankOptions(), {.parallel = p, .groups = {&dp, nullptr, &tp}});
   EXPECT_TRUE(made.isOk()) << made.status().toString();
   return made.isOk() ? std::move(made).value() : nullptr;
 }
@@ -26,7 +26,7 @@ void expectMatches(const std::string& what, int32_t dpSize, int32_t zero, Commun
   ASSERT_NE(trainer, nullptr) << what;
   RunResult got;
   ASSERT_TRUE(recordSteps(*trainer, kSteps, got, zero == 0 ? &trainer->model() : nullptr)) << what;
-  auto params = trainer->fullParameters();
+  auto params = trainer->parameters();
   ASSERT_TRUE(params.isOk()) << params.status().toString();
   got.params = std::move(params).value();
   expectAgreement(got, reference(dpSize, kSteps), what);
@@ -139,8 +139,9 @@ TEST(TensorParallelTest, TracedZbStepRunsTheBackwardTpAllReducesInB) {
   ASSERT_TRUE(grid.isOk()) << grid.status().toString();
   PipelineOptions pipeline;
   pipeline.schedule = layout::ScheduleKind::kZeroBubbleH1;
-  auto made = PipelineTrainer::create(perRankOptions(), {}, pipeline, (*grid)->dp(), (*grid)->pp(),
-                                      &(*grid)->tp());
+  auto made = RankTrainer::create(
+      perRankOptions(),
+      {.pipeline = pipeline, .groups = {&(*grid)->dp(), &(*grid)->pp(), &(*grid)->tp()}});
   ASSERT_TRUE(made.isOk()) << made.status().toString();
   tracer::Recorder recorder(worldRank(), true, 1 << 16);
   (*made)->setRecorder(&recorder);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/parallel/mpi_grid.h"
-#include "engine/parallel/pipeline_trainer.h"
+#include "engine/parallel/rank_trainer.h"
 #include "parallel_fixture.h"
 
 namespace bubblescope::engine::testing {
@@ -36,11 +36,13 @@ inline void expectPipelineMatches(layout::ScheduleKind schedule, int32_t dpSize,
   pipeline.chunks = chunks;
   pipeline.recompute = recompute;
   const TrainerOptions o = options ? *options : perRankOptions();
-  auto made = PipelineTrainer::create(o, parallel, pipeline, grid.dp(), grid.pp(), &grid.tp());
+  auto made = RankTrainer::create(
+      o,
+      {.parallel = parallel, .pipeline = pipeline, .groups = {&grid.dp(), &grid.pp(), &grid.tp()}});
   ASSERT_TRUE(made.isOk()) << made.status().toString();
   RunResult got;
   ASSERT_TRUE(recordSteps(**made, kSteps, got)) << what;
-  auto params = (*made)->stageParameters();
+  auto params = (*made)->parameters();
   ASSERT_TRUE(params.isOk()) << params.status().toString();
   got.params = std::move(params).value();
   const RunResult full = options ? singleRankRun(o, dpSize, kSteps) : reference(dpSize, kSteps);

@@ -37,7 +37,8 @@ TEST_P(ZeroFormulaTest, TracedBytesAndPeaksFollowTheFormulas) {
   p.zeroStage = l.zeroStage;
   p.overlap = l.overlap;
   p.bucketElements = l.bucketElementCount(sizeof(float));
-  auto trainer = std::move(ParallelTrainer::create(options, p, *comm).value());
+  auto trainer =
+      std::move(RankTrainer::create(options, {.parallel = p, .groups = {.dp = &*comm}}).value());
   tracer::Recorder recorder(worldRank(), true, 1 << 16);
   trainer->setRecorder(&recorder);
   ASSERT_TRUE(trainer->step().isOk());

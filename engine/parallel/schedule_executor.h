@@ -1,6 +1,8 @@
-// PipelineExecutor: runs one pipeline stage's op list (engine/layout/schedule.h)
-// for real: forwards and backwards of its model chunks, activations and their
-// gradients exchanged with the neighbouring stages over the pp communicator.
+// ScheduleExecutor: runs one rank's op list of a step (engine/layout/schedule.h)
+// for real, whatever the layout: a single process is the one-stage schedule
+// of the 1x1x1 layout, pp = 1 a one-stage schedule over its dp (and tp)
+// groups. Every op of the list runs here, the gradient collectives and the
+// optimizer step included; nothing of a step happens outside the list.
 //
 // Execution of one step's ops, in list order:
 //  - RecvActivation / RecvGrad: waits until the peer's message has arrived
@@ -10,17 +12,19 @@
 //    that follows covers only the transfer.
 //  - Forward / Backward: one span each (micro-batch, stage, chunk) around the
 //    chunk's model pass; the first virtual stage reads tokens from the data
-//    loader, the last computes the loss. The chunk's DataParallel is told
-//    which backward is the chunk's last of the step (ZeRO 0/1 reduce there).
+//    loader, the last computes the loss. The chunk's GradientSync is told
+//    which backward is the chunk's last of the step; as slots finish their
+//    backward, its buckets are launched (DataParallel's hooks), so the
+//    reduction overlaps the backward still running.
 //  - BackwardInput / BackwardWeight (zb-h1's B and W): B computes the input
 //    gradient (its SendGrad follows right after it) and keeps what W needs in
 //    the micro-batch's activations; W adds the parameter gradients. Spans
 //    EventKind::kBackwardInput / kBackwardWeight (micro-batch, stage, chunk),
 //    with the model's per-layer spans of the same kinds inside. A slot's
-//    gradients are complete only after its W, so DataParallel's buckets are
-//    filled in W and "the chunk's last backward of the step" is its last W.
-//    The in-flight micro-batch (activations and kept gradients) lives until
-//    its W has run and its gradient has been sent.
+//    gradients are complete only after its W, so buckets are filled in W and
+//    "the chunk's last backward of the step" is its last W. The in-flight
+//    micro-batch (activations and kept gradients) lives until its W has run
+//    and its gradient has been sent.
 //  - SendActivation / SendGrad: copies the tensor into a send buffer and
 //    starts a non-blocking send, traced as its posting (the receiver's span
 //    shows the transfer); every send is waited before the step's gradient
@@ -36,19 +40,29 @@
 //    of activations per chunk is alive at a time (with zb-h1: those of the
 //    micro-batches between their B and their W); the result is bit-identical
 //    to the plain run.
-//  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends (the
-//    DataParallel buckets already ran in the last backward); OptimizerStep is
-//    left to the caller (it needs the global gradient norm).
+//  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends, then
+//    every chunk's gradient collective (GradientSync::completeGradients():
+//    launches the buckets not launched yet, waits for all of them).
+//  - OptimizerStep: the global gradient norm (squares summed over the
+//    chunks, the dp shards, then pp and tp), clipping to the options'
+//    gradClip, AdamW at the step's learning rate (one kOptimizer span), and
+//    the ZeRO gather of the updated parameters, chunk by chunk.
+// A list must hold exactly one gradient collective and one OptimizerStep,
+// after its last backward, in that order.
 // Messages are matched by tag = direction·16384 + micro-batch·8 + the
 // receiving chunk (a send's op names its producing chunk, a receive's its
 // consuming one; they differ across the p − 1 -> 0 boundary when v > 1), so a
 // step has at most 2047 micro-batches and 8 chunks per stage.
 //
+// Spans carry stage and chunk when there is a pipeline (p > 1 or v > 1),
+// -1 otherwise. An op-level compute span is left out where the pass blocks
+// on collectives inside (tp > 1, ZeRO-3): the per-layer spans stand alone.
+//
 // Contract: every stage of the pp group runs the same Schedule's lists in the
 // same step order; `chunks[c]` holds virtual stage c·p + stage. The models,
-// their DataParallel objects, `pp`, `loader` and `allocator` (the models')
-// outlive the executor. Not
-// thread-safe (the training thread).
+// their GradientSync objects, the communicators, `loader`, `allocator` (the
+// models') and `options` outlive the executor. Not thread-safe (the training
+// thread).
 #pragma once
 
 #include <deque>
@@ -58,39 +72,57 @@
 #include <vector>
 
 #include "engine/data_loader.h"
+#include "engine/gpt_model.h"
 #include "engine/layout/op.h"
-#include "engine/parallel/data_parallel.h"
+#include "engine/parallel/communicator.h"
+#include "engine/parallel/gradient_sync.h"
+#include "engine/trainer_options.h"
 
 namespace bubblescope::engine {
 
-struct PipelineChunk {
+struct ExecutorChunk {
   GptModel* model = nullptr;
-  DataParallel* sync = nullptr;
+  GradientSync* sync = nullptr;
 };
 
-struct PipelineStepContext {
+// The pipeline and the groups the OptimizerStep's norm is summed over; null:
+// not part of the layout (a group of one).
+struct ExecutorGroups {
+  Communicator* pp = nullptr;
+  Communicator* tp = nullptr;
+};
+
+struct StepContext {
   int32_t step = 0;
   int32_t firstGlobalMicroBatch = 0;  // data-loader index of micro-batch 0 on this dp rank
   double lossScale = 1.0;             // each micro-batch's loss weight, 1/(M·dp)
 };
 
-class PipelineExecutor {
+// What a step's ops produced on this rank.
+struct StepOutcome {
+  double lossSum = 0.0;   // this rank's head losses (0 without the head)
+  double gradNorm = 0.0;  // global, before clipping
+  double lr = 0.0;        // the learning rate of the update
+};
+
+class ScheduleExecutor {
  public:
-  // b, t: micro-batch shape (B sequences of T tokens); recompute: activation
-  // checkpointing (above).
-  PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage, Communicator& pp,
-                   const DataLoader& loader, Allocator& allocator, int64_t b, int64_t t,
-                   bool recompute = false);
-  ~PipelineExecutor();
-  PipelineExecutor(const PipelineExecutor&) = delete;
-  PipelineExecutor& operator=(const PipelineExecutor&) = delete;
+  // `stage` of `stages` (p); b, t: micro-batch shape (B sequences of T
+  // tokens); recompute: activation checkpointing (above). `groups.pp` may be
+  // null only when p = 1.
+  ScheduleExecutor(std::vector<ExecutorChunk> chunks, int32_t stage, int32_t stages,
+                   ExecutorGroups groups, const DataLoader& loader, Allocator& allocator,
+                   const TrainerOptions& options, bool recompute);
+  ~ScheduleExecutor();
+  ScheduleExecutor(const ScheduleExecutor&) = delete;
+  ScheduleExecutor& operator=(const ScheduleExecutor&) = delete;
 
+  // Allocates one micro-batch's activations per chunk up front (the pool the
+  // forwards take from), so memory reports before the first step show them.
+  Status reserveActivations();
   void setRecorder(tracer::Recorder* recorder) { recorder_ = recorder; }
-
-  // Runs `ops` (this stage's list) up to and including its gradient
-  // collective. Returns the sum of the unscaled losses of the micro-batches
-  // whose head this stage ran (0 on stages without the head).
-  Result<double> runStep(const std::vector<layout::Op>& ops, const PipelineStepContext& context);
+  // Zeroes the chunks' gradients and runs `ops` (this stage's list).
+  Result<StepOutcome> runStep(const std::vector<layout::Op>& ops, const StepContext& context);
 
  private:
   struct InFlight {  // one (micro-batch, chunk) from its forward to its last backward op
@@ -119,26 +151,34 @@ class PipelineExecutor {
   std::span<const float> outputGradOf(const layout::Op& op);
   void releaseIfDone(const layout::Op& op);
   Status completeSends();
+  Status completeGradients();  // AllReduceGrads / ReduceScatterGrads
+  Status optimizerStep();      // OptimizerStep
+  Status checkList(const std::vector<layout::Op>& ops) const;
   InFlight& slot(const layout::Op& op) { return inFlight_[{op.microBatch, op.chunk}]; }
   void release(const layout::Op& op);
-  int32_t virtualStage(int32_t chunk) const { return chunk * pp_.size() + stage_; }
+  int32_t virtualStage(int32_t chunk) const { return chunk * p_ + stage_; }
+  bool pipelined() const { return p_ > 1 || chunks_.size() > 1; }
+  TraceContext traceOf(const layout::Op& op) const;
   CommTrace commTrace(const char* name, const layout::Op& op) const;
-  // Where an op's enclosing compute span goes: nowhere under tp (its
-  // blocking all-reduces run inside forward and B; the per-layer spans stand
-  // alone), the recorder otherwise.
-  tracer::Recorder* opSpans(const GptModel& model) const {
-    return model.tpSize() > 1 ? nullptr : recorder_;
+  // Where an op's enclosing compute span goes: nowhere when the pass blocks
+  // on collectives inside (tp all-reduces, ZeRO-3 gathers: the per-layer
+  // spans stand alone), the recorder otherwise.
+  tracer::Recorder* opSpans(const ExecutorChunk& chunk) const {
+    return chunk.model->tpSize() > 1 || chunk.sync->blocksInPasses() ? nullptr : recorder_;
   }
 
-  std::vector<PipelineChunk> chunks_;
+  std::vector<ExecutorChunk> chunks_;
   int32_t stage_;
-  Communicator& pp_;
+  int32_t p_;
+  ExecutorGroups groups_;
   const DataLoader& loader_;
   Allocator& allocator_;
+  const TrainerOptions& options_;
   int64_t b_, t_, c_;
   bool recompute_;
   tracer::Recorder* recorder_ = nullptr;
-  PipelineStepContext context_;
+  StepContext context_;
+  StepOutcome outcome_;
   Batch batch_;
   std::map<std::pair<int32_t, int32_t>, InFlight> inFlight_;
   std::vector<std::vector<std::unique_ptr<Activations>>> freeActs_;  // [chunk], reused

@@ -1,6 +1,7 @@
-#include "engine/parallel/pipeline_executor.h"
+#include "engine/parallel/schedule_executor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bubblescope::engine {
 namespace {
@@ -22,23 +23,40 @@ int32_t tagOf(int32_t direction, int32_t microBatch, int32_t chunk) {
 
 }  // namespace
 
-PipelineExecutor::PipelineExecutor(std::vector<PipelineChunk> chunks, int32_t stage,
-                                   Communicator& pp, const DataLoader& loader, Allocator& allocator,
-                                   int64_t b, int64_t t, bool recompute)
+ScheduleExecutor::ScheduleExecutor(std::vector<ExecutorChunk> chunks, int32_t stage, int32_t stages,
+                                   ExecutorGroups groups, const DataLoader& loader,
+                                   Allocator& allocator, const TrainerOptions& options,
+                                   bool recompute)
     : chunks_(std::move(chunks)),
       stage_(stage),
-      pp_(pp),
+      p_(stages),
+      groups_(groups),
       loader_(loader),
       allocator_(allocator),
-      b_(b),
-      t_(t),
+      options_(options),
+      b_(options.batchSize),
+      t_(options.model.seqLen),
       c_(chunks_.front().model->config().hidden),
       recompute_(recompute),
       freeActs_(chunks_.size()) {}
 
-PipelineExecutor::~PipelineExecutor() = default;
+ScheduleExecutor::~ScheduleExecutor() = default;
 
-CommTrace PipelineExecutor::commTrace(const char* name, const Op& op) const {
+Status ScheduleExecutor::reserveActivations() {
+  for (size_t c = 0; c < chunks_.size(); ++c) {
+    if (!freeActs_[c].empty()) continue;
+    BS_ASSIGN_OR_RETURN(auto acts, chunks_[c].model->newActivations(b_, t_));
+    freeActs_[c].push_back(std::move(acts));
+  }
+  return Status::ok();
+}
+
+TraceContext ScheduleExecutor::traceOf(const Op& op) const {
+  return {recorder_, context_.step, op.microBatch, pipelined() ? stage_ : -1,
+          pipelined() ? op.chunk : -1};
+}
+
+CommTrace ScheduleExecutor::commTrace(const char* name, const Op& op) const {
   CommTrace trace;
   trace.name = name;
   trace.step = context_.step;
@@ -48,11 +66,11 @@ CommTrace PipelineExecutor::commTrace(const char* name, const Op& op) const {
   return trace;
 }
 
-Status PipelineExecutor::receive(const Op& op, std::span<float> into) {
+Status ScheduleExecutor::receive(const Op& op, std::span<float> into) {
   const bool activation = op.type == OpType::kRecvActivation;
   const int32_t tag = tagOf(activation ? 0 : 1, op.microBatch, op.chunk);
-  const int64_t waitStart = pp_.nowNs();
-  BS_ASSIGN_OR_RETURN(const bool waited, pp_.awaitMessage(op.peer, tag));
+  const int64_t waitStart = groups_.pp->nowNs();
+  BS_ASSIGN_OR_RETURN(const bool waited, groups_.pp->awaitMessage(op.peer, tag));
   if (waited && recorder_ != nullptr) {
     tracer::SpanInfo info;
     info.kind = EventKind::kWait;
@@ -63,13 +81,14 @@ Status PipelineExecutor::receive(const Op& op, std::span<float> into) {
     info.stage = stage_;
     info.chunk = op.chunk;
     info.dim = tracer::ParallelDim::kPp;
-    info.peer = pp_.worldRankOf(op.peer);
-    recorder_->record(info, waitStart, pp_.nowNs());
+    info.peer = groups_.pp->worldRankOf(op.peer);
+    recorder_->record(info, waitStart, groups_.pp->nowNs());
   }
-  return pp_.recv(into, op.peer, tag, commTrace(activation ? "recv_activation" : "recv_grad", op));
+  return groups_.pp->recv(into, op.peer, tag,
+                          commTrace(activation ? "recv_activation" : "recv_grad", op));
 }
 
-Status PipelineExecutor::sendFrom(const Op& op, std::span<const float> data) {
+Status ScheduleExecutor::sendFrom(const Op& op, std::span<const float> data) {
   const bool activation = op.type == OpType::kSendActivation;
   PendingSend& s = sends_.emplace_back();
   s.buffer.assign(data.begin(), data.end());
@@ -77,21 +96,22 @@ Status PipelineExecutor::sendFrom(const Op& op, std::span<const float> data) {
   trace.spanAtStart = true;  // completion is only observed at the step's end
   // The receiver's chunk: the next virtual stage's for an activation, the
   // previous one's for a gradient.
-  const int32_t consumer = (virtualStage(op.chunk) + (activation ? 1 : -1)) / pp_.size();
+  const int32_t consumer = (virtualStage(op.chunk) + (activation ? 1 : -1)) / p_;
   BS_ASSIGN_OR_RETURN(
-      s.handle,
-      pp_.startSend(s.buffer, op.peer, tagOf(activation ? 0 : 1, op.microBatch, consumer), trace));
+      s.handle, groups_.pp->startSend(s.buffer, op.peer,
+                                      tagOf(activation ? 0 : 1, op.microBatch, consumer), trace));
   return Status::ok();
 }
 
-Status PipelineExecutor::completeSends() {
-  for (PendingSend& s : sends_) BS_RETURN_IF_ERROR(pp_.wait(s.handle));
+Status ScheduleExecutor::completeSends() {
+  for (PendingSend& s : sends_) BS_RETURN_IF_ERROR(groups_.pp->wait(s.handle));
   sends_.clear();
   return Status::ok();
 }
 
-Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) {
-  GptModel& model = *chunks_.at(op.chunk).model;
+Status ScheduleExecutor::forward(const Op& op, EventKind kind, double& lossSum) {
+  const ExecutorChunk& chunk = chunks_.at(op.chunk);
+  GptModel& model = *chunk.model;
   InFlight& f = slot(op);
   if (!model.hasEmbedding() && f.input.numel() != b_ * t_ * c_) {
     return Status::internal("forward of micro-batch " + std::to_string(op.microBatch) +
@@ -104,7 +124,7 @@ Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
     f.acts = std::move(pool.back());
     pool.pop_back();
   }
-  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  TraceContext trace = traceOf(op);
   StageInput input;
   if (model.hasEmbedding() || model.hasHead()) {
     auto info = trace.span(EventKind::kDataLoad, "data_load");
@@ -122,7 +142,8 @@ Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   // Under tp the model's all-reduces block inside forward, B and backward:
   // an op-level compute span would hide them, so the per-layer spans (which
   // end before each all-reduce) stand alone there.
-  tracer::ScopedSpan span(opSpans(model), trace.span(kind, again ? "recompute" : "forward",
+  chunk.sync->beginPass(context_.step, op.microBatch);
+  tracer::ScopedSpan span(opSpans(chunk), trace.span(kind, again ? "recompute" : "forward",
                                                      model.forwardFlops(b_, t_)));
   trace.forwardKind = kind;  // the layers' spans: kForward, or kRecompute when again
   BS_ASSIGN_OR_RETURN(const double loss, model.forward(*f.acts, input, trace));
@@ -131,38 +152,36 @@ Status PipelineExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   return Status::ok();
 }
 
-void PipelineExecutor::dropActivations(const Op& op) {
+void ScheduleExecutor::dropActivations(const Op& op) {
   InFlight& f = slot(op);
   if (f.acts) freeActs_[op.chunk].push_back(std::move(f.acts));
   f.dropped = true;
 }
 
-Status PipelineExecutor::backward(const Op& op, bool lastOfChunk) {
-  const PipelineChunk& chunk = chunks_.at(op.chunk);
+Status ScheduleExecutor::backward(const Op& op, bool lastOfChunk) {
+  const ExecutorChunk& chunk = chunks_.at(op.chunk);
   InFlight& f = slot(op);
   BS_RETURN_IF_ERROR(activationsFor(op));
-  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  TraceContext trace = traceOf(op);
   chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
   {
-    tracer::ScopedSpan span(
-        opSpans(*chunk.model),
-        trace.span(EventKind::kBackward, "backward", 2 * chunk.model->forwardFlops(b_, t_)));
+    tracer::ScopedSpan span(opSpans(chunk), trace.span(EventKind::kBackward, "backward",
+                                                       2 * chunk.model->forwardFlops(b_, t_)));
     BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }
   f.backwardDone = true;
   return chunk.sync->endMicroBatch();
 }
 
-Status PipelineExecutor::backwardInput(const Op& op) {
-  const PipelineChunk& chunk = chunks_.at(op.chunk);
+Status ScheduleExecutor::backwardInput(const Op& op) {
+  const ExecutorChunk& chunk = chunks_.at(op.chunk);
   InFlight& f = slot(op);
   BS_RETURN_IF_ERROR(activationsFor(op));
-  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
-  chunk.sync->beginBackwardInput(context_.step, op.microBatch);
+  TraceContext trace = traceOf(op);
+  chunk.sync->beginPass(context_.step, op.microBatch);
   {
-    tracer::ScopedSpan span(
-        opSpans(*chunk.model),
-        trace.span(EventKind::kBackwardInput, "backward_input", chunk.model->forwardFlops(b_, t_)));
+    tracer::ScopedSpan span(opSpans(chunk), trace.span(EventKind::kBackwardInput, "backward_input",
+                                                       chunk.model->forwardFlops(b_, t_)));
     BS_RETURN_IF_ERROR(
         chunk.model->backwardInput(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }
@@ -172,14 +191,14 @@ Status PipelineExecutor::backwardInput(const Op& op) {
   return Status::ok();
 }
 
-Status PipelineExecutor::backwardWeight(const Op& op, bool lastOfChunk) {
-  const PipelineChunk& chunk = chunks_.at(op.chunk);
+Status ScheduleExecutor::backwardWeight(const Op& op, bool lastOfChunk) {
+  const ExecutorChunk& chunk = chunks_.at(op.chunk);
   InFlight& f = slot(op);
   if (!f.acts || !f.acts->weightGradPending) {
     return Status::internal("weight gradient of micro-batch " + std::to_string(op.microBatch) +
                             " before its input gradient on stage " + std::to_string(stage_));
   }
-  TraceContext trace{recorder_, context_.step, op.microBatch, stage_, op.chunk};
+  TraceContext trace = traceOf(op);
   chunk.sync->beginMicroBatch(context_.step, op.microBatch, lastOfChunk);
   {
     tracer::ScopedSpan span(recorder_, trace.span(EventKind::kBackwardWeight, "backward_weight",
@@ -190,7 +209,7 @@ Status PipelineExecutor::backwardWeight(const Op& op, bool lastOfChunk) {
   return chunk.sync->endMicroBatch();
 }
 
-Status PipelineExecutor::activationsFor(const Op& op) {
+Status ScheduleExecutor::activationsFor(const Op& op) {
   InFlight& f = slot(op);
   if (f.dropped) {
     double ignored = 0.0;
@@ -203,12 +222,12 @@ Status PipelineExecutor::activationsFor(const Op& op) {
   return Status::ok();
 }
 
-std::span<const float> PipelineExecutor::outputGradOf(const Op& op) {
+std::span<const float> ScheduleExecutor::outputGradOf(const Op& op) {
   if (chunks_.at(op.chunk).model->hasHead()) return {};
   return slot(op).outputGrad;
 }
 
-void PipelineExecutor::releaseIfDone(const Op& op) {
+void ScheduleExecutor::releaseIfDone(const Op& op) {
   auto it = inFlight_.find({op.microBatch, op.chunk});
   if (it == inFlight_.end()) return;
   const InFlight& f = it->second;
@@ -217,32 +236,99 @@ void PipelineExecutor::releaseIfDone(const Op& op) {
   if (f.backwardDone && (f.gradSent || virtualStage(op.chunk) == 0)) release(op);
 }
 
-void PipelineExecutor::release(const Op& op) {
+void ScheduleExecutor::release(const Op& op) {
   auto it = inFlight_.find({op.microBatch, op.chunk});
   if (it == inFlight_.end()) return;
   if (it->second.acts) freeActs_[op.chunk].push_back(std::move(it->second.acts));
   inFlight_.erase(it);
 }
 
-Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
-                                         const PipelineStepContext& context) {
+Status ScheduleExecutor::completeGradients() {
+  BS_RETURN_IF_ERROR(completeSends());
+  for (const ExecutorChunk& chunk : chunks_) BS_RETURN_IF_ERROR(chunk.sync->completeGradients());
+  return Status::ok();
+}
+
+Status ScheduleExecutor::optimizerStep() {
+  const bool countReplicated = groups_.tp == nullptr || groups_.tp->rank() == 0;
+  double squares = 0.0;
+  for (const ExecutorChunk& chunk : chunks_) {
+    BS_ASSIGN_OR_RETURN(const double chunkSquares, chunk.sync->gradSquaredSum(countReplicated));
+    squares += chunkSquares;
+  }
+  CommTrace normTrace;
+  normTrace.name = "grad_norm";
+  normTrace.step = context_.step;
+  for (Communicator* group : {groups_.pp, groups_.tp}) {
+    if (group != nullptr && group->size() > 1) {
+      BS_RETURN_IF_ERROR(group->allReduce(std::span<double>(&squares, 1), normTrace));
+    }
+  }
+  outcome_.gradNorm = std::sqrt(squares);
+  outcome_.lr = options_.schedule.at(context_.step);
+  {
+    const TraceContext trace{recorder_, context_.step, -1, pipelined() ? stage_ : -1, -1};
+    tracer::ScopedSpan span(recorder_, trace.span(EventKind::kOptimizer, "optimizer"));
+    const bool clip = options_.gradClip > 0.0 && outcome_.gradNorm > options_.gradClip;
+    for (const ExecutorChunk& chunk : chunks_) {
+      if (clip) {
+        chunk.sync->scaleGradients(
+            static_cast<float>(options_.gradClip / (outcome_.gradNorm + 1e-6)));
+      }
+      BS_RETURN_IF_ERROR(chunk.sync->applyOptimizer(outcome_.lr));
+    }
+  }
+  for (const ExecutorChunk& chunk : chunks_) {
+    BS_RETURN_IF_ERROR(chunk.sync->gatherUpdatedParameters());
+  }
+  return Status::ok();
+}
+
+Status ScheduleExecutor::checkList(const std::vector<Op>& ops) const {
+  size_t lastCompute = 0, collective = ops.size(), optimizer = ops.size();
+  int32_t collectives = 0, optimizers = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks ||
+        op.chunk >= static_cast<int32_t>(chunks_.size())) {
+      return Status::invalidArgument("schedule op " + layout::toString(op) +
+                                     " is outside the executor's limits (micro-batch <= 2047, "
+                                     "chunk < chunks held)");
+    }
+    if (layout::isCompute(op.type)) lastCompute = i;
+    if (op.type == OpType::kAllReduceGrads || op.type == OpType::kReduceScatterGrads) {
+      collective = i;
+      ++collectives;
+    }
+    if (op.type == OpType::kOptimizerStep) {
+      optimizer = i;
+      ++optimizers;
+    }
+  }
+  if (collectives != 1 || optimizers != 1 || collective < lastCompute || optimizer < collective) {
+    return Status::invalidArgument(
+        "stage " + std::to_string(stage_) +
+        "'s op list must hold one gradient collective after its last backward and one "
+        "OptimizerStep after that");
+  }
+  return Status::ok();
+}
+
+Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
+                                              const StepContext& context) {
+  BS_RETURN_IF_ERROR(checkList(ops));
   context_ = context;
+  outcome_ = {};
+  for (const ExecutorChunk& chunk : chunks_) chunk.sync->zeroGradients();
   // The last backward (or W) of each chunk: a chunk's gradients are complete
   // after it, so ZeRO 0/1 reduce the chunk's buckets there.
   std::vector<size_t> lastBackward(chunks_.size(), ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
-    if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks ||
-        op.chunk >= static_cast<int32_t>(chunks_.size())) {
-      return Status::invalidArgument("pipeline op " + layout::toString(op) +
-                                     " is outside the executor's limits (micro-batch <= 2047, "
-                                     "chunk < chunks held)");
-    }
     if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
       lastBackward[op.chunk] = i;
     }
   }
-  double lossSum = 0.0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     switch (op.type) {
@@ -259,10 +345,9 @@ Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
         break;
       }
       case OpType::kForward:
-        BS_RETURN_IF_ERROR(forward(op, EventKind::kForward, lossSum));
+        BS_RETURN_IF_ERROR(forward(op, EventKind::kForward, outcome_.lossSum));
         // The last virtual stage sends nothing: drop right away.
-        if (recompute_ &&
-            virtualStage(op.chunk) == pp_.size() * static_cast<int32_t>(chunks_.size()) - 1) {
+        if (recompute_ && virtualStage(op.chunk) == p_ * static_cast<int32_t>(chunks_.size()) - 1) {
           dropActivations(op);
         }
         break;
@@ -296,19 +381,19 @@ Result<double> PipelineExecutor::runStep(const std::vector<Op>& ops,
       }
       case OpType::kAllReduceGrads:
       case OpType::kReduceScatterGrads:
-        BS_RETURN_IF_ERROR(completeSends());
+        BS_RETURN_IF_ERROR(completeGradients());
         break;
       case OpType::kOptimizerStep:
-        break;  // the caller's, after the global gradient norm
+        BS_RETURN_IF_ERROR(optimizerStep());
+        break;
     }
   }
-  BS_RETURN_IF_ERROR(completeSends());
   if (!inFlight_.empty()) {
     return Status::internal(std::to_string(inFlight_.size()) +
                             " micro-batches still in flight at the end of the step on stage " +
                             std::to_string(stage_));
   }
-  return lossSum;
+  return outcome_;
 }
 
 }  // namespace bubblescope::engine

@@ -1,0 +1,66 @@
+// GradientSync: where one model chunk's gradients and optimizer state live,
+// and what the schedule's gradient collective and OptimizerStep ops do to
+// them. Two kinds: DataParallel (a dp group, buckets, ZeRO 0-3; host memory)
+// and LocalGradients (one process: the model's own gradients and an AdamW on
+// its Backend, any device).
+//
+// Per step (the ScheduleExecutor calls these in this order):
+// zeroGradients(); per forward or B pass: beginPass(); per backward or W:
+// beginMicroBatch() (`last`: the chunk's last of the step), the model's pass,
+// endMicroBatch(); the gradient collective op: completeGradients(); the
+// OptimizerStep op: gradSquaredSum() (summed by the caller over chunks, pp
+// and tp), scaleGradients() when clipping, applyOptimizer(),
+// gatherUpdatedParameters().
+//
+// Contract: the training thread only; calls that say "collective" are made
+// in the same order on every rank of the chunk's dp group.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/parallel/tp_group.h"  // NamedValues
+#include "engine/parameter.h"
+
+namespace bubblescope::engine {
+
+class GradientSync {
+ public:
+  virtual ~GradientSync() = default;
+
+  virtual void zeroGradients() = 0;
+  // Tags the collectives of the next forward or B pass (ZeRO-3 gathers).
+  virtual void beginPass(int32_t step, int32_t microBatch) = 0;
+  // Before a backward or W; `last`: the chunk's last backward (or W) of the
+  // step, after which its gradients are complete.
+  virtual void beginMicroBatch(int32_t step, int32_t microBatch, bool last) = 0;
+  // After that backward or W.
+  virtual Status endMicroBatch() = 0;
+  // The schedule's AllReduceGrads / ReduceScatterGrads op, after the chunk's
+  // last backward: launches what is not launched yet and waits for every
+  // reduction; then this rank's gradients (or its shard) are the group's sums
+  // (collective).
+  virtual Status completeGradients() = 0;
+  // True when forward and backward passes block on collectives inside (ZeRO-3
+  // gathers): no op-level compute span may enclose them.
+  virtual bool blocksInPasses() const = 0;
+
+  // Sum of squares of this rank's synchronised gradients, in double
+  // (collective over the dp group when gradients are sharded). Under tensor
+  // parallelism replicated parameters count only where `countReplicated`.
+  virtual Result<double> gradSquaredSum(bool countReplicated) = 0;
+  virtual void scaleGradients(float factor) = 0;
+  // One AdamW update at learning rate lr; ends with the device synchronised.
+  virtual Status applyOptimizer(double lr) = 0;
+  // ZeRO-1/2: all-gathers the updated shards (collective); otherwise nothing.
+  virtual Status gatherUpdatedParameters() = 0;
+
+  // Elements of the chunk's parameters this rank trains (its tp slices).
+  virtual int64_t parameterCount() const = 0;
+  // Appends every parameter of the chunk by name with its full (un-ZeRO'd)
+  // values, and the Parameter it belongs to (collective under ZeRO-3).
+  virtual Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) = 0;
+};
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,50 @@
+// LocalGradients: the GradientSync of a process that trains alone (the 1x1x1
+// layout, `bubblescope-cli train`): the model's own gradients and one AdamW,
+// both in its Backend's memory (any device). There is no group, so the
+// gradient collective op has nothing to reduce and the gradients are final
+// after the last backward.
+//
+// Contract: the model and the backend outlive this object; the training
+// thread only. The norm and the update are bit for bit clipGradNorm() and
+// AdamW::step() on the backend (adamw.h).
+#pragma once
+
+#include <memory>
+
+#include "engine/adamw.h"
+#include "engine/backend.h"
+#include "engine/gpt_model.h"
+#include "engine/parallel/gradient_sync.h"
+
+namespace bubblescope::engine {
+
+class LocalGradients final : public GradientSync {
+ public:
+  LocalGradients(GptModel& model, Backend& backend, const AdamWConfig& optimizer)
+      : model_(model),
+        backend_(backend),
+        optimizer_(model.parameters(), optimizer, &backend.allocator()) {}
+
+  void zeroGradients() override { model_.zeroGrad(); }
+  void beginPass(int32_t, int32_t) override {}
+  void beginMicroBatch(int32_t, int32_t, bool) override {}
+  Status endMicroBatch() override { return Status::ok(); }
+  Status completeGradients() override { return Status::ok(); }
+  bool blocksInPasses() const override { return false; }
+  Result<double> gradSquaredSum(bool countReplicated) override;
+  void scaleGradients(float factor) override;
+  Status applyOptimizer(double lr) override;
+  Status gatherUpdatedParameters() override { return Status::ok(); }
+  int64_t parameterCount() const override { return model_.parameterCount(); }
+  // Host memory only (a device's values are not read back here).
+  Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) override;
+
+  AdamW& optimizer() { return optimizer_; }  // checkpoints
+
+ private:
+  GptModel& model_;
+  Backend& backend_;
+  AdamW optimizer_;
+};
+
+}  // namespace bubblescope::engine

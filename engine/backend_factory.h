@@ -7,11 +7,11 @@
 //   It initialises the CUDA runtime, so it is only called when a layout or
 //   flag asks for cuda or auto.
 // - chooseBackend() turns the requested cpu | cuda | auto into the device a
-//   rank trains on, with at most one line for the user (`note`). The
-//   single-process Trainer runs on CUDA (kCudaSingleProcessWired); the
-//   parallel trainers do not yet (kCudaModelWired, docs/gpu.md): for them
-//   cuda fails honestly even with a GPU, and auto runs on the CPU and says
-//   why.
+//   rank trains on, with at most one line for the user (`note`). A single
+//   process (RankTrainer without groups) runs on CUDA
+//   (kCudaSingleProcessWired); parallel ranks do not yet (kCudaModelWired,
+//   docs/gpu.md): for them cuda fails honestly even with a GPU, and auto runs
+//   on the CPU and says why.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
 //   kCuda, made current on the calling thread).
 // Library engine_backends: links engine_cuda when built with CUDA.
@@ -26,13 +26,13 @@
 
 namespace bubblescope::engine {
 
-// Whether the parallel trainers (ParallelTrainer, PipelineTrainer) run on a
-// CUDA backend.
+// Whether parallel ranks (RankTrainer with process groups) run on a CUDA
+// backend (RankTrainer::create refuses a device backend for them).
 inline constexpr bool kCudaModelWired = false;
-// Whether the single-process Trainer (`train` without --layout) does.
+// Whether a single process (`train` without --layout) does.
 inline constexpr bool kCudaSingleProcessWired = true;
 
-// Who asks: the single-process Trainer or a (possibly one-rank) parallel job.
+// Who asks: a single process or a (possibly one-rank) parallel job.
 enum class TrainingScope { kParallel, kSingleProcess };
 
 struct GpuProbe {

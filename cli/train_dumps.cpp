@@ -51,7 +51,7 @@ Status writeBatchJson(const engine::TrainerOptions& options, int64_t step,
   return Status::ok();
 }
 
-Status writeGradients(engine::Trainer& trainer, const engine::StepResult& last,
+Status writeGradients(engine::RankTrainer& trainer, const engine::StepResult& last,
                       const std::string& path) {
   if (trainer.backend().device() != engine::Device::kHost) {
     return Status::unsupported("--save-grads: only on the cpu backend");

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "engine/trainer.h"
+#include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::cli {
 
@@ -21,7 +21,7 @@ Status writeBatchJson(const engine::TrainerOptions& options, int64_t step, const
 // them (after clipping), one F32 tensor per parameter under its name, with
 // metadata step, loss, grad_norm (before clipping), lr and clip_scale (the
 // factor clipping applied, 1 when it did not). CPU backend only.
-Status writeGradients(engine::Trainer& trainer, const engine::StepResult& last,
+Status writeGradients(engine::RankTrainer& trainer, const engine::StepResult& last,
                       const std::string& path);
 
 }  // namespace bubblescope::cli

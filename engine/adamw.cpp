@@ -103,14 +103,4 @@ void scaleGradients(const std::vector<Parameter*>& params, float factor, Backend
   for (Parameter* p : params) backend.scale(p->grad.data(), factor, p->grad.numel());
 }
 
-Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
-                            Backend& backend) {
-  BS_ASSIGN_OR_RETURN(const double squares, gradSquaredSum(params, backend));
-  const double norm = std::sqrt(squares);
-  if (maxNorm > 0.0 && norm > maxNorm) {
-    scaleGradients(params, static_cast<float>(maxNorm / (norm + 1e-6)), backend);
-  }
-  return norm;
-}
-
 }  // namespace bubblescope::engine

@@ -73,7 +73,5 @@ double clipGradNorm(const std::vector<Parameter*>& params, double maxNorm);
 // the backend's (squaredSum is a synchronisation point).
 Result<double> gradSquaredSum(const std::vector<Parameter*>& params, Backend& backend);
 void scaleGradients(const std::vector<Parameter*>& params, float factor, Backend& backend);
-Result<double> clipGradNorm(const std::vector<Parameter*>& params, double maxNorm,
-                            Backend& backend);
 
 }  // namespace bubblescope::engine

@@ -5,7 +5,7 @@
 //
 // Why: NCCL refuses a communicator in which two ranks use the same GPU, so a
 // one-GPU machine running pp4 (four ranks on one device) moves its device
-// tensors through MPI instead (engine/parallel/nccl_communicator.h picks).
+// tensors through MPI instead (engine/cuda/nccl_communicator.h picks).
 //
 // Contract:
 // - The inner communicator must be a host communicator of exactly this

@@ -139,9 +139,8 @@ Status ScheduleExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   }
   if (model.hasHead()) input.targets = batch_.targets;
   const bool again = kind == EventKind::kRecompute;
-  // Under tp the model's all-reduces block inside forward, B and backward:
-  // an op-level compute span would hide them, so the per-layer spans (which
-  // end before each all-reduce) stand alone there.
+  // opSpans(): no op-level span where the pass blocks on collectives (tp
+  // all-reduces, ZeRO-3 gathers); the per-layer spans stand alone there.
   chunk.sync->beginPass(context_.step, op.microBatch);
   tracer::ScopedSpan span(opSpans(chunk), trace.span(kind, again ? "recompute" : "forward",
                                                      model.forwardFlops(b_, t_)));

@@ -2,7 +2,7 @@
 // ranks (label gpu: skips without a GPU). Each rank uses GPU rank % count:
 // on a one-GPU machine both ranks share it, so makeDeviceCommunicator must
 // pick host staging (NCCL would refuse); with two GPUs it must pick NCCL.
-#include "engine/parallel/nccl_communicator.h"
+#include "engine/cuda/nccl_communicator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/parallel/nccl_communicator.h"
+#include "engine/cuda/nccl_communicator.h"
 
 #include <algorithm>
 #include <cstring>

@@ -245,8 +245,12 @@ ExitCode runStreamRank(int64_t eventsPerRank) {
   if (rank == 0 && code == 0) {
     status = writer->finishRun(storage::RunStatus::kFinished);
     writer.reset();
-    auto reader = storage::TraceReader::open(path.string());
-    auto run = reader.isOk() ? (*reader)->run(1) : Result<storage::RunRecord>(reader.status());
+    // The reader is closed before the files are removed: nothing unlinks a
+    // trace this process still has open (storage/trace_file_access.h).
+    auto run = [&] {
+      auto reader = storage::TraceReader::open(path.string());
+      return reader.isOk() ? (*reader)->run(1) : Result<storage::RunRecord>(reader.status());
+    }();
     const int64_t expected = eventsPerRank * size;
     if (!run.isOk() || run->eventCount != expected) {
       std::fprintf(stderr, "error: the trace holds %lld events, expected %lld\n",

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <cstring>
 #include <iterator>
 
@@ -210,40 +209,44 @@ Status migrateSchema(SqliteDb& db) {
   return db.exec("COMMIT");
 }
 
-Status checkFileHeader(const std::string& path) {
+Status checkTracePath(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return Status::notFound("trace file " + path + " does not exist");
   }
   if (!S_ISREG(st.st_mode)) return Status::invalidArgument(path + " is not a regular file");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return Status::ioError("cannot read " + path + ": " + std::strerror(errno));
-  }
-  unsigned char header[100] = {};
-  const size_t got = std::fread(header, 1, sizeof header, f);
-  std::fclose(f);
+  return Status::ok();
+}
+
+Status checkFileHeader(SqliteDb& db) {
+  const std::string& path = db.path();
+  BS_ASSIGN_OR_RETURN(const std::string bytes, db.readFileBytes(0, 100));
+  const auto* header = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t got = bytes.size();
   if (got < 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
     return Status::unsupported(path + " is not a Bubblescope trace: it is not a SQLite database");
   }
-  if (got < sizeof header) {
+  if (got < 100) {
     return Status::corrupt(path + " is truncated: " + std::to_string(got) +
                            " bytes, shorter than a SQLite header");
   }
   uint32_t pageSize = (uint32_t{header[16]} << 8) | header[17];
   if (pageSize == 1) pageSize = 65536;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) != 0) {
+    return Status::corrupt(path + " is corrupt: invalid page size " + std::to_string(pageSize));
+  }
+  struct stat wal {};
+  if (::stat((path + "-wal").c_str(), &wal) == 0) return Status::ok();
+  BS_ASSIGN_OR_RETURN(const int64_t size, db.fileSizeBytes());
+  const auto fileBytes = static_cast<uint64_t>(size);
   const uint32_t pages = readBigEndian32(header + 28);
   // The in-header size is valid only when its version field matches the
   // change counter (SQLite file format, section 1.3.7).
   const bool sizeValid = readBigEndian32(header + 24) == readBigEndian32(header + 92);
-  const auto bytes = static_cast<uint64_t>(st.st_size);
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) != 0) {
-    return Status::corrupt(path + " is corrupt: invalid page size " + std::to_string(pageSize));
-  }
-  if (bytes % pageSize != 0 || (sizeValid && bytes < uint64_t{pages} * pageSize)) {
+  if (fileBytes % pageSize != 0 || (sizeValid && fileBytes < uint64_t{pages} * pageSize)) {
     return Status::corrupt(path + " is truncated: its header describes " +
                            std::to_string(uint64_t{pages} * pageSize) + " bytes but it has " +
-                           std::to_string(bytes));
+                           std::to_string(fileBytes));
   }
   return Status::ok();
 }

@@ -31,10 +31,17 @@ Status createSchema(SqliteDb& db);
 // process migrated it meanwhile. Precondition: inside no transaction.
 Status migrateSchema(SqliteDb& db);
 
-// Checks the raw bytes of an existing file before SQLite touches it: the
-// SQLite magic, a size that is whole pages and not shorter than the header
-// says. Errors name the file: not found, not SQLite, truncated.
-Status checkFileHeader(const std::string& path);
+// Checks that `path` names an existing regular file (stat only: no
+// descriptor is opened). Errors name the file: not found, not a file.
+Status checkTracePath(const std::string& path);
+
+// Checks the raw bytes of an opened file before SQLite reads it, through
+// SQLite's own descriptor (SqliteDb::readFileBytes): the SQLite magic, a
+// valid page size, a size that is whole pages and not shorter than the
+// header says. The size is judged only while no -wal exists: with one, a
+// checkpoint may be growing the file, and SQLite checks the size itself
+// against its snapshot. Errors name the file: not SQLite, truncated.
+Status checkFileHeader(SqliteDb& db);
 
 // Checks that an opened database is a Bubblescope trace and returns its
 // schema version: another program's database, a newer schema, or a damaged

@@ -2,9 +2,32 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace bubblescope::storage {
+namespace {
+
+// Retries of a read that finds the file busy: 1, 2, 4 … 256 ms (about 0.5 s),
+// on top of sqlite3_busy_timeout's wait for locks.
+constexpr int kBusyRetries = 9;
+
+bool isBusy(int rc) { return (rc & 0xff) == SQLITE_BUSY || rc == SQLITE_PROTOCOL; }
+
+// Calls `attempt` until it is not busy, at most kBusyRetries more times.
+template <class Attempt>
+int retryWhileBusy(bool retryable, Attempt attempt) {
+  int rc = attempt();
+  for (int i = 0; retryable && isBusy(rc) && i < kBusyRetries; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << i));
+    rc = attempt();
+  }
+  return rc;
+}
+
+}  // namespace
 
 StatusCode statusCodeForSqlite(int rc) {
   switch (rc & 0xff) {
@@ -58,10 +81,41 @@ Status SqliteDb::exec(const char* sql) {
 
 Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
-  const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
-                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  // Preparing reads the schema: it may meet a busy file like a query does.
+  const int rc = retryWhileBusy(sqlite3_get_autocommit(db_) != 0, [&] {
+    return sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  });
   if (rc != SQLITE_OK) return errorStatus(rc, "prepare");
   return SqliteStatement(this, stmt);
+}
+
+int SqliteDb::lastErrorCode() const { return sqlite3_extended_errcode(db_); }
+
+Result<int64_t> SqliteDb::fileSizeBytes() {
+  sqlite3_file* file = nullptr;
+  int rc = sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+  if (rc != SQLITE_OK || file == nullptr || file->pMethods == nullptr) {
+    return Status::ioError("cannot read " + path_ + ": SQLite has not opened it");
+  }
+  sqlite3_int64 size = 0;
+  rc = file->pMethods->xFileSize(file, &size);
+  if (rc != SQLITE_OK) return Status(statusCodeForSqlite(rc), "cannot read the size of " + path_);
+  return static_cast<int64_t>(size);
+}
+
+Result<std::string> SqliteDb::readFileBytes(int64_t offset, size_t count) {
+  BS_ASSIGN_OR_RETURN(const int64_t size, fileSizeBytes());
+  sqlite3_file* file = nullptr;
+  sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+  const auto available = static_cast<size_t>(std::max<int64_t>(0, size - offset));
+  std::string bytes(std::min(count, available), '\0');
+  if (bytes.empty()) return bytes;
+  const int rc = file->pMethods->xRead(file, bytes.data(), static_cast<int>(bytes.size()), offset);
+  if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ) {
+    return Status(statusCodeForSqlite(rc), "cannot read " + path_ + ": " + sqlite3_errstr(rc));
+  }
+  return bytes;
 }
 
 int64_t SqliteDb::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
@@ -75,13 +129,16 @@ Status SqliteDb::errorStatus(int rc, std::string_view what) const {
 SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(other.db_),
+      stmt_(std::exchange(other.stmt_, nullptr)),
+      rowsReturned_(other.rowsReturned_) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   if (this != &other) {
     sqlite3_finalize(stmt_);
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
+    rowsReturned_ = other.rowsReturned_;
   }
   return *this;
 }
@@ -94,8 +151,16 @@ void SqliteStatement::bind(int index, std::string_view value) {
 void SqliteStatement::bindNull(int index) { sqlite3_bind_null(stmt_, index); }
 
 Result<bool> SqliteStatement::step() {
-  const int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
+  // A read that has returned no row yet starts afresh on a retry; inside a
+  // transaction or after rows, a retry could mix two snapshots.
+  const bool retryable = !rowsReturned_ && sqlite3_stmt_readonly(stmt_) != 0 &&
+                         sqlite3_get_autocommit(db_->handle()) != 0;
+  const int rc = retryWhileBusy(retryable, [&] { return sqlite3_step(stmt_); });
+  if (rc == SQLITE_ROW) {
+    rowsReturned_ = true;
+    return true;
+  }
+  rowsReturned_ = false;
   if (rc == SQLITE_DONE) return false;
   Status s = db_->errorStatus(rc, "query");
   sqlite3_reset(stmt_);
@@ -105,11 +170,15 @@ Result<bool> SqliteStatement::step() {
 Status SqliteStatement::run() {
   const int rc = sqlite3_step(stmt_);
   sqlite3_reset(stmt_);
+  rowsReturned_ = false;
   if (rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::ok();
   return db_->errorStatus(rc, "write");
 }
 
-void SqliteStatement::reset() { sqlite3_reset(stmt_); }
+void SqliteStatement::reset() {
+  sqlite3_reset(stmt_);
+  rowsReturned_ = false;
+}
 
 int64_t SqliteStatement::columnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
 double SqliteStatement::columnDouble(int index) const {

@@ -22,9 +22,10 @@ class SqliteStatement;
 
 class SqliteDb {
  public:
+  // kReadOnly never creates the file.
   enum class Mode { kReadOnly, kReadWriteCreate };
 
-  // Opens `path`; kReadOnly never creates the file.
+  // Opens `path`. SQLite opens the file here and reads it on the first query.
   static Result<std::unique_ptr<SqliteDb>> open(const std::string& path, Mode mode);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
@@ -37,6 +38,17 @@ class SqliteDb {
   int64_t changes() const;  // rows changed by the last statement
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
+  // SQLite's extended result code of the last failure on this connection.
+  int lastErrorCode() const;
+
+  // Up to `count` bytes of the database file from `offset` (fewer when the
+  // file is shorter), read through SQLite's own file descriptor. A process
+  // must never open and close a database file it holds connections to: that
+  // drops every POSIX lock the process holds on it, and another process may
+  // then reset the WAL under this one's readers.
+  Result<std::string> readFileBytes(int64_t offset, size_t count);
+  // The size of the database file, through SQLite's descriptor.
+  Result<int64_t> fileSizeBytes();
 
   // A Status for the last error on this connection, prefixed by `what`.
   Status errorStatus(int rc, std::string_view what) const;
@@ -64,6 +76,9 @@ class SqliteStatement {
   void bindNull(int index);
 
   // Advances: true when a row is available, false when done, error otherwise.
+  // A read-only statement outside a transaction that finds the file busy
+  // before its first row (a writer resetting or recovering the WAL) is
+  // retried with bounded backoff, on top of the connection's busy timeout.
   Result<bool> step();
   // step() for statements that return no rows, then reset().
   Status run();
@@ -77,6 +92,7 @@ class SqliteStatement {
  private:
   SqliteDb* db_;
   sqlite3_stmt* stmt_;
+  bool rowsReturned_ = false;  // since the last reset: no retry mid-result
 };
 
 // Maps a SQLite result code to a Status code (corrupt, not a database, I/O).

@@ -9,6 +9,7 @@
 #include "storage/process_identity.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
+#include "storage/trace_file_access.h"
 
 namespace bubblescope::storage {
 namespace {
@@ -49,10 +50,20 @@ RunHealth healthOf(const RunRecord& r, int64_t startTicks, int64_t heartbeatUnix
 
 class TraceReader::Impl {
  public:
-  Impl(std::unique_ptr<SqliteDb> db, int32_t version)
-      : db_(std::move(db)), version_(version), eventColumns_(eventColumns(version)) {}
+  Impl(std::string path, ReadingConnection c)
+      : path_(std::move(path)),
+        db_(std::move(c.db)),
+        version_(c.schemaVersion),
+        eventColumns_(eventColumns(c.schemaVersion)) {}
+
+  // Window queries jump from the time index into the table: map the file
+  // instead of copying pages through read(), and keep a larger page cache.
+  static Status configure(SqliteDb& db) {
+    return db.exec("PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536");
+  }
 
   int32_t version() const { return version_; }
+  const std::string& path() const { return path_; }
   const std::string& columns() const { return eventColumns_; }
   SqliteDb& db() { return *db_; }
 
@@ -122,22 +133,17 @@ class TraceReader::Impl {
   }
 
  private:
+  std::string path_;
   std::unique_ptr<SqliteDb> db_;
-  int32_t version_;
+  int32_t version_;  // a writer may migrate the file meanwhile: older columns still read
   std::string eventColumns_;
   std::unordered_map<int64_t, std::string> strings_;
 };
 
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
-  BS_RETURN_IF_ERROR(checkFileHeader(path));
-  BS_ASSIGN_OR_RETURN(auto db, SqliteDb::open(path, SqliteDb::Mode::kReadOnly));
-  int32_t version = 0;
-  BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
-  // Window queries jump from the time index into the table: map the file
-  // instead of copying pages through read(), and keep a larger page cache.
-  BS_RETURN_IF_ERROR(db->exec("PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536"));
-  return std::unique_ptr<TraceReader>(
-      new TraceReader(std::make_unique<Impl>(std::move(db), version)));
+  BS_ASSIGN_OR_RETURN(ReadingConnection c, openForReading(path));
+  BS_RETURN_IF_ERROR(Impl::configure(*c.db));
+  return std::unique_ptr<TraceReader>(new TraceReader(std::make_unique<Impl>(path, std::move(c))));
 }
 
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -145,6 +151,9 @@ TraceReader::~TraceReader() = default;
 
 int32_t TraceReader::schemaVersion() const {
   return impl_->version();
+}
+const std::string& TraceReader::path() const {
+  return impl_->path();
 }
 
 Result<std::vector<RunRecord>> TraceReader::runs() {

@@ -54,6 +54,7 @@ class TraceReader {
   TraceReader& operator=(const TraceReader&) = delete;
 
   int32_t schemaVersion() const;
+  const std::string& path() const;  // the trace file, as given to open()
   Result<std::vector<RunRecord>> runs();
   Result<RunRecord> run(int64_t runId);
   Result<std::vector<RankInfo>> ranks(int64_t runId);

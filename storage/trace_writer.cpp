@@ -434,10 +434,12 @@ class TraceWriter::Impl {
 
 Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
                                                        WriterOptions options) {
+  // stat() only: no descriptor of the file is opened outside SQLite
+  // (trace_file_access.h); the header is read through SQLite's.
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   const bool fresh = !exists || std::filesystem::file_size(path, ec) == 0;
-  if (!fresh) BS_RETURN_IF_ERROR(checkFileHeader(path));
+  if (!fresh) BS_RETURN_IF_ERROR(checkTracePath(path));
   auto opened = SqliteDb::open(path, SqliteDb::Mode::kReadWriteCreate);
   if (!opened.isOk()) {
     const std::string dir = directoryOf(path);
@@ -459,6 +461,7 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
     }
     BS_RETURN_IF_ERROR(createSchema(*db));
   } else {
+    BS_RETURN_IF_ERROR(checkFileHeader(*db));
     int32_t version = 0;
     BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
     BS_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL"));

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -249,6 +250,15 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
                                             const std::string& outPath) {
   BS_ASSIGN_OR_RETURN(auto run, reader.run(runId));
   BS_ASSIGN_OR_RETURN(auto ranks, reader.ranks(runId));
+  // Opening (and truncating) the trace or its -wal/-shm outside SQLite would
+  // destroy it and drop this process's locks on it (trace_file_access.h).
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(outPath, reader.path() + suffix, ec)) {
+      return Status::invalidArgument("cannot write " + outPath + ": it is the trace file " +
+                                     reader.path() + suffix + " being read");
+    }
+  }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(outPath.c_str(), "wb"),
                                                        &std::fclose);
   if (!file) return Status::ioError("cannot write " + outPath + ": " + std::strerror(errno));

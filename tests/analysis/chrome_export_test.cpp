@@ -221,5 +221,19 @@ TEST_F(ChromeExportTest, MissingRunAndUnwritableFileAreErrors) {
   EXPECT_EQ(unwritable.status().message(), "cannot write " + bad + ": No such file or directory");
 }
 
+TEST_F(ChromeExportTest, TheTraceItselfIsNeverTheOutput) {
+  auto reader = storage::TraceReader::open(trace_.path());
+  ASSERT_TRUE(reader.isOk());
+  for (const std::string& out : {trace_.path(), trace_.dir().file("./trace.db")}) {
+    auto refused = exportChromeTrace(**reader, runId_, out);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_EQ(refused.status().message(),
+              "cannot write " + out + ": it is the trace file " + trace_.path() + " being read");
+  }
+  auto runs = (*reader)->runs();
+  ASSERT_TRUE(runs.isOk()) << runs.status().message();
+  EXPECT_EQ(runs->size(), 1u) << "the trace is intact";
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -25,6 +26,23 @@ int retryWhileBusy(bool retryable, Attempt attempt) {
     rc = attempt();
   }
   return rc;
+}
+
+// A file: URI for `path` (RFC 3986 percent-encoding), so that '?', '#' and
+// '%' in a file name stay part of the name.
+std::string fileUri(const std::string& path, const char* query) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri + "?" + query;
 }
 
 }  // namespace
@@ -53,10 +71,17 @@ StatusCode statusCodeForSqlite(int rc) {
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Mode mode) {
   sqlite3* db = nullptr;
-  const int flags = (mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int flags = SQLITE_OPEN_NOMUTEX;
+  std::string name = path;
+  switch (mode) {
+    case Mode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case Mode::kReadOnlyImmutable:
+      flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+      name = fileUri(path, "mode=ro&immutable=1");
+      break;
+    case Mode::kReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+  }
+  const int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);

@@ -22,8 +22,10 @@ class SqliteStatement;
 
 class SqliteDb {
  public:
-  // kReadOnly never creates the file.
-  enum class Mode { kReadOnly, kReadWriteCreate };
+  // kReadOnly never creates the file. kReadOnlyImmutable reads the file
+  // without locks, -wal or -shm (SQLite's immutable=1): only for a file no
+  // writer can touch while it is open (trace_file_access.h says when).
+  enum class Mode { kReadOnly, kReadOnlyImmutable, kReadWriteCreate };
 
   // Opens `path`. SQLite opens the file here and reads it on the first query.
   static Result<std::unique_ptr<SqliteDb>> open(const std::string& path, Mode mode);

@@ -53,8 +53,23 @@ class TraceReader::Impl {
   Impl(std::string path, ReadingConnection c)
       : path_(std::move(path)),
         db_(std::move(c.db)),
+        immutable_(c.immutable),
         version_(c.schemaVersion),
         eventColumns_(eventColumns(c.schemaVersion)) {}
+
+  // Called first by every query: an immutable connection (trace_file_access.h)
+  // is read only while no writer exists; once a -wal or -shm appears, the
+  // reader continues through them. The immutable connection stays open for
+  // statements still running on it (a visitor may query the reader).
+  Status follow() {
+    if (!immutable_ || !walFilesExist(path_)) return Status::ok();
+    BS_ASSIGN_OR_RETURN(ReadingConnection c, openForReading(path_));
+    BS_RETURN_IF_ERROR(configure(*c.db));
+    retired_ = std::move(db_);
+    db_ = std::move(c.db);
+    immutable_ = c.immutable;
+    return Status::ok();
+  }
 
   // Window queries jump from the time index into the table: map the file
   // instead of copying pages through read(), and keep a larger page cache.
@@ -135,6 +150,8 @@ class TraceReader::Impl {
  private:
   std::string path_;
   std::unique_ptr<SqliteDb> db_;
+  std::unique_ptr<SqliteDb> retired_;  // the immutable connection, after follow()
+  bool immutable_;
   int32_t version_;  // a writer may migrate the file meanwhile: older columns still read
   std::string eventColumns_;
   std::unordered_map<int64_t, std::string> strings_;
@@ -157,6 +174,7 @@ const std::string& TraceReader::path() const {
 }
 
 Result<std::vector<RunRecord>> TraceReader::runs() {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<RunRecord> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT id, name, layout_json, model_json, backend, world_size, status, error, source, "
@@ -197,6 +215,7 @@ Result<RunRecord> TraceReader::run(int64_t runId) {
 }
 
 Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<RankInfo> out;
   const std::string sql = std::string(
                               "SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, "
@@ -226,6 +245,7 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
 }
 
 Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<tracer::StepRecord> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT rank, step, loss, tokens, start_ns, end_ns FROM steps WHERE run = ? "
@@ -247,6 +267,7 @@ Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
 
 Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t rank,
                                                          const std::string& name) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<tracer::Sample> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT s.rank, s.name, s.t_ns, s.value FROM samples s "
@@ -273,6 +294,7 @@ Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t 
 Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
                                                                const std::vector<int32_t>& ranks,
                                                                int64_t t0Ns, int64_t t1Ns) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<int32_t> wanted = ranks;
   if (wanted.empty()) {
     BS_ASSIGN_OR_RETURN(auto all, this->ranks(runId));
@@ -309,6 +331,7 @@ Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
 }
 
 Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_t limit) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   EventPage page;
   page.cursor = cursor;
   // `+run` keeps SQLite off events_by_rank_time: with it, every page scanned
@@ -332,6 +355,7 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
 }
 
 Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? ORDER BY start_ns, id";
   BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
@@ -348,6 +372,7 @@ Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor&
 
 Result<std::vector<tracer::Event>> TraceReader::linkedEvents(int64_t runId, int32_t rank,
                                                              int64_t correlationId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<tracer::Event> out;
   if (correlationId == 0 || impl_->version() < 2) return out;
   // `correlation != 0` lets SQLite use the partial index events_by_correlation.
@@ -368,6 +393,7 @@ Result<std::vector<tracer::Event>> TraceReader::linkedEvents(int64_t runId, int3
 }
 
 Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<StepSpan> out;
   // The writer keeps event_steps as it appends; files from before it had
   // that table are aggregated from the events (a scan of the whole run).
@@ -390,6 +416,7 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
 }
 
 Result<std::vector<SeriesPeak>> TraceReader::samplePeaks(int64_t runId, const std::string& name) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<SeriesPeak> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT rank, MAX(value) FROM samples WHERE run = ?1 "
@@ -407,6 +434,7 @@ Result<std::vector<SeriesPeak>> TraceReader::samplePeaks(int64_t runId, const st
 }
 
 Result<std::pair<int64_t, int64_t>> TraceReader::timeRange(int64_t runId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
   std::pair<int64_t, int64_t> range{0, 0};
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT first_ns, last_ns FROM runs WHERE id = ?",

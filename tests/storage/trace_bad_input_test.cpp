@@ -2,8 +2,6 @@
 // file that is not ours is never modified.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +12,7 @@
 #include "storage/trace_writer.h"
 #include "tests/storage/temp_dir.h"
 #include "tests/storage/trace_fixtures.h"
+#include "tests/storage/unprivileged_child.h"
 
 namespace bubblescope::storage {
 namespace {
@@ -179,28 +178,12 @@ TEST(TraceBadInputTest, WriterInReadOnlyDirectory) {
                                                std::filesystem::perms::others_read |
                                                std::filesystem::perms::others_exec);
   const std::string path = dir.file("t.db");
-  int pipeFd[2];
-  ASSERT_EQ(pipe(pipeFd), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(pipeFd[0]);
-    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+  const auto child = testing::runAsNobody([&] {
     auto writer = TraceWriter::open(path);
-    const std::string message = writer.isOk() ? "opened" : writer.status().message();
-    (void)!write(pipeFd[1], message.data(), message.size());
-    _exit(writer.isOk() ? 1 : 0);
-  }
-  close(pipeFd[1]);
-  std::string message;
-  char buf[512];
-  for (ssize_t n; (n = read(pipeFd[0], buf, sizeof buf)) > 0;) message.append(buf, n);
-  close(pipeFd[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_NE(WEXITSTATUS(status), 3) << "could not drop privileges";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << message;
+    return writer.isOk() ? std::string("opened") : writer.status().message();
+  });
+  ASSERT_TRUE(child.ran) << "could not drop privileges";
+  const std::string& message = child.message;
   EXPECT_EQ(message, "cannot create trace file " + path + ": directory " + dir.path().string() +
                          " is not writable (Permission denied)");
   EXPECT_FALSE(std::filesystem::exists(path));

@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
                             "10000000");
   QCommandLineOption run("run", "Run id to show (default: the last run)", "ID");
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
-  QCommandLineOption shotWhat("screenshot-part", "window, timeline or layout", "PART", "window");
+  QCommandLineOption shotWhat(
+      "screenshot-part",
+      "window, timeline, layout or export (the timeline as File > Export writes it, PNG or SVG)",
+      "PART", "window");
   QCommandLineOption step("step", "With --screenshot: zoom the timeline to this step", "N", "-1");
   QCommandLineOption zoom("zoom", "With --screenshot: zoom in by this factor", "X", "1");
   QCommandLineOption select("select-span", "With --screenshot: show a span's details");

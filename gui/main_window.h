@@ -71,6 +71,9 @@ class MainWindow : public QMainWindow {
   enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab };
 
   QString filePath() const { return path_; }
+  // "run 3 · dp1-pp4 1f1b small · dp1 tp1 pp4 · 1f1b m8 · small · runs.db":
+  // the title line of an exported timeline.
+  QString timelineTitle() const;
   TimelinePanel* timeline() const { return timeline_; }
   LayoutEditor* layoutEditor() const { return editor_; }
   RunsTableModel* runsModel() const { return runs_; }

@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -16,6 +17,8 @@
 #include "gui/compare_view.h"
 #include "gui/help_text.h"
 #include "gui/main_window.h"
+#include "gui/run_rows.h"
+#include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
 #include "gui/widget_export.h"
 
@@ -119,6 +122,17 @@ void MainWindow::buildMenus() {
                   &MainWindow::showHelp);
 }
 
+QString MainWindow::timelineTitle() const {
+  const storage::RunRecord& run = timeline_->model()->run();
+  QString title = tr("run %1").arg(run.id);
+  if (!run.info.name.empty()) title += " · " + QString::fromStdString(run.info.name);
+  // The layout summary, unless the layout is not one (it would repeat the raw JSON).
+  const QString summary = layoutSummary(run.info.layoutJson, run.info.modelJson);
+  if (summary != QString::fromStdString(run.info.layoutJson)) title += " · " + summary;
+  if (!path_.isEmpty()) title += " · " + QFileInfo(path_).fileName();
+  return title;
+}
+
 void MainWindow::exportTimeline() {
   QString filter;
   const QString path =
@@ -126,9 +140,9 @@ void MainWindow::exportTimeline() {
                                               kImageFilters, &filter),
                  filter);
   if (path.isEmpty()) return;
-  QWidget* what =
-      tabs_->currentIndex() == kCompareTab ? static_cast<QWidget*>(compare_) : timeline_->view();
-  const Status s = exportWidget(what, path);
+  const Status s = tabs_->currentIndex() == kCompareTab
+                       ? exportWidget(compare_, path)
+                       : gui::exportTimeline(timeline_->view(), timelineTitle(), path);
   if (!s.isOk()) return showError(tr("Export"), s);
   statusLabel_->setText(tr("wrote %1").arg(path));
 }

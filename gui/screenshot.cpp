@@ -10,6 +10,7 @@
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
 
 namespace bubblescope::gui {
@@ -85,6 +86,11 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
     }
     std::cerr << "bubblescope: no chart " << name.toStdString() << "\n";
     return 2;
+  }
+  if (o.what == "export") {  // what File > Export timeline writes, PNG or SVG
+    const Status s = exportTimeline(panel->view(), window.timelineTitle(), o.out);
+    if (!s.isOk()) std::cerr << "bubblescope: " << s.message() << "\n";
+    return s.isOk() ? 0 : 1;
   }
   QWidget* target = &window;
   if (o.what == "timeline") target = panel;

@@ -1,11 +1,14 @@
 // `bubblescope-cli export FILE --run ID --format chrome OUT.json`: one run
-// in the Chrome trace event format (Perfetto, chrome://tracing).
+// in the Chrome trace event format (Perfetto, chrome://tracing);
+// `--format kineto OUT_DIR`: one Kineto (PyTorch profiler) JSON per rank,
+// OUT_DIR/rank-N.json, which Holistic Trace Analysis loads (docs/import.md).
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
 #include "storage/analysis/chrome_export.h"
+#include "storage/analysis/kineto_export.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -23,6 +26,16 @@ ExitCode runExport(const ExportOptions& o) {
   if (!reader.isOk()) {
     std::fprintf(stderr, "error: %s\n", reader.status().message().c_str());
     return 1;
+  }
+  if (o.format == "kineto") {
+    auto kineto = analysis::exportKinetoTraces(**reader, o.runId, o.out);
+    if (!kineto.isOk()) {
+      std::fprintf(stderr, "error: %s\n", kineto.status().message().c_str());
+      return 1;
+    }
+    std::printf("wrote %s: %zu rank files, %lld events, %.1f MB\n", o.out.c_str(),
+                kineto->files.size(), static_cast<long long>(kineto->events), kineto->bytes / 1e6);
+    return 0;
   }
   auto stats = analysis::exportChromeTrace(**reader, o.runId, o.out);
   if (!stats.isOk()) {
@@ -42,11 +55,11 @@ void addExportCommand(CLI::App& app, CommandRunner& runner) {
   auto* cmd = app.add_subcommand("export", "Write a run in another trace format");
   auto o = std::make_shared<ExportOptions>();
   cmd->add_option("file", o->path, "Trace file (.db)")->required();
-  cmd->add_option("out", o->out, "Output file, e.g. trace.json")->required();
+  cmd->add_option("out", o->out, "Output file (chrome: trace.json) or folder (kineto)")->required();
   cmd->add_option("--run", o->runId, "Run id")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", o->format, "Output format")
       ->required()
-      ->check(CLI::IsMember({"chrome"}));
+      ->check(CLI::IsMember({"chrome", "kineto"}));
   cmd->callback([&runner, o] { runner = [o] { return runExport(*o); }; });
 }
 

@@ -11,92 +11,12 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "storage/analysis/json_text.h"
+
 namespace bubblescope::analysis {
 namespace {
 
 using tracer::EventKind;
-
-// Appends JSON text to a buffer and writes it out in large blocks.
-class JsonOut {
- public:
-  JsonOut(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
-    buffer_.reserve(kBlock + 4096);
-  }
-  std::string& text() { return buffer_; }
-  Status maybeFlush() { return buffer_.size() >= kBlock ? flush() : Status::ok(); }
-  Status flush() {
-    if (!buffer_.empty() &&
-        std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-      return Status::ioError("cannot write " + path_ + ": " + std::strerror(errno));
-    }
-    bytes_ += static_cast<int64_t>(buffer_.size());
-    buffer_.clear();
-    return Status::ok();
-  }
-  int64_t bytes() const { return bytes_; }
-
- private:
-  static constexpr size_t kBlock = 1 << 20;
-  std::FILE* file_;
-  std::string path_;
-  std::string buffer_;
-  int64_t bytes_ = 0;
-};
-
-void appendEscaped(std::string& out, std::string_view s) {
-  out += '"';
-  bool plain = true;
-  for (char c : s) plain &= c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
-  if (plain) {
-    out += s;
-    out += '"';
-    return;
-  }
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char u[8];
-          std::snprintf(u, sizeof u, "\\u%04x", c);
-          out += u;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
-void appendInt(std::string& out, int64_t v) {
-  char text[24];
-  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
-  out.append(text, end);
-}
-
-// ns as µs with exactly three decimals ("-1.500"), no rounding.
-void appendMicros(std::string& out, int64_t ns) {
-  const uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (ns < 0) out += '-';
-  char text[24];
-  out.append(text, std::to_chars(text, text + sizeof text, mag / 1000).ptr);
-  const unsigned frac = static_cast<unsigned>(mag % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
-                          static_cast<char>('0' + frac / 10 % 10),
-                          static_cast<char>('0' + frac % 10)};
-  out.append(digits, 4);
-}
 
 std::string laneName(int32_t lane) {
   if (lane >= static_cast<int32_t>(tracer::Lane::kGpuStreamBase)) {

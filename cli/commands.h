@@ -27,5 +27,6 @@ void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
 void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 void addBenchTracer(CLI::App& bench, CommandRunner& runner);
 void addBenchAllreduce(CLI::App& bench, CommandRunner& runner);
+void addBenchImport(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -49,6 +49,25 @@ def hta_figures(folder):
     return out
 
 
+def export_kineto(cli, db, out):
+    subprocess.run([cli, "export", db, out, "--run", "1", "--format", "kineto"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return out
+
+
+def engine_run_loads(cli, tmp):
+    """A CPU run of Bubblescope's own engine, exported, loads in HTA."""
+    from hta.trace_analysis import TraceAnalysis
+
+    db = os.path.join(tmp, "engine.db")
+    subprocess.run([cli, "train", "--model", "tiny", "--steps", "3", "--trace", db], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    analysis = TraceAnalysis(trace_dir=export_kineto(cli, db, os.path.join(tmp, "engine")))
+    ranks = sorted(analysis.t.traces)
+    print(f"engine run: HTA loaded the export, ranks {ranks}")
+    return ranks == [0]
+
+
 def bubblescope_figures(cli, files, db):
     subprocess.run([cli, "import", *files, "--trace", db], check=True, stdout=subprocess.DEVNULL)
     report = json.loads(subprocess.run([cli, "report", db, "--json"], check=True,
@@ -90,6 +109,20 @@ def compare(job, hta, ours, tolerance):
     return ok
 
 
+def same_figures(job, original, exported, tolerance):
+    """HTA's figures on the original files and on Bubblescope's export of them."""
+    ok = sorted(original) == sorted(exported)
+    for rank in sorted(original):
+        for key, value in original[rank].items():
+            other = exported.get(rank, {}).get(key)
+            same = (value is None and other is None) or (
+                value is not None and other is not None and abs(value - other) <= tolerance)
+            ok &= same
+            print(f"{job} rank {rank} {key}: original {value} exported {other} "
+                  f"{'ok' if same else 'DIFFERS'}")
+    return ok
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -119,8 +152,12 @@ def main():
             files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
                            if f.endswith((".json", ".json.gz")))
             db = os.path.join(tmp, job + ".db")
-            ok &= compare(job, hta_figures(folder), bubblescope_figures(args.cli, files, db),
-                          args.tolerance)
+            hta = hta_figures(folder)
+            ok &= compare(job, hta, bubblescope_figures(args.cli, files, db), args.tolerance)
+            # export --format kineto of the imported run: HTA reads the same figures.
+            exported = hta_figures(export_kineto(args.cli, db, os.path.join(tmp, job)))
+            ok &= same_figures(job + " (exported)", hta, exported, 1e-6)
+        ok &= engine_run_loads(args.cli, tmp)
     print("hta_crosscheck: all figures agree" if ok else "hta_crosscheck: FIGURES DIFFER")
     return 0 if ok else 1
 

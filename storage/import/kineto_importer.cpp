@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "storage/import/async_sink.h"
 #include "storage/import/kineto_parser.h"
 #include "storage/import/trace_file_stream.h"
 
@@ -40,6 +41,7 @@ class RunImport {
   std::map<int32_t, std::string> fileOfRank_;
   std::optional<int64_t> firstBaseTimeNs_;
   bool begun_ = false;
+  std::unique_ptr<AsyncSink> sink_;  // writes on a thread while the next events parse
   ImportSummary summary_;
 };
 
@@ -63,6 +65,7 @@ Status RunImport::beginRun(const KinetoHeader& header) {
   const int64_t files64 = static_cast<int64_t>(paths_.size());
   info.worldSize = static_cast<int32_t>(std::max(header.worldSize.value_or(files64), files64));
   BS_ASSIGN_OR_RETURN(summary_.runId, writer_.beginRun(info));
+  sink_ = std::make_unique<AsyncSink>(writer_);
   summary_.worldSize = info.worldSize;
   if (!header.worldSize) {
     summary_.warnings.push_back(
@@ -110,7 +113,7 @@ Status RunImport::importFile(size_t index) {
   auto start = [&](const KinetoHeader& header) -> Status {
     BS_RETURN_IF_ERROR(beginRun(header));
     BS_ASSIGN_OR_RETURN(file.rank, resolveRank(index, header, file));
-    rank = std::make_unique<KinetoRankImporter>(writer_, file.rank, groups_);
+    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_);
     return Status::ok();
   };
   KinetoCallbacks callbacks;
@@ -172,13 +175,14 @@ Status RunImport::importFile(size_t index) {
 }
 
 Status RunImport::finish() {
+  BS_RETURN_IF_ERROR(sink_->drain());
   return writer_.finishRun(storage::RunStatus::kFinished);
 }
 
 Status RunImport::fail(const Status& error) {
   if (begun_) {
-    Status s = writer_.finishRun(storage::RunStatus::kFailed, error.message());
-    (void)s;  // the import's own error is the one to report
+    (void)sink_->drain();  // the import's own error is the one to report
+    (void)writer_.finishRun(storage::RunStatus::kFailed, error.message());
   }
   return error;
 }

@@ -1,0 +1,54 @@
+// AsyncSink: a tracer::Sink that hands every call to one background thread,
+// which makes it on the target sink in order, so parsing and writing a trace
+// overlap (the importer's parse thread keeps going while SQLite commits).
+//
+// Contract: calls return at once with the first error the target has
+// returned so far (the one that failed, and every later call, report it);
+// at most `maxQueued` calls wait (bounded memory: a few event batches).
+// drain() waits until the target has made every call and returns the first
+// error. The target must not be used by anyone else until drain() returns.
+// The destructor drains. One producer thread.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "tracer/sink.h"
+
+namespace bubblescope::import {
+
+class AsyncSink final : public tracer::Sink {
+ public:
+  explicit AsyncSink(tracer::Sink& target, size_t maxQueued = 4);
+  ~AsyncSink() override;
+  AsyncSink(const AsyncSink&) = delete;
+  AsyncSink& operator=(const AsyncSink&) = delete;
+
+  Status appendEvents(std::span<const tracer::Event> events) override;
+  Status appendSteps(std::span<const tracer::StepRecord> steps) override;
+  Status appendSamples(std::span<const tracer::Sample> samples) override;
+  Status describeRank(const tracer::RankInfo& rank) override;
+  Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
+  Status flush() override;
+
+  Status drain();
+
+ private:
+  Status enqueue(std::function<Status(tracer::Sink&)> call);
+  void run();
+
+  tracer::Sink& target_;
+  const size_t maxQueued_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::function<Status(tracer::Sink&)>> queue_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  Status error_;
+  std::thread worker_;
+};
+
+}  // namespace bubblescope::import

@@ -16,6 +16,7 @@
 #include "gui/charts_panel.h"
 #include "gui/compare_view.h"
 #include "gui/help_text.h"
+#include "gui/kineto_import.h"
 #include "gui/main_window.h"
 #include "gui/run_rows.h"
 #include "gui/timeline_export.h"
@@ -48,6 +49,15 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   tool(file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen),
        QStyle::SP_DialogOpenButton);
+  file->addAction(tr("&Import PyTorch traces…"), this, [this] {
+    auto imported = importKinetoTraces(this, path_);
+    if (!imported.isOk()) {
+      showError(tr("Import PyTorch traces"), imported.status());
+    } else if (!imported->isEmpty()) {
+      const Status s = openFile(*imported);  // the new run is the last: it is shown
+      if (!s.isOk()) showError(tr("Open trace"), s);
+    }
+  });
   recentMenu_ = file->addMenu(tr("Open &recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
   file->addAction(tr("Re&load runs"), QKeySequence::Refresh, this, [this] {

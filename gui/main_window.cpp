@@ -205,7 +205,9 @@ Status MainWindow::openFile(const QString& path) {
   if (runs_->rowCount() > 0) {
     runsView_->selectRow(runs_->rowCount() - 1);  // shows it
   }
-  statusLabel_->setText(tr("%1 · %2 runs").arg(path).arg(runs_->rowCount()));
+  const int runs = runs_->rowCount();
+  statusLabel_->setText(
+      tr("%1 · %2 %3").arg(path).arg(runs).arg(runs == 1 ? tr("run") : tr("runs")));
   return Status::ok();
 }
 

@@ -12,11 +12,13 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -160,6 +162,19 @@ TEST_F(WindowFixture, RunsListIsTallAndShowsTheShownRun) {
   QApplication::processEvents();
   EXPECT_TRUE(inSight(0));
   EXPECT_FALSE(inSight(19));
+}
+
+// The status bar counts the file's runs, singular or plural.
+TEST_F(WindowFixture, StatusBarCountsRunsInTheRightNumber) {
+  auto statusText = [&] {
+    QString text;
+    for (QLabel* l : window->statusBar()->findChildren<QLabel*>()) text += l->text() + "\n";
+    return text;
+  };
+  EXPECT_TRUE(statusText().contains(" · 1 run\n")) << statusText().toStdString();
+  bubblescope::testing::writePipelineRun(path, 1'000'000);
+  ASSERT_TRUE(window->openFile(QString::fromStdString(path)).isOk());
+  EXPECT_TRUE(statusText().contains(" · 2 runs\n")) << statusText().toStdString();
 }
 
 // A closed dock comes back from the View menu.

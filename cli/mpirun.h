@@ -1,8 +1,7 @@
 // Starting MPI jobs: the mpirun (or, under Slurm, srun) command line this
-// machine needs, and a child process whose output streams through.
+// machine needs, and a child process (the job itself: job_process.h).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,8 +11,12 @@ namespace bubblescope::cli {
 
 struct MpirunRequest {
   int ranks = 1;
-  std::vector<std::string> hosts;    // empty: this machine
-  std::string hostfile;              // empty: none
+  std::vector<std::string> hosts;  // empty: this machine
+  std::string hostfile;            // empty: none
+  // Network interfaces OpenMPI's TCP transports may use (--net-if); empty:
+  // loopback ("lo") when every rank is on this machine, OpenMPI's choice
+  // otherwise.
+  std::vector<std::string> netIf;
   std::vector<std::string> program;  // argv of each rank
 };
 
@@ -25,8 +28,17 @@ Result<std::string> findSrun();
 bool underSlurm();
 
 // mpirun's argv: as root it adds --allow-run-as-root; with more ranks than
-// cores (on one host) --oversubscribe; hosts and hostfile pass through.
+// cores (on one host) --oversubscribe; hosts and hostfile pass through. The
+// TCP transports (btl_tcp, and oob_tcp of mpirun and its daemons) use
+// request.netIf. A job on this machine alone (and no netIf) uses shared
+// memory between ranks (btl self,vader), oob_tcp on "lo", and mpirun runs
+// under `env LD_PRELOAD=libbubblescope_loopback.so` (loopback_bind.c, next
+// to this executable), which binds OpenMPI's wildcard listeners to loopback:
+// nothing of a local run listens on an address reachable from elsewhere.
 std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& request);
+
+// The loopback-bind library next to this executable, or "" when missing.
+std::string loopbackBindLibrary();
 
 // srun's argv: one task per rank, and the whole step killed when a task
 // fails (--kill-on-bad-exit), as mpirun does by default.
@@ -36,13 +48,6 @@ std::vector<std::string> srunCommand(const std::string& srun, int ranks,
 // Runs argv[0] with argv, inheriting stdout and stderr; returns its exit
 // code (128 + signal when a signal ended it).
 Result<int> runChild(const std::vector<std::string>& argv);
-
-// Runs argv[0] with argv; its stdout and stderr are copied line by line to
-// this process's stdout and stderr as they come, and each line (without its
-// newline) is handed to onLine(line, fromStderr) first. Returns the exit
-// code (128 + signal when a signal ended it).
-using LineHandler = std::function<void(const std::string& line, bool fromStderr)>;
-Result<int> runChildStreaming(const std::vector<std::string>& argv, const LineHandler& onLine);
 
 // The running executable, to start more ranks of itself.
 std::string selfExecutable();

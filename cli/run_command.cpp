@@ -6,16 +6,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/hang_watchdog.h"
 #include "cli/job_failure.h"
+#include "cli/job_process.h"
 #include "cli/mpirun.h"
+#include "cli/parent_watch.h"
 #include "cli/train_layout.h"
 #include "engine/backend_factory.h"
+#include "storage/process_identity.h"
+#include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 
 namespace bubblescope::cli {
@@ -25,16 +31,20 @@ namespace {
 // --dp 1000000 is refused before anything starts.
 constexpr int64_t kDefaultMaxRanks = 4096;
 constexpr int64_t kMaxMpiRanks = 2147483647;
+// After a stop signal, how long the job has to end before it is killed.
+constexpr int kStopGraceMs = 3000;
 
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct RunArgs {
   std::string layoutFile;
   std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps, np;
   int64_t maxRanks = kDefaultMaxRanks;
+  int64_t hangTimeoutS = 300;  // 0: no watchdog
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
   std::optional<std::string> model, schedule, hostfile, data, backend;
   std::vector<std::string> hosts;
+  std::vector<std::string> netIf;  // --net-if
   bool noOverlap = false;
   bool recompute = false;
   std::string trace;
@@ -116,6 +126,10 @@ Result<Plan> plan(const RunArgs& a) {
     if (!unsupported.empty()) problems.push_back(unsupported);
   }
   p.worldSize = worldSize ? int64_t{*worldSize} : (layoutOk ? p.layout.worldSize() : 1);
+  if (a.hangTimeoutS < 0) {
+    problems.push_back("--hang-timeout must be >= 0 seconds (0: off), got " +
+                       std::to_string(a.hangTimeoutS));
+  }
   if (a.maxRanks < 1) {
     problems.push_back("--max-ranks must be >= 1, got " + std::to_string(a.maxRanks));
   } else if (layoutOk && p.worldSize > a.maxRanks) {
@@ -136,6 +150,7 @@ Result<Plan> plan(const RunArgs& a) {
     request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
     request.hosts = p.layout.hosts;
     request.hostfile = p.layout.hostfile;
+    request.netIf = a.netIf;
     p.launcher = mpirunCommand(*launcher, request);
   }
   return p;
@@ -150,6 +165,26 @@ Result<int64_t> beginRun(const RunArgs& a, const Plan& p) {
   info.backend = layout::backendName(p.layout.backend);
   info.worldSize = static_cast<int32_t>(p.worldSize);
   return writer->beginRun(info);
+}
+
+// The last span of `rank` that reached the trace, e.g. "forward (step 13,
+// micro-batch 0)"; "" when there is none or no trace.
+std::string lastSpanOf(const std::string& trace, int64_t runId, int rank, int64_t lookBackNs) {
+  if (trace.empty() || runId < 0) return "";
+  auto reader = storage::TraceReader::open(trace);
+  if (!reader.isOk()) return "";
+  auto range = (*reader)->timeRange(runId);
+  if (!range.isOk()) return "";
+  auto events = (*reader)->eventsInWindow(runId, {rank}, range->second - lookBackNs,
+                                          std::numeric_limits<int64_t>::max());
+  if (!events.isOk() || events->empty()) return "";
+  const tracer::Event* last = &events->front();
+  for (const tracer::Event& e : *events) {
+    if (e.endNs > last->endNs) last = &e;
+  }
+  std::string where = "step " + std::to_string(last->step);
+  if (last->microBatch >= 0) where += ", micro-batch " + std::to_string(last->microBatch);
+  return last->name + " (" + where + ")";
 }
 
 ExitCode runJob(const RunArgs& a) {
@@ -173,27 +208,65 @@ ExitCode runJob(const RunArgs& a) {
     argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
   }
   if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
+  // The ranks end themselves when this process is gone (parent_watch.h).
+  argv.insert(argv.end(), {"--launcher", launcherArgument(storage::currentProcess())});
   std::printf(
       "run: %lld ranks with %s%s\n", static_cast<long long>(p.worldSize),
       underSlurm() ? "srun" : "mpirun",
       a.trace.empty() ? "" : (", tracing to " + a.trace + " run " + std::to_string(runId)).c_str());
   std::fflush(stdout);
   JobFailure failure;
-  auto rc = runChildStreaming(argv, [&](const std::string& line, bool) { failure.scan(line); });
-  if (!rc.isOk()) {
-    std::fprintf(stderr, "error: %s\n", rc.status().message().c_str());
+  HangWatchdog watchdog(static_cast<int>(p.worldSize), a.hangTimeoutS * 1000);
+  std::optional<HangWatchdog::Hang> hang;
+  JobHooks hooks;
+  hooks.stopGraceMs = kStopGraceMs;
+  hooks.onLine = [&](const std::string& line, bool) {
+    if (watchdog.scan(line, monotonicNowMs())) return false;
+    failure.scan(line);
+    return true;
+  };
+  hooks.shouldAbort = [&]() -> std::optional<std::string> {
+    hang = watchdog.check(monotonicNowMs());
+    if (!hang) return std::nullopt;
+    return "rank " + std::to_string(hang->rank) + " hangs";
+  };
+  auto job = runJobProcess(argv, hooks);
+  if (!job.isOk()) {
+    std::fprintf(stderr, "error: %s\n", job.status().message().c_str());
     return 1;
   }
-  if (*rc == 0) return 0;
-  const std::string message = failure.message(*rc);
-  if (runId >= 0) {
-    // Rank 0 is gone: the launcher ends the run it began. A run rank 0
-    // already ended keeps its own status and message.
+  // Rank 0 is gone: the launcher ends the run it began. A run rank 0
+  // already ended keeps its own status and message.
+  auto endRun = [&](storage::RunStatus status, const std::string& message) {
+    if (runId < 0) return false;
     auto writer = storage::TraceWriter::open(a.trace);
-    if (writer.isOk()) (void)(*writer)->endDetachedRun(runId, storage::RunStatus::kFailed, message);
+    return writer.isOk() && (*writer)->endDetachedRun(runId, status, message).isOk();
+  };
+  if (job->stopSignal != 0) {
+    const std::string why = "stopped by " + signalName(job->stopSignal);
+    const bool marked = endRun(storage::RunStatus::kStopped, why);
+    std::fprintf(stderr, "run: %s%s\n", why.c_str(),
+                 marked ? ("; run " + std::to_string(runId) + " marked stopped").c_str() : "");
+    return 128 + job->stopSignal;
   }
+  if (hang) {
+    const std::string span =
+        lastSpanOf(a.trace, runId, hang->rank, (a.hangTimeoutS + 60) * int64_t{1000000000});
+    const std::string message =
+        "rank " + std::to_string(hang->rank) + " made no progress for " +
+        std::to_string(hang->stalledMs / 1000) + " s (--hang-timeout " +
+        std::to_string(a.hangTimeoutS) + "); its last span: " +
+        (span.empty() ? "after step " + std::to_string(hang->lastStep) : span) +
+        "; the watchdog aborted the job";
+    endRun(storage::RunStatus::kFailed, message);
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return 1;
+  }
+  if (job->exitCode == 0) return 0;
+  const std::string message = failure.message(job->exitCode);
+  endRun(storage::RunStatus::kFailed, message);
   std::fprintf(stderr, "error: %s\n", message.c_str());
-  return *rc;
+  return job->exitCode;
 }
 
 }  // namespace
@@ -227,6 +300,10 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--hosts", a->hosts, "host or host:slots, comma-separated (to mpirun)")
       ->delimiter(',');
   cmd->add_option("--hostfile", a->hostfile, "An mpirun hostfile");
+  cmd->add_option("--net-if", a->netIf,
+                  "Network interfaces (or CIDR networks) MPI may use, comma-separated "
+                  "(default: loopback when every rank is on this machine)")
+      ->delimiter(',');
   cmd->add_option("--data", a->data, "Text file to train on (default: built-in corpus)");
   cmd->add_option("--backend", a->backend, kBackendHelp);
   cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
@@ -234,6 +311,9 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
                   "Refuse a world of more ranks than this before anything starts")
       ->capture_default_str();
   cmd->add_option("--trace", a->trace, "Trace file (.db) the run streams into");
+  cmd->add_option("--hang-timeout", a->hangTimeoutS,
+                  "Abort the job when a rank makes no progress for this many seconds (0: off)")
+      ->capture_default_str();
   cmd->add_option("--name", a->name,
                   "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
   cmd->add_option("--inject-failure", a->injectFailure, "RANK:STEP (tests)")->group("");

@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "cli/backend_option.h"
+#include "cli/heartbeat.h"
+#include "cli/parent_watch.h"
 #include "engine/backend_factory.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
@@ -178,6 +180,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
       st.trainer->setRecorder(st.session->recorder());
     }
     const int64_t steps = args.steps >= 0 ? args.steps : layout.steps;
+    if (!args.launcher.empty()) startHeartbeat(rank);  // for run's hang watchdog
     if (rank == 0) printHeader(layout, *st.trainer, size);
     const int64_t t0 = tracer::hostNowNs();
     for (int64_t s = 0; s < steps; ++s) {
@@ -185,6 +188,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
         throw std::runtime_error("injected failure at step " + std::to_string(s));
       }
       const engine::StepResult r = valueOrAbort(st.trainer->step(), rank);
+      noteStepDone(s);
       if (st.session) {
         st.session->addStep({.rank = rank,
                              .step = static_cast<int32_t>(r.step),
@@ -247,6 +251,12 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::optional<storage::ProcessIdentity> launcher;
+  if (!args.launcher.empty()) {
+    auto parsed = parseLauncherArgument(args.launcher);
+    if (parsed.isOk()) launcher = *parsed;
+  }
+  watchParent(rank, launcher);
   // Problems every rank finds alike: each returns, rank 0 says why.
   auto refuse = [&](const std::string& message, ExitCode code) {
     if (rank == 0) std::fprintf(stderr, "error: %s\n", message.c_str());

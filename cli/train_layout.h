@@ -17,6 +17,7 @@ struct LayoutTrainArgs {
   int64_t runId = -1;      // with trace: the run `run` began; -1: rank 0 begins one
   int32_t steps = -1;      // overrides the layout's steps when >= 0
   std::string backend;     // overrides the layout's backend when set
+  std::string launcher;    // "HOST:PID:TICKS" of the `run` that started it ("": none)
   // Testing: "RANK:STEP" makes that rank throw at the start of that step.
   std::string injectFailure;
 };
@@ -24,7 +25,8 @@ struct LayoutTrainArgs {
 // Contract: initialises MPI (MPI_THREAD_MULTIPLE) and finalises it. A rank
 // that fails prints "error: rank R: <why>" on stderr and aborts the job
 // (MPI_Abort): the only way to free ranks blocked in a collective with it.
-// Rank 0 prints progress and, at the end, every rank's memory.
+// Rank 0 prints progress and, at the end, every rank's memory. Every rank
+// ends itself when mpirun or the launcher is gone (parent_watch.h).
 ExitCode runLayoutTraining(const LayoutTrainArgs& args);
 
 // Why the runtime cannot run `layout` yet (backend cuda: no usable GPU on

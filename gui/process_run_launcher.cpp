@@ -9,7 +9,7 @@ namespace bubblescope::gui {
 
 namespace {
 constexpr int kTailLines = 8;
-constexpr int kStopGraceMs = 3000;
+constexpr int kStopGraceMs = 10000;  // `run` itself stops the job within 3 s
 }  // namespace
 
 ProcessRunLauncher::ProcessRunLauncher(QString program, QObject* parent)

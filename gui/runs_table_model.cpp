@@ -92,6 +92,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QBrush(QColor(0xc62828));
       case storage::RunHealth::kInterrupted:
         return QBrush(QColor(0xef6c00));
+      case storage::RunHealth::kStopped:
+        return QBrush(QColor(0x6d4c41));
       case storage::RunHealth::kRunning:
         return QBrush(QColor(0x1565c0));
       case storage::RunHealth::kFinished:

@@ -9,7 +9,8 @@
 namespace bubblescope::storage {
 namespace {
 
-// Field 22 of /proc/PID/stat; 0 when the process does not exist. The command
+// Field 22 of /proc/PID/stat; 0 when the process does not exist or has
+// ended (state Z, a zombie its parent has not reaped yet, or X). The command
 // name (field 2) may hold spaces, so parsing starts after its closing ')'.
 int64_t startTicksOf(int64_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -19,8 +20,9 @@ int64_t startTicksOf(int64_t pid) {
   if (close == std::string::npos) return 0;
   std::istringstream fields(line.substr(close + 2));
   std::string field;
+  if (!(fields >> field) || field == "Z" || field == "X") return 0;
   // Fields after the name start at 3 (state); start time is field 22.
-  for (int i = 3; i <= 22; ++i) {
+  for (int i = 4; i <= 22; ++i) {
     if (!(fields >> field)) return 0;
   }
   return std::stoll(field);
@@ -35,11 +37,11 @@ std::string currentHostName() {
 }
 
 ProcessIdentity currentProcess() {
-  ProcessIdentity p;
-  p.host = currentHostName();
-  p.pid = getpid();
-  p.startTicks = startTicksOf(p.pid);
-  return p;
+  return processIdentityOf(getpid());
+}
+
+ProcessIdentity processIdentityOf(int64_t pid) {
+  return {currentHostName(), pid, startTicksOf(pid)};
 }
 
 Liveness livenessOf(const ProcessIdentity& process) {

@@ -16,9 +16,12 @@ struct ProcessIdentity {
 };
 
 ProcessIdentity currentProcess();
+// A process of this host (startTicks 0 when it does not run).
+ProcessIdentity processIdentityOf(int64_t pid);
 std::string currentHostName();
 
-// Liveness of a recorded process, seen from this machine.
+// Liveness of a recorded process, seen from this machine: a zombie (ended,
+// not yet reaped by its parent) is gone.
 enum class Liveness { kAlive, kGone, kUnknown /* another host */ };
 Liveness livenessOf(const ProcessIdentity& process);
 

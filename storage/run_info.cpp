@@ -7,6 +7,7 @@ const char* toString(RunStatus status) {
     case RunStatus::kRunning: return "running";
     case RunStatus::kFinished: return "finished";
     case RunStatus::kFailed: return "failed";
+    case RunStatus::kStopped: return "stopped";
   }
   return "unknown";
 }
@@ -16,6 +17,7 @@ const char* toString(RunHealth health) {
     case RunHealth::kRunning: return "running";
     case RunHealth::kFinished: return "finished";
     case RunHealth::kFailed: return "failed";
+    case RunHealth::kStopped: return "stopped";
     case RunHealth::kInterrupted: return "interrupted";
   }
   return "unknown";

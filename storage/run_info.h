@@ -8,12 +8,16 @@
 
 namespace bubblescope::storage {
 
-// Stored status of a run (runs.status).
-enum class RunStatus { kRunning, kFinished, kFailed };
+// Stored status of a run (runs.status): running until it ends; finished
+// (every step done), failed (a rank failed or the watchdog found a hung
+// rank; `error` says which) or stopped (on request: `run` got SIGINT,
+// SIGTERM or SIGHUP and stopped the job; `error` names the signal).
+enum class RunStatus { kRunning, kFinished, kFailed, kStopped };
 
 // What a reader concludes about a run: a run whose status still says
-// running but whose writer process is gone is kInterrupted.
-enum class RunHealth { kRunning, kFinished, kFailed, kInterrupted };
+// running but whose writer process is gone (or a zombie) is kInterrupted:
+// it ended with nobody left to say how (e.g. its launcher was SIGKILLed).
+enum class RunHealth { kRunning, kFinished, kFailed, kStopped, kInterrupted };
 
 const char* toString(RunStatus status);
 const char* toString(RunHealth health);
@@ -34,7 +38,7 @@ struct RunRecord {
   RunInfo info;
   RunStatus status = RunStatus::kRunning;
   RunHealth health = RunHealth::kRunning;
-  std::string error;         // why it failed (empty otherwise)
+  std::string error;          // why it failed (empty otherwise)
   int64_t createdUnixNs = 0;  // wall clock when it began
   int64_t endedUnixNs = 0;    // 0 while running
   std::string writerHost;

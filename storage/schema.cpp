@@ -105,14 +105,43 @@ CREATE TABLE samples (
 CREATE INDEX samples_by_series ON samples (run, rank, name, t_ns);
 )sql";
 
-// Migration from version N to N + 1 is kMigrations[N - 1]. Statements only
-// add (ADD COLUMN with a default is O(1) in SQLite: old rows read the default).
+// Migration from version N to N + 1 is kMigrations[N - 1]. Statements add
+// (ADD COLUMN with a default is O(1) in SQLite: old rows read the default),
+// or rebuild the small runs table where SQLite cannot alter a CHECK.
 constexpr const char* kMigrations[] = {
     // v1 -> v2: launch correlation. The index holds only linked events.
     R"sql(
 ALTER TABLE events ADD COLUMN correlation INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX events_by_correlation ON events (run, rank, correlation) WHERE correlation != 0;
 ALTER TABLE ranks ADD COLUMN parameters INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // v2 -> v3: runs.status may be 'stopped' (runs.status in
+    // docs/trace-format.md). Same columns in the same order.
+    R"sql(
+CREATE TABLE runs_v3 (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_unix_ns INTEGER NOT NULL,
+  ended_unix_ns INTEGER NOT NULL DEFAULT 0,
+  layout_json TEXT NOT NULL,
+  model_json TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  world_size INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed', 'stopped')),
+  error TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL CHECK (source IN ('measured', 'simulated')),
+  writer_host TEXT NOT NULL,
+  writer_pid INTEGER NOT NULL,
+  writer_start_ticks INTEGER NOT NULL,
+  heartbeat_unix_ns INTEGER NOT NULL,
+  max_event_ns INTEGER NOT NULL DEFAULT 0,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  first_ns INTEGER NOT NULL DEFAULT 0,
+  last_ns INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO runs_v3 SELECT * FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");

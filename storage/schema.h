@@ -1,7 +1,8 @@
 // Schema of the trace file (docs/trace-format.md describes every column).
 //
 // v1: the first schema. v2: events.correlation (links a GPU record to the
-// host call that launched it) and its index events_by_correlation.
+// host call that launched it) and its index events_by_correlation. v3:
+// runs.status may be 'stopped'.
 //
 // Contract: kSchemaVersion only grows. A reader accepts files with a version
 // in [1, kSchemaVersion] (a v1 file reads as if every correlation were 0); a
@@ -18,7 +19,7 @@ namespace bubblescope::storage {
 
 class SqliteDb;
 
-inline constexpr int32_t kSchemaVersion = 2;
+inline constexpr int32_t kSchemaVersion = 3;
 inline constexpr const char* kApplicationName = "bubblescope";
 
 // Creates every table and index of the current schema and fills `meta`:

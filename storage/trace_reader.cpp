@@ -28,6 +28,7 @@ std::string eventColumns(int32_t version) {
 RunStatus parseStatus(const std::string& s) {
   if (s == "finished") return RunStatus::kFinished;
   if (s == "failed") return RunStatus::kFailed;
+  if (s == "stopped") return RunStatus::kStopped;
   return RunStatus::kRunning;
 }
 
@@ -35,6 +36,7 @@ RunHealth healthOf(const RunRecord& r, int64_t startTicks, int64_t heartbeatUnix
   switch (r.status) {
     case RunStatus::kFinished: return RunHealth::kFinished;
     case RunStatus::kFailed: return RunHealth::kFailed;
+    case RunStatus::kStopped: return RunHealth::kStopped;
     case RunStatus::kRunning: break;
   }
   switch (livenessOf({r.writerHost, r.writerPid, startTicks})) {

@@ -248,6 +248,11 @@ void addNotes(RunReport& report) {
       notes.push_back(
           "the run was interrupted (its writer is gone): this covers what it committed");
       break;
+    case storage::RunHealth::kStopped:
+      notes.push_back("the run was stopped" +
+                      (report.run.error.empty() ? std::string() : " (" + report.run.error + ")") +
+                      ": this covers what it committed");
+      break;
     case storage::RunHealth::kFailed:
       notes.push_back("the run failed" +
                       (report.run.error.empty() ? std::string() : ": " + report.run.error));

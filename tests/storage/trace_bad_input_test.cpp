@@ -105,7 +105,7 @@ TEST(TraceBadInputTest, NewerSchemaVersion) {
   expectRefused(path, StatusCode::kUnsupported,
                 path +
                     " was written with trace schema v7; this build of Bubblescope reads up to "
-                    "v2: upgrade Bubblescope");
+                    "v3: upgrade Bubblescope");
 }
 
 TEST(TraceBadInputTest, TruncatedFile) {

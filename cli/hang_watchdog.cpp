@@ -1,0 +1,48 @@
+#include "cli/hang_watchdog.h"
+
+#include <tuple>
+
+#include "cli/heartbeat.h"
+
+namespace bubblescope::cli {
+
+HangWatchdog::HangWatchdog(int worldSize, int64_t timeoutMs)
+    : timeoutMs_(timeoutMs), ranks_(static_cast<size_t>(worldSize > 0 ? worldSize : 0)) {}
+
+bool HangWatchdog::scan(const std::string& line, int64_t nowMs) {
+  const auto beat = parseHeartbeat(line);
+  if (!beat) return false;
+  if (beat->rank < 0 || beat->rank >= static_cast<int>(ranks_.size())) return true;
+  if (!watching_) {
+    watching_ = true;
+    for (RankState& r : ranks_) r.progressMs = r.heardMs = nowMs;
+  }
+  RankState& r = ranks_[static_cast<size_t>(beat->rank)];
+  r.heardMs = nowMs;
+  if (beat->step != r.step) {
+    r.step = beat->step;
+    r.progressMs = nowMs;
+  }
+  return true;
+}
+
+std::optional<HangWatchdog::Hang> HangWatchdog::check(int64_t nowMs) const {
+  if (!watching_ || timeoutMs_ <= 0) return std::nullopt;
+  bool stalled = false;
+  for (const RankState& r : ranks_) stalled = stalled || nowMs - r.progressMs >= timeoutMs_;
+  if (!stalled) return std::nullopt;
+  // The culprit: silent longest, then the lowest step, then the lowest id.
+  size_t worst = 0;
+  auto key = [&](size_t i) {
+    const RankState& r = ranks_[i];
+    const bool silent = nowMs - r.heardMs >= 4 * kHeartbeatMs;
+    return std::make_tuple(!silent, silent ? r.heardMs : 0, r.step, i);
+  };
+  for (size_t i = 1; i < ranks_.size(); ++i) {
+    if (key(i) < key(worst)) worst = i;
+  }
+  const RankState& r = ranks_[worst];
+  return Hang{static_cast<int>(worst), nowMs - r.progressMs, r.step};
+}
+
+}  // namespace bubblescope::cli

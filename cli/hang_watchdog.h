@@ -1,0 +1,46 @@
+// HangWatchdog: finds the rank that hangs a job, from the heartbeats its
+// ranks print (heartbeat.h), for `run --hang-timeout`.
+//
+// Contract: a rank has made no progress when its completed step has not
+// changed for `timeoutMs` (a stopped or frozen rank also sends no
+// heartbeat at all). Watching starts with the job's first heartbeat, so
+// start-up (MPI, model initialisation) is not timed. When ranks wait on a
+// hung peer, they stop progressing too; the one named is the first of: a
+// rank that went silent (oldest heartbeat), else the rank with the lowest
+// completed step, else the lowest rank id.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bubblescope::cli {
+
+class HangWatchdog {
+ public:
+  HangWatchdog(int worldSize, int64_t timeoutMs);
+
+  // Whether `line` is a heartbeat (then it is not for the user).
+  bool scan(const std::string& line, int64_t nowMs);
+
+  struct Hang {
+    int rank = 0;
+    int64_t stalledMs = 0;  // since its last progress
+    int64_t lastStep = -1;  // its last completed step (-1: none)
+  };
+  // The hung rank, once some rank has made no progress for the timeout.
+  std::optional<Hang> check(int64_t nowMs) const;
+
+ private:
+  struct RankState {
+    int64_t step = -1;
+    int64_t progressMs = 0;  // when `step` last changed (or watching began)
+    int64_t heardMs = 0;     // its last heartbeat (or watching began)
+  };
+  int64_t timeoutMs_;
+  bool watching_ = false;
+  std::vector<RankState> ranks_;
+};
+
+}  // namespace bubblescope::cli

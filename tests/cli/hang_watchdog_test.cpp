@@ -1,0 +1,89 @@
+// The hang watchdog names the rank that hangs a job, from heartbeats.
+#include "cli/hang_watchdog.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/heartbeat.h"
+#include "cli/parent_watch.h"
+
+namespace bubblescope::cli {
+namespace {
+
+std::string beat(int rank, int64_t step) {
+  return "bubblescope-heartbeat rank=" + std::to_string(rank) + " step=" + std::to_string(step);
+}
+
+TEST(HangWatchdogTest, ParsesOnlyHeartbeats) {
+  HangWatchdog w(2, 1000);
+  EXPECT_TRUE(w.scan(beat(1, 7), 0));
+  EXPECT_FALSE(w.scan("step     3/10 | loss 4.1", 0));
+  EXPECT_FALSE(w.scan("bubblescope-heartbeat nonsense", 0));
+  const auto h = parseHeartbeat(beat(3, -1));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->rank, 3);
+  EXPECT_EQ(h->step, -1);
+}
+
+TEST(HangWatchdogTest, StartUpIsNotTimed) {
+  HangWatchdog w(2, 1000);
+  EXPECT_FALSE(w.check(1000000).has_value()) << "no heartbeat yet: nothing is watched";
+}
+
+TEST(HangWatchdogTest, ProgressKeepsItQuiet) {
+  HangWatchdog w(2, 1000);
+  for (int64_t t = 0; t <= 5000; t += 500) {
+    w.scan(beat(0, t / 500), t);
+    w.scan(beat(1, t / 500), t);
+    EXPECT_FALSE(w.check(t).has_value()) << "at " << t << " ms";
+  }
+}
+
+// Rank 1 stopped (SIGSTOP): it falls silent; rank 0 keeps beating but,
+// blocked on rank 1, completes no step. Rank 1 is named, at the timeout.
+TEST(HangWatchdogTest, NamesTheSilentRank) {
+  HangWatchdog w(2, 1000);
+  w.scan(beat(0, 4), 0);
+  w.scan(beat(1, 5), 0);
+  for (int64_t t = 500; t < 1000; t += 500) w.scan(beat(0, 5), t);
+  EXPECT_FALSE(w.check(999).has_value());
+  for (int64_t t = 1000; t <= 3000; t += 500) w.scan(beat(0, 5), t);
+  const auto hang = w.check(3000);
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_EQ(hang->rank, 1);
+  EXPECT_EQ(hang->lastStep, 5);
+  EXPECT_EQ(hang->stalledMs, 3000);
+}
+
+// A deadlock: every rank beats, none completes a step; the lowest step is named.
+TEST(HangWatchdogTest, NamesTheRankBehindInADeadlock) {
+  HangWatchdog w(3, 1000);
+  for (int64_t t = 0; t <= 1500; t += 500) {
+    w.scan(beat(0, 9), t);
+    w.scan(beat(1, 8), t);
+    w.scan(beat(2, 9), t);
+  }
+  const auto hang = w.check(1500);
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_EQ(hang->rank, 1);
+  EXPECT_EQ(hang->lastStep, 8);
+}
+
+TEST(HangWatchdogTest, ZeroTimeoutIsOff) {
+  HangWatchdog w(1, 0);
+  w.scan(beat(0, 1), 0);
+  EXPECT_FALSE(w.check(1000000).has_value());
+}
+
+TEST(ParentWatchTest, LauncherArgumentRoundTrips) {
+  const storage::ProcessIdentity p{"node-1:a", 4242, 987654};
+  auto parsed = parseLauncherArgument(launcherArgument(p));
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->host, "node-1:a");
+  EXPECT_EQ(parsed->pid, 4242);
+  EXPECT_EQ(parsed->startTicks, 987654);
+  EXPECT_FALSE(parseLauncherArgument("nohost").isOk());
+  EXPECT_FALSE(parseLauncherArgument("h:x:1").isOk());
+}
+
+}  // namespace
+}  // namespace bubblescope::cli

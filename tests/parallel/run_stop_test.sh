@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# run_stop_test.sh CLI WORKDIR MODE: a 2-rank `run` that traces, stopped from
+# outside once it trains.
+# - int, term: SIGINT or SIGTERM to `run` (what Ctrl-C and the app's Stop
+#   send). Passes when `run` exits 128 + signal within 10 s with the one line
+#   "run: stopped by SIGxxx; run 1 marked stopped" on stderr, no process of
+#   the job is left, the trace's run is [stopped] with that reason, and the
+#   file does not change after `run` has exited.
+# - kill-launcher: SIGKILL to `run`. Passes when every process of the job is
+#   gone within 2 s and the trace's run reads [interrupted].
+set -u
+cli="$1"
+dir="$2"
+mode="$3"
+mkdir -p "$dir"
+db="$dir/stop-$mode.db"
+out="$dir/stop-$mode.out"
+err="$dir/stop-$mode.err"
+rm -f "$db" "$db-wal" "$db-shm"
+fail() {
+  echo "FAIL: $*"
+  echo "--- run stdout (tail)"; tail -5 "$out"
+  echo "--- run stderr"; cat "$err"
+  [ -n "${run_pid:-}" ] && kill -9 "$run_pid" 2>/dev/null
+  for p in ${job:-}; do kill -9 "$p" 2>/dev/null; done
+  exit 1
+}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+"$cli" run --dp 2 --steps 1000000 --trace "$db" >"$out" 2>"$err" &
+run_pid=$!
+for _ in $(seq 1 600); do
+  grep -Eq '^step +5/' "$out" && break
+  kill -0 "$run_pid" 2>/dev/null || fail "run ended before training"
+  sleep 0.1
+done
+grep -Eq '^step +5/' "$out" || fail "no progress to step 5 after 60 s"
+
+# The job: mpirun (run's child) and the ranks (mpirun's children).
+mpirun_pid=$(pgrep -P "$run_pid" | head -1)
+job="$mpirun_pid $(pgrep -P "$mpirun_pid" | tr '\n' ' ')"
+[ "$(echo $job | wc -w)" -ge 3 ] || fail "expected mpirun and 2 ranks, found: $job"
+# A process counts as gone once it no longer runs (a zombie is gone).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
+left() {
+  local l=""
+  for p in $job; do alive "$p" && l="$l $p"; done
+  echo "$l"
+}
+
+case "$mode" in
+  int) sig=INT; code=130 ;;
+  term) sig=TERM; code=143 ;;
+  kill-launcher) sig=KILL; code=137 ;;
+  *) fail "unknown mode $mode" ;;
+esac
+start=$(date +%s%N)
+kill -s "$sig" "$run_pid"
+wait "$run_pid"
+rc=$?
+run_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+run_pid=""
+[ "$rc" -eq "$code" ] || fail "run exited $rc, expected $code"
+
+if [ "$mode" = kill-launcher ]; then
+  while :; do
+    l=$(left)
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ -z "$l" ] && break
+    [ "$ms" -ge 2000 ] && fail "job processes$l still run ${ms} ms after run was killed"
+    sleep 0.05
+  done
+  echo "the job was gone ${ms} ms after run was SIGKILLed"
+  info=$("$cli" info "$db") || fail "info failed on the trace"
+  echo "$info" | grep -Eq '^run 1 .*\[interrupted\]' || fail "trace run not interrupted: $info"
+  echo "PASS"
+  exit 0
+fi
+
+echo "run exited with $rc after ${run_ms} ms"
+[ "$run_ms" -lt 10000 ] || fail "run took ${run_ms} ms to stop (limit 10 s)"
+l=$(left)
+[ -z "$l" ] || fail "job processes$l still run after run exited"
+[ "$(wc -l <"$err")" -eq 1 ] || fail "expected one line on stderr"
+grep -Eqx "run: stopped by SIG$sig; run 1 marked stopped" "$err" || fail "unexpected stop line"
+# Nothing writes to the file after run has exited.
+before=$(md5sum "$db" "$db-wal" 2>/dev/null)
+sleep 1.5
+after=$(md5sum "$db" "$db-wal" 2>/dev/null)
+[ "$before" = "$after" ] || fail "the trace changed after run exited"
+info=$("$cli" info "$db") || fail "info failed on the trace"
+echo "$info" | grep -Eq '^run 1 .*\[stopped\]' || fail "trace run not stopped: $info"
+echo "$info" | grep -Eqx "  error: stopped by SIG$sig" || fail "trace reason: $info"
+echo "PASS: $(cat "$err")"

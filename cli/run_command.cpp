@@ -16,8 +16,10 @@
 #include "cli/hang_watchdog.h"
 #include "cli/job_failure.h"
 #include "cli/job_process.h"
+#include "cli/launched_run.h"
 #include "cli/mpirun.h"
 #include "cli/parent_watch.h"
+#include "cli/run_description.h"
 #include "cli/train_layout.h"
 #include "engine/backend_factory.h"
 #include "storage/process_identity.h"
@@ -156,17 +158,6 @@ Result<Plan> plan(const RunArgs& a) {
   return p;
 }
 
-Result<int64_t> beginRun(const RunArgs& a, const Plan& p) {
-  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(a.trace));
-  storage::RunInfo info;
-  info.name = a.name.empty() ? runName(p.layout) : a.name;
-  info.layoutJson = layout::toJson(p.layout).dump();
-  info.modelJson = layout::toJson(p.layout.model).dump();
-  info.backend = layout::backendName(p.layout.backend);
-  info.worldSize = static_cast<int32_t>(p.worldSize);
-  return writer->beginRun(info);
-}
-
 // The last span of `rank` that reached the trace, e.g. "forward (step 13,
 // micro-batch 0)"; "" when there is none or no trace.
 std::string lastSpanOf(const std::string& trace, int64_t runId, int rank, int64_t lookBackNs) {
@@ -197,14 +188,20 @@ ExitCode runJob(const RunArgs& a) {
   std::vector<std::string> argv = p.launcher;
   argv.insert(argv.end(),
               {selfExecutable(), "train", "--layout-json", layout::toJson(p.layout).dump()});
+  // The run exists, with its id, before any rank starts; rank 0 attaches.
+  std::optional<LaunchedRun> run;
   int64_t runId = -1;
   if (!a.trace.empty()) {
-    auto begun = beginRun(a, p);
+    auto begun = LaunchedRun::begin(
+        a.trace, describeRun(p.layout, static_cast<int32_t>(p.worldSize), a.name));
     if (!begun.isOk()) {
       std::fprintf(stderr, "error: trace file: %s\n", begun.status().message().c_str());
       return 1;
     }
-    runId = *begun;
+    run = std::move(*begun);
+    runId = run->id();
+    std::printf("run_id: %lld\n", static_cast<long long>(runId));  // for the app
+    std::fflush(stdout);
     argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
   }
   if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
@@ -238,9 +235,7 @@ ExitCode runJob(const RunArgs& a) {
   // Rank 0 is gone: the launcher ends the run it began. A run rank 0
   // already ended keeps its own status and message.
   auto endRun = [&](storage::RunStatus status, const std::string& message) {
-    if (runId < 0) return false;
-    auto writer = storage::TraceWriter::open(a.trace);
-    return writer.isOk() && (*writer)->endDetachedRun(runId, status, message).isOk();
+    return run.has_value() && run->end(status, message);
   };
   if (job->stopSignal != 0) {
     const std::string why = "stopped by " + signalName(job->stopSignal);

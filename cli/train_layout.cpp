@@ -10,6 +10,7 @@
 #include "cli/backend_option.h"
 #include "cli/heartbeat.h"
 #include "cli/parent_watch.h"
+#include "cli/run_description.h"
 #include "engine/backend_factory.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
@@ -108,14 +109,8 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
     st.writer = valueOrAbort(storage::TraceWriter::open(args.trace), rank);
     if (args.runId >= 0) {
       okOrAbort(st.writer->attachRun(args.runId), rank);
-    } else {
-      storage::RunInfo info;
-      info.name = runName(layout);
-      info.layoutJson = layout::toJson(layout).dump();
-      info.modelJson = layout::toJson(layout.model).dump();
-      info.backend = layout::backendName(layout.backend);
-      info.worldSize = size;
-      okOrAbort(st.writer->beginRun(info).status(), rank);
+    } else {  // started by hand (mpirun ... train --layout): rank 0 begins the run
+      okOrAbort(st.writer->beginRun(describeRun(layout, size)).status(), rank);
     }
   }
   tracer::SessionOptions so;
@@ -227,22 +222,6 @@ std::string unsupportedLayoutFeature(const layout::Layout& l) {
     if (!choice.isOk()) return choice.status().message();
   }
   return "";
-}
-
-std::string runName(const layout::Layout& l) {
-  std::string name = "dp" + std::to_string(l.dp);
-  if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
-  if (l.pp > 1) name += "-pp" + std::to_string(l.pp);
-  if (layout::shardsOptimizer(l.zeroStage)) {
-    name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
-  }
-  if (!l.overlap) name += "-no-overlap";
-  // A pipeline's schedule tells runs of one layout apart ("dp1-pp4 1f1b small").
-  if (l.pp > 1) {
-    name += std::string(" ") + layout::scheduleKindName(l.schedule);
-    if (l.virtualChunks > 1) name += " v" + std::to_string(l.virtualChunks);
-  }
-  return name + " " + l.model.preset;
 }
 
 ExitCode runLayoutTraining(const LayoutTrainArgs& args) {

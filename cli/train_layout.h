@@ -34,8 +34,4 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args);
 // or "" when it can. Probes the GPU only for backend cuda.
 std::string unsupportedLayoutFeature(const layout::Layout& layout);
 
-// "dp2-zero1 tiny", "dp1-pp4 1f1b small", "dp1-pp4 interleaved v2 small": the
-// default name of a run in the trace file (the schedule only when pp > 1).
-std::string runName(const layout::Layout& layout);
-
 }  // namespace bubblescope::cli

@@ -102,7 +102,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   statusBar()->addWidget(statusLabel_, 1);
   progress_ = new RunProgressWidget(this);
   statusBar()->addPermanentWidget(progress_);
-  connect(progress_, &RunProgressWidget::stopRequested, this, [this] { launcher_->stop(); });
+  connect(progress_, &RunProgressWidget::stopRequested, this, &MainWindow::stopRun);
 
   connect(runsView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
@@ -161,6 +161,10 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
     progress_->addOutputLine(l);
   });
   connect(launcher_.get(), &RunLauncher::finished, this, &MainWindow::onRunFinished);
+  connect(launcher_.get(), &RunLauncher::runBegun, this, [this](qint64 id) {
+    launchedRunId_ = id;
+    pollLaunchedRun();
+  });
   launchPoll_.setInterval(500);
   connect(&launchPoll_, &QTimer::timeout, this, &MainWindow::pollLaunchedRun);
 
@@ -263,12 +267,8 @@ void MainWindow::startRun() {
   RunRequest request;
   request.layoutPath = launchedLayoutPath_;
   request.tracePath = trace;
-  request.modelPreset = QString::fromStdString(l.model.preset);
-  request.steps = l.steps;
-  request.microBatches = l.microBatches;
-  request.microBatchSize = l.microBatchSize;
-  request.worldSize = l.worldSize();
-  runsBeforeLaunch_ = runs_->rows().empty() ? 0 : runs_->rows().back().id;
+  launchedRunId_ = 0;
+  stopRequested_ = false;
   path_ = trace;
   output_->appendPlainText(tr("▶ starting a run into %1").arg(trace));
   s = launcher_->start(request);
@@ -280,35 +280,37 @@ void MainWindow::startRun() {
   launchPoll_.start();
 }
 
+void MainWindow::stopRun() {
+  if (!launcher_->isRunning()) return;
+  stopRequested_ = true;
+  launcher_->stop();
+}
+
 void MainWindow::pollLaunchedRun() {
+  if (launchedRunId_ <= 0) return;  // `run` has not named the run yet
   if (reader_ == nullptr) {
-    // A new trace file appears once the run's writer has created it.
+    // A new trace file exists once `run` has begun the run in it.
     if (QFileInfo::exists(path_)) (void)openFile(path_);
     if (reader_ == nullptr) return;
   }
-  if (!reloadRuns().isOk()) return;
-  if (!runs_->rows().empty() && runs_->rows().back().id > runsBeforeLaunch_) {
-    const int64_t id = runs_->rows().back().id;
-    if (timeline_->model()->run().id != id) (void)showRun(id);
-    launchPoll_.stop();  // the timeline follows the run from here
-  }
+  if (!reloadRuns().isOk() || runs_->rowOfRun(launchedRunId_) < 0) return;
+  if (timeline_->model()->run().id != launchedRunId_) (void)showRun(launchedRunId_);
+  launchPoll_.stop();  // the timeline follows the run from here
 }
 
 void MainWindow::onRunFinished(int exitCode, const QString& error) {
   launchPoll_.stop();
   if (reader_ == nullptr && QFileInfo::exists(path_)) (void)openFile(path_);
-  if (reader_ != nullptr) {
-    (void)reloadRuns();
-    if (!runs_->rows().empty() && runs_->rows().back().id > runsBeforeLaunch_ &&
-        timeline_->model()->run().id != runs_->rows().back().id) {
-      (void)showRun(runs_->rows().back().id);
-    }
+  const bool known = reader_ != nullptr && launchedRunId_ > 0 && reloadRuns().isOk() &&
+                     runs_->rowOfRun(launchedRunId_) >= 0;
+  if (known && timeline_->model()->run().id != launchedRunId_) (void)showRun(launchedRunId_);
+  const bool stopped = exitCode != 0 && stopRequested_;  // `run` marked it stopped
+  if (stopped) {
+    progress_->stopped();
+  } else {
+    progress_->ended(exitCode == 0, exitCode == 0 ? QString() : error);
   }
-  progress_->ended(exitCode == 0, exitCode == 0 ? QString() : error);
-  const int64_t newRun =
-      reader_ != nullptr && !runs_->rows().empty() && runs_->rows().back().id > runsBeforeLaunch_
-          ? runs_->rows().back().id
-          : 0;
+  const int64_t newRun = known ? launchedRunId_ : 0;
   if (newRun > 0) (void)analyzeShownRun();
   if (baselineRunId_ > 0 && newRun > 0 && newRun != baselineRunId_) {
     const int64_t baseline = baselineRunId_;
@@ -319,6 +321,9 @@ void MainWindow::onRunFinished(int exitCode, const QString& error) {
   if (exitCode == 0) {
     output_->appendPlainText(tr("■ run finished"));
     statusLabel_->setText(tr("run finished"));
+  } else if (stopped) {
+    output_->appendPlainText(tr("■ run stopped"));
+    statusLabel_->setText(tr("run stopped"));
   } else {
     output_->appendPlainText(tr("✖ run failed: %1").arg(error));
     statusLabel_->setText(tr("run failed"));

@@ -98,6 +98,8 @@ class MainWindow : public QMainWindow {
   void startRun();
   void onRunFinished(int exitCode, const QString& error);
   void pollLaunchedRun();
+  // Stops the started run (SIGTERM to `run`, which marks it stopped).
+  void stopRun();
   void exportTimeline();
   void exportChart(int chart);
   void compareSelected();
@@ -128,7 +130,8 @@ class MainWindow : public QMainWindow {
   QTimer reanalyse_;  // throttles re-analysis of a live run
   int64_t baselineRunId_ = 0;
   QTimer launchPoll_;
-  int64_t runsBeforeLaunch_ = 0;
+  int64_t launchedRunId_ = 0;  // the started run's id, once `run` named it
+  bool stopRequested_ = false;  // Stop was pressed for the started run
   QString launchedLayoutPath_;
   bool headless_ = false;
 };

@@ -118,7 +118,7 @@ void MainWindow::buildMenus() {
                       }),
        QStyle::SP_BrowserReload);
   tool(run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
-                      [this] { launcher_->stop(); }),
+                      [this] { stopRun(); }),
        QStyle::SP_MediaStop);
   run->addSeparator();
   tools->addSeparator();

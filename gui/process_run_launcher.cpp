@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -32,44 +33,21 @@ QString ProcessRunLauncher::findCli() {
   return onPath.isEmpty() ? QStringLiteral("bubblescope-cli") : onPath;
 }
 
-bool ProcessRunLauncher::cliHasRunCommand(const QString& program) {
-  QProcess help;
-  help.start(program, {"--help"});
-  if (!help.waitForFinished(5000)) return false;
-  for (const QByteArray& line : help.readAllStandardOutput().split('\n')) {
-    if (line.trimmed().startsWith("run ") || line.trimmed() == "run") return true;
-  }
-  return false;
+qint64 ProcessRunLauncher::runIdOfLine(const QString& line) {
+  static const QRegularExpression runId(QStringLiteral("^run_id: (\\d+)$"));
+  const QRegularExpressionMatch m = runId.match(line);
+  return m.hasMatch() ? m.captured(1).toLongLong() : 0;
 }
 
-Result<QStringList> ProcessRunLauncher::argumentsFor(const RunRequest& r, bool hasRunCommand) {
+Result<QStringList> ProcessRunLauncher::argumentsFor(const RunRequest& r) {
   if (r.tracePath.isEmpty()) return Status::invalidArgument("no trace file to write the run to");
-  if (hasRunCommand) {
-    if (r.layoutPath.isEmpty()) return Status::invalidArgument("no layout file to run");
-    return QStringList{"run", "--layout", r.layoutPath, "--trace", r.tracePath};
-  }
-  if (r.worldSize != 1) {
-    return Status::unsupported(
-        "this bubblescope-cli has no `run` command yet, so only single-process layouts (dp = tp "
-        "= pp = 1) can be started; this layout has " +
-        std::to_string(r.worldSize) + " ranks");
-  }
-  return QStringList{"train",
-                     "--model",
-                     r.modelPreset,
-                     "--steps",
-                     QString::number(r.steps),
-                     "--micro-batches",
-                     QString::number(r.microBatches),
-                     "--batch-size",
-                     QString::number(r.microBatchSize),
-                     "--trace",
-                     r.tracePath};
+  if (r.layoutPath.isEmpty()) return Status::invalidArgument("no layout file to run");
+  return QStringList{"run", "--layout", r.layoutPath, "--trace", r.tracePath};
 }
 
 Status ProcessRunLauncher::start(const RunRequest& request) {
   if (isRunning()) return Status::failedPrecondition("a run is already going; stop it first");
-  auto args = argumentsFor(request, cliHasRunCommand(program_));
+  auto args = argumentsFor(request);
   if (!args.isOk()) return args.status();
   delete process_;
   process_ = new QProcess(this);
@@ -127,6 +105,7 @@ void ProcessRunLauncher::readOutput(QProcess::ProcessChannel channel) {
     tail_ << line;
     while (tail_.size() > kTailLines) tail_.removeFirst();
     emit outputLine(line);
+    if (const qint64 id = runIdOfLine(line); id > 0) emit runBegun(id);
   }
   if (process_->state() == QProcess::NotRunning && !buffer.isEmpty()) {
     const QString line = QString::fromUtf8(buffer).trimmed();

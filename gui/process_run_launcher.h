@@ -1,9 +1,7 @@
 // ProcessRunLauncher: RunLauncher over QProcess and bubblescope-cli.
 //
-// The command is `bubblescope-cli run --layout FILE --trace FILE`. A CLI that
-// has no `run` command yet gets `train --model P --steps N --micro-batches M
-// --batch-size B --trace FILE`, which trains one process; a layout of more
-// than one rank is then refused with a message that says so.
+// The command is `bubblescope-cli run --layout FILE --trace FILE`; its line
+// "run_id: N" (docs/parallel.md) names the new run (runBegun).
 #pragma once
 
 #include <QProcess>
@@ -27,12 +25,12 @@ class ProcessRunLauncher : public RunLauncher {
   bool isRunning() const override;
   const QString& program() const { return program_; }
 
-  // The arguments for `request`; hasRunCommand says whether the CLI has `run`.
-  static Result<QStringList> argumentsFor(const RunRequest& request, bool hasRunCommand);
+  // The arguments for `request`.
+  static Result<QStringList> argumentsFor(const RunRequest& request);
   // bubblescope-cli next to this executable, in the build tree, or on PATH.
   static QString findCli();
-  // Whether `program --help` lists a `run` subcommand.
-  static bool cliHasRunCommand(const QString& program);
+  // The run id of a "run_id: N" line of `run`'s output, or 0.
+  static qint64 runIdOfLine(const QString& line);
 
  private:
   void readOutput(QProcess::ProcessChannel channel);

@@ -3,8 +3,9 @@
 //
 // Contract: one run at a time; start() fails with FailedPrecondition while a
 // run is going. outputLine is emitted per line of stdout and stderr;
-// finished once per started run, with the exit code and, when it failed, the
-// last lines of its output as the error. GUI thread only.
+// runBegun once the run exists in the trace file, with its id (`run` prints
+// "run_id: N" then); finished once per started run, with the exit code and,
+// when it failed, the last lines of its output as the error. GUI thread only.
 #pragma once
 
 #include <QObject>
@@ -18,12 +19,6 @@ namespace bubblescope::gui {
 struct RunRequest {
   QString layoutPath;  // a layout JSON file (docs/layout-format.md)
   QString tracePath;   // the trace file the run appends to
-  // For a CLI without `run`: the layout's single-process equivalents.
-  QString modelPreset = "tiny";
-  int steps = 10;
-  int microBatches = 1;
-  int microBatchSize = 1;
-  int64_t worldSize = 1;
 };
 
 class RunLauncher : public QObject {
@@ -40,6 +35,7 @@ class RunLauncher : public QObject {
 
  signals:
   void outputLine(const QString& line);
+  void runBegun(qint64 runId);
   void finished(int exitCode, const QString& error);
 };
 

@@ -45,9 +45,17 @@ void RunProgressWidget::addOutputLine(const QString& line) {
 }
 
 void RunProgressWidget::ended(bool ok, const QString& message) {
+  endWith(ok ? tr("run finished") : tr("run failed"), message);
+}
+
+void RunProgressWidget::stopped() {
+  endWith(tr("run stopped"), {});
+}
+
+void RunProgressWidget::endWith(const QString& head, const QString& message) {
   bar_->hide();
   stop_->hide();
-  QString text = ok ? tr("run finished") : tr("run failed");
+  QString text = head;
   if (last_) text += QStringLiteral(" · ") + progressText(*last_);
   if (!message.isEmpty()) text += QStringLiteral(" · ") + message.section('\n', -1).trimmed();
   label_->setText(text);

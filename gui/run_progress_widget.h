@@ -27,6 +27,8 @@ class RunProgressWidget : public QWidget {
   void started(int steps);
   void addOutputLine(const QString& line);
   void ended(bool ok, const QString& message);
+  // The run ended because Stop was pressed (it reads stopped in the file).
+  void stopped();
 
   const std::optional<RunProgress>& last() const { return last_; }
   QString text() const;
@@ -36,6 +38,7 @@ class RunProgressWidget : public QWidget {
   void stopRequested();
 
  private:
+  void endWith(const QString& head, const QString& message);
   QProgressBar* bar_ = nullptr;
   QLabel* label_ = nullptr;
   QPushButton* stop_ = nullptr;

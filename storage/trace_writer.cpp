@@ -113,8 +113,8 @@ class TraceWriter::Impl {
     if (!row.isOk()) return row.status();
     if (!*row) return Status::notFound("run " + std::to_string(runId) + " is not in " + path());
     if (query.columnText(0) != "running") {
-      return Status::failedPrecondition("run " + std::to_string(runId) + " has already " +
-                                        (query.columnText(0) == "failed" ? "failed" : "finished"));
+      return Status::failedPrecondition("run " + std::to_string(runId) + " has already ended (" +
+                                        query.columnText(0) + ")");
     }
     maxEventNs_ = query.columnInt(1);
     eventCount_ = query.columnInt(2);
@@ -132,6 +132,13 @@ class TraceWriter::Impl {
     update.bind(5, runId);
     BS_RETURN_IF_ERROR(update.run());
     runId_ = runId;
+    rankSeen_.clear();
+    return Status::ok();
+  }
+
+  Status detachRun() {
+    BS_RETURN_IF_ERROR(commit());
+    runId_ = 0;
     rankSeen_.clear();
     return Status::ok();
   }
@@ -479,6 +486,7 @@ TraceWriter::~TraceWriter() { (void)impl_->commit(); }
 
 Result<int64_t> TraceWriter::beginRun(const RunInfo& info) { return impl_->beginRun(info); }
 Status TraceWriter::attachRun(int64_t runId) { return impl_->attachRun(runId); }
+Status TraceWriter::detachRun() { return impl_->detachRun(); }
 Status TraceWriter::endDetachedRun(int64_t runId, RunStatus status, const std::string& error) {
   return impl_->endDetachedRun(runId, status, error);
 }

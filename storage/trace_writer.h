@@ -42,6 +42,10 @@ class TraceWriter final : public tracer::Sink {
   // Makes an existing running run the target of the appends, with this
   // process as its writer: the launcher begins a run, rank 0 attaches to it.
   Status attachRun(int64_t runId);
+  // Commits, and stops being the target of the appends without ending the
+  // run: the launcher begins a run for rank 0 to attach to, and keeps its
+  // writer only to end the run when rank 0 cannot (endDetachedRun).
+  Status detachRun();
   // Ends a run this writer does not own (its writer died or never came):
   // the launcher marks a job failed and names the rank. An already ended run
   // is an error and stays as it is.

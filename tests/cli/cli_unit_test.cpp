@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli/mpirun.h"
+#include "cli/run_description.h"
 #include "cli/train_layout.h"
 
 namespace bubblescope::cli {

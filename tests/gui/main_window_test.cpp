@@ -30,6 +30,7 @@
 #include "gui/run_progress_widget.h"
 #include "gui/timeline_panel.h"
 #include "gui/widget_export.h"
+#include "storage/trace_reader.h"
 #include "tests/gui/pipeline_trace.h"
 
 namespace bubblescope::gui {
@@ -43,16 +44,21 @@ class AppendingLauncher : public RunLauncher {
     requests.push_back(request);
     running_ = true;
     bubblescope::testing::writePipelineRun(path_, 5000);
+    auto reader = storage::TraceReader::open(path_);
+    auto runs = reader.isOk() ? (*reader)->runs()
+                              : Result<std::vector<storage::RunRecord>>(reader.status());
+    if (runs.isOk() && !runs->empty()) emit runBegun(runs->back().id);  // as `run` says run_id
     emit outputLine("step 1/2 | loss 5.0000 | 100 tok/s");
     return Status::ok();
   }
-  void stop() override {}
+  void stop() override { stopAsked = true; }
   bool isRunning() const override { return running_; }
   void finish(int code) {
     running_ = false;
     emit finished(code, code == 0 ? QString() : QStringLiteral("error: rank 1 failed"));
   }
   std::vector<RunRequest> requests;
+  bool stopAsked = false;
 
  private:
   std::string path_;
@@ -339,6 +345,27 @@ TEST(MainWindowLive, ChartsFollowARunningRun) {
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss"),
             (std::vector<double>{5.0, 4.0}));
   ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+}
+
+// Stop: the launcher is asked to stop, and the run's end (run exits 143
+// after marking the run stopped) is a stop, not a failure: no modal box
+// (it would block this test), and the strip says so.
+TEST_F(WindowFixture, StopEndsTheRunAsStoppedWithoutADialog) {
+  emit window->layoutEditor()->runRequested();
+  ASSERT_EQ(launcher->requests.size(), 1u);
+  emit window->runProgress()->stopRequested();
+  EXPECT_TRUE(launcher->stopAsked);
+  launcher->finish(143);
+  EXPECT_TRUE(window->runProgress()->text().startsWith("run stopped"))
+      << window->runProgress()->text().toStdString();
+}
+
+TEST_F(WindowFixture, TheStartedRunIsTheOneRunNamed) {
+  emit window->layoutEditor()->runRequested();
+  ASSERT_EQ(launcher->requests.size(), 1u);
+  QTRY_COMPARE_WITH_TIMEOUT(window->timeline()->model()->run().id, int64_t{2}, 10000);
+  launcher->finish(0);
+  EXPECT_EQ(window->timeline()->model()->run().id, 2);
 }
 
 }  // namespace

@@ -12,35 +12,35 @@
 namespace bubblescope::gui {
 namespace {
 
-TEST(ProcessRunLauncher, BuildsTheRunCommandOrTheSingleProcessFallback) {
+TEST(ProcessRunLauncher, BuildsTheRunCommand) {
   RunRequest r;
   r.layoutPath = "l.json";
   r.tracePath = "t.db";
-  r.steps = 3;
-  auto run = ProcessRunLauncher::argumentsFor(r, true);
+  auto run = ProcessRunLauncher::argumentsFor(r);
   ASSERT_TRUE(run.isOk());
   EXPECT_EQ(*run, (QStringList{"run", "--layout", "l.json", "--trace", "t.db"}));
-  auto train = ProcessRunLauncher::argumentsFor(r, false);
-  ASSERT_TRUE(train.isOk());
-  EXPECT_EQ(train->first(), "train");
-  EXPECT_TRUE(train->contains("--trace"));
-  EXPECT_EQ(train->at(train->indexOf("--steps") + 1), "3");
-  r.worldSize = 4;
-  auto refused = ProcessRunLauncher::argumentsFor(r, false);
-  ASSERT_FALSE(refused.isOk());
-  EXPECT_NE(refused.status().message().find("4 ranks"), std::string::npos);
+  r.layoutPath.clear();
+  EXPECT_FALSE(ProcessRunLauncher::argumentsFor(r).isOk());
+  r.layoutPath = "l.json";
   r.tracePath.clear();
-  EXPECT_FALSE(ProcessRunLauncher::argumentsFor(r, true).isOk());
+  EXPECT_FALSE(ProcessRunLauncher::argumentsFor(r).isOk());
 }
 
-// A stand-in CLI: lists `run` in --help, prints two lines, fails with code 3.
+TEST(ProcessRunLauncher, ReadsTheRunIdLine) {
+  EXPECT_EQ(ProcessRunLauncher::runIdOfLine("run_id: 42"), 42);
+  EXPECT_EQ(ProcessRunLauncher::runIdOfLine("run: 2 ranks with mpirun, tracing to t.db run 4"), 0);
+  EXPECT_EQ(ProcessRunLauncher::runIdOfLine("step 1 run_id: 3"), 0);
+  EXPECT_EQ(ProcessRunLauncher::runIdOfLine("run_id: x"), 0);
+}
+
+// A stand-in CLI: names run 7, prints two lines, fails with code 3.
 QString writeFakeCli(const bubblescope::testing::TempDir& dir) {
   const QString path = QString::fromStdString(dir.file("fake-cli"));
   QFile f(path);
   EXPECT_TRUE(f.open(QIODevice::WriteOnly));
   f.write(
       "#!/bin/sh\n"
-      "if [ \"$1\" = --help ]; then echo 'Subcommands:'; echo '  run   Run a layout'; exit 0; fi\n"
+      "echo 'run_id: 7'\n"
       "echo \"step 1 loss 5.5 args $*\"\n"
       "echo 'error: rank 2 failed: out of memory' >&2\n"
       "exit 3\n");
@@ -54,12 +54,15 @@ TEST(ProcessRunLauncher, ReportsOutputAndTheErrorOfAFailedRun) {
   ProcessRunLauncher launcher(writeFakeCli(dir));
   QSignalSpy lines(&launcher, &RunLauncher::outputLine);
   QSignalSpy finished(&launcher, &RunLauncher::finished);
+  QSignalSpy begun(&launcher, &RunLauncher::runBegun);
   RunRequest r;
   r.layoutPath = "l.json";
   r.tracePath = "t.db";
   ASSERT_TRUE(launcher.start(r).isOk());
   EXPECT_FALSE(launcher.start(r).isOk()) << "one run at a time";
   ASSERT_TRUE(finished.wait(10000));
+  ASSERT_EQ(begun.size(), 1);
+  EXPECT_EQ(begun.at(0).at(0).toLongLong(), 7);
   EXPECT_EQ(finished.at(0).at(0).toInt(), 3);
   EXPECT_TRUE(finished.at(0).at(1).toString().contains("rank 2 failed"));
   ASSERT_GE(lines.size(), 2);
@@ -72,30 +75,25 @@ TEST(ProcessRunLauncher, ReportsOutputAndTheErrorOfAFailedRun) {
 TEST(ProcessRunLauncher, TrainsTinyWithTheRealCli) {
   const QString cli = QStringLiteral(BUBBLESCOPE_CLI_PATH);
   if (!QFileInfo(cli).isExecutable()) GTEST_SKIP() << "bubblescope-cli is not built";
-  QProcess help;
-  help.start(cli, {"train", "--help"});
-  if (!help.waitForFinished(10000) || help.exitCode() != 0) {
-    GTEST_SKIP() << "this bubblescope-cli has no train command";
-  }
   bubblescope::testing::TempDir dir;
   const QString trace = QString::fromStdString(dir.file("tiny.db"));
   ProcessRunLauncher launcher(cli);
   QSignalSpy finished(&launcher, &RunLauncher::finished);
   QSignalSpy lines(&launcher, &RunLauncher::outputLine);
+  QSignalSpy begun(&launcher, &RunLauncher::runBegun);
   RunRequest r;
   r.tracePath = trace;
-  r.steps = 2;
-  if (ProcessRunLauncher::cliHasRunCommand(cli)) {
-    const QString layout = QString::fromStdString(dir.file("l.json"));
-    QFile f(layout);
-    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.write(R"({"model": {"preset": "tiny"}, "steps": 2})");
-    f.close();
-    r.layoutPath = layout;
-  }
+  const QString layout = QString::fromStdString(dir.file("l.json"));
+  QFile f(layout);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"model": {"preset": "tiny"}, "steps": 2})");
+  f.close();
+  r.layoutPath = layout;
   ASSERT_TRUE(launcher.start(r).isOk());
   ASSERT_TRUE(finished.wait(120000));
   ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
+  ASSERT_EQ(begun.size(), 1) << "run prints run_id: N once";
+  EXPECT_EQ(begun.at(0).at(0).toLongLong(), 1);
   auto reader = storage::TraceReader::open(trace.toStdString());
   ASSERT_TRUE(reader.isOk()) << reader.status().message();
   auto runs = (*reader)->runs();

@@ -1,0 +1,33 @@
+#include "cli/run_description.h"
+
+#include <nlohmann/json.hpp>
+
+namespace bubblescope::cli {
+
+std::string runName(const layout::Layout& l) {
+  std::string name = "dp" + std::to_string(l.dp);
+  if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
+  if (l.pp > 1) name += "-pp" + std::to_string(l.pp);
+  if (layout::shardsOptimizer(l.zeroStage)) {
+    name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
+  }
+  if (!l.overlap) name += "-no-overlap";
+  // A pipeline's schedule tells runs of one layout apart ("dp1-pp4 1f1b small").
+  if (l.pp > 1) {
+    name += std::string(" ") + layout::scheduleKindName(l.schedule);
+    if (l.virtualChunks > 1) name += " v" + std::to_string(l.virtualChunks);
+  }
+  return name + " " + l.model.preset;
+}
+
+storage::RunInfo describeRun(const layout::Layout& l, int32_t worldSize, const std::string& name) {
+  storage::RunInfo info;
+  info.name = name.empty() ? runName(l) : name;
+  info.layoutJson = layout::toJson(l).dump();
+  info.modelJson = layout::toJson(l.model).dump();
+  info.backend = layout::backendName(l.backend);
+  info.worldSize = worldSize;
+  return info;
+}
+
+}  // namespace bubblescope::cli

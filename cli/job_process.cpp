@@ -12,6 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 namespace bubblescope::cli {
 namespace {
@@ -71,6 +76,65 @@ struct LineSplitter {
   }
 };
 
+// How long processes killed with SIGKILL get to disappear.
+constexpr int64_t kKilledWaitMs = 2000;
+
+// State (field 3) and parent (field 4) of /proc/PID/stat; false when gone.
+bool readStat(const std::string& dir, std::string* state, long long* parent) {
+  std::ifstream in(dir + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(line.substr(close + 2));
+  return static_cast<bool>(fields >> *state >> *parent);
+}
+
+// The job's processes: the launcher and its descendants. OpenMPI puts each
+// rank in a process group of its own, so the launcher's group is not enough.
+std::vector<pid_t> jobProcesses(pid_t launcher) {
+  std::vector<std::pair<pid_t, pid_t>> parents;  // (pid, parent)
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string state;
+    long long parent = 0;
+    if (readStat(entry.path(), &state, &parent)) {
+      parents.emplace_back(static_cast<pid_t>(std::stoll(name)), static_cast<pid_t>(parent));
+    }
+  }
+  std::vector<pid_t> job = {launcher};
+  for (size_t i = 0; i < job.size(); ++i) {
+    for (const auto& [pid, parent] : parents) {
+      if (parent == job[i]) job.push_back(pid);
+    }
+  }
+  return job;
+}
+
+void addNew(std::vector<pid_t>& into, const std::vector<pid_t>& more) {
+  for (pid_t p : more) {
+    if (std::find(into.begin(), into.end(), p) == into.end()) into.push_back(p);
+  }
+}
+
+// Whether one of `pids` still runs (a zombie does not).
+bool anyRuns(const std::vector<pid_t>& pids) {
+  for (pid_t p : pids) {
+    std::string state;
+    long long parent = 0;
+    if (readStat("/proc/" + std::to_string(p), &state, &parent) && state != "Z" && state != "X") {
+      return true;
+    }
+  }
+  return false;
+}
+
+void killAll(const std::vector<pid_t>& pids, int signal) {
+  for (pid_t p : pids) kill(p, signal);
+}
+
 // In the forked child: the launcher's process, then exec. Never returns.
 [[noreturn]] void execLauncher(std::vector<char*>& argv, int out, int err, pid_t parent) {
   setpgid(0, 0);
@@ -126,16 +190,22 @@ Result<JobExit> runJobProcess(const std::vector<std::string>& argv, const JobHoo
   JobExit result;
   int64_t deadlineMs = 0;
   bool killed = false;
+  std::vector<pid_t> members;  // the job's processes, once it is being stopped
+  auto killJob = [&] {
+    addNew(members, jobProcesses(pid));
+    killAll(members, SIGKILL);
+    killed = true;
+  };
   auto stopping = [&] { return result.stopSignal != 0 || !result.abortReason.empty(); };
   auto stop = [&](int signal) {
     if (!result.abortReason.empty()) return;  // already being killed
     if (result.stopSignal == 0) {
       result.stopSignal = signal;
       deadlineMs = monotonicNowMs() + hooks.stopGraceMs;
-      kill(-pid, signal);
+      members = jobProcesses(pid);
+      kill(-pid, signal);  // mpirun ends its ranks
     } else if (!killed) {  // a second signal: stop now
-      kill(-pid, SIGKILL);
-      killed = true;
+      killJob();
     }
   };
   LineSplitter splitters[2];
@@ -176,14 +246,10 @@ Result<JobExit> runJobProcess(const std::vector<std::string>& argv, const JobHoo
     if (!stopping() && hooks.shouldAbort) {
       if (auto reason = hooks.shouldAbort()) {
         result.abortReason = *reason;
-        kill(-pid, SIGKILL);
-        killed = true;
+        killJob();
       }
     }
-    if (result.stopSignal != 0 && !killed && monotonicNowMs() >= deadlineMs) {
-      kill(-pid, SIGKILL);
-      killed = true;
-    }
+    if (result.stopSignal != 0 && !killed && monotonicNowMs() >= deadlineMs) killJob();
     if (open == 0) reaped = waitpid(pid, &status, WNOHANG) == pid;
   }
   for (int i = 0; i < 2; ++i) {
@@ -199,9 +265,13 @@ Result<JobExit> runJobProcess(const std::vector<std::string>& argv, const JobHoo
     }
   }
   if (stopping()) {
-    // Whatever of the group is left (a rank mpirun did not reap in time).
-    while (kill(-pid, 0) == 0 && monotonicNowMs() < deadlineMs) usleep(20000);
-    kill(-pid, SIGKILL);
+    // Nothing of the job outlives this call: what is left of it (a rank
+    // mpirun did not end in time) has the rest of the grace period, then is
+    // killed, and is waited for (bounded).
+    while (anyRuns(members) && monotonicNowMs() < deadlineMs) usleep(20000);
+    killAll(members, SIGKILL);
+    const int64_t killedMs = monotonicNowMs();
+    while (anyRuns(members) && monotonicNowMs() - killedMs < kKilledWaitMs) usleep(10000);
   }
   result.exitCode = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   return result;

@@ -7,15 +7,16 @@
 //   happens), and SIGTERM when this process dies, even by SIGKILL
 //   (PR_SET_PDEATHSIG): a job never outlives the `run` that started it.
 // - SIGINT, SIGTERM and SIGHUP sent to this process while the job runs are
-//   forwarded to the job's process group; when the job has not ended
-//   `stopGraceMs` later, or on a second signal, the group is killed with
-//   SIGKILL. After a stop, the job's output is no longer copied through
+//   forwarded to the launcher's process group (mpirun ends its ranks); when
+//   the job has not ended `stopGraceMs` later, or on a second signal, every
+//   process of the job (the launcher and its descendants: OpenMPI gives each
+//   rank a process group of its own) is killed with SIGKILL. After a stop, the job's output is no longer copied through
 //   (mpirun's notes about the ranks it killed are noise to the user).
 // - Each output line is handed to hooks.onLine, then copied to this
 //   process's stdout or stderr unless onLine says not to.
 // - hooks.shouldAbort can end a job that hangs (the watchdog).
-// - Returns once the launcher has exited and, after a stop, once nothing of
-//   its process group is left.
+// - Returns once the launcher has exited and, after a stop or an abort, once
+//   no process of the job runs (bounded: 2 s after SIGKILL).
 #pragma once
 
 #include <functional>

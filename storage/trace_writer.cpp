@@ -113,8 +113,10 @@ class TraceWriter::Impl {
     if (!row.isOk()) return row.status();
     if (!*row) return Status::notFound("run " + std::to_string(runId) + " is not in " + path());
     if (query.columnText(0) != "running") {
-      return Status::failedPrecondition("run " + std::to_string(runId) + " has already ended (" +
-                                        query.columnText(0) + ")");
+      const std::string status = query.columnText(0);
+      return Status::failedPrecondition(
+          "run " + std::to_string(runId) + " has already " +
+          (status == "failed" ? "failed" : status == "stopped" ? "been stopped" : "finished"));
     }
     maxEventNs_ = query.columnInt(1);
     eventCount_ = query.columnInt(2);

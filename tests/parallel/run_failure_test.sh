@@ -40,6 +40,8 @@ if [ "$mode" = exception ]; then
   exit 0
 fi
 
+: >"$out"  # not the last run's output: the background job may open it late
+: >"$err"
 "$cli" run --dp 4 --steps 1000000 --trace "$db" >"$out" 2>"$err" &
 run_pid=$!
 

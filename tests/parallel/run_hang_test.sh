@@ -13,33 +13,12 @@ db="$dir/hang.db"
 out="$dir/hang.out"
 err="$dir/hang.err"
 rm -f "$db" "$db-wal" "$db-shm"
-fail() {
-  echo "FAIL: $*"
-  echo "--- run stdout (tail)"; tail -5 "$out"
-  echo "--- run stderr"; cat "$err"
-  [ -n "${run_pid:-}" ] && kill -9 "$run_pid" 2>/dev/null
-  for p in ${job:-}; do kill -9 "$p" 2>/dev/null; done
-  exit 1
-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/run_job_lib.sh"
 
-"$cli" run --dp 2 --steps 1000000 --trace "$db" --hang-timeout 3 >"$out" 2>"$err" &
-run_pid=$!
-for _ in $(seq 1 600); do
-  grep -Eq '^step +5/' "$out" && break
-  kill -0 "$run_pid" 2>/dev/null || fail "run ended before training"
-  sleep 0.1
-done
-grep -Eq '^step +5/' "$out" || fail "no progress to step 5 after 60 s"
+start_run 5 --dp 2 --steps 1000000 --trace "$db" --hang-timeout 3
 grep -q 'bubblescope-heartbeat' "$out" && fail "heartbeat lines reached the user"
-
-mpirun_pid=$(pgrep -P "$run_pid" | head -1)
-job="$mpirun_pid $(pgrep -P "$mpirun_pid" | tr '\n' ' ')"
-victim=""
-for p in $(pgrep -P "$mpirun_pid"); do
-  r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
-  [ "$r" = 1 ] && victim=$p
-done
+find_job
+victim=$(rank_pid 1)
 [ -n "$victim" ] || fail "rank 1 not found among mpirun's children"
 
 start=$(date +%s%N)
@@ -54,7 +33,6 @@ echo "run exited with $rc ${run_ms} ms after rank 1 was stopped"
 # every 500 ms), which came a little before the stop.
 [ "$run_ms" -ge 2000 ] || fail "the watchdog fired long before the 3 s timeout"
 [ "$run_ms" -lt 20000 ] || fail "run took ${run_ms} ms to end the hung job"
-alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
 for p in $job; do alive "$p" && fail "job process $p still runs after run exited"; done
 [ "$(wc -l <"$err")" -eq 1 ] || fail "expected one line on stderr"
 line='^error: rank 1 made no progress for ([3-9]|[1-9][0-9]+) s \(--hang-timeout 3\); its last span: [A-Za-z_.0-9 -]+ \(step [0-9]+(, micro-batch [0-9]+)?\); the watchdog aborted the job$'

@@ -9,34 +9,11 @@ dir="$2"
 mkdir -p "$dir"
 out="$dir/network.out"
 err="$dir/network.err"
-fail() {
-  echo "FAIL: $*"
-  echo "--- run stdout (tail)"; tail -5 "$out"
-  echo "--- run stderr"; cat "$err"
-  [ -n "${run_pid:-}" ] && kill -9 "$run_pid" 2>/dev/null
-  for p in ${job:-}; do kill -9 "$p" 2>/dev/null; done
-  exit 1
-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/run_job_lib.sh"
 
-"$cli" run --dp 2 --steps 1000000 >"$out" 2>"$err" &
-run_pid=$!
-for _ in $(seq 1 600); do
-  grep -Eq '^step +3/' "$out" && break
-  kill -0 "$run_pid" 2>/dev/null || fail "run ended before training"
-  sleep 0.1
-done
-grep -Eq '^step +3/' "$out" || fail "no progress to step 3 after 60 s"
-
-# Every process of the job: run and its descendants.
-job="$run_pid"
-frontier="$run_pid"
-while [ -n "$frontier" ]; do
-  next=""
-  for p in $frontier; do next="$next $(pgrep -P "$p" | tr '\n' ' ')"; done
-  frontier=$(echo $next)
-  job="$job $frontier"
-done
+start_run 3 --dp 2 --steps 1000000
+find_job
+job="$run_pid $job"  # run, mpirun and the ranks
 [ "$(echo $job | wc -w)" -ge 4 ] || fail "expected run, mpirun and 2 ranks, found: $job"
 
 inodes=""

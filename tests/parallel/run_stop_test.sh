@@ -17,31 +17,11 @@ db="$dir/stop-$mode.db"
 out="$dir/stop-$mode.out"
 err="$dir/stop-$mode.err"
 rm -f "$db" "$db-wal" "$db-shm"
-fail() {
-  echo "FAIL: $*"
-  echo "--- run stdout (tail)"; tail -5 "$out"
-  echo "--- run stderr"; cat "$err"
-  [ -n "${run_pid:-}" ] && kill -9 "$run_pid" 2>/dev/null
-  for p in ${job:-}; do kill -9 "$p" 2>/dev/null; done
-  exit 1
-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/run_job_lib.sh"
 
-"$cli" run --dp 2 --steps 1000000 --trace "$db" >"$out" 2>"$err" &
-run_pid=$!
-for _ in $(seq 1 600); do
-  grep -Eq '^step +5/' "$out" && break
-  kill -0 "$run_pid" 2>/dev/null || fail "run ended before training"
-  sleep 0.1
-done
-grep -Eq '^step +5/' "$out" || fail "no progress to step 5 after 60 s"
-
-# The job: mpirun (run's child) and the ranks (mpirun's children).
-mpirun_pid=$(pgrep -P "$run_pid" | head -1)
-job="$mpirun_pid $(pgrep -P "$mpirun_pid" | tr '\n' ' ')"
+start_run 5 --dp 2 --steps 1000000 --trace "$db"
+find_job
 [ "$(echo $job | wc -w)" -ge 3 ] || fail "expected mpirun and 2 ranks, found: $job"
-# A process counts as gone once it no longer runs (a zombie is gone).
-alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
 left() {
   local l=""
   for p in $job; do alive "$p" && l="$l $p"; done

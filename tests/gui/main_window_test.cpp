@@ -138,9 +138,9 @@ TEST_F(WindowFixture, TheLayoutEditorFollowsTheShownRun) {
   editor->findChild<QSpinBox*>("micro_batches")->setValue(8);
   emit editor->runRequested();
   ASSERT_EQ(launcher->requests.size(), 1u);
-  EXPECT_EQ(launcher->requests[0].microBatches, 8);
   auto launched = layout::layoutFromFile(launcher->requests[0].layoutPath.toStdString());
   ASSERT_TRUE(launched.isOk()) << launched.status().message();
+  EXPECT_EQ(launched->microBatches, 8);
   EXPECT_EQ(launched->schedule, layout::ScheduleKind::kOneFOneB);
   EXPECT_EQ(launched->pp, 2);
 

@@ -53,7 +53,6 @@ class ModalBoxCloser {
 TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts) {
   const QString cli = QStringLiteral(BUBBLESCOPE_CLI_PATH);
   if (!QFileInfo(cli).isExecutable()) GTEST_SKIP() << "bubblescope-cli is not built";
-  if (!ProcessRunLauncher::cliHasRunCommand(cli)) GTEST_SKIP() << "this CLI has no run command";
   bubblescope::testing::TempDir dir;
   const std::string path = dir.file("runs.db");
   bubblescope::testing::writePipelineRun(path);  // the old run, 1

@@ -69,8 +69,8 @@ Status measure(const Options& o, int rank, int size) {
   BS_ASSIGN_OR_RETURN(const auto config, layout::modelPreset(o.model));
   engine::Allocator allocator;
   BS_ASSIGN_OR_RETURN(auto model, engine::GptModel::create(config, &allocator));
-  BS_ASSIGN_OR_RETURN(
-      auto comm, engine::MpiCommunicator::split(MPI_COMM_WORLD, 0, rank, tracer::ParallelDim::kDp));
+  BS_ASSIGN_OR_RETURN(auto comm, engine::MpiCommunicator::split(MPI_COMM_WORLD, 0, rank,
+                                                                trace_model::ParallelDim::kDp));
   engine::DataParallelOptions d;
   d.bucketElements = std::max<int64_t>(1, static_cast<int64_t>(o.bucketMb * (1 << 20) / 4));
   BS_ASSIGN_OR_RETURN(auto dp, engine::DataParallel::create(*model, allocator, *comm, d));

@@ -29,9 +29,9 @@ extern char** environ;
 namespace bubblescope::cli {
 namespace {
 
-using tracer::EventKind;
-using tracer::Lane;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::Lane;
+using trace_model::ParallelDim;
 
 // dp 4 × tp 4 × pp 4; rank = dp·16 + pp·4 + tp.
 constexpr int32_t kRanks = 64;
@@ -60,10 +60,10 @@ int32_t peerAtStage(int32_t rank, int32_t pp) {
   return rank - ppOf(rank) * 4 + pp * 4;
 }
 
-void push(std::vector<tracer::Event>& out, int32_t rank, int32_t step, int32_t mb, EventKind kind,
-          Lane lane, const char* name, int64_t startNs, int64_t endNs,
+void push(std::vector<trace_model::Event>& out, int32_t rank, int32_t step, int32_t mb,
+          EventKind kind, Lane lane, const char* name, int64_t startNs, int64_t endNs,
           ParallelDim dim = ParallelDim::kNone, int64_t bytes = 0, int32_t peer = -1) {
-  tracer::Event e;
+  trace_model::Event e;
   e.rank = rank;
   e.lane = lane;
   e.kind = kind;
@@ -83,7 +83,7 @@ void push(std::vector<tracer::Event>& out, int32_t rank, int32_t step, int32_t m
 // forward with a tp all-reduce under its end, a send, a kernel, a data load,
 // then the same for the backward; at the end dp all-reduce buckets, the
 // optimizer, a ZeRO all-gather, a wait and a data load.
-void rankStep(std::vector<tracer::Event>& out, int32_t rank, int32_t step) {
+void rankStep(std::vector<trace_model::Event>& out, int32_t rank, int32_t step) {
   const int64_t t = step * kStepNs + rank * 3;
   const int32_t pp = ppOf(rank);
   const int32_t next = peerAtStage(rank, (pp + 1) % 4), prev = peerAtStage(rank, (pp + 3) % 4);
@@ -98,7 +98,7 @@ void rankStep(std::vector<tracer::Event>& out, int32_t rank, int32_t step) {
          b + 4000, ParallelDim::kTp, 256 << 10);
     push(out, rank, step, mb, EventKind::kSend, Lane::kPipeline, "send_activation", b + 4000,
          b + 4300, ParallelDim::kPp, 1 << 20, next);
-    push(out, rank, step, mb, EventKind::kKernel, tracer::gpuStreamLane(0), "gemm", b + 4300,
+    push(out, rank, step, mb, EventKind::kKernel, trace_model::gpuStreamLane(0), "gemm", b + 4300,
          b + 4800);
     push(out, rank, step, mb, EventKind::kDataLoad, Lane::kData, "data", b + 4800, b + 5000);
     push(out, rank, step, mb, EventKind::kWait, Lane::kPipeline, "wait", b + 5000,
@@ -112,7 +112,7 @@ void rankStep(std::vector<tracer::Event>& out, int32_t rank, int32_t step) {
     push(out, rank, step, mb, EventKind::kSend, Lane::kPipeline, "send_grad", b + 11000, b + 11300,
          ParallelDim::kPp, 1 << 20, prev);
     push(out, rank, step, mb, EventKind::kOther, Lane::kData, "other", b + 11300, b + 11500);
-    push(out, rank, step, mb, EventKind::kKernel, tracer::gpuStreamLane(0), "gemm", b + 11500,
+    push(out, rank, step, mb, EventKind::kKernel, trace_model::gpuStreamLane(0), "gemm", b + 11500,
          b + 12000);
   }
   const int64_t e = t + kMicroBatches * 12000;
@@ -150,15 +150,15 @@ Status buildTrace(const std::string& path, int64_t events) {
     // About the ZeRO-1 model states of the layout (Ψ/16 per rank), and
     // activations that shrink along the pipeline as 1F1B keeps fewer.
     const double psi = 163.04e6 / 16, mb = 1 << 20;
-    const std::vector<tracer::Sample> memory = {
+    const std::vector<trace_model::Sample> memory = {
         {r, "mem.parameters", 0, 4 * psi},
         {r, "mem.gradients", 0, 4 * psi},
         {r, "mem.optimizer", 0, 8 * psi / 4},
         {r, "mem.activations", 0, (400 - 50 * ppOf(r)) * mb}};
     BS_RETURN_IF_ERROR(writer->appendSamples(memory));
   }
-  std::vector<tracer::Event> batch;
-  std::vector<tracer::StepRecord> steps;
+  std::vector<trace_model::Event> batch;
+  std::vector<trace_model::StepRecord> steps;
   int64_t written = 0;
   for (int32_t step = 0; written < events; ++step) {
     batch.clear();

@@ -27,12 +27,12 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 }
 
 // Event i of a 64-rank run: ranks take turns, each rank's events are disjoint.
-tracer::Event benchEvent(int64_t i) {
-  tracer::Event e;
+trace_model::Event benchEvent(int64_t i) {
+  trace_model::Event e;
   e.rank = static_cast<int32_t>(i % kRanks);
   const int64_t seq = i / kRanks;
-  e.kind = static_cast<tracer::EventKind>(seq % 6);
-  e.lane = seq % 6 < 5 ? tracer::Lane::kCompute : tracer::Lane::kCommunication;
+  e.kind = static_cast<trace_model::EventKind>(seq % 6);
+  e.lane = seq % 6 < 5 ? trace_model::Lane::kCompute : trace_model::Lane::kCommunication;
   e.name = kNames[seq % kNameCount];
   e.startNs = seq * kEventSpacingNs + e.rank * 7;
   e.endNs = e.startNs + 8000;
@@ -44,14 +44,14 @@ tracer::Event benchEvent(int64_t i) {
   return e;
 }
 
-std::vector<tracer::Event> benchEvents(int64_t first, int64_t count) {
-  std::vector<tracer::Event> events;
+std::vector<trace_model::Event> benchEvents(int64_t first, int64_t count) {
+  std::vector<trace_model::Event> events;
   events.reserve(count);
   for (int64_t i = first; i < first + count; ++i) events.push_back(benchEvent(i));
   return events;
 }
 
-Status writeWithWriter(const std::string& path, const std::vector<tracer::Event>& events) {
+Status writeWithWriter(const std::string& path, const std::vector<trace_model::Event>& events) {
   BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
   BS_RETURN_IF_ERROR(writer->beginRun({.name = "bench", .worldSize = kRanks}).status());
   BS_RETURN_IF_ERROR(writer->appendEvents(events));
@@ -60,7 +60,7 @@ Status writeWithWriter(const std::string& path, const std::vector<tracer::Event>
 
 // The baseline: the same rows into the same table through the writer's own
 // INSERT, one prepared statement in one transaction, names as pre-assigned ids.
-Status writeRaw(const std::string& path, const std::vector<tracer::Event>& events) {
+Status writeRaw(const std::string& path, const std::vector<trace_model::Event>& events) {
   int64_t runId = 0;
   {
     BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));

@@ -55,9 +55,9 @@ SpanCost measureSpan(bool enabled, int64_t spans) {
   constexpr int64_t kRound = 1 << 15;
   tracer::Recorder recorder(0, enabled, kRound);
   tracer::SpanInfo info;
-  info.kind = tracer::EventKind::kForward;
+  info.kind = trace_model::EventKind::kForward;
   info.name = "forward";
-  std::vector<tracer::Event> sinkhole;
+  std::vector<trace_model::Event> sinkhole;
   int64_t cpu = 0, wall = 0;
   for (int64_t done = 0; done < spans; done += kRound) {
     const int64_t c0 = threadCpuNs();
@@ -95,7 +95,7 @@ Result<Overhead> measureOverhead(const Options& o) {
   traced->setRecorder(&recorder);
   std::atomic<bool> stop{false};
   std::thread drainer([&] {
-    std::vector<tracer::Event> sinkhole;
+    std::vector<trace_model::Event> sinkhole;
     while (!stop) {
       sinkhole.clear();
       recorder.drainInto(sinkhole);
@@ -227,7 +227,7 @@ ExitCode runStreamRank(int64_t eventsPerRank) {
   const int64_t t0 = tracer::hostNowNs();
   tracer::Recorder* recorder = (*session)->recorder();
   tracer::SpanInfo info;
-  info.kind = tracer::EventKind::kForward;
+  info.kind = trace_model::EventKind::kForward;
   info.name = "forward";
   const size_t capacity = options.recorderCapacity;
   for (int64_t i = 0; i < eventsPerRank; ++i) {

@@ -20,6 +20,7 @@ void addExportCommand(CLI::App& app, CommandRunner& runner);
 void addTrainCommand(CLI::App& app, CommandRunner& runner);
 void addRunCommand(CLI::App& app, CommandRunner& runner);
 void addImportCommand(CLI::App& app, CommandRunner& runner);
+void addSimulateCommand(CLI::App& app, CommandRunner& runner);
 
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);

@@ -1,4 +1,4 @@
-// bubblescope-cli: train, run, report, export, import and bench.
+// bubblescope-cli: train, run, simulate, report, export, import and bench.
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::addTrainCommand(app, runner);
   bubblescope::cli::addRunCommand(app, runner);
   bubblescope::cli::addImportCommand(app, runner);
+  bubblescope::cli::addSimulateCommand(app, runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -169,8 +169,8 @@ std::string lastSpanOf(const std::string& trace, int64_t runId, int rank, int64_
   auto events = (*reader)->eventsInWindow(runId, {rank}, range->second - lookBackNs,
                                           std::numeric_limits<int64_t>::max());
   if (!events.isOk() || events->empty()) return "";
-  const tracer::Event* last = &events->front();
-  for (const tracer::Event& e : *events) {
+  const trace_model::Event* last = &events->front();
+  for (const trace_model::Event& e : *events) {
     if (e.endNs > last->endNs) last = &e;
   }
   std::string where = "step " + std::to_string(last->step);

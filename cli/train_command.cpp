@@ -88,12 +88,12 @@ class TraceOutput {
   Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r) {
     const auto events = recorder.drain();
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
-    const tracer::StepRecord step{.rank = 0,
-                                  .step = static_cast<int32_t>(r.step),
-                                  .loss = r.loss,
-                                  .tokens = r.tokens,
-                                  .startNs = r.startNs,
-                                  .endNs = r.endNs};
+    const trace_model::StepRecord step{.rank = 0,
+                                       .step = static_cast<int32_t>(r.step),
+                                       .loss = r.loss,
+                                       .tokens = r.tokens,
+                                       .startNs = r.startNs,
+                                       .endNs = r.endNs};
     return writer_->appendSteps({&step, 1});
   }
 

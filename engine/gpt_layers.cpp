@@ -19,7 +19,7 @@ double residualProjectionStd(const layout::ModelConfig& c) {
 // inside a compute span (the model records one span per block without tp).
 class ComputeSegments {
  public:
-  ComputeSegments(const TraceContext& trace, bool on, tracer::EventKind kind, const char* name)
+  ComputeSegments(const TraceContext& trace, bool on, trace_model::EventKind kind, const char* name)
       : trace_(trace), on_(on), kind_(kind), name_(name) {}
   void begin(int64_t flops) {
     if (on_) span_.emplace(trace_.recorder, trace_.span(kind_, name_, flops));
@@ -29,7 +29,7 @@ class ComputeSegments {
  private:
   const TraceContext& trace_;
   bool on_;
-  tracer::EventKind kind_;
+  trace_model::EventKind kind_;
   const char* name_;
   std::optional<tracer::ScopedSpan> span_;
 };
@@ -155,9 +155,9 @@ Status TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockAct
                                       const TraceContext& trace) {
   const BlockGradsT<S> keep{g.dFc.data(), g.dRes1.data(), g.dQkv.data(), g.dLn2.data(),
                             g.dLn.data()};
-  BS_RETURN_IF_ERROR(
-      backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace, tracer::EventKind::kBackward));
-  ComputeSegments segment(trace, tpSize() > 1, tracer::EventKind::kBackward, name_.c_str());
+  BS_RETURN_IF_ERROR(backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace,
+                                           trace_model::EventKind::kBackward));
+  ComputeSegments segment(trace, tpSize() > 1, trace_model::EventKind::kBackward, name_.c_str());
   segment.begin(weightGradFlops(b, t));
   backwardWeight(dout, x, a, keep, b, t);
   return Status::ok();
@@ -169,7 +169,7 @@ Status TransformerBlockT<S>::backwardInput(S* dx, const S* dout, const S* x,
                                            const BlockGradsT<S>& keep, int64_t b, int64_t t,
                                            const TraceContext& trace) const {
   return backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace,
-                               tracer::EventKind::kBackwardInput);
+                               trace_model::EventKind::kBackwardInput);
 }
 
 template <class S>
@@ -178,7 +178,7 @@ Status TransformerBlockT<S>::backwardInputSegments(S* dx, const S* dout, const S
                                                    BackwardScratchT<S>& g,
                                                    const BlockGradsT<S>& keep, int64_t b, int64_t t,
                                                    const TraceContext& trace,
-                                                   tracer::EventKind kind) const {
+                                                   trace_model::EventKind kind) const {
   const int64_t p = tpSize(), n = b * t, c = config_.hidden;
   const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
   ComputeSegments segment(trace, p > 1, kind, name_.c_str());

@@ -32,7 +32,7 @@
 #include "engine/parameter.h"
 #include "engine/tensor_parallel.h"
 #include "engine/trace_context.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::engine {
 
@@ -116,7 +116,8 @@ class TransformerBlockT {
   int32_t tpSize() const { return tp_ ? tp_->size() : 1; }
   Status backwardInputSegments(S* dx, const S* dout, const S* x, const BlockActivationsT<S>& acts,
                                BackwardScratchT<S>& scratch, const BlockGradsT<S>& keep, int64_t b,
-                               int64_t t, const TraceContext& trace, tracer::EventKind kind) const;
+                               int64_t t, const TraceContext& trace,
+                               trace_model::EventKind kind) const;
   // out (N, C) = inp (N, IC) · weight^T summed over tp, + bias (replicated);
   // `segment` ends before the all-reduce.
   Status rowParallelForward(S* out, const S* inp, const ParameterT<S>& weight,

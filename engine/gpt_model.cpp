@@ -216,7 +216,7 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
 template <class S>
 Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>& input,
                                      const TraceContext& trace) {
-  using tracer::EventKind;
+  using trace_model::EventKind;
   const int64_t b = acts.batch, t = acts.seq, c = config_.hidden;
   BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "forward"));
   if (embedding_) {
@@ -269,7 +269,7 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
 template <class S>
 Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGrad,
                               double lossScale, const TraceContext& trace) {
-  using tracer::EventKind;
+  using trace_model::EventKind;
   const int64_t b = acts.batch, t = acts.seq;
   BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "backward"));
   BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
@@ -368,7 +368,7 @@ BlockGradsT<S> gradsOf(BlockGradKeepT<S>& k) {
 template <class S>
 Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> outputGrad,
                                    double lossScale, const TraceContext& trace) {
-  using tracer::EventKind;
+  using trace_model::EventKind;
   const int64_t b = acts.batch, t = acts.seq;
   BS_RETURN_IF_ERROR(requireNoPendingWeightGrads(acts, "backwardInput"));
   BS_RETURN_IF_ERROR(checkOutputGrad(acts, outputGrad));
@@ -420,7 +420,7 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
 
 template <class S>
 Status GptModelT<S>::backwardWeight(ActivationsT<S>& acts, const TraceContext& trace) {
-  using tracer::EventKind;
+  using trace_model::EventKind;
   const int64_t b = acts.batch, t = acts.seq;
   if (!acts.weightGradPending) {
     return Status::failedPrecondition("backwardWeight without a backwardInput before it");

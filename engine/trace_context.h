@@ -15,9 +15,9 @@ struct TraceContext {
   int32_t chunk = -1;
   // The kind of the per-layer spans of forward(): kRecompute when the pass
   // recomputes activations (activation checkpointing).
-  tracer::EventKind forwardKind = tracer::EventKind::kForward;
+  trace_model::EventKind forwardKind = trace_model::EventKind::kForward;
 
-  tracer::SpanInfo span(tracer::EventKind kind, const char* name, int64_t flops = 0) const {
+  tracer::SpanInfo span(trace_model::EventKind kind, const char* name, int64_t flops = 0) const {
     tracer::SpanInfo info;
     info.kind = kind;
     info.name = name;

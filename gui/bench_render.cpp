@@ -7,13 +7,11 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImage>
-#include <QTemporaryDir>
 #include <algorithm>
 #include <fstream>
 #include <memory>
 #include <vector>
 
-#include "gui/synthetic_trace.h"
 #include "gui/timeline_panel.h"
 #include "storage/trace_reader.h"
 
@@ -61,24 +59,7 @@ double renderMs(TimelineView* view, QImage& image) {
 }  // namespace
 
 int benchRender(const BenchRenderOptions& o, std::ostream& out) {
-  QTemporaryDir tmp;
-  QString file = o.file;
-  if (file.isEmpty()) {
-    file = tmp.filePath("bench-render.db");
-    SyntheticTraceOptions s;
-    s.pp = 8;
-    s.dp = 8;
-    s.microBatches = 16;
-    s.targetEvents = o.events;
-    QElapsedTimer t;
-    t.start();
-    auto run = writeSyntheticTrace(file.toStdString(), s);
-    if (!run.isOk()) {
-      out << "error: " << run.status().message() << "\n";
-      return 1;
-    }
-    out << "generate_s: " << t.nsecsElapsed() / 1e9 << "\n";
-  }
+  const QString file = o.file;
   out << "file: " << file.toStdString() << "\n";
 
   QElapsedTimer openTimer;

@@ -47,17 +47,17 @@ ChartData utilisationChart(const analysis::RunReport& report) {
     ratio.values.push_back(orNaN(r.commRatio()));
   }
   c.series.push_back(std::move(util));
-  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+  for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
     bool any = false;
     for (const auto& r : report.ranks) any = any || r.commNsByDim[d] > 0;
     if (!any) continue;
-    const auto dim = tracer::toString(static_cast<tracer::ParallelDim>(d));
-    const QString dimName = d == static_cast<int>(tracer::ParallelDim::kNone)
+    const auto dim = trace_model::toString(static_cast<trace_model::ParallelDim>(d));
+    const QString dimName = d == static_cast<int>(trace_model::ParallelDim::kNone)
                                 ? QStringLiteral("other")
                                 : QString::fromUtf8(dim.data(), static_cast<qsizetype>(dim.size()));
     ChartSeries s{QStringLiteral("comm %1").arg(dimName), {}};
     for (const auto& r : report.ranks) {
-      s.values.push_back(r.stepNs > 0 ? static_cast<double>(r.commNsByDim[d]) / r.stepNs : kNaN);
+      s.values.push_back(r.commRatio(static_cast<trace_model::ParallelDim>(d)).value_or(kNaN));
     }
     c.series.push_back(std::move(s));
   }

@@ -19,7 +19,7 @@ namespace bubblescope::gui {
 
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 // Bars of one series: where they sit relative to the key and how wide.
 struct BarPlacement {

@@ -19,8 +19,8 @@ namespace bubblescope::gui {
 
 namespace {
 
-const StepWindow* findStep(TimelinePanel* panel, int step) {
-  for (const StepWindow& w : panel->model()->steps()) {
+const trace_model::StepWindow* findStep(TimelinePanel* panel, int step) {
+  for (const trace_model::StepWindow& w : panel->model()->steps()) {
     if (w.step == step) return &w;
   }
   return nullptr;
@@ -99,7 +99,7 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
   table_->clear();
   // Align at the second step when there is one (the first includes warm-up).
   int step = -1;
-  for (const StepWindow& w : a_->model()->steps()) {
+  for (const trace_model::StepWindow& w : a_->model()->steps()) {
     if (findStep(b_, w.step) != nullptr && (step < 0 || w.step <= 1)) step = w.step;
   }
   if (step >= 0) {
@@ -167,8 +167,8 @@ bool CompareView::alignAtStep(int step) {
     const QSignalBlocker block(step_);
     step_->setValue(step);
   }
-  const StepWindow* wa = findStep(a_, step);
-  const StepWindow* wb = findStep(b_, step);
+  const trace_model::StepWindow* wa = findStep(a_, step);
+  const trace_model::StepWindow* wb = findStep(b_, step);
   if (wa == nullptr && wb == nullptr) {
     message_->setText(tr("neither run has step %1").arg(step));
     return false;

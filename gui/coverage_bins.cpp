@@ -44,7 +44,7 @@ void CoverageOverview::doubleBinWidth() {
   binNs_ *= 2;
 }
 
-void CoverageOverview::add(const tracer::Event& event) {
+void CoverageOverview::add(const trace_model::Event& event) {
   ++events_;
   const int64_t start = std::max(event.startNs, originNs_);
   const int64_t end = event.endNs;
@@ -73,7 +73,7 @@ double CoverageOverview::cumulativeNs(const Series& s, double tNs) const {
   return s.prefixNs[b] + s.coveredNs[b] * (x - static_cast<double>(b));
 }
 
-std::vector<float> CoverageOverview::resample(const RowKey& key, tracer::EventKind kind,
+std::vector<float> CoverageOverview::resample(const RowKey& key, trace_model::EventKind kind,
                                               double t0Ns, double t1Ns, int columns) const {
   auto row = coveredNs_.find(key);
   if (row == coveredNs_.end()) return {};
@@ -99,12 +99,12 @@ std::vector<float> CoverageOverview::resample(const RowKey& key, tracer::EventKi
   return out;
 }
 
-std::vector<tracer::EventKind> CoverageOverview::kindsOf(const RowKey& key) const {
-  std::vector<tracer::EventKind> kinds;
+std::vector<trace_model::EventKind> CoverageOverview::kindsOf(const RowKey& key) const {
+  std::vector<trace_model::EventKind> kinds;
   auto row = coveredNs_.find(key);
   if (row == coveredNs_.end()) return kinds;
   for (const auto& [kind, bins] : row->second)
-    kinds.push_back(static_cast<tracer::EventKind>(kind));
+    kinds.push_back(static_cast<trace_model::EventKind>(kind));
   return kinds;
 }
 

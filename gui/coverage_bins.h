@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::gui {
 
@@ -32,15 +32,15 @@ class CoverageOverview {
   void reset(int64_t originNs, int64_t binNs);
   // Adds one event; spans past the last bin double the bin width as needed,
   // spans before the origin are clipped to it.
-  void add(const tracer::Event& event);
+  void add(const trace_model::Event& event);
 
   // The share of each of `columns` columns of [t0Ns, t1Ns) that `kind`
   // covers on row `key`, averaged over the bins each column overlaps.
   // Empty when the row never had that kind.
-  std::vector<float> resample(const RowKey& key, tracer::EventKind kind, double t0Ns, double t1Ns,
-                              int columns) const;
+  std::vector<float> resample(const RowKey& key, trace_model::EventKind kind, double t0Ns,
+                              double t1Ns, int columns) const;
   // Kinds present on a row, in increasing kind order.
-  std::vector<tracer::EventKind> kindsOf(const RowKey& key) const;
+  std::vector<trace_model::EventKind> kindsOf(const RowKey& key) const;
 
   int64_t originNs() const { return originNs_; }
   int64_t binNs() const { return binNs_; }

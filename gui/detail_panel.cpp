@@ -21,7 +21,7 @@ void DetailPanel::clearDetails() {
   refresh();
 }
 
-void DetailPanel::showSpan(const tracer::Event& e, int64_t originNs) {
+void DetailPanel::showSpan(const trace_model::Event& e, int64_t originNs) {
   auto row = [](const QString& k, const QString& v) {
     return QStringLiteral("<tr><td style='color:gray;padding-right:8px'>%1</td><td>%2</td></tr>")
         .arg(k, v);
@@ -31,16 +31,16 @@ void DetailPanel::showSpan(const tracer::Event& e, int64_t originNs) {
                   .arg(QString::fromStdString(e.name).toHtmlEscaped(), colourOf(e.kind).name(),
                        labelOf(e.kind));
   t += row(tr("rank"), QString::number(e.rank));
-  t += row(tr("lane"), QString::fromUtf8(tracer::toString(e.lane).data(),
-                                         int(tracer::toString(e.lane).size())));
+  t += row(tr("lane"), QString::fromUtf8(trace_model::toString(e.lane).data(),
+                                         int(trace_model::toString(e.lane).size())));
   t += row(tr("start"), formatDuration(double(e.startNs - originNs)));
   t += row(tr("duration"), formatDuration(double(e.endNs - e.startNs)));
   t += row(tr("step"), opt(e.step));
   t += row(tr("micro-batch"), opt(e.microBatch));
   t += row(tr("stage"), opt(e.stage));
   t += row(tr("chunk"), opt(e.chunk));
-  if (e.dim != tracer::ParallelDim::kNone) {
-    const auto dim = tracer::toString(e.dim);
+  if (e.dim != trace_model::ParallelDim::kNone) {
+    const auto dim = trace_model::toString(e.dim);
     t += row(tr("dimension"), QString::fromUtf8(dim.data(), int(dim.size())));
   }
   if (e.peer >= 0) t += row(tr("peer"), QString::number(e.peer));

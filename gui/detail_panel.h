@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::gui {
 
@@ -16,7 +16,7 @@ class DetailPanel : public QLabel {
   explicit DetailPanel(QWidget* parent = nullptr);
 
   // originNs: the run's start, so times read as offsets into the run.
-  void showSpan(const tracer::Event& event, int64_t originNs);
+  void showSpan(const trace_model::Event& event, int64_t originNs);
   void showSelection(double t0Ns, double t1Ns, int64_t originNs);
   void clearDetails();
 

@@ -44,7 +44,8 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
   for (const LegendEntry& e : legendEntries()) {
     // GPU-only and rare kinds would crowd the legend of a CPU run; they keep
     // their colours, and the tooltip names them.
-    if (e.kind == tracer::EventKind::kMemset || e.kind == tracer::EventKind::kOther) continue;
+    if (e.kind == trace_model::EventKind::kMemset || e.kind == trace_model::EventKind::kOther)
+      continue;
     place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
   }
   place(tr("idle in step (bubble)"), [&](const QRect& r) {

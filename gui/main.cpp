@@ -1,5 +1,5 @@
 // bubblescope: the desktop app. `bubblescope [FILE]` opens a trace file;
-// `bubblescope --bench-render [FILE] [--events N]` prints render timings.
+// `bubblescope --bench-render FILE` prints render timings.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
@@ -7,13 +7,11 @@
 #include <QTimer>
 #include <iostream>
 
-#include "engine/layout/schedule.h"
 #include "gui/bench_render.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
 #include "gui/palette.h"
 #include "gui/screenshot.h"
-#include "gui/synthetic_trace.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -28,9 +26,7 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("file", "Trace file to open (.db)", "[FILE]");
-  QCommandLineOption bench("bench-render", "Print render timings for FILE (or a generated trace)");
-  QCommandLineOption events("events", "Events of the generated trace (--bench-render)", "N",
-                            "10000000");
+  QCommandLineOption bench("bench-render", "Print render timings for FILE");
   QCommandLineOption run("run", "Run id to show (default: the last run)", "ID");
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
@@ -43,50 +39,25 @@ int main(int argc, char** argv) {
   QCommandLineOption size("size", "With --screenshot: window size", "WxH", "1500x900");
   QCommandLineOption layoutFile("layout", "With --screenshot: load this layout", "JSON");
   QCommandLineOption edit("edit", "With --screenshot: set a layout field, e.g. tp=3", "KEY=VALUE");
-  QCommandLineOption synth("write-synthetic", "Write a simulated pipeline run to FILE and exit");
-  QCommandLineOption schedule("schedule", "--write-synthetic: gpipe, 1f1b, interleaved, zb-h1",
-                              "NAME", "1f1b");
-  QCommandLineOption pp("pp", "--write-synthetic: pipeline stages", "N", "4");
-  QCommandLineOption dp("dp", "--write-synthetic: data-parallel replicas", "N", "2");
-  QCommandLineOption mbs("micro-batches", "--write-synthetic: micro-batches", "N", "8");
   QCommandLineOption compare("compare", "With --screenshot: compare runs A,B", "A,B");
   QCommandLineOption mark("mark-rank", "With --screenshot: mark a rank as a chart click does", "N",
                           "-1");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
-  parser.addOptions({bench, events, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     synth, schedule, pp, dp, mbs, compare, mark, paletteOpt});
+  parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
+                     compare, mark, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
   if (parser.isSet(bench)) {
-    bubblescope::gui::BenchRenderOptions options;
-    if (!files.isEmpty()) options.file = files.first();
-    options.events = parser.value(events).toLongLong();
-    options.runId = parser.value(run).toLongLong();
-    return bubblescope::gui::benchRender(options, std::cout);
-  }
-
-  if (parser.isSet(synth)) {
-    if (files.isEmpty()) parser.showHelp(2);
-    bubblescope::gui::SyntheticTraceOptions o;
-    auto kind = bubblescope::layout::parseScheduleKind(parser.value(schedule).toStdString());
-    if (!kind.isOk()) {
-      std::cerr << "bubblescope: " << kind.status().message() << "\n";
+    if (files.isEmpty()) {
+      std::cerr << "bubblescope: --bench-render needs a trace FILE (e.g. from bubblescope-cli "
+                   "simulate)\n";
       return 2;
     }
-    o.schedule = *kind;
-    o.virtualChunks = o.schedule == bubblescope::layout::ScheduleKind::kInterleaved ? 2 : 1;
-    o.pp = parser.value(pp).toInt();
-    o.dp = parser.value(dp).toInt();
-    o.microBatches = parser.value(mbs).toInt();
-    o.targetEvents = parser.isSet(events) ? parser.value(events).toLongLong() : 2000;
-    auto id = bubblescope::gui::writeSyntheticTrace(files.first().toStdString(), o);
-    if (!id.isOk()) {
-      std::cerr << "bubblescope: " << id.status().message() << "\n";
-      return 1;
-    }
-    std::cout << "run: " << *id << "\n";
-    return 0;
+    bubblescope::gui::BenchRenderOptions options;
+    options.file = files.first();
+    options.runId = parser.value(run).toLongLong();
+    return bubblescope::gui::benchRender(options, std::cout);
   }
 
   if (parser.value(paletteOpt) != "system") {

@@ -139,7 +139,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
     }
   });
   connect(charts_, &ChartsPanel::stepClicked, this, [this](int step) {
-    for (const StepWindow& w : timeline_->model()->steps()) {
+    for (const trace_model::StepWindow& w : timeline_->model()->steps()) {
       if (w.step != step) continue;
       timeline_->view()->setFollowing(false);
       timeline_->view()->setViewRange(w.startNs, w.endNs);

@@ -50,7 +50,7 @@ Result<RunRow> loadRunRow(storage::TraceReader& reader, const storage::RunRecord
   if (!steps.isOk()) return steps.status();
   std::map<int32_t, std::pair<int64_t, int64_t>> windows;
   std::map<int32_t, double> losses;
-  for (const tracer::StepRecord& s : *steps) {
+  for (const trace_model::StepRecord& s : *steps) {
     auto [it, inserted] = windows.try_emplace(s.step, s.startNs, s.endNs);
     if (!inserted) {
       it->second.first = std::min(it->second.first, s.startNs);

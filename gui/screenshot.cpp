@@ -34,7 +34,7 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
     }
   }
   if (o.step >= 0) {
-    for (const StepWindow& w : panel->model()->steps()) {
+    for (const trace_model::StepWindow& w : panel->model()->steps()) {
       if (w.step != o.step) continue;
       const double pad = (w.endNs - w.startNs) * 0.02;
       view->setFollowing(false);

@@ -6,7 +6,7 @@ namespace bubblescope::gui {
 
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 struct KindStyle {
   EventKind kind;
@@ -16,7 +16,7 @@ struct KindStyle {
 
 // Legend order. Compute kinds are warm/green, collectives blue/purple,
 // point-to-point teal, the wait kind grey, GPU copies brown.
-constexpr std::array<KindStyle, tracer::kEventKindCount> kStyles = {{
+constexpr std::array<KindStyle, trace_model::kEventKindCount> kStyles = {{
     {EventKind::kForward, "forward", 0x4caf50},
     {EventKind::kBackward, "backward", 0xff9800},
     {EventKind::kBackwardInput, "backward (input)", 0xffb74d},
@@ -48,11 +48,11 @@ const KindStyle& styleOf(EventKind kind) {
 
 }  // namespace
 
-QColor colourOf(tracer::EventKind kind) {
+QColor colourOf(trace_model::EventKind kind) {
   return QColor::fromRgb(styleOf(kind).rgb);
 }
 
-QString labelOf(tracer::EventKind kind) {
+QString labelOf(trace_model::EventKind kind) {
   return QString::fromUtf8(styleOf(kind).label);
 }
 

@@ -10,20 +10,20 @@
 #include <QString>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::gui {
 
 // A legend entry: the kind, its label and its colour.
 struct LegendEntry {
-  tracer::EventKind kind = tracer::EventKind::kOther;
+  trace_model::EventKind kind = trace_model::EventKind::kOther;
   QString label;
   QColor colour;
 };
 
-QColor colourOf(tracer::EventKind kind);
+QColor colourOf(trace_model::EventKind kind);
 // A readable label ("forward", "all-reduce", "wait (bubble)").
-QString labelOf(tracer::EventKind kind);
+QString labelOf(trace_model::EventKind kind);
 // Every kind in legend order (compute first, then collectives, then
 // point-to-point, wait, data, GPU, other).
 std::vector<LegendEntry> legendEntries();

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::gui {
 
@@ -19,7 +19,7 @@ namespace bubblescope::gui {
 // streams).
 struct TimelineRow {
   int32_t rank = 0;
-  tracer::Lane lane = tracer::Lane::kCompute;
+  trace_model::Lane lane = trace_model::Lane::kCompute;
   int32_t pp = 0, tp = 0, dp = 0;
   bool firstOfRank = false;   // the row that carries the rank label
   bool firstOfStage = false;  // the first row of a pipeline stage group
@@ -32,7 +32,7 @@ struct FrameSpan {
   int32_t row = 0;
   int64_t startNs = 0;
   int64_t endNs = 0;
-  tracer::EventKind kind = tracer::EventKind::kOther;
+  trace_model::EventKind kind = trace_model::EventKind::kOther;
   int32_t microBatch = -1;
 };
 
@@ -40,7 +40,7 @@ struct FrameSpan {
 // column c the kind's spans cover (overlapping spans of a kind add up and
 // are clamped to 1).
 struct KindCoverage {
-  tracer::EventKind kind = tracer::EventKind::kOther;
+  trace_model::EventKind kind = trace_model::EventKind::kOther;
   std::vector<float> fraction;
 };
 

@@ -8,24 +8,24 @@ namespace bubblescope::gui {
 namespace {
 
 QString laneLabel(int32_t lane) {
-  switch (static_cast<tracer::Lane>(lane)) {
-    case tracer::Lane::kCompute:
+  switch (static_cast<trace_model::Lane>(lane)) {
+    case trace_model::Lane::kCompute:
       return QStringLiteral("compute");
-    case tracer::Lane::kCommunication:
+    case trace_model::Lane::kCommunication:
       return QStringLiteral("comm");
-    case tracer::Lane::kPipeline:
+    case trace_model::Lane::kPipeline:
       return QStringLiteral("pipeline");
-    case tracer::Lane::kData:
+    case trace_model::Lane::kData:
       return QStringLiteral("data");
-    case tracer::Lane::kCudaApi:
+    case trace_model::Lane::kCudaApi:
       return QStringLiteral("cuda api");
     default:
       break;
   }
-  const int32_t base = static_cast<int32_t>(tracer::Lane::kGpuStreamBase);
+  const int32_t base = static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
   if (lane >= base) return QStringLiteral("gpu %1").arg(lane - base);
-  const int32_t threads = static_cast<int32_t>(tracer::Lane::kHostThreadBase);
-  if (tracer::isHostThreadLane(static_cast<tracer::Lane>(lane))) {
+  const int32_t threads = static_cast<int32_t>(trace_model::Lane::kHostThreadBase);
+  if (trace_model::isHostThreadLane(static_cast<trace_model::Lane>(lane))) {
     return QStringLiteral("cpu thread %1").arg(lane - threads);
   }
   return QStringLiteral("lane %1").arg(lane);
@@ -70,7 +70,7 @@ Status TimelineModel::setRun(storage::TraceReader* reader, int64_t runId) {
   run_ = *run;
   for (const storage::RankInfo& r : *ranks) ranks_[r.rank] = r;
   for (const auto& [rank, info] : ranks_)
-    addRow(rank, static_cast<int32_t>(tracer::Lane::kCompute));
+    addRow(rank, static_cast<int32_t>(trace_model::Lane::kCompute));
   startNs_ = range->first;
   endNs_ = range->second;
   const int64_t span = std::max<int64_t>(endNs_ - startNs_, 1);
@@ -88,17 +88,17 @@ Status TimelineModel::loadSteps() {
   auto records = reader_->steps(runId_);
   if (!records.isOk()) return records.status();
   rankSteps_.clear();
-  std::map<int32_t, StepWindow> byStep;
+  std::map<int32_t, trace_model::StepWindow> byStep;
   auto addStep = [&](int32_t rank, int32_t step, int64_t s, int64_t e) {
     rankSteps_[rank].push_back({step, s, e});
-    auto [it, inserted] = byStep.try_emplace(step, StepWindow{step, s, e});
+    auto [it, inserted] = byStep.try_emplace(step, trace_model::StepWindow{step, s, e});
     if (!inserted) {
       it->second.startNs = std::min(it->second.startNs, s);
       it->second.endNs = std::max(it->second.endNs, e);
     }
   };
   if (!records->empty()) {
-    for (const tracer::StepRecord& r : *records) addStep(r.rank, r.step, r.startNs, r.endNs);
+    for (const trace_model::StepRecord& r : *records) addStep(r.rank, r.step, r.startNs, r.endNs);
   } else {
     auto spans = reader_->stepSpans(runId_);
     if (!spans.isOk()) return spans.status();
@@ -106,12 +106,16 @@ Status TimelineModel::loadSteps() {
   }
   for (auto& [rank, windows] : rankSteps_) {
     std::sort(windows.begin(), windows.end(),
-              [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+              [](const trace_model::StepWindow& a, const trace_model::StepWindow& b) {
+                return a.startNs < b.startNs;
+              });
   }
   steps_.clear();
   for (const auto& [step, w] : byStep) steps_.push_back(w);
   std::sort(steps_.begin(), steps_.end(),
-            [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+            [](const trace_model::StepWindow& a, const trace_model::StepWindow& b) {
+              return a.startNs < b.startNs;
+            });
   return Status::ok();
 }
 
@@ -126,7 +130,7 @@ Status TimelineModel::refresh() {
   for (const storage::RankInfo& r : *ranks) {
     newRank = newRank || ranks_.count(r.rank) == 0 || !(ranks_[r.rank] == r);
     ranks_[r.rank] = r;
-    addRow(r.rank, static_cast<int32_t>(tracer::Lane::kCompute));
+    addRow(r.rank, static_cast<int32_t>(trace_model::Lane::kCompute));
   }
   BS_RETURN_IF_ERROR(loadSteps());
   if (newRank) {
@@ -148,7 +152,7 @@ Result<int64_t> TimelineModel::ingest(int64_t maxEvents) {
   const size_t rowsBefore = rowIndex_.size();
   // Events of a run still being written may land in the cached window.
   const bool growing = run_.health == storage::RunHealth::kRunning;
-  for (const tracer::Event& e : page->events) {
+  for (const trace_model::Event& e : page->events) {
     addRow(e.rank, static_cast<int32_t>(e.lane));
     overview_.add(e);
     if (startNs_ == endNs_ && ingested_ == 0) startNs_ = e.startNs;
@@ -204,7 +208,7 @@ void TimelineModel::rebuildRows() {
     for (int32_t lane : lanesOfRank_[rank]) {
       TimelineRow row;
       row.rank = rank;
-      row.lane = static_cast<tracer::Lane>(lane);
+      row.lane = static_cast<trace_model::Lane>(lane);
       row.pp = pp;
       row.tp = tp;
       row.dp = dp;
@@ -221,7 +225,7 @@ void TimelineModel::rebuildRows() {
   ++version_;
 }
 
-int TimelineModel::rowOf(int32_t rank, tracer::Lane lane) const {
+int TimelineModel::rowOf(int32_t rank, trace_model::Lane lane) const {
   auto it = rowIndex_.find({rank, static_cast<int32_t>(lane)});
   return it == rowIndex_.end() ? -1 : it->second;
 }
@@ -234,17 +238,18 @@ double TimelineModel::estimatedEvents(double t0Ns, double t1Ns) const {
   return events * std::max(visible, 0.0) / span;
 }
 
-Result<std::vector<tracer::Event>> TimelineModel::linkedTo(const tracer::Event& e) const {
-  std::vector<tracer::Event> out;
+Result<std::vector<trace_model::Event>> TimelineModel::linkedTo(const trace_model::Event& e) const {
+  std::vector<trace_model::Event> out;
   if (reader_ == nullptr || e.correlationId == 0) return out;
   BS_ASSIGN_OR_RETURN(auto linked, reader_->linkedEvents(runId_, e.rank, e.correlationId));
-  for (tracer::Event& other : linked) {
+  for (trace_model::Event& other : linked) {
     if (!(other == e)) out.push_back(std::move(other));
   }
   return out;
 }
 
-std::optional<tracer::Event> TimelineModel::eventAt(int row, double tNs, double toleranceNs) const {
+std::optional<trace_model::Event> TimelineModel::eventAt(int row, double tNs,
+                                                         double toleranceNs) const {
   if (row < 0 || row >= static_cast<int>(rows_.size())) return std::nullopt;
   const TimelineRow& r = rows_[row];
   return cache_.eventAt({r.rank, static_cast<int32_t>(r.lane)}, tNs, toleranceNs);

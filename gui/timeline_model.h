@@ -13,8 +13,9 @@
 //   column is binned into per-column coverage per kind. Wider windows are
 //   drawn from the whole-run overview (CoverageOverview), which ingest()
 //   fills from eventsAfter() a page at a time, at open and while a run grows.
-// - Bubbles: the parts of each rank's steps covered by no compute or
-//   communication span on any of its lanes (wait spans count as bubble).
+// - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
+//   bubbles.h), the same definition the report uses; the model only decides
+//   which are wide enough to draw exactly and bins the rest per column.
 #pragma once
 
 #include <QObject>
@@ -28,6 +29,7 @@
 #include "gui/timeline_frame.h"
 #include "gui/window_cache.h"
 #include "storage/trace_reader.h"
+#include "trace_model/step_window.h"
 
 namespace bubblescope::gui {
 
@@ -36,13 +38,6 @@ struct TimelineOptions {
   double maxSpansPerColumn = 0.34;      // above this a row is drawn as coverage
   int32_t overviewBins = 8192;          // bins of the whole-run overview
   int32_t maxArrows = 3000;             // more arrows than this are not drawn
-};
-
-// One training step across the ranks: earliest start to latest end.
-struct StepWindow {
-  int32_t step = 0;
-  int64_t startNs = 0;
-  int64_t endNs = 0;
 };
 
 class TimelineModel : public QObject {
@@ -68,10 +63,10 @@ class TimelineModel : public QObject {
 
   const storage::RunRecord& run() const { return run_; }
   const std::vector<TimelineRow>& rows() const { return rows_; }
-  int rowOf(int32_t rank, tracer::Lane lane) const;
+  int rowOf(int32_t rank, trace_model::Lane lane) const;
   int64_t startNs() const { return startNs_; }
   int64_t endNs() const { return endNs_; }
-  const std::vector<StepWindow>& steps() const { return steps_; }
+  const std::vector<trace_model::StepWindow>& steps() const { return steps_; }
   const TimelineOptions& options() const { return options_; }
 
   // What [t0Ns, t1Ns) shows at `columns` columns on rows [firstRow, lastRow].
@@ -80,11 +75,11 @@ class TimelineModel : public QObject {
   const TimelineFrame& frame(double t0Ns, double t1Ns, int columns, int firstRow, int lastRow);
   // The event under tNs on `row` (or the nearest within toleranceNs); only
   // where spans are cached (a window frame()).
-  std::optional<tracer::Event> eventAt(int row, double tNs, double toleranceNs) const;
+  std::optional<trace_model::Event> eventAt(int row, double tNs, double toleranceNs) const;
   // The other events of `e`'s rank that share its correlation id: the GPU
   // records of a launch call, or the launch call of a GPU record (empty when
   // e.correlationId is 0). Read from the reader, wherever they are in time.
-  Result<std::vector<tracer::Event>> linkedTo(const tracer::Event& e) const;
+  Result<std::vector<trace_model::Event>> linkedTo(const trace_model::Event& e) const;
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
 
@@ -109,8 +104,8 @@ class TimelineModel : public QObject {
   std::map<int32_t, std::vector<int32_t>> lanesOfRank_;  // sorted lanes per rank
   std::vector<TimelineRow> rows_;
   std::map<std::pair<int32_t, int32_t>, int> rowIndex_;
-  std::map<int32_t, std::vector<StepWindow>> rankSteps_;
-  std::vector<StepWindow> steps_;
+  std::map<int32_t, std::vector<trace_model::StepWindow>> rankSteps_;
+  std::vector<trace_model::StepWindow> steps_;
   int64_t startNs_ = 0, endNs_ = 0;
   int64_t cursor_ = 0;
   int64_t ingested_ = 0;

@@ -5,26 +5,22 @@
 
 #include "gui/span_palette.h"
 #include "gui/timeline_model.h"
+#include "storage/analysis/bubbles.h"
 
 namespace bubblescope::gui {
 
 namespace {
 
 // Position of a kind in the legend (coverage is stacked in this order).
-int legendPosition(tracer::EventKind kind) {
+int legendPosition(trace_model::EventKind kind) {
   static const std::vector<int> positions = [] {
-    std::vector<int> p(tracer::kEventKindCount, 0);
+    std::vector<int> p(trace_model::kEventKindCount, 0);
     const auto entries = legendEntries();
     for (size_t i = 0; i < entries.size(); ++i) p[static_cast<int>(entries[i].kind)] = int(i);
     return p;
   }();
   const int k = static_cast<int>(kind);
-  return k >= 0 && k < tracer::kEventKindCount ? positions[k] : tracer::kEventKindCount;
-}
-
-bool isBusy(tracer::EventKind kind) {
-  const tracer::EventCategory c = tracer::categoryOf(kind);
-  return c == tracer::EventCategory::kCompute || c == tracer::EventCategory::kCommunication;
+  return k >= 0 && k < trace_model::kEventKindCount ? positions[k] : trace_model::kEventKindCount;
 }
 
 }  // namespace
@@ -101,13 +97,13 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     const auto events =
         cache_.overlapping({row.rank, static_cast<int32_t>(row.lane)}, f.t0Ns, f.t1Ns);
     if (static_cast<double>(events.size()) <= maxSpans) {
-      for (const tracer::Event* e : events) {
+      for (const trace_model::Event* e : events) {
         f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch});
       }
       continue;
     }
     std::map<int, KindCoverage> byKind;  // legend position -> coverage
-    for (const tracer::Event* e : events) {
+    for (const trace_model::Event* e : events) {
       KindCoverage& k = byKind[legendPosition(e->kind)];
       if (k.fraction.empty()) {
         k.kind = e->kind;
@@ -128,37 +124,29 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     auto steps = rankSteps_.find(rank);
     if (steps == rankSteps_.end()) continue;
     std::vector<float> slivers;  // idle share per column from gaps under a column wide
-    std::vector<std::pair<int64_t, int64_t>> busy;
+    std::vector<trace_model::Interval> busySpans;
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (const tracer::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
-        if (isBusy(e->kind) && e->endNs > e->startNs) busy.emplace_back(e->startNs, e->endNs);
+      for (const trace_model::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
+        if (analysis::isBusy(e->kind)) busySpans.push_back({e->startNs, e->endNs});
       }
     }
-    std::sort(busy.begin(), busy.end());
-    for (const StepWindow& w : steps->second) {
+    const auto busy = trace_model::IntervalSet::fromUnsorted(std::move(busySpans));
+    const auto t0 = static_cast<int64_t>(std::floor(f.t0Ns));
+    const auto t1 = static_cast<int64_t>(std::ceil(f.t1Ns));
+    for (const trace_model::StepWindow& w : steps->second) {
       if (w.endNs <= f.t0Ns || w.startNs >= f.t1Ns) continue;
-      int64_t t = w.startNs;
       // Gaps a column wide or more are drawn exactly; narrower ones only
       // where they add up to most of a column (otherwise every sliver
       // between two spans would paint a 1-pixel hatch when zoomed out).
-      auto gap = [&](int64_t a, int64_t b) {
-        a = std::max<int64_t>(a, static_cast<int64_t>(std::floor(f.t0Ns)));
-        b = std::min<int64_t>(b, static_cast<int64_t>(std::ceil(f.t1Ns)));
-        if (b <= a) return;
-        if (static_cast<double>(b - a) >= columnNs) {
-          f.bubbles.push_back({rank, a, b});
+      const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, busy).clip(t0, t1);
+      for (const trace_model::Interval& gap : gaps.intervals()) {
+        if (static_cast<double>(gap.endNs - gap.startNs) >= columnNs) {
+          f.bubbles.push_back({rank, gap.startNs, gap.endNs});
         } else {
           if (slivers.empty()) slivers.assign(f.columns, 0.0f);
-          addCoverage(slivers, f.t0Ns, columnNs, a, b);
+          addCoverage(slivers, f.t0Ns, columnNs, gap.startNs, gap.endNs);
         }
-      };
-      for (const auto& [s, e] : busy) {
-        if (e <= t) continue;
-        if (s >= w.endNs) break;
-        if (s > t) gap(t, s);
-        t = std::max(t, e);
       }
-      if (t < w.endNs) gap(t, w.endNs);
     }
     if (!slivers.empty()) {
       RankIdleColumns idle{rank, std::vector<uint8_t>(f.columns, 0)};
@@ -185,12 +173,12 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
     const CoverageOverview::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
-    std::vector<tracer::EventKind> kinds = overview_.kindsOf(key);
-    std::sort(kinds.begin(), kinds.end(), [](tracer::EventKind a, tracer::EventKind b) {
+    std::vector<trace_model::EventKind> kinds = overview_.kindsOf(key);
+    std::sort(kinds.begin(), kinds.end(), [](trace_model::EventKind a, trace_model::EventKind b) {
       return legendPosition(a) < legendPosition(b);
     });
     RowCoverage rc{r, {}};
-    for (tracer::EventKind kind : kinds) {
+    for (trace_model::EventKind kind : kinds) {
       rc.kinds.push_back({kind, overview_.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
     }
     if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
@@ -201,8 +189,8 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
     if (steps == rankSteps_.end()) continue;
     std::vector<float> busy(f.columns, 0.0f);
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (tracer::EventKind kind : overview_.kindsOf({rank, lane})) {
-        if (!isBusy(kind)) continue;
+      for (trace_model::EventKind kind : overview_.kindsOf({rank, lane})) {
+        if (!analysis::isBusy(kind)) continue;
         const auto v = overview_.resample({rank, lane}, kind, f.t0Ns, f.t1Ns, f.columns);
         for (int c = 0; c < f.columns; ++c) busy[c] += v[c];
       }

@@ -1,6 +1,8 @@
-// Painting of a TimelineFrame: rows, spans, coverage, bubbles, arrows, the
-// time ruler, labels and the measured selection. No state, no data access:
-// everything drawn comes from the frame and the geometry passed in.
+// Painting of a TimelineFrame: where rows and times go, and paintTimeline(),
+// which draws the layers of timeline_layers.h back to front (stage bands,
+// bubbles, coverage, spans, arrows, outlines, selection; then labels, ruler,
+// measured length, note). No state, no data access: everything drawn comes
+// from the frame and the geometry passed in.
 #pragma once
 
 #include <QPainter>
@@ -46,13 +48,13 @@ struct TimelinePlacement {
 // Decorations that are state of the view, not of the data.
 struct TimelineOverlay {
   std::optional<std::pair<double, double>> selectionNs;  // measured interval
-  std::optional<tracer::Event> highlighted;              // the span under the cursor
-  std::optional<tracer::Event> selected;                 // the clicked span (outlined)
+  std::optional<trace_model::Event> highlighted;         // the span under the cursor
+  std::optional<trace_model::Event> selected;            // the clicked span (outlined)
   // The selected span's launch call or GPU records (same correlation id): an
   // arrow goes from the launch to each record, and they are outlined.
-  std::vector<tracer::Event> linked;
-  std::vector<int32_t> markedRanks;                      // ranks picked in a chart (labels tinted)
-  const std::vector<StepWindow>* steps = nullptr;        // step marks on the ruler
+  std::vector<trace_model::Event> linked;
+  std::vector<int32_t> markedRanks;  // ranks picked in a chart (labels tinted)
+  const std::vector<trace_model::StepWindow>* steps = nullptr;  // step marks on the ruler
 };
 
 void paintTimeline(QPainter& painter, const TimelineFrame& frame,

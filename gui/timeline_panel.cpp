@@ -37,7 +37,7 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   connect(view_, &TimelineView::scrollRangeChanged, this, &TimelinePanel::syncScrollBar);
   connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
   connect(view_, &TimelineView::eventSelected, this,
-          [this](const tracer::Event& e) { details_->showSpan(e, model_.startNs()); });
+          [this](const trace_model::Event& e) { details_->showSpan(e, model_.startNs()); });
   connect(view_, &TimelineView::selectionChanged, this,
           [this](double t0, double t1) { details_->showSelection(t0, t1, model_.startNs()); });
 

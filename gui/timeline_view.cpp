@@ -111,9 +111,9 @@ bool TimelineView::jumpToStep(int direction) {
   if (model_ == nullptr || model_->steps().empty()) return false;
   const auto& steps = model_->steps();
   const double centre = (t0_ + t1_) / 2;
-  const StepWindow* target = nullptr;
+  const trace_model::StepWindow* target = nullptr;
   if (direction > 0) {
-    for (const StepWindow& s : steps) {
+    for (const trace_model::StepWindow& s : steps) {
       if (s.startNs > centre) {
         target = &s;
         break;
@@ -149,7 +149,7 @@ void TimelineView::setSelection(std::optional<std::pair<double, double>> s) {
   update();
 }
 
-void TimelineView::setSelectedSpan(std::optional<tracer::Event> e) {
+void TimelineView::setSelectedSpan(std::optional<trace_model::Event> e) {
   selected_ = std::move(e);
   linked_.clear();
   if (selected_ && model_ != nullptr) {
@@ -164,7 +164,7 @@ void TimelineView::markRanks(const std::vector<int32_t>& ranks) {
   if (model_ != nullptr && !ranks.empty()) {
     int first = -1;
     for (int32_t rank : ranks) {
-      const int row = model_->rowOf(rank, tracer::Lane::kCompute);
+      const int row = model_->rowOf(rank, trace_model::Lane::kCompute);
       if (row >= 0 && (first < 0 || row < first)) first = row;
     }
     if (first >= 0 && first < static_cast<int>(geometry_.top.size())) {
@@ -341,7 +341,7 @@ void TimelineView::leaveEvent(QEvent*) {
   }
 }
 
-std::optional<tracer::Event> TimelineView::eventUnder(QPointF pos) const {
+std::optional<trace_model::Event> TimelineView::eventUnder(QPointF pos) const {
   if (model_ == nullptr) return std::nullopt;
   const TimelinePlacement at = placement();
   if (!at.plot.contains(pos.toPoint())) return std::nullopt;

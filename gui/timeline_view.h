@@ -50,8 +50,8 @@ class TimelineView : public QWidget {
   std::optional<std::pair<double, double>> selection() const { return selection_; }
   // The clicked span, outlined until another click, Escape or a new run;
   // a launch call and the GPU records it launched are joined by an arrow.
-  const std::optional<tracer::Event>& selectedSpan() const { return selected_; }
-  void setSelectedSpan(std::optional<tracer::Event> e);
+  const std::optional<trace_model::Event>& selectedSpan() const { return selected_; }
+  void setSelectedSpan(std::optional<trace_model::Event> e);
   // Tints the labels of `ranks` and scrolls the first of them into view
   // (what a chart click selects); empty clears.
   void markRanks(const std::vector<int32_t>& ranks);
@@ -63,7 +63,7 @@ class TimelineView : public QWidget {
   const RowGeometry& rowGeometry() const { return geometry_; }
 
  signals:
-  void eventSelected(const bubblescope::tracer::Event& event);
+  void eventSelected(const bubblescope::trace_model::Event& event);
   void selectionChanged(double t0Ns, double t1Ns);
   void viewChanged();
   void scrollRangeChanged();
@@ -81,7 +81,7 @@ class TimelineView : public QWidget {
  private:
   void onRowsChanged();
   void onContentChanged();
-  std::optional<tracer::Event> eventUnder(QPointF pos) const;
+  std::optional<trace_model::Event> eventUnder(QPointF pos) const;
   void userNavigated();
 
   TimelineModel* model_ = nullptr;
@@ -94,9 +94,9 @@ class TimelineView : public QWidget {
   QPointF lastPos_;
   bool moved_ = false;
   std::optional<std::pair<double, double>> selection_;
-  std::optional<tracer::Event> highlighted_;
-  std::optional<tracer::Event> selected_;
-  std::vector<tracer::Event> linked_;  // selected_'s launch or GPU records
+  std::optional<trace_model::Event> highlighted_;
+  std::optional<trace_model::Event> selected_;
+  std::vector<trace_model::Event> linked_;  // selected_'s launch or GPU records
   std::vector<int32_t> markedRanks_;
 };
 

@@ -12,15 +12,16 @@ Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t
   auto events = reader.eventsInWindow(runId, {}, t0Ns, t1Ns);
   if (!events.isOk()) return events.status();
   eventCount_ = static_cast<int64_t>(events->size());
-  for (tracer::Event& e : *events) {
+  for (trace_model::Event& e : *events) {
     Row& row = rows_[{e.rank, static_cast<int32_t>(e.lane)}];
     row.maxDurationNs = std::max(row.maxDurationNs, e.endNs - e.startNs);
     row.events.push_back(std::move(e));
   }
   for (auto& [key, row] : rows_) {
-    std::stable_sort(
-        row.events.begin(), row.events.end(),
-        [](const tracer::Event& a, const tracer::Event& b) { return a.startNs < b.startNs; });
+    std::stable_sort(row.events.begin(), row.events.end(),
+                     [](const trace_model::Event& a, const trace_model::Event& b) {
+                       return a.startNs < b.startNs;
+                     });
   }
   t0Ns_ = t0Ns;
   t1Ns_ = t1Ns;
@@ -33,24 +34,24 @@ void WindowCache::matchTransfers() {
   // (sender, receiver, step, micro-batch) -> events in start order; the i-th
   // send of a key pairs with the i-th receive of that key.
   using Key = std::tuple<int32_t, int32_t, int32_t, int32_t>;
-  std::map<Key, std::vector<const tracer::Event*>> sends, recvs;
+  std::map<Key, std::vector<const trace_model::Event*>> sends, recvs;
   for (const auto& [key, row] : rows_) {
-    for (const tracer::Event& e : row.events) {
+    for (const trace_model::Event& e : row.events) {
       if (e.peer < 0) continue;
-      if (e.kind == tracer::EventKind::kSend) {
+      if (e.kind == trace_model::EventKind::kSend) {
         sends[{e.rank, e.peer, e.step, e.microBatch}].push_back(&e);
-      } else if (e.kind == tracer::EventKind::kRecv) {
+      } else if (e.kind == trace_model::EventKind::kRecv) {
         recvs[{e.peer, e.rank, e.step, e.microBatch}].push_back(&e);
       }
     }
   }
-  auto byStart = [](const tracer::Event* a, const tracer::Event* b) {
+  auto byStart = [](const trace_model::Event* a, const trace_model::Event* b) {
     return a->startNs < b->startNs;
   };
   for (auto& [key, s] : sends) {
     auto it = recvs.find(key);
     if (it == recvs.end()) continue;
-    std::vector<const tracer::Event*>& r = it->second;
+    std::vector<const trace_model::Event*>& r = it->second;
     std::stable_sort(s.begin(), s.end(), byStart);
     std::stable_sort(r.begin(), r.end(), byStart);
     for (size_t i = 0; i < std::min(s.size(), r.size()); ++i) {
@@ -62,16 +63,16 @@ void WindowCache::matchTransfers() {
   });
 }
 
-std::vector<const tracer::Event*> WindowCache::overlapping(const RowKey& key, double t0Ns,
-                                                           double t1Ns) const {
-  std::vector<const tracer::Event*> out;
+std::vector<const trace_model::Event*> WindowCache::overlapping(const RowKey& key, double t0Ns,
+                                                                double t1Ns) const {
+  std::vector<const trace_model::Event*> out;
   auto it = rows_.find(key);
   if (it == rows_.end()) return out;
   const Row& row = it->second;
   const double from = t0Ns - static_cast<double>(row.maxDurationNs);
   auto first = std::lower_bound(
       row.events.begin(), row.events.end(), from,
-      [](const tracer::Event& e, double t) { return static_cast<double>(e.startNs) < t; });
+      [](const trace_model::Event& e, double t) { return static_cast<double>(e.startNs) < t; });
   for (auto e = first; e != row.events.end() && static_cast<double>(e->startNs) < t1Ns; ++e) {
     if (static_cast<double>(e->endNs) > t0Ns || (e->endNs == e->startNs && e->startNs >= t0Ns)) {
       out.push_back(&*e);
@@ -80,11 +81,11 @@ std::vector<const tracer::Event*> WindowCache::overlapping(const RowKey& key, do
   return out;
 }
 
-std::optional<tracer::Event> WindowCache::eventAt(const RowKey& key, double tNs,
-                                                  double toleranceNs) const {
-  const tracer::Event* best = nullptr;
+std::optional<trace_model::Event> WindowCache::eventAt(const RowKey& key, double tNs,
+                                                       double toleranceNs) const {
+  const trace_model::Event* best = nullptr;
   double bestDistance = toleranceNs;
-  for (const tracer::Event* e : overlapping(key, tNs - toleranceNs, tNs + toleranceNs)) {
+  for (const trace_model::Event* e : overlapping(key, tNs - toleranceNs, tNs + toleranceNs)) {
     double distance = 0.0;
     if (tNs < e->startNs) distance = e->startNs - tNs;
     if (tNs > e->endNs) distance = tNs - e->endNs;

@@ -23,7 +23,7 @@ class WindowCache {
   using RowKey = std::pair<int32_t, int32_t>;  // (rank, lane)
 
   struct Row {
-    std::vector<tracer::Event> events;  // by start
+    std::vector<trace_model::Event> events;  // by start
     int64_t maxDurationNs = 0;
   };
 
@@ -37,9 +37,11 @@ class WindowCache {
 
   // Events of a row that overlap [t0Ns, t1Ns), in start order (pointers into
   // the cache, valid until the next fetch).
-  std::vector<const tracer::Event*> overlapping(const RowKey& key, double t0Ns, double t1Ns) const;
+  std::vector<const trace_model::Event*> overlapping(const RowKey& key, double t0Ns,
+                                                     double t1Ns) const;
   // The event of a row under tNs, or the nearest within toleranceNs.
-  std::optional<tracer::Event> eventAt(const RowKey& key, double tNs, double toleranceNs) const;
+  std::optional<trace_model::Event> eventAt(const RowKey& key, double tNs,
+                                            double toleranceNs) const;
   // Lanes seen per rank in the fetched events.
   std::vector<RowKey> rowKeys() const;
   // Send -> receive pairs (FrameArrow), sorted by min(fromNs, toNs).

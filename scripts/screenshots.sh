@@ -9,7 +9,7 @@
 # through `bubblescope-cli run` for charts and compare; real pipeline runs:
 # pp4 x dp2 with 1f1b and gpipe, pp4 interleaved, pp4 zb-h1; a 3D run dp2 x
 # tp2 x pp2), and, for what does not fit here (64 ranks), a run the schedule
-# simulator writes (source "simulated").
+# simulator writes (`bubblescope-cli simulate`, source "simulated").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -51,7 +51,8 @@ echo "== a real 3D run: dp2 x tp2 x pp2, ZeRO 1"
 tail -n 1 "$tmp/3d.log"
 
 echo "== a simulated run (64 ranks do not fit here)"
-"$gui" --write-synthetic "$tmp/big.db" --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --events 400000
+"$cli" simulate --model gpt2-124m --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --steps 60 \
+  --trace "$tmp/big.db"
 
 shot() { "$gui" "$@" 2> >(grep -v -e XDG_RUNTIME -e propagateSizeHints -e '#hatch' >&2); }
 echo "== screenshots"

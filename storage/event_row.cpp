@@ -2,7 +2,7 @@
 
 namespace bubblescope::storage {
 
-void bindEventRow(SqliteStatement& s, int64_t runId, const tracer::Event& e, int64_t nameId) {
+void bindEventRow(SqliteStatement& s, int64_t runId, const trace_model::Event& e, int64_t nameId) {
   s.bind(1, runId);
   s.bind(2, int64_t{e.rank});
   s.bind(3, int64_t{static_cast<int32_t>(e.lane)});

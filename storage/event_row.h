@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "storage/sqlite_db.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::storage {
 
@@ -16,6 +16,7 @@ inline constexpr const char* kInsertEventSql =
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 // Binds every parameter of kInsertEventSql; `nameId` is the strings row of e.name.
-void bindEventRow(SqliteStatement& insert, int64_t runId, const tracer::Event& e, int64_t nameId);
+void bindEventRow(SqliteStatement& insert, int64_t runId, const trace_model::Event& e,
+                  int64_t nameId);
 
 }  // namespace bubblescope::storage

@@ -6,7 +6,7 @@
 namespace bubblescope::storage {
 
 Status insertEventsBaseline(const std::string& path, int64_t runId,
-                            std::span<const tracer::Event> events, int64_t nameCount) {
+                            std::span<const trace_model::Event> events, int64_t nameCount) {
   if (nameCount < 1) return Status::invalidArgument("insert baseline: nameCount must be >= 1");
   BS_ASSIGN_OR_RETURN(auto db, SqliteDb::open(path, SqliteDb::Mode::kReadWriteCreate));
   BS_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL; BEGIN"));

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "common/status.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::storage {
 
 // Appends `events` to run `runId` of the trace file at `path` (already made by
 // TraceWriter); event i gets name id 1 + i % nameCount. Errors name the file.
 Status insertEventsBaseline(const std::string& path, int64_t runId,
-                            std::span<const tracer::Event> events, int64_t nameCount);
+                            std::span<const trace_model::Event> events, int64_t nameCount);
 
 }  // namespace bubblescope::storage

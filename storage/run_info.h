@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::storage {
 
@@ -46,7 +46,7 @@ struct RunRecord {
   int64_t eventCount = 0;
 };
 
-// A rank of a run: part of the tracer's event model.
-using RankInfo = tracer::RankInfo;
+// A rank of a run: part of the trace model (trace_model/event.h).
+using RankInfo = trace_model::RankInfo;
 
 }  // namespace bubblescope::storage

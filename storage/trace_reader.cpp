@@ -34,15 +34,22 @@ RunStatus parseStatus(const std::string& s) {
 
 RunHealth healthOf(const RunRecord& r, int64_t startTicks, int64_t heartbeatUnixNs) {
   switch (r.status) {
-    case RunStatus::kFinished: return RunHealth::kFinished;
-    case RunStatus::kFailed: return RunHealth::kFailed;
-    case RunStatus::kStopped: return RunHealth::kStopped;
-    case RunStatus::kRunning: break;
+    case RunStatus::kFinished:
+      return RunHealth::kFinished;
+    case RunStatus::kFailed:
+      return RunHealth::kFailed;
+    case RunStatus::kStopped:
+      return RunHealth::kStopped;
+    case RunStatus::kRunning:
+      break;
   }
   switch (livenessOf({r.writerHost, r.writerPid, startTicks})) {
-    case Liveness::kAlive: return RunHealth::kRunning;
-    case Liveness::kGone: return RunHealth::kInterrupted;
-    case Liveness::kUnknown: break;
+    case Liveness::kAlive:
+      return RunHealth::kRunning;
+    case Liveness::kGone:
+      return RunHealth::kInterrupted;
+    case Liveness::kUnknown:
+      break;
   }
   return unixNowNs() - heartbeatUnixNs > kRemoteHeartbeatTimeoutNs ? RunHealth::kInterrupted
                                                                    : RunHealth::kRunning;
@@ -129,11 +136,11 @@ class TraceReader::Impl {
   }
 
   // Reads an event row laid out as columns() starting at column `first`.
-  Result<tracer::Event> eventAt(SqliteStatement& s, int first) {
-    tracer::Event e;
+  Result<trace_model::Event> eventAt(SqliteStatement& s, int first) {
+    trace_model::Event e;
     BS_ASSIGN_OR_RETURN(e.rank, rankAt(s, first + 0));
-    e.lane = static_cast<tracer::Lane>(s.columnInt(first + 1));
-    e.kind = static_cast<tracer::EventKind>(s.columnInt(first + 2));
+    e.lane = static_cast<trace_model::Lane>(s.columnInt(first + 1));
+    e.kind = static_cast<trace_model::EventKind>(s.columnInt(first + 2));
     BS_ASSIGN_OR_RETURN(e.name, stringById(s.columnInt(first + 3)));
     e.startNs = s.columnInt(first + 4);
     e.endNs = s.columnInt(first + 5);
@@ -141,7 +148,7 @@ class TraceReader::Impl {
     e.microBatch = static_cast<int32_t>(s.columnInt(first + 7));
     e.stage = static_cast<int32_t>(s.columnInt(first + 8));
     e.chunk = static_cast<int32_t>(s.columnInt(first + 9));
-    e.dim = static_cast<tracer::ParallelDim>(s.columnInt(first + 10));
+    e.dim = static_cast<trace_model::ParallelDim>(s.columnInt(first + 10));
     e.bytes = s.columnInt(first + 11);
     e.flops = s.columnInt(first + 12);
     e.peer = static_cast<int32_t>(s.columnInt(first + 13));
@@ -246,15 +253,15 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
   return out;
 }
 
-Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
+Result<std::vector<trace_model::StepRecord>> TraceReader::steps(int64_t runId) {
   BS_RETURN_IF_ERROR(impl_->follow());
-  std::vector<tracer::StepRecord> out;
+  std::vector<trace_model::StepRecord> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT rank, step, loss, tokens, start_ns, end_ns FROM steps WHERE run = ? "
       "ORDER BY step, rank",
       [&](SqliteStatement& s) { s.bind(1, runId); },
       [&](SqliteStatement& s) -> Status {
-        tracer::StepRecord r;
+        trace_model::StepRecord r;
         BS_ASSIGN_OR_RETURN(r.rank, impl_->rankAt(s, 0));
         r.step = static_cast<int32_t>(s.columnInt(1));
         r.loss = s.columnIsNull(2) ? std::numeric_limits<double>::quiet_NaN() : s.columnDouble(2);
@@ -267,10 +274,10 @@ Result<std::vector<tracer::StepRecord>> TraceReader::steps(int64_t runId) {
   return out;
 }
 
-Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t rank,
-                                                         const std::string& name) {
+Result<std::vector<trace_model::Sample>> TraceReader::samples(int64_t runId, int32_t rank,
+                                                              const std::string& name) {
   BS_RETURN_IF_ERROR(impl_->follow());
-  std::vector<tracer::Sample> out;
+  std::vector<trace_model::Sample> out;
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT s.rank, s.name, s.t_ns, s.value FROM samples s "
       "WHERE s.run = ?1 AND (?2 < 0 OR s.rank = ?2) "
@@ -282,7 +289,7 @@ Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t 
         s.bind(3, std::string_view(name));
       },
       [&](SqliteStatement& s) -> Status {
-        tracer::Sample x;
+        trace_model::Sample x;
         BS_ASSIGN_OR_RETURN(x.rank, impl_->rankAt(s, 0));
         BS_ASSIGN_OR_RETURN(x.name, impl_->stringById(s.columnInt(1)));
         x.timeNs = s.columnInt(2);
@@ -293,9 +300,8 @@ Result<std::vector<tracer::Sample>> TraceReader::samples(int64_t runId, int32_t 
   return out;
 }
 
-Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
-                                                               const std::vector<int32_t>& ranks,
-                                                               int64_t t0Ns, int64_t t1Ns) {
+Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
+    int64_t runId, const std::vector<int32_t>& ranks, int64_t t0Ns, int64_t t1Ns) {
   BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<int32_t> wanted = ranks;
   if (wanted.empty()) {
@@ -308,7 +314,7 @@ Result<std::vector<tracer::Event>> TraceReader::eventsInWindow(int64_t runId,
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT max_event_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
       [&](SqliteStatement& s) { maxEventNs = s.columnInt(0); }));
-  std::vector<tracer::Event> out;
+  std::vector<trace_model::Event> out;
   Status rowStatus;
   const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? AND start_ns >= ? "
@@ -372,10 +378,10 @@ Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor&
   }
 }
 
-Result<std::vector<tracer::Event>> TraceReader::linkedEvents(int64_t runId, int32_t rank,
-                                                             int64_t correlationId) {
+Result<std::vector<trace_model::Event>> TraceReader::linkedEvents(int64_t runId, int32_t rank,
+                                                                  int64_t correlationId) {
   BS_RETURN_IF_ERROR(impl_->follow());
-  std::vector<tracer::Event> out;
+  std::vector<trace_model::Event> out;
   if (correlationId == 0 || impl_->version() < 2) return out;
   // `correlation != 0` lets SQLite use the partial index events_by_correlation.
   const std::string sql = "SELECT " + impl_->columns() +

@@ -14,13 +14,13 @@
 
 #include "common/result.h"
 #include "storage/run_info.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::storage {
 
 // A page of events in insertion order, for following a growing file.
 struct EventPage {
-  std::vector<tracer::Event> events;
+  std::vector<trace_model::Event> events;
   int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
 };
 
@@ -44,7 +44,7 @@ struct SeriesPeak {
 };
 
 // Called once per event; a non-ok Status stops the visit and is returned.
-using EventVisitor = std::function<Status(const tracer::Event&)>;
+using EventVisitor = std::function<Status(const trace_model::Event&)>;
 
 class TraceReader {
  public:
@@ -58,16 +58,16 @@ class TraceReader {
   Result<std::vector<RunRecord>> runs();
   Result<RunRecord> run(int64_t runId);
   Result<std::vector<RankInfo>> ranks(int64_t runId);
-  Result<std::vector<tracer::StepRecord>> steps(int64_t runId);
+  Result<std::vector<trace_model::StepRecord>> steps(int64_t runId);
   // Samples of one rank (all ranks when rank < 0), optionally of one name.
-  Result<std::vector<tracer::Sample>> samples(int64_t runId, int32_t rank = -1,
-                                              const std::string& name = "");
+  Result<std::vector<trace_model::Sample>> samples(int64_t runId, int32_t rank = -1,
+                                                   const std::string& name = "");
 
   // Events of `ranks` (all ranks when empty) that overlap [t0Ns, t1Ns),
   // ordered by rank then start time.
-  Result<std::vector<tracer::Event>> eventsInWindow(int64_t runId,
-                                                    const std::vector<int32_t>& ranks,
-                                                    int64_t t0Ns, int64_t t1Ns);
+  Result<std::vector<trace_model::Event>> eventsInWindow(int64_t runId,
+                                                         const std::vector<int32_t>& ranks,
+                                                         int64_t t0Ns, int64_t t1Ns);
   // Up to `limit` events appended after `cursor` (0 = from the start).
   Result<EventPage> eventsAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
   // Streams the events of one rank in start order (ties by insertion order),
@@ -77,8 +77,8 @@ class TraceReader {
   // The events of one rank that carry `correlationId` (Event::correlationId):
   // a launch call and the GPU records it launched, in start order. Empty for
   // 0 and for v1 files (they hold no correlation). Uses an index.
-  Result<std::vector<tracer::Event>> linkedEvents(int64_t runId, int32_t rank,
-                                                  int64_t correlationId);
+  Result<std::vector<trace_model::Event>> linkedEvents(int64_t runId, int32_t rank,
+                                                       int64_t correlationId);
   // Per rank and step (step >= 0), [first start, last end] of the events
   // tagged with that step, ordered by rank then step. Aggregated in SQL.
   Result<std::vector<StepSpan>> stepSpans(int64_t runId);

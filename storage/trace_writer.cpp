@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -14,23 +15,29 @@
 #include "storage/process_identity.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
-#include "tracer/clock.h"
 
 namespace bubblescope::storage {
 namespace {
+
+// Monotonic time for the age of a transaction (not a trace time).
+int64_t steadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::string directoryOf(const std::string& path) {
   auto parent = std::filesystem::path(path).parent_path();
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-Status checkEvent(const tracer::Event& e) {
+Status checkEvent(const trace_model::Event& e) {
   if (e.endNs < e.startNs) {
     return Status::invalidArgument("event '" + e.name + "' of rank " + std::to_string(e.rank) +
-                                   " ends before it starts (" + std::to_string(e.startNs) +
-                                   " > " + std::to_string(e.endNs) + " ns)");
+                                   " ends before it starts (" + std::to_string(e.startNs) + " > " +
+                                   std::to_string(e.endNs) + " ns)");
   }
-  if (!tracer::isValid(e.kind) || !tracer::isValid(e.dim)) {
+  if (!trace_model::isValid(e.kind) || !trace_model::isValid(e.dim)) {
     return Status::invalidArgument("event '" + e.name + "' has an unknown kind or dimension");
   }
   return Status::ok();
@@ -75,11 +82,11 @@ class TraceWriter::Impl {
                                         " is still open: finish it before beginning another");
     }
     const ProcessIdentity me = currentProcess();
-    BS_ASSIGN_OR_RETURN(auto insert,
-                        db_->prepare("INSERT INTO runs(name, created_unix_ns, layout_json, "
-                                     "model_json, backend, world_size, status, source, "
-                                     "writer_host, writer_pid, writer_start_ticks, "
-                                     "heartbeat_unix_ns) VALUES (?,?,?,?,?,?,'running',?,?,?,?,?)"));
+    BS_ASSIGN_OR_RETURN(
+        auto insert, db_->prepare("INSERT INTO runs(name, created_unix_ns, layout_json, "
+                                  "model_json, backend, world_size, status, source, "
+                                  "writer_host, writer_pid, writer_start_ticks, "
+                                  "heartbeat_unix_ns) VALUES (?,?,?,?,?,?,'running',?,?,?,?,?)"));
     const int64_t now = unixNowNs();
     insert.bind(1, std::string_view(info.name));
     insert.bind(2, now);
@@ -114,9 +121,10 @@ class TraceWriter::Impl {
     if (!*row) return Status::notFound("run " + std::to_string(runId) + " is not in " + path());
     if (query.columnText(0) != "running") {
       const std::string status = query.columnText(0);
-      return Status::failedPrecondition(
-          "run " + std::to_string(runId) + " has already " +
-          (status == "failed" ? "failed" : status == "stopped" ? "been stopped" : "finished"));
+      return Status::failedPrecondition("run " + std::to_string(runId) + " has already " +
+                                        (status == "failed"    ? "failed"
+                                         : status == "stopped" ? "been stopped"
+                                                               : "finished"));
     }
     maxEventNs_ = query.columnInt(1);
     eventCount_ = query.columnInt(2);
@@ -189,7 +197,7 @@ class TraceWriter::Impl {
     return Status::ok();
   }
 
-  Status appendEvents(std::span<const tracer::Event> events) {
+  Status appendEvents(std::span<const trace_model::Event> events) {
     BS_RETURN_IF_ERROR(requireRun("appendEvents"));
     for (const auto& e : events) BS_RETURN_IF_ERROR(checkEvent(e));
     for (const auto& e : events) {
@@ -209,7 +217,7 @@ class TraceWriter::Impl {
     return Status::ok();
   }
 
-  Status appendSteps(std::span<const tracer::StepRecord> steps) {
+  Status appendSteps(std::span<const trace_model::StepRecord> steps) {
     BS_RETURN_IF_ERROR(requireRun("appendSteps"));
     for (const auto& r : steps) {
       BS_RETURN_IF_ERROR(beginIfNeeded());
@@ -231,7 +239,7 @@ class TraceWriter::Impl {
     return Status::ok();
   }
 
-  Status appendSamples(std::span<const tracer::Sample> samples) {
+  Status appendSamples(std::span<const trace_model::Sample> samples) {
     BS_RETURN_IF_ERROR(requireRun("appendSamples"));
     for (const auto& x : samples) {
       BS_RETURN_IF_ERROR(beginIfNeeded());
@@ -335,7 +343,7 @@ class TraceWriter::Impl {
   // The first start and last end of each (rank, step) seen in this
   // transaction, merged into event_steps when it commits: readers get step
   // windows without scanning the events.
-  void noteStepSpan(const tracer::Event& e) {
+  void noteStepSpan(const trace_model::Event& e) {
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.rank)) << 32) |
                          static_cast<uint32_t>(e.step);
     auto [it, inserted] = pendingSteps_.try_emplace(key, e.startNs, e.endNs);
@@ -369,7 +377,7 @@ class TraceWriter::Impl {
     BS_RETURN_IF_ERROR(db_->exec("BEGIN IMMEDIATE").withContext("cannot start a batch"));
     inTransaction_ = true;
     rowsInTransaction_ = 0;
-    transactionStartNs_ = tracer::hostNowNs();
+    transactionStartNs_ = steadyNowNs();
     return Status::ok();
   }
 
@@ -379,7 +387,7 @@ class TraceWriter::Impl {
     ++rowsInTransaction_;
     if (rowsInTransaction_ >= options_.batchEvents) return commit();
     if ((rowsInTransaction_ & 255) == 0 &&
-        tracer::hostNowNs() - transactionStartNs_ >= options_.maxBatchMs * 1000000) {
+        steadyNowNs() - transactionStartNs_ >= options_.maxBatchMs * 1000000) {
       return commit();
     }
     return Status::ok();
@@ -463,10 +471,9 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
     Status wal = db->exec("PRAGMA journal_mode=WAL");
     if (!wal.isOk()) {
       const std::string dir = directoryOf(path);
-      return Status::ioError("cannot create trace file " + path + ": " + wal.message() +
-                             (::access(dir.c_str(), W_OK) != 0
-                                  ? " (directory " + dir + " is not writable)"
-                                  : ""));
+      return Status::ioError(
+          "cannot create trace file " + path + ": " + wal.message() +
+          (::access(dir.c_str(), W_OK) != 0 ? " (directory " + dir + " is not writable)" : ""));
     }
     BS_RETURN_IF_ERROR(createSchema(*db));
   } else {
@@ -484,32 +491,48 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
 }
 
 TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-TraceWriter::~TraceWriter() { (void)impl_->commit(); }
+TraceWriter::~TraceWriter() {
+  (void)impl_->commit();
+}
 
-Result<int64_t> TraceWriter::beginRun(const RunInfo& info) { return impl_->beginRun(info); }
-Status TraceWriter::attachRun(int64_t runId) { return impl_->attachRun(runId); }
-Status TraceWriter::detachRun() { return impl_->detachRun(); }
+Result<int64_t> TraceWriter::beginRun(const RunInfo& info) {
+  return impl_->beginRun(info);
+}
+Status TraceWriter::attachRun(int64_t runId) {
+  return impl_->attachRun(runId);
+}
+Status TraceWriter::detachRun() {
+  return impl_->detachRun();
+}
 Status TraceWriter::endDetachedRun(int64_t runId, RunStatus status, const std::string& error) {
   return impl_->endDetachedRun(runId, status, error);
 }
-Status TraceWriter::addRank(const RankInfo& rank) { return impl_->addRank(rank); }
-Status TraceWriter::appendEvents(std::span<const tracer::Event> events) {
+Status TraceWriter::addRank(const RankInfo& rank) {
+  return impl_->addRank(rank);
+}
+Status TraceWriter::appendEvents(std::span<const trace_model::Event> events) {
   return impl_->appendEvents(events);
 }
-Status TraceWriter::appendSteps(std::span<const tracer::StepRecord> steps) {
+Status TraceWriter::appendSteps(std::span<const trace_model::StepRecord> steps) {
   return impl_->appendSteps(steps);
 }
-Status TraceWriter::appendSamples(std::span<const tracer::Sample> samples) {
+Status TraceWriter::appendSamples(std::span<const trace_model::Sample> samples) {
   return impl_->appendSamples(samples);
 }
-Status TraceWriter::flush() { return impl_->commit(); }
+Status TraceWriter::flush() {
+  return impl_->commit();
+}
 Status TraceWriter::applyClockDrift(int32_t rank, int64_t pivotNs, double drift) {
   return impl_->applyClockDrift(rank, pivotNs, drift);
 }
 Status TraceWriter::finishRun(RunStatus status, const std::string& error) {
   return impl_->finishRun(status, error);
 }
-int64_t TraceWriter::currentRunId() const { return impl_->runId(); }
-const std::string& TraceWriter::path() const { return impl_->path(); }
+int64_t TraceWriter::currentRunId() const {
+  return impl_->runId();
+}
+const std::string& TraceWriter::path() const {
+  return impl_->path();
+}
 
 }  // namespace bubblescope::storage

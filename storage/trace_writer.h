@@ -20,7 +20,7 @@
 
 #include "common/result.h"
 #include "storage/run_info.h"
-#include "tracer/sink.h"
+#include "trace_model/sink.h"
 
 namespace bubblescope::storage {
 
@@ -29,7 +29,7 @@ struct WriterOptions {
   int64_t maxBatchMs = 250;     // commit at least this often while appending
 };
 
-class TraceWriter final : public tracer::Sink {
+class TraceWriter final : public trace_model::Sink {
  public:
   static Result<std::unique_ptr<TraceWriter>> open(const std::string& path,
                                                    WriterOptions options = {});
@@ -54,9 +54,9 @@ class TraceWriter final : public tracer::Sink {
   Status describeRank(const RankInfo& rank) override { return addRank(rank); }
   Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
 
-  Status appendEvents(std::span<const tracer::Event> events) override;
-  Status appendSteps(std::span<const tracer::StepRecord> steps) override;
-  Status appendSamples(std::span<const tracer::Sample> samples) override;
+  Status appendEvents(std::span<const trace_model::Event> events) override;
+  Status appendSteps(std::span<const trace_model::StepRecord> steps) override;
+  Status appendSamples(std::span<const trace_model::Sample> samples) override;
   Status flush() override;
 
   // Commits everything and marks the current run finished, or failed with

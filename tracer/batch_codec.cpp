@@ -76,32 +76,31 @@ std::vector<uint8_t> encodeBatch(const Batch& batch) {
     return it->second;
   };
   std::vector<int32_t> eventNames, sampleNames;
-  for (const Event& e : batch.events) eventNames.push_back(intern(e.name));
-  for (const Sample& s : batch.samples) sampleNames.push_back(intern(s.name));
+  for (const trace_model::Event& e : batch.events) eventNames.push_back(intern(e.name));
+  for (const trace_model::Sample& s : batch.samples) sampleNames.push_back(intern(s.name));
 
   Writer w;
-  w.put(Header{kMagic, static_cast<uint32_t>(strings.size()),
-               static_cast<uint32_t>(batch.events.size()),
-               static_cast<uint32_t>(batch.steps.size()),
-               static_cast<uint32_t>(batch.samples.size())});
+  w.put(Header{
+      kMagic, static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(batch.events.size()),
+      static_cast<uint32_t>(batch.steps.size()), static_cast<uint32_t>(batch.samples.size())});
   for (const std::string* s : strings) w.putString(*s);
   for (size_t i = 0; i < batch.events.size(); ++i) {
-    const Event& e = batch.events[i];
+    const trace_model::Event& e = batch.events[i];
     w.put(WireEvent{e.startNs, e.endNs, e.bytes, e.flops, e.correlationId, e.rank,
                     static_cast<int32_t>(e.lane), static_cast<int32_t>(e.kind), eventNames[i],
                     e.step, e.microBatch, e.stage, e.chunk, static_cast<int32_t>(e.dim), e.peer});
   }
-  for (const StepRecord& s : batch.steps) w.put(s);
+  for (const trace_model::StepRecord& s : batch.steps) w.put(s);
   for (size_t i = 0; i < batch.samples.size(); ++i) {
-    const Sample& s = batch.samples[i];
+    const trace_model::Sample& s = batch.samples[i];
     w.put(WireSample{s.timeNs, s.value, s.rank, sampleNames[i]});
   }
   return w.take();
 }
 
 Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
-  const Status malformed = Status::corrupt("malformed trace batch (" +
-                                           std::to_string(bytes.size()) + " bytes)");
+  const Status malformed =
+      Status::corrupt("malformed trace batch (" + std::to_string(bytes.size()) + " bytes)");
   Reader r(bytes);
   Header h{};
   if (!r.get(&h) || h.magic != kMagic) return malformed;
@@ -119,7 +118,7 @@ Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
   };
   Batch batch;
   batch.events.resize(h.events);
-  for (Event& e : batch.events) {
+  for (trace_model::Event& e : batch.events) {
     WireEvent w{};
     if (!r.get(&w) || !name(w.name, &e.name)) return malformed;
     e.startNs = w.startNs;
@@ -128,22 +127,22 @@ Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
     e.flops = w.flops;
     e.correlationId = w.correlationId;
     e.rank = w.rank;
-    e.lane = static_cast<Lane>(w.lane);
-    e.kind = static_cast<EventKind>(w.kind);
+    e.lane = static_cast<trace_model::Lane>(w.lane);
+    e.kind = static_cast<trace_model::EventKind>(w.kind);
     e.step = w.step;
     e.microBatch = w.microBatch;
     e.stage = w.stage;
     e.chunk = w.chunk;
-    e.dim = static_cast<ParallelDim>(w.dim);
+    e.dim = static_cast<trace_model::ParallelDim>(w.dim);
     e.peer = w.peer;
     if (!isValid(e.kind) || !isValid(e.dim)) return malformed;
   }
   batch.steps.resize(h.steps);
-  for (StepRecord& s : batch.steps) {
+  for (trace_model::StepRecord& s : batch.steps) {
     if (!r.get(&s)) return malformed;
   }
   batch.samples.resize(h.samples);
-  for (Sample& s : batch.samples) {
+  for (trace_model::Sample& s : batch.samples) {
     WireSample w{};
     if (!r.get(&w) || !name(w.name, &s.name)) return malformed;
     s.timeNs = w.timeNs;

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::tracer {
 
 struct Batch {
-  std::vector<Event> events;
-  std::vector<StepRecord> steps;
-  std::vector<Sample> samples;
+  std::vector<trace_model::Event> events;
+  std::vector<trace_model::StepRecord> steps;
+  std::vector<trace_model::Sample> samples;
 
   bool empty() const { return events.empty() && steps.empty() && samples.empty(); }
   void clear() {

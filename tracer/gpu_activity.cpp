@@ -31,31 +31,35 @@ Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs) {
   return map;
 }
 
-EventKind kindOfKernel(const std::string& name) {
-  if (name.rfind("nccl", 0) != 0) return EventKind::kKernel;
+trace_model::EventKind kindOfKernel(const std::string& name) {
+  if (name.rfind("nccl", 0) != 0) return trace_model::EventKind::kKernel;
   struct Pattern {
     const char* text;
-    EventKind kind;
+    trace_model::EventKind kind;
   };
   // ReduceScatter before Reduce: the longer name must win.
   static constexpr Pattern kPatterns[] = {
-      {"AllReduce", EventKind::kAllReduce},     {"ReduceScatter", EventKind::kReduceScatter},
-      {"AllGather", EventKind::kAllGather},     {"Broadcast", EventKind::kBroadcast},
-      {"AllToAll", EventKind::kAllToAll},       {"Reduce", EventKind::kReduce},
-      {"SendRecv", EventKind::kSend},           {"Send", EventKind::kSend},
-      {"Recv", EventKind::kRecv},
+      {"AllReduce", trace_model::EventKind::kAllReduce},
+      {"ReduceScatter", trace_model::EventKind::kReduceScatter},
+      {"AllGather", trace_model::EventKind::kAllGather},
+      {"Broadcast", trace_model::EventKind::kBroadcast},
+      {"AllToAll", trace_model::EventKind::kAllToAll},
+      {"Reduce", trace_model::EventKind::kReduce},
+      {"SendRecv", trace_model::EventKind::kSend},
+      {"Send", trace_model::EventKind::kSend},
+      {"Recv", trace_model::EventKind::kRecv},
   };
   for (const Pattern& p : kPatterns) {
     if (name.find(p.text) != std::string::npos) return p.kind;
   }
-  return EventKind::kOther;
+  return trace_model::EventKind::kOther;
 }
 
-Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
-              const StreamDims& dims) {
-  Event e;
+trace_model::Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
+                           const StreamDims& dims) {
+  trace_model::Event e;
   e.rank = rank;
-  e.lane = gpuStreamLane(static_cast<int32_t>(a.streamId));
+  e.lane = trace_model::gpuStreamLane(static_cast<int32_t>(a.streamId));
   e.startNs = map.toHost(a.gpuStartNs);
   e.endNs = std::max(e.startNs, map.toHost(a.gpuEndNs));
   switch (a.kind) {
@@ -64,17 +68,17 @@ Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
       e.name = a.name;
       break;
     case GpuActivityKind::kMemcpy:
-      e.kind = EventKind::kMemcpy;
+      e.kind = trace_model::EventKind::kMemcpy;
       e.name = "memcpy";
       e.bytes = static_cast<int64_t>(a.bytes);
       break;
     case GpuActivityKind::kMemset:
-      e.kind = EventKind::kMemset;
+      e.kind = trace_model::EventKind::kMemset;
       e.name = "memset";
       e.bytes = static_cast<int64_t>(a.bytes);
       break;
   }
-  if (categoryOf(e.kind) == EventCategory::kCommunication) {
+  if (trace_model::categoryOf(e.kind) == trace_model::EventCategory::kCommunication) {
     auto it = dims.find(a.streamId);
     if (it != dims.end()) e.dim = it->second;
   }
@@ -82,11 +86,11 @@ Event toEvent(const GpuActivity& a, const GpuClockMap& map, int32_t rank,
   return e;
 }
 
-Event toEvent(const LaunchCall& call, int32_t rank) {
-  Event e;
+trace_model::Event toEvent(const LaunchCall& call, int32_t rank) {
+  trace_model::Event e;
   e.rank = rank;
-  e.lane = Lane::kCudaApi;
-  e.kind = EventKind::kOther;
+  e.lane = trace_model::Lane::kCudaApi;
+  e.kind = trace_model::EventKind::kOther;
   e.name = call.name;
   e.startNs = call.startNs;
   e.endNs = std::max(call.startNs, call.endNs);

@@ -4,8 +4,8 @@
 // Launch correlation: each GPU record carries CUPTI's correlation id, and so
 // does the host call that launched it (a LaunchCall: cudaLaunchKernel,
 // cudaMemcpyAsync, cuLaunchKernelEx as NCCL uses it, ...). Both become
-// events with that id in Event::correlationId: the launch on the rank's
-// Lane::kCudaApi, the record on its stream lane. The conversion does not
+// events with that id in trace_model::Event::correlationId: the launch on the rank's
+// trace_model::Lane::kCudaApi, the record on its stream lane. The conversion does not
 // pair them (a record usually arrives a batch after its launch): a record
 // keeps its id whether or not its launch was recorded, and readers link the
 // events of one rank whose ids are equal. A record launched by a call that is
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::tracer {
 
@@ -79,22 +79,22 @@ Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs);
 
 // The collective an NCCL kernel runs, from its name ("ncclDevKernel_AllReduce_
 // Sum_f32_RING_LL" -> kAllReduce); kKernel for a kernel that is not NCCL's.
-EventKind kindOfKernel(const std::string& name);
+trace_model::EventKind kindOfKernel(const std::string& name);
 
 // What the engine knows about its streams: which parallel dimension's
 // communicator runs collectives on which stream.
-using StreamDims = std::unordered_map<uint32_t, ParallelDim>;
+using StreamDims = std::unordered_map<uint32_t, trace_model::ParallelDim>;
 
-// An activity as an Event of `rank` on its stream's lane, on the host clock,
+// An activity as a trace_model::Event of `rank` on its stream's lane, on the host clock,
 // with its correlation id. NCCL kernels and copies count as communication
-// (categoryOf) with the dimension of their stream.
-Event toEvent(const GpuActivity& activity, const GpuClockMap& map, int32_t rank,
-              const StreamDims& dims);
+// (trace_model::categoryOf) with the dimension of their stream.
+trace_model::Event toEvent(const GpuActivity& activity, const GpuClockMap& map, int32_t rank,
+                           const StreamDims& dims);
 
-// A launch call as an Event of `rank`: kind kOther (it counts as neither
-// compute nor communication), name = the API function, Lane::kCudaApi, its
+// A launch call as a trace_model::Event of `rank`: kind kOther (it counts as neither
+// compute nor communication), name = the API function, trace_model::Lane::kCudaApi, its
 // host times as they are (already on the host clock), its correlation id.
-Event toEvent(const LaunchCall& call, int32_t rank);
+trace_model::Event toEvent(const LaunchCall& call, int32_t rank);
 
 // Where a rank's GPU activity comes from (the CUPTI collector; a fake in
 // tests). Contract: take() and clockPairs() are called from the tracer's

@@ -71,8 +71,8 @@ NvmlSampler::~NvmlSampler() {
   dlclose(api_->library);
 }
 
-std::vector<Sample> NvmlSampler::sample(int32_t rank, int64_t nowNs) {
-  std::vector<Sample> out;
+std::vector<trace_model::Sample> NvmlSampler::sample(int32_t rank, int64_t nowNs) {
+  std::vector<trace_model::Sample> out;
   NvmlUtilization util{};
   if (api_->utilization(api_->device, &util) == 0) {
     out.push_back({rank, "gpu_util", nowNs, util.gpu / 100.0});

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::tracer {
 
@@ -21,7 +21,7 @@ class NvmlSampler {
   NvmlSampler& operator=(const NvmlSampler&) = delete;
 
   // "gpu_util" (0..1), "gpu_mem_util" (0..1), "gpu_mem_used_bytes".
-  std::vector<Sample> sample(int32_t rank, int64_t nowNs);
+  std::vector<trace_model::Sample> sample(int32_t rank, int64_t nowNs);
 
  private:
   struct Api;

@@ -28,13 +28,14 @@ void ProcessSampler::addGauge(std::string name, std::function<double()> read) {
   gauges_.push_back({std::move(name), std::move(read)});
 }
 
-std::vector<Sample> ProcessSampler::sample(int64_t nowNs) {
-  std::vector<Sample> out;
+std::vector<trace_model::Sample> ProcessSampler::sample(int64_t nowNs) {
+  std::vector<trace_model::Sample> out;
   const int64_t cpu = processCpuNs();
   const int64_t wall = hostNowNs();
   if (lastWallNs_ >= 0 && wall > lastWallNs_) {
-    out.push_back({rank_, "cpu_util", nowNs,
-                   static_cast<double>(cpu - lastCpuNs_) / static_cast<double>(wall - lastWallNs_)});
+    out.push_back(
+        {rank_, "cpu_util", nowNs,
+         static_cast<double>(cpu - lastCpuNs_) / static_cast<double>(wall - lastWallNs_)});
   }
   lastCpuNs_ = cpu;
   lastWallNs_ = wall;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::tracer {
 
@@ -22,7 +22,7 @@ class ProcessSampler {
 
   // Samples at `nowNs`: "cpu_util" (cores busy since the previous call, 1.0
   // = one core), "rss_bytes", and every gauge.
-  std::vector<Sample> sample(int64_t nowNs);
+  std::vector<trace_model::Sample> sample(int64_t nowNs);
 
  private:
   struct Gauge {

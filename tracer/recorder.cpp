@@ -10,14 +10,14 @@ Recorder::Recorder(int32_t rank, bool enabled, size_t capacity)
       capacity_(std::bit_ceil(capacity < 2 ? size_t{2} : capacity)),
       slots_(enabled ? std::make_unique<RawSpan[]>(capacity_) : nullptr) {}
 
-size_t Recorder::drainInto(std::vector<Event>& out) {
+size_t Recorder::drainInto(std::vector<trace_model::Event>& out) {
   if (!enabled_) return 0;
   const uint64_t tail = tail_.load(std::memory_order_relaxed);
   const uint64_t head = head_.load(std::memory_order_acquire);
   out.reserve(out.size() + (head - tail));
   for (uint64_t i = tail; i != head; ++i) {
     const RawSpan& s = slots_[i & (capacity_ - 1)];
-    Event e;
+    trace_model::Event e;
     e.rank = rank_;
     e.lane = s.info.lane;
     e.kind = s.info.kind;

@@ -16,21 +16,21 @@
 #include <memory>
 #include <vector>
 
+#include "trace_model/event.h"
 #include "tracer/clock.h"
-#include "tracer/event.h"
 
 namespace bubblescope::tracer {
 
 // What a span is about; everything but the times.
 struct SpanInfo {
-  EventKind kind = EventKind::kOther;
-  Lane lane = Lane::kCompute;
+  trace_model::EventKind kind = trace_model::EventKind::kOther;
+  trace_model::Lane lane = trace_model::Lane::kCompute;
   const char* name = "";
   int32_t step = -1;
   int32_t microBatch = -1;
   int32_t stage = -1;
   int32_t chunk = -1;
-  ParallelDim dim = ParallelDim::kNone;
+  trace_model::ParallelDim dim = trace_model::ParallelDim::kNone;
   int64_t bytes = 0;
   int64_t flops = 0;
   int32_t peer = -1;
@@ -90,9 +90,9 @@ class Recorder {
 
   // Consumer side: appends the pending spans as Events (this rank's host
   // clock, not yet aligned) and returns how many.
-  size_t drainInto(std::vector<Event>& out);
-  std::vector<Event> drain() {
-    std::vector<Event> out;
+  size_t drainInto(std::vector<trace_model::Event>& out);
+  std::vector<trace_model::Event> drain() {
+    std::vector<trace_model::Event> out;
     drainInto(out);
     return out;
   }

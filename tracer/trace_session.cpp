@@ -38,7 +38,8 @@ void copyTruncated(char* dst, size_t size, const std::string& src) {
 
 }  // namespace
 
-TraceSession::TraceSession(MPI_Comm comm, int rank, int size, Sink* sink, SessionOptions options)
+TraceSession::TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink* sink,
+                           SessionOptions options)
     : comm_(comm),
       rank_(rank),
       size_(size),
@@ -50,7 +51,7 @@ TraceSession::TraceSession(MPI_Comm comm, int rank, int size, Sink* sink, Sessio
   for (auto& [name, read] : options_.gauges) sampler_.addGauge(name, read);
 }
 
-Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, Sink* sink,
+Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_model::Sink* sink,
                                                           const RankPlacement& placement,
                                                           SessionOptions options) {
   int provided = 0;
@@ -93,13 +94,13 @@ TraceSession::~TraceSession() {
   if (!finished_) MPI_Comm_free(&comm_);
 }
 
-void TraceSession::addStep(const StepRecord& step) {
+void TraceSession::addStep(const trace_model::StepRecord& step) {
   if (!options_.enabled) return;
   std::lock_guard<std::mutex> lock(mutex_);
   steps_.push_back(step);
 }
 
-void TraceSession::setStreamDimension(uint32_t stream, ParallelDim dim) {
+void TraceSession::setStreamDimension(uint32_t stream, trace_model::ParallelDim dim) {
   std::lock_guard<std::mutex> lock(mutex_);
   streamDims_[stream] = dim;
 }
@@ -108,7 +109,7 @@ void TraceSession::setStreamDimension(uint32_t stream, ParallelDim dim) {
 // host clock: the map is refitted on every batch from the first pairs (a
 // long baseline for the rate) and the latest ones. A launch and its record
 // may ship in different batches: they are linked by their correlation id.
-void TraceSession::collectGpu(std::vector<Event>& out) {
+void TraceSession::collectGpu(std::vector<trace_model::Event>& out) {
   for (const LaunchCall& call : options_.gpu->takeLaunches()) out.push_back(toEvent(call, rank_));
   std::vector<GpuActivity> activities = options_.gpu->take();
   if (activities.empty()) return;
@@ -165,7 +166,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
     const WireRank& w = all[r];
     models_[r] = {w.pivotNs, w.offsetNs, final ? w.drift : 0.0, w.uncertaintyNs};
     if (r == 0) runStart = w.pivotNs;
-    RankInfo info;
+    trace_model::RankInfo info;
     info.rank = r;
     info.host = w.host;
     info.pid = w.pid;
@@ -217,15 +218,15 @@ Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
 void TraceSession::deliver(int32_t fromRank, Batch batch) {
   if (fromRank < 0 || fromRank >= size_) return;
   const ClockModel& m = models_[fromRank];
-  for (Event& e : batch.events) {
+  for (trace_model::Event& e : batch.events) {
     e.startNs = m.toReference(e.startNs);
     e.endNs = std::max(e.startNs, m.toReference(e.endNs));
   }
-  for (StepRecord& s : batch.steps) {
+  for (trace_model::StepRecord& s : batch.steps) {
     s.startNs = m.toReference(s.startNs);
     s.endNs = m.toReference(s.endNs);
   }
-  for (Sample& s : batch.samples) s.timeNs = m.toReference(s.timeNs);
+  for (trace_model::Sample& s : batch.samples) s.timeNs = m.toReference(s.timeNs);
   if (!batch.events.empty()) noteError(sink_->appendEvents(batch.events));
   if (!batch.steps.empty()) noteError(sink_->appendSteps(batch.steps));
   if (!batch.samples.empty()) noteError(sink_->appendSamples(batch.samples));
@@ -314,8 +315,8 @@ Status TraceSession::finish() {
     stop_ = true;
     wake_.notify_all();
     thread_.join();
-    auto end = measureOffsetToRankZero(comm_, options_.syncRounds,
-                                       [r = &recorder_] { return r->now(); });
+    auto end =
+        measureOffsetToRankZero(comm_, options_.syncRounds, [r = &recorder_] { return r->now(); });
     if (end.isOk()) {
       model_ = fitClockModel(startEstimate_, *end);
     } else {

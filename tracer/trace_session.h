@@ -1,6 +1,6 @@
 // TraceSession: the tracer of one rank of an MPI job. It aligns the rank's
 // clock to rank 0's, and ships the rank's spans, step records and samples
-// in batches to rank 0, which writes everything into one Sink (the trace
+// in batches to rank 0, which writes everything into one trace_model::Sink (the trace
 // file's writer).
 //
 // Contract:
@@ -29,21 +29,21 @@
 #include <vector>
 
 #include "common/result.h"
+#include "trace_model/sink.h"
 #include "tracer/batch_codec.h"
 #include "tracer/clock_sync.h"
 #include "tracer/gpu_activity.h"
 #include "tracer/nvml_sampler.h"
 #include "tracer/process_sampler.h"
 #include "tracer/recorder.h"
-#include "tracer/sink.h"
 
 namespace bubblescope::tracer {
 
 struct SessionOptions {
-  bool enabled = true;              // false: spans cost one branch, nothing is shipped
-  int64_t shipIntervalMs = 100;     // a span reaches rank 0 at most this much after it ends
-  int64_t sampleIntervalMs = 100;   // 0: no samples
-  int syncRounds = 64;              // ping-pong rounds per rank, at start and at finish
+  bool enabled = true;             // false: spans cost one branch, nothing is shipped
+  int64_t shipIntervalMs = 100;    // a span reaches rank 0 at most this much after it ends
+  int64_t sampleIntervalMs = 100;  // 0: no samples
+  int syncRounds = 64;             // ping-pong rounds per rank, at start and at finish
   size_t recorderCapacity = size_t{1} << 17;
   std::optional<ClockSkew> skewForTesting;
   std::vector<std::pair<std::string, std::function<double()>>> gauges;  // thread-safe reads
@@ -58,12 +58,12 @@ struct RankPlacement {
   int32_t tp = 0;
   int32_t pp = 0;
   std::string device = "cpu";
-  int64_t parameters = 0;  // Ψ_rank (RankInfo::parameters)
+  int64_t parameters = 0;  // Ψ_rank (trace_model::RankInfo::parameters)
 };
 
 class TraceSession {
  public:
-  static Result<std::unique_ptr<TraceSession>> start(MPI_Comm world, Sink* sink,
+  static Result<std::unique_ptr<TraceSession>> start(MPI_Comm world, trace_model::Sink* sink,
                                                      const RankPlacement& placement,
                                                      SessionOptions options);
   ~TraceSession();
@@ -72,10 +72,10 @@ class TraceSession {
 
   Recorder* recorder() { return &recorder_; }
   int32_t rank() const { return rank_; }
-  void addStep(const StepRecord& step);  // thread-safe
+  void addStep(const trace_model::StepRecord& step);  // thread-safe
   // Which parallel dimension's collectives run on a GPU stream (the engine
   // tells once it has created its communicators). Thread-safe.
-  void setStreamDimension(uint32_t stream, ParallelDim dim);
+  void setStreamDimension(uint32_t stream, trace_model::ParallelDim dim);
 
   // Ships what is left, measures the clock again, corrects drift on rank 0,
   // and reports the first error any part of the session met.
@@ -87,11 +87,11 @@ class TraceSession {
   int64_t batchesShipped() const { return batchesShipped_.load(); }
 
  private:
-  TraceSession(MPI_Comm comm, int rank, int size, Sink* sink, SessionOptions options);
+  TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink* sink, SessionOptions options);
   Status exchangeRankInfo(const RankPlacement& placement, bool final);
   void run();
   Batch collectLocal(int64_t nowNs, bool sampleNow);
-  void collectGpu(std::vector<Event>& out);
+  void collectGpu(std::vector<trace_model::Event>& out);
   void deliver(int32_t fromRank, Batch batch);  // rank 0: align and write
   bool receiveAvailable();                      // rank 0: true if anything came
   void noteError(const Status& s);
@@ -99,7 +99,7 @@ class TraceSession {
   MPI_Comm comm_;
   int32_t rank_;
   int32_t size_;
-  Sink* sink_;
+  trace_model::Sink* sink_;
   SessionOptions options_;
   Recorder recorder_;
   ProcessSampler sampler_;
@@ -111,7 +111,7 @@ class TraceSession {
 
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling
   std::condition_variable wake_;
-  std::vector<StepRecord> steps_;
+  std::vector<trace_model::StepRecord> steps_;
   StreamDims streamDims_;
   std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
   Status error_;

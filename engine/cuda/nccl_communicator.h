@@ -56,7 +56,7 @@ class NcclCommunicator final : public Communicator {
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;
 
  private:
-  NcclCommunicator(tracer::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)
+  NcclCommunicator(trace_model::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)
       : Communicator(dim, std::move(worldRanks), rank) {}
   // A two-rank communicator for one direction of one pair, and its stream.
   struct Link {

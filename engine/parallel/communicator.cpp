@@ -25,8 +25,8 @@ const char* collectiveName(CollectiveKind kind) {
   return "collective";
 }
 
-tracer::EventKind eventKindOf(CollectiveKind kind) {
-  using tracer::EventKind;
+trace_model::EventKind eventKindOf(CollectiveKind kind) {
+  using trace_model::EventKind;
   switch (kind) {
     case CollectiveKind::kAllReduce:
       return EventKind::kAllReduce;
@@ -131,7 +131,7 @@ void Communicator::record(const CommOp& op, const CommTimes& times) {
   const bool pointToPoint = op.kind == CollectiveKind::kSend || op.kind == CollectiveKind::kRecv;
   if (size() == 1 && !pointToPoint) return;  // a local copy: no traffic to show
   tracer::SpanInfo info;
-  info.lane = pointToPoint ? tracer::Lane::kPipeline : tracer::Lane::kCommunication;
+  info.lane = pointToPoint ? trace_model::Lane::kPipeline : trace_model::Lane::kCommunication;
   info.step = op.trace.step;
   info.microBatch = op.trace.microBatch;
   info.stage = op.trace.stage;
@@ -142,7 +142,7 @@ void Communicator::record(const CommOp& op, const CommTimes& times) {
   // negative span.
   const int64_t readyNs = std::clamp(times.readyNs, times.startNs, times.endNs);
   if (readyNs > times.startNs) {
-    info.kind = tracer::EventKind::kWait;
+    info.kind = trace_model::EventKind::kWait;
     info.name = op.trace.waitName ? op.trace.waitName : "wait";
     recorder_->record(info, times.startNs, readyNs);
   }

@@ -51,7 +51,7 @@ enum class CollectiveKind : uint8_t {
   kRecv,
 };
 const char* collectiveName(CollectiveKind kind);  // "all_reduce", ...
-tracer::EventKind eventKindOf(CollectiveKind kind);
+trace_model::EventKind eventKindOf(CollectiveKind kind);
 
 enum class ElementType : uint8_t { kFloat32, kFloat64 };
 int64_t elementBytes(ElementType type);
@@ -63,7 +63,7 @@ struct CommTrace {
   int32_t microBatch = -1;
   int32_t stage = -1;  // pipeline transfers: the stage and chunk they serve
   int32_t chunk = -1;
-  std::optional<tracer::ParallelDim> dim;  // unset: the communicator's dimension
+  std::optional<trace_model::ParallelDim> dim;  // unset: the communicator's dimension
   // Record the span when start() returns (the posting), not at wait(): for
   // pipeline sends, whose completion the sender only observes at the end of
   // the step (the receiver's span shows the transfer).
@@ -129,7 +129,7 @@ class Communicator {
 
   int32_t rank() const { return rank_; }  // in the group
   int32_t size() const { return static_cast<int32_t>(worldRanks_.size()); }
-  tracer::ParallelDim dim() const { return dim_; }
+  trace_model::ParallelDim dim() const { return dim_; }
   int32_t worldRankOf(int32_t groupRank) const { return worldRanks_.at(groupRank); }
   const std::vector<int32_t>& worldRanks() const { return worldRanks_; }
 
@@ -183,7 +183,7 @@ class Communicator {
   }
 
  protected:
-  Communicator(tracer::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)
+  Communicator(trace_model::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)
       : dim_(dim), worldRanks_(std::move(worldRanks)), rank_(rank) {}
   // Starts a checked op. `blocking`: the caller waits right away, so the
   // backend may complete it before returning.
@@ -193,7 +193,7 @@ class Communicator {
   Status check(const CommOp& op) const;
   void record(const CommOp& op, const CommTimes& times);
 
-  tracer::ParallelDim dim_;
+  trace_model::ParallelDim dim_;
   std::vector<int32_t> worldRanks_;
   int32_t rank_;
   tracer::Recorder* recorder_ = nullptr;

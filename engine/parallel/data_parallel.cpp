@@ -83,9 +83,9 @@ float* DataParallel::shardGrads() {
   return !layout::shardsGradients(options_.zeroStage) ? grads_.data() + shard_.lo : grads_.data();
 }
 
-tracer::ParallelDim DataParallel::syncDim() const {
-  return !layout::shardsOptimizer(options_.zeroStage) ? tracer::ParallelDim::kDp
-                                                      : tracer::ParallelDim::kZero;
+trace_model::ParallelDim DataParallel::syncDim() const {
+  return !layout::shardsOptimizer(options_.zeroStage) ? trace_model::ParallelDim::kDp
+                                                      : trace_model::ParallelDim::kZero;
 }
 
 CommTrace DataParallel::trace(const char* name) const {

@@ -133,7 +133,7 @@ class DataParallel final : public LayerHooks, public GradientSync {
   void releaseSlot(int32_t slot);            // stage 3
   float* shardGrads();                       // this rank's reduced gradients
   CommTrace trace(const char* name) const;
-  tracer::ParallelDim syncDim() const;
+  trace_model::ParallelDim syncDim() const;
 
   GptModel& model_;
   Allocator& allocator_;

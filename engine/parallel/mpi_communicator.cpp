@@ -114,7 +114,7 @@ class RequestComm final : public PendingComm {
 }  // namespace
 
 Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::split(MPI_Comm parent, int color, int key,
-                                                                tracer::ParallelDim dim) {
+                                                                trace_model::ParallelDim dim) {
   MPI_Comm comm = MPI_COMM_NULL;
   BS_MPI_CHECK(MPI_Comm_split(parent, color, key, &comm));
   BS_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
@@ -135,7 +135,7 @@ Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::split(MPI_Comm parent,
       new MpiCommunicator(comm, dim, std::move(worldRanks), rank));
 }
 
-MpiCommunicator::MpiCommunicator(MPI_Comm comm, tracer::ParallelDim dim,
+MpiCommunicator::MpiCommunicator(MPI_Comm comm, trace_model::ParallelDim dim,
                                  std::vector<int32_t> worldRanks, int32_t rank)
     : Communicator(dim, std::move(worldRanks), rank), comm_(comm) {}
 
@@ -250,7 +250,7 @@ Result<std::unique_ptr<PendingComm>> MpiCommunicator::launch(const CommOp& op, b
     CommTimes times{startNs, startNs, 0};
     // A pipeline group's collectives synchronise the stages: first wait
     // until every stage has joined (a wait, not communication).
-    Status status = dim() == tracer::ParallelDim::kPp ? awaitGroup(times) : Status::ok();
+    Status status = dim() == trace_model::ParallelDim::kPp ? awaitGroup(times) : Status::ok();
     if (status.isOk()) status = execute(op);
     times.endNs = nowNs();
     {

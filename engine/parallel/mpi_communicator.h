@@ -47,7 +47,7 @@ class MpiCommunicator final : public Communicator {
   // Collective over `parent`: ranks with equal `color` form one group,
   // ordered by `key` (MPI_Comm_split). Errors come back as values.
   static Result<std::unique_ptr<MpiCommunicator>> split(MPI_Comm parent, int color, int key,
-                                                        tracer::ParallelDim dim);
+                                                        trace_model::ParallelDim dim);
   ~MpiCommunicator() override;
 
   MPI_Comm comm() const { return comm_; }
@@ -61,7 +61,7 @@ class MpiCommunicator final : public Communicator {
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;
 
  private:
-  MpiCommunicator(MPI_Comm comm, tracer::ParallelDim dim, std::vector<int32_t> worldRanks,
+  MpiCommunicator(MPI_Comm comm, trace_model::ParallelDim dim, std::vector<int32_t> worldRanks,
                   int32_t rank);
   class QueuedComm;
   Status execute(const CommOp& op);  // the blocking MPI call

@@ -17,7 +17,7 @@ Result<std::unique_ptr<MpiGrid>> MpiGrid::create(MPI_Comm world, int32_t dp, int
   }
   std::unique_ptr<MpiGrid> g(new MpiGrid(grid, rank));
   using layout::GridDim;
-  using tracer::ParallelDim;
+  using trace_model::ParallelDim;
   const layout::GridCoord c = grid.coordOf(rank);
   // Every split is collective over `world`: all ranks run them in this order.
   BS_ASSIGN_OR_RETURN(g->world_, MpiCommunicator::split(world, 0, rank, ParallelDim::kNone));

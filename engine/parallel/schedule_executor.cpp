@@ -8,7 +8,7 @@ namespace {
 
 using layout::Op;
 using layout::OpType;
-using tracer::EventKind;
+using trace_model::EventKind;
 
 constexpr int32_t kMaxMicroBatches = 2047;
 constexpr int32_t kMaxChunks = 8;
@@ -74,13 +74,13 @@ Status ScheduleExecutor::receive(const Op& op, std::span<float> into) {
   if (waited && recorder_ != nullptr) {
     tracer::SpanInfo info;
     info.kind = EventKind::kWait;
-    info.lane = tracer::Lane::kPipeline;
+    info.lane = trace_model::Lane::kPipeline;
     info.name = activation ? "wait_activation" : "wait_grad";
     info.step = context_.step;
     info.microBatch = op.microBatch;
     info.stage = stage_;
     info.chunk = op.chunk;
-    info.dim = tracer::ParallelDim::kPp;
+    info.dim = trace_model::ParallelDim::kPp;
     info.peer = groups_.pp->worldRankOf(op.peer);
     recorder_->record(info, waitStart, groups_.pp->nowNs());
   }
@@ -128,7 +128,7 @@ Status ScheduleExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   StageInput input;
   if (model.hasEmbedding() || model.hasHead()) {
     auto info = trace.span(EventKind::kDataLoad, "data_load");
-    info.lane = tracer::Lane::kData;
+    info.lane = trace_model::Lane::kData;
     tracer::ScopedSpan span(recorder_, info);
     loader_.fill(context_.step, context_.firstGlobalMicroBatch + op.microBatch, batch_);
   }

@@ -142,7 +142,7 @@ class ScheduleExecutor {
   Status sendFrom(const layout::Op& op, std::span<const float> data);
   // The chunk's forward into the slot's activations (taken from the pool);
   // kind kForward adds the loss to lossSum, kRecompute ignores it.
-  Status forward(const layout::Op& op, tracer::EventKind kind, double& lossSum);
+  Status forward(const layout::Op& op, trace_model::EventKind kind, double& lossSum);
   void dropActivations(const layout::Op& op);  // recompute only
   Status backward(const layout::Op& op, bool lastOfChunk);
   Status backwardInput(const layout::Op& op);                     // zb-h1 "B"

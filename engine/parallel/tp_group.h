@@ -38,7 +38,7 @@ class CommTensorParallel final : public TensorParallelGroup {
     t.microBatch = where.microBatch;
     t.stage = where.stage;
     t.chunk = where.chunk;
-    t.dim = tracer::ParallelDim::kTp;
+    t.dim = trace_model::ParallelDim::kTp;
     return t;
   }
   Communicator& tp_;

@@ -16,14 +16,14 @@
 namespace bubblescope::analysis {
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 std::string laneName(int32_t lane) {
-  if (lane >= static_cast<int32_t>(tracer::Lane::kGpuStreamBase)) {
+  if (lane >= static_cast<int32_t>(trace_model::Lane::kGpuStreamBase)) {
     return "gpu stream " +
-           std::to_string(lane - static_cast<int32_t>(tracer::Lane::kGpuStreamBase));
+           std::to_string(lane - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase));
   }
-  return std::string(tracer::toString(static_cast<tracer::Lane>(lane)));
+  return std::string(trace_model::toString(static_cast<trace_model::Lane>(lane)));
 }
 
 void appendMetadata(std::string& out, const char* name, int32_t pid, int32_t tid,
@@ -45,7 +45,7 @@ void appendMetadata(std::string& out, const char* name, int32_t pid, int32_t tid
   out += "}}";
 }
 
-void appendArgs(std::string& out, const tracer::Event& e) {
+void appendArgs(std::string& out, const trace_model::Event& e) {
   out += ",\"args\":{";
   bool first = true;
   auto key = [&](const char* k) {
@@ -63,9 +63,9 @@ void appendArgs(std::string& out, const tracer::Event& e) {
   field("mb", e.microBatch, -1);
   field("stage", e.stage, -1);
   field("chunk", e.chunk, -1);
-  if (e.dim != tracer::ParallelDim::kNone) {
+  if (e.dim != trace_model::ParallelDim::kNone) {
     key("dim");
-    appendEscaped(out, tracer::toString(e.dim));
+    appendEscaped(out, trace_model::toString(e.dim));
   }
   field("bytes", e.bytes, 0);
   field("flops", e.flops, 0);
@@ -82,7 +82,7 @@ class FlowMatcher {
  public:
   explicit FlowMatcher(int64_t* nextId) : next_(*nextId) {}
   // The flow id of this send or receive, shared with its partner.
-  int64_t idFor(const tracer::Event& e, bool isSend) {
+  int64_t idFor(const trace_model::Event& e, bool isSend) {
     const int32_t src = isSend ? e.rank : e.peer;
     const int32_t dst = isSend ? e.peer : e.rank;
     const PairKey pair{src, dst, e.step, e.microBatch};
@@ -115,9 +115,9 @@ class FlowMatcher {
 class LaunchFlows {
  public:
   explicit LaunchFlows(int64_t* nextId) : next_(*nextId) {}
-  void add(const tracer::Event& e, std::string& out) {
+  void add(const trace_model::Event& e, std::string& out) {
     if (e.correlationId == 0) return;
-    const bool gpu = tracer::isGpuStreamLane(e.lane);
+    const bool gpu = trace_model::isGpuStreamLane(e.lane);
     auto& mine = gpu ? records_ : launches_;
     auto& other = gpu ? launches_ : records_;
     auto it = other.find(e.correlationId);
@@ -205,44 +205,45 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
     appendMetadata(t, "process_name", r.rank, 0, "name", process, true);
     appendMetadata(t, "process_sort_index", r.rank, 0, "sort_index", std::to_string(r.rank), false);
     std::set<int32_t> lanes;
-    BS_RETURN_IF_ERROR(reader.visitEvents(runId, r.rank, [&](const tracer::Event& e) -> Status {
-      const int32_t lane = static_cast<int32_t>(e.lane);
-      if (lanes.insert(lane).second) {
-        appendMetadata(t, "thread_name", e.rank, lane, "name", laneName(lane), true);
-        appendMetadata(t, "thread_sort_index", e.rank, lane, "sort_index", std::to_string(lane),
-                       false);
-      }
-      t += ",\n{\"ph\":\"X\",\"name\":";
-      appendEscaped(t, e.name);
-      t += ",\"cat\":";
-      appendEscaped(t, tracer::toString(e.kind));
-      t += ",\"pid\":";
-      appendInt(t, e.rank);
-      t += ",\"tid\":";
-      appendInt(t, lane);
-      t += ",\"ts\":";
-      appendMicros(t, e.startNs);
-      t += ",\"dur\":";
-      appendMicros(t, e.endNs - e.startNs);
-      appendArgs(t, e);
-      t += '}';
-      ++stats.events;
-      const bool isSend = e.kind == EventKind::kSend;
-      if ((isSend || e.kind == EventKind::kRecv) && e.peer >= 0) {
-        t += isSend ? ",\n{\"ph\":\"s\"" : ",\n{\"ph\":\"f\",\"bp\":\"e\"";
-        t += ",\"name\":\"transfer\",\"cat\":\"p2p\",\"id\":";
-        appendInt(t, flows.idFor(e, isSend));
-        t += ",\"pid\":";
-        appendInt(t, e.rank);
-        t += ",\"tid\":";
-        appendInt(t, lane);
-        t += ",\"ts\":";
-        appendMicros(t, e.startNs);
-        t += '}';
-      }
-      launches.add(e, t);
-      return out.maybeFlush();
-    }));
+    BS_RETURN_IF_ERROR(
+        reader.visitEvents(runId, r.rank, [&](const trace_model::Event& e) -> Status {
+          const int32_t lane = static_cast<int32_t>(e.lane);
+          if (lanes.insert(lane).second) {
+            appendMetadata(t, "thread_name", e.rank, lane, "name", laneName(lane), true);
+            appendMetadata(t, "thread_sort_index", e.rank, lane, "sort_index", std::to_string(lane),
+                           false);
+          }
+          t += ",\n{\"ph\":\"X\",\"name\":";
+          appendEscaped(t, e.name);
+          t += ",\"cat\":";
+          appendEscaped(t, trace_model::toString(e.kind));
+          t += ",\"pid\":";
+          appendInt(t, e.rank);
+          t += ",\"tid\":";
+          appendInt(t, lane);
+          t += ",\"ts\":";
+          appendMicros(t, e.startNs);
+          t += ",\"dur\":";
+          appendMicros(t, e.endNs - e.startNs);
+          appendArgs(t, e);
+          t += '}';
+          ++stats.events;
+          const bool isSend = e.kind == EventKind::kSend;
+          if ((isSend || e.kind == EventKind::kRecv) && e.peer >= 0) {
+            t += isSend ? ",\n{\"ph\":\"s\"" : ",\n{\"ph\":\"f\",\"bp\":\"e\"";
+            t += ",\"name\":\"transfer\",\"cat\":\"p2p\",\"id\":";
+            appendInt(t, flows.idFor(e, isSend));
+            t += ",\"pid\":";
+            appendInt(t, e.rank);
+            t += ",\"tid\":";
+            appendInt(t, lane);
+            t += ",\"ts\":";
+            appendMicros(t, e.startNs);
+            t += '}';
+          }
+          launches.add(e, t);
+          return out.maybeFlush();
+        }));
     launches.endRank();
   }
   t += "\n]}\n";

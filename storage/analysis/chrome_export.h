@@ -32,10 +32,10 @@
 namespace bubblescope::analysis {
 
 struct ChromeExportStats {
-  int64_t events = 0;  // complete events written
-  int64_t flows = 0;   // send/receive pairs joined
+  int64_t events = 0;       // complete events written
+  int64_t flows = 0;        // send/receive pairs joined
   int64_t launchFlows = 0;  // launch call -> GPU record pairs joined
-  int64_t bytes = 0;   // size of the JSON written
+  int64_t bytes = 0;        // size of the JSON written
 };
 
 // Writes run `runId` to `outPath` (replaced if present). Errors: the run is

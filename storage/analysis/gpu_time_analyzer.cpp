@@ -21,11 +21,11 @@ int64_t GpuTimeAnalyzer::RunningUnion::value() const {
 GpuTimeAnalyzer::GpuTimeAnalyzer(std::vector<StepWindow> windows)
     : windows_(std::move(windows)), unions_(windows_.size()) {}
 
-void GpuTimeAnalyzer::add(const tracer::Event& e) {
-  if (!tracer::isGpuStreamLane(e.lane) || e.kind == tracer::EventKind::kOther) return;
-  const bool compute = e.kind == tracer::EventKind::kKernel;
-  const bool comm = tracer::categoryOf(e.kind) == tracer::EventCategory::kCommunication &&
-                    e.kind != tracer::EventKind::kMemcpy;
+void GpuTimeAnalyzer::add(const trace_model::Event& e) {
+  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
+  const bool compute = e.kind == trace_model::EventKind::kKernel;
+  const bool comm = trace_model::categoryOf(e.kind) == trace_model::EventCategory::kCommunication &&
+                    e.kind != trace_model::EventKind::kMemcpy;
   while (first_ < windows_.size() && windows_[first_].endNs <= e.startNs) ++first_;
   for (size_t i = first_; i < windows_.size() && windows_[i].startNs < e.endNs; ++i) {
     const int64_t s = std::max(e.startNs, windows_[i].startNs);

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "storage/analysis/rank_step_analyzer.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::analysis {
 
@@ -35,7 +35,7 @@ struct GpuTime {
 class GpuTimeAnalyzer {
  public:
   explicit GpuTimeAnalyzer(std::vector<StepWindow> windows);
-  void add(const tracer::Event& event);
+  void add(const trace_model::Event& event);
   // nullopt when the rank had no GPU records in its steps.
   std::optional<GpuTime> finish() const;
 

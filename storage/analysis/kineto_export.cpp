@@ -11,7 +11,7 @@
 namespace bubblescope::analysis {
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 // Kineto's "Collective name" of a communication kind (PyTorch's names).
 const char* collectiveName(EventKind kind) {
@@ -59,14 +59,14 @@ void appendKey(std::string& t, const char* key) {
   t += "\":";
 }
 
-int32_t streamOf(tracer::Lane lane) {
-  return static_cast<int32_t>(lane) - static_cast<int32_t>(tracer::Lane::kGpuStreamBase);
+int32_t streamOf(trace_model::Lane lane) {
+  return static_cast<int32_t>(lane) - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
 }
 
 // ,"pid":…,"tid":…,"ts":… of an event: the device and stream for a GPU
 // record, the rank's process and the lane otherwise.
-void appendWhere(std::string& t, const tracer::Event& e, const RankFile& f) {
-  const bool gpu = tracer::isGpuStreamLane(e.lane);
+void appendWhere(std::string& t, const trace_model::Event& e, const RankFile& f) {
+  const bool gpu = trace_model::isGpuStreamLane(e.lane);
   appendKey(t, "pid");
   appendInt(t, gpu ? f.gpuPid : f.hostPid);
   appendKey(t, "tid");
@@ -75,8 +75,8 @@ void appendWhere(std::string& t, const tracer::Event& e, const RankFile& f) {
   appendMicros(t, e.startNs);
 }
 
-void appendEvent(std::string& t, const tracer::Event& e, RankFile& f) {
-  const bool gpu = tracer::isGpuStreamLane(e.lane);
+void appendEvent(std::string& t, const trace_model::Event& e, RankFile& f) {
+  const bool gpu = trace_model::isGpuStreamLane(e.lane);
   const char* cat = "cpu_op";
   if (gpu) {
     switch (e.kind) {
@@ -92,7 +92,7 @@ void appendEvent(std::string& t, const tracer::Event& e, RankFile& f) {
       default:
         cat = "kernel";
     }
-  } else if (e.lane == tracer::Lane::kCudaApi) {
+  } else if (e.lane == trace_model::Lane::kCudaApi) {
     cat = "cuda_runtime";
   } else if (e.name.rfind("ProfilerStep#", 0) == 0) {
     cat = "user_annotation";
@@ -106,7 +106,7 @@ void appendEvent(std::string& t, const tracer::Event& e, RankFile& f) {
   appendKey(t, "dur");
   appendMicros(t, e.endNs - e.startNs);
   t += ",\"args\":{\"kind\":";
-  appendEscaped(t, tracer::toString(e.kind));
+  appendEscaped(t, trace_model::toString(e.kind));
   if (gpu && e.kind != EventKind::kOther) {  // annotations have no stream (HTA: not kernels)
     appendKey(t, "device");
     appendInt(t, f.gpuPid);
@@ -129,10 +129,10 @@ void appendEvent(std::string& t, const tracer::Event& e, RankFile& f) {
     appendKey(t, "Out msg nelems");
     appendInt(t, e.bytes);
     appendKey(t, "Process Group Description");
-    appendEscaped(t, tracer::toString(e.dim));
+    appendEscaped(t, trace_model::toString(e.dim));
   }
   t += "}}";
-  if (e.correlationId != 0 && (gpu || e.lane == tracer::Lane::kCudaApi)) {
+  if (e.correlationId != 0 && (gpu || e.lane == trace_model::Lane::kCudaApi)) {
     t += gpu ? ",\n{\"ph\":\"f\",\"bp\":\"e\"" : ",\n{\"ph\":\"s\"";
     t += ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":";
     appendInt(t, e.correlationId);
@@ -142,7 +142,7 @@ void appendEvent(std::string& t, const tracer::Event& e, RankFile& f) {
 }
 
 Status writeRank(storage::TraceReader& reader, const storage::RunRecord& run,
-                 const storage::RankInfo& rank, const std::vector<tracer::StepRecord>& steps,
+                 const storage::RankInfo& rank, const std::vector<trace_model::StepRecord>& steps,
                  const std::string& gpuName, const std::string& path, KinetoExportStats& stats) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"),
                                                        &std::fclose);
@@ -170,7 +170,7 @@ Status writeRank(storage::TraceReader& reader, const storage::RunRecord& run,
   t += ",\"tid\":0,\"args\":{\"name\":";
   appendEscaped(t, "rank " + std::to_string(rank.rank) + " " + run.info.name);
   t += "}}";
-  BS_RETURN_IF_ERROR(reader.visitEvents(run.id, rank.rank, [&](const tracer::Event& e) {
+  BS_RETURN_IF_ERROR(reader.visitEvents(run.id, rank.rank, [&](const trace_model::Event& e) {
     appendEvent(t, e, f);
     ++stats.events;
     return out.maybeFlush();
@@ -178,9 +178,9 @@ Status writeRank(storage::TraceReader& reader, const storage::RunRecord& run,
   if (!f.sawProfilerSteps) {
     for (const auto& s : steps) {
       if (s.rank != rank.rank) continue;
-      tracer::Event step;
+      trace_model::Event step;
       step.rank = rank.rank;
-      step.lane = tracer::Lane::kCompute;
+      step.lane = trace_model::Lane::kCompute;
       step.name = "ProfilerStep#" + std::to_string(s.step);
       step.startNs = s.startNs;
       step.endNs = s.endNs;

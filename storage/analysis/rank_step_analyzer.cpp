@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "storage/analysis/bubbles.h"
+
 namespace bubblescope::analysis {
 namespace {
 
-using tracer::EventCategory;
-using tracer::EventKind;
+using trace_model::EventCategory;
+using trace_model::EventKind;
 
 bool isCollective(EventKind kind) {
   switch (kind) {
@@ -22,26 +24,26 @@ bool isCollective(EventKind kind) {
   }
 }
 
-int dimIndex(tracer::ParallelDim dim) {
+int dimIndex(trace_model::ParallelDim dim) {
   const int d = static_cast<int>(dim);
-  return d >= 0 && d < tracer::kParallelDimCount ? d : 0;
+  return d >= 0 && d < trace_model::kParallelDimCount ? d : 0;
 }
 
 }  // namespace
 
-RankStepAnalyzer::RankStepAnalyzer(int32_t rank, std::vector<StepWindow> windows)
+RankStepAnalyzer::RankStepAnalyzer(int32_t rank, std::vector<trace_model::StepWindow> windows)
     : rank_(rank), windows_(std::move(windows)), open_(windows_.size()) {}
 
-void RankStepAnalyzer::add(const tracer::Event& e) {
+void RankStepAnalyzer::add(const trace_model::Event& e) {
   // Windows ending at or before this start can receive no later event.
   size_t first = next_;
   while (first < windows_.size() && windows_[first].endNs <= e.startNs) ++first;
   finishUpTo(first);
-  const EventCategory category = tracer::categoryOf(e.kind);
+  const EventCategory category = trace_model::categoryOf(e.kind);
   bool bytesCounted = false;
   for (size_t i = next_; i < windows_.size() && windows_[i].startNs < e.endNs; ++i) {
-    const StepWindow& w = windows_[i];
-    const Interval clipped{std::max(e.startNs, w.startNs), std::min(e.endNs, w.endNs)};
+    const trace_model::StepWindow& w = windows_[i];
+    const trace_model::Interval clipped{std::max(e.startNs, w.startNs), std::min(e.endNs, w.endNs)};
     if (clipped.endNs <= clipped.startNs) continue;
     OpenStep& s = open_[i];
     switch (category) {
@@ -74,23 +76,26 @@ void RankStepAnalyzer::add(const tracer::Event& e) {
 void RankStepAnalyzer::finishUpTo(size_t end) {
   for (; next_ < end; ++next_) {
     OpenStep& s = open_[next_];
-    const StepWindow& w = windows_[next_];
+    const trace_model::StepWindow& w = windows_[next_];
     RankStepMetrics m = s.metrics;
     m.rank = rank_;
     m.step = w.step;
     m.stepNs = w.endNs - w.startNs;
-    const IntervalSet compute = IntervalSet::fromUnsorted(std::move(s.compute));
-    const IntervalSet comm = IntervalSet::fromUnsorted(std::move(s.comm));
-    const IntervalSet wait = IntervalSet::fromUnsorted(std::move(s.wait));
-    const IntervalSet busy = compute.unite(comm);
+    const trace_model::IntervalSet compute =
+        trace_model::IntervalSet::fromUnsorted(std::move(s.compute));
+    const trace_model::IntervalSet comm = trace_model::IntervalSet::fromUnsorted(std::move(s.comm));
+    const trace_model::IntervalSet wait = trace_model::IntervalSet::fromUnsorted(std::move(s.wait));
+    const trace_model::IntervalSet busy = compute.unite(comm);
     m.computeNs = compute.totalNs();
     m.commNs = comm.totalNs();
     m.overlapNs = comm.intersect(compute).totalNs();
     m.exposedCommNs = m.commNs - m.overlapNs;
-    m.waitNs = wait.subtract(busy).totalNs();
-    m.idleNs = m.stepNs - busy.totalNs() - m.waitNs;
-    for (int d = 0; d < tracer::kParallelDimCount; ++d) {
-      m.commNsByDim[d] = IntervalSet::fromUnsorted(std::move(s.commByDim[d])).totalNs();
+    const trace_model::IntervalSet bubble = bubbleIntervals(w, busy);
+    m.waitNs = wait.intersect(bubble).totalNs();
+    m.idleNs = bubble.totalNs() - m.waitNs;
+    for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
+      m.commNsByDim[d] =
+          trace_model::IntervalSet::fromUnsorted(std::move(s.commByDim[d])).totalNs();
     }
     m.lastCollectiveStartNs = s.lastCollectiveStartNs;
     finished_.push_back(m);

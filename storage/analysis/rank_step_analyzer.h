@@ -21,16 +21,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "storage/analysis/interval_set.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
+#include "trace_model/interval_set.h"
+#include "trace_model/step_window.h"
 
 namespace bubblescope::analysis {
-
-struct StepWindow {
-  int32_t step = 0;
-  int64_t startNs = 0;
-  int64_t endNs = 0;
-};
 
 struct RankStepMetrics {
   int32_t rank = 0;
@@ -42,10 +37,10 @@ struct RankStepMetrics {
   int64_t exposedCommNs = 0;  // |comm \ compute|
   int64_t waitNs = 0;         // |wait \ (compute ∪ comm)|
   int64_t idleNs = 0;         // step − |compute ∪ comm ∪ wait|
-  std::array<int64_t, tracer::kParallelDimCount> commNsByDim{};
-  std::array<int64_t, tracer::kParallelDimCount> commBytesByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commNsByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commBytesByDim{};
   // Data-parallel volume: all-reduce bytes count twice (formulas.h).
-  std::array<int64_t, tracer::kParallelDimCount> commVolumeByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commVolumeByDim{};
   // HTA straggler signal: start of the last collective (not a send/recv)
   // lasting at least 1% of the step; -1 when there is none.
   int64_t lastCollectiveStartNs = -1;
@@ -53,9 +48,9 @@ struct RankStepMetrics {
 
 class RankStepAnalyzer {
  public:
-  RankStepAnalyzer(int32_t rank, std::vector<StepWindow> windows);
+  RankStepAnalyzer(int32_t rank, std::vector<trace_model::StepWindow> windows);
 
-  void add(const tracer::Event& event);
+  void add(const trace_model::Event& event);
   // Metrics of the steps finished so far, in step-window order; moves them out.
   std::vector<RankStepMetrics> takeFinished();
   // Finishes every remaining step and returns what takeFinished() had not.
@@ -63,15 +58,15 @@ class RankStepAnalyzer {
 
  private:
   struct OpenStep {
-    std::vector<Interval> compute, comm, wait;
-    std::array<std::vector<Interval>, tracer::kParallelDimCount> commByDim;
+    std::vector<trace_model::Interval> compute, comm, wait;
+    std::array<std::vector<trace_model::Interval>, trace_model::kParallelDimCount> commByDim;
     RankStepMetrics metrics;
     int64_t lastCollectiveStartNs = -1;
   };
   void finishUpTo(size_t end);  // finishes windows [next_, end)
 
   int32_t rank_;
-  std::vector<StepWindow> windows_;
+  std::vector<trace_model::StepWindow> windows_;
   std::vector<OpenStep> open_;  // open_[i] belongs to windows_[i]; empty once finished
   size_t next_ = 0;             // first window not finished
   std::vector<RankStepMetrics> finished_;

@@ -36,10 +36,10 @@ json gpuJson(const std::optional<GpuTime>& g) {
 
 json rankJson(const RankReport& r) {
   json byDim = json::object();
-  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+  for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
     if (r.commNsByDim[d] == 0 && r.commBytesByDim[d] == 0) continue;
     const double steps = r.steps > 0 ? r.steps : 1;
-    byDim[std::string(tracer::toString(static_cast<tracer::ParallelDim>(d)))] = {
+    byDim[std::string(trace_model::toString(static_cast<trace_model::ParallelDim>(d)))] = {
         {"time_ms", r.commNsByDim[d] / steps / 1e6}, {"bytes", r.commBytesByDim[d] / steps}};
   }
   json memory = json::object(), formula = json::object(), transient = json::object();

@@ -16,11 +16,11 @@ std::string heading(const std::string& title, bool markdown) {
 
 std::string commByDim(const RankReport& r) {
   std::string out;
-  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+  for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
     if (r.commNsByDim[d] == 0 && r.commBytesByDim[d] == 0) continue;
     const double steps = r.steps > 0 ? r.steps : 1;
     if (!out.empty()) out += ", ";
-    out += std::string(tracer::toString(static_cast<tracer::ParallelDim>(d))) + " " +
+    out += std::string(trace_model::toString(static_cast<trace_model::ParallelDim>(d))) + " " +
            formatMs(r.commNsByDim[d] / steps) + " ms " + formatBytes(r.commBytesByDim[d] / steps);
   }
   return out.empty() ? "-" : out;

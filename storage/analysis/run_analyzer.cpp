@@ -12,15 +12,17 @@
 namespace bubblescope::analysis {
 namespace {
 
-using tracer::ParallelDim;
+using trace_model::ParallelDim;
 
 constexpr const char* kMemoryCategories[] = {"parameters", "gradients", "optimizer", "activations"};
 
 // Sorted, disjoint windows: a window overlapping its predecessor starts at
 // the predecessor's end (a rank runs one step at a time).
-std::vector<StepWindow> disjoint(std::vector<StepWindow> windows) {
+std::vector<trace_model::StepWindow> disjoint(std::vector<trace_model::StepWindow> windows) {
   std::sort(windows.begin(), windows.end(),
-            [](const StepWindow& a, const StepWindow& b) { return a.startNs < b.startNs; });
+            [](const trace_model::StepWindow& a, const trace_model::StepWindow& b) {
+              return a.startNs < b.startNs;
+            });
   for (size_t i = 1; i < windows.size(); ++i) {
     windows[i].startNs = std::max(windows[i].startNs, windows[i - 1].endNs);
     windows[i].endNs = std::max(windows[i].endNs, windows[i].startNs);
@@ -28,10 +30,10 @@ std::vector<StepWindow> disjoint(std::vector<StepWindow> windows) {
   return windows;
 }
 
-Result<std::map<int32_t, std::vector<StepWindow>>> stepWindows(
+Result<std::map<int32_t, std::vector<trace_model::StepWindow>>> stepWindows(
     storage::TraceReader& reader, int64_t runId, const std::vector<storage::RankInfo>& ranks,
-    const std::vector<tracer::StepRecord>& steps, std::vector<std::string>& notes) {
-  std::map<int32_t, std::vector<StepWindow>> windows;
+    const std::vector<trace_model::StepRecord>& steps, std::vector<std::string>& notes) {
+  std::map<int32_t, std::vector<trace_model::StepWindow>> windows;
   for (const auto& s : steps) windows[s.rank].push_back({s.step, s.startNs, s.endNs});
   bool missing = false;
   for (const auto& r : ranks) missing |= !windows.contains(r.rank);
@@ -39,7 +41,7 @@ Result<std::map<int32_t, std::vector<StepWindow>>> stepWindows(
   BS_ASSIGN_OR_RETURN(auto spans, reader.stepSpans(runId));
   // Only ranks without step rows take their windows from their events.
   bool fromSpans = false;
-  std::map<int32_t, std::vector<StepWindow>> fromEvents;
+  std::map<int32_t, std::vector<trace_model::StepWindow>> fromEvents;
   for (const auto& s : spans) fromEvents[s.rank].push_back({s.step, s.startNs, s.endNs});
   BS_ASSIGN_OR_RETURN(auto range, reader.timeRange(runId));
   bool wholeRun = false;
@@ -67,15 +69,16 @@ void addTo(RankReport& r, const RankStepMetrics& m) {
   r.exposedCommNs += m.exposedCommNs;
   r.waitNs += m.waitNs;
   r.idleNs += m.idleNs;
-  for (int d = 0; d < tracer::kParallelDimCount; ++d) {
+  for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
     r.commNsByDim[d] += m.commNsByDim[d];
     r.commBytesByDim[d] += m.commBytesByDim[d];
     r.commVolumeByDim[d] += m.commVolumeByDim[d];
   }
 }
 
-std::vector<StepSummary> summarizeSteps(const std::vector<tracer::StepRecord>& steps,
-                                        const std::map<int32_t, std::vector<StepWindow>>& windows) {
+std::vector<StepSummary> summarizeSteps(
+    const std::vector<trace_model::StepRecord>& steps,
+    const std::map<int32_t, std::vector<trace_model::StepWindow>>& windows) {
   struct Acc {
     int64_t start = INT64_MAX, end = INT64_MIN, tokens = 0;
     std::optional<double> loss;
@@ -90,7 +93,7 @@ std::vector<StepSummary> summarizeSteps(const std::vector<tracer::StepRecord>& s
   }
   if (steps.empty()) {
     for (const auto& [rank, ws] : windows) {
-      for (const StepWindow& w : ws) {
+      for (const trace_model::StepWindow& w : ws) {
         if (w.step < 0) continue;
         Acc& a = by[w.step];
         a.start = std::min(a.start, w.startNs);
@@ -294,7 +297,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     const std::vector<StepWindow> rankWindows = disjoint(windows[info.rank]);
     RankStepAnalyzer analyzer(info.rank, rankWindows);
     GpuTimeAnalyzer gpu(rankWindows);
-    BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const tracer::Event& e) {
+    BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
       analyzer.add(e);
       gpu.add(e);
       return Status::ok();

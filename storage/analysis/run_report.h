@@ -15,7 +15,7 @@
 #include "engine/layout/layout.h"
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/run_info.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::analysis {
 
@@ -39,9 +39,9 @@ struct RankReport {
   int64_t exposedCommNs = 0;
   int64_t waitNs = 0;
   int64_t idleNs = 0;
-  std::array<int64_t, tracer::kParallelDimCount> commNsByDim{};
-  std::array<int64_t, tracer::kParallelDimCount> commBytesByDim{};
-  std::array<int64_t, tracer::kParallelDimCount> commVolumeByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commNsByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commBytesByDim{};
+  std::array<int64_t, trace_model::kParallelDimCount> commVolumeByDim{};
 
   // Peak of the samples "mem.<category>", and the ZeRO formula for the rank.
   struct Memory {
@@ -57,6 +57,10 @@ struct RankReport {
 
   std::optional<double> utilization() const { return ratio(computeNs); }
   std::optional<double> commRatio() const { return ratio(commNs); }
+  // Communication of one parallel dimension / step.
+  std::optional<double> commRatio(trace_model::ParallelDim dim) const {
+    return ratio(commNsByDim[static_cast<size_t>(dim)]);
+  }
   std::optional<double> idleRatio() const { return ratio(idleNs); }
   std::optional<double> waitRatio() const { return ratio(waitNs); }
   std::optional<double> exposedCommRatio() const { return ratio(exposedCommNs); }

@@ -4,7 +4,7 @@
 
 namespace bubblescope::import {
 
-AsyncSink::AsyncSink(tracer::Sink& target, size_t maxQueued)
+AsyncSink::AsyncSink(trace_model::Sink& target, size_t maxQueued)
     : target_(target), maxQueued_(maxQueued), worker_([this] { run(); }) {}
 
 AsyncSink::~AsyncSink() {
@@ -16,7 +16,7 @@ AsyncSink::~AsyncSink() {
   worker_.join();
 }
 
-Status AsyncSink::enqueue(std::function<Status(tracer::Sink&)> call) {
+Status AsyncSink::enqueue(std::function<Status(trace_model::Sink&)> call) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return queue_.size() < maxQueued_ || !error_.isOk(); });
   if (!error_.isOk()) return error_;
@@ -48,31 +48,31 @@ Status AsyncSink::drain() {
   return error_;
 }
 
-Status AsyncSink::appendEvents(std::span<const tracer::Event> events) {
-  return enqueue([batch = std::vector<tracer::Event>(events.begin(), events.end())](
-                     tracer::Sink& s) { return s.appendEvents(batch); });
+Status AsyncSink::appendEvents(std::span<const trace_model::Event> events) {
+  return enqueue([batch = std::vector<trace_model::Event>(events.begin(), events.end())](
+                     trace_model::Sink& s) { return s.appendEvents(batch); });
 }
 
-Status AsyncSink::appendSteps(std::span<const tracer::StepRecord> steps) {
-  return enqueue([batch = std::vector<tracer::StepRecord>(steps.begin(), steps.end())](
-                     tracer::Sink& s) { return s.appendSteps(batch); });
+Status AsyncSink::appendSteps(std::span<const trace_model::StepRecord> steps) {
+  return enqueue([batch = std::vector<trace_model::StepRecord>(steps.begin(), steps.end())](
+                     trace_model::Sink& s) { return s.appendSteps(batch); });
 }
 
-Status AsyncSink::appendSamples(std::span<const tracer::Sample> samples) {
-  return enqueue([batch = std::vector<tracer::Sample>(samples.begin(), samples.end())](
-                     tracer::Sink& s) { return s.appendSamples(batch); });
+Status AsyncSink::appendSamples(std::span<const trace_model::Sample> samples) {
+  return enqueue([batch = std::vector<trace_model::Sample>(samples.begin(), samples.end())](
+                     trace_model::Sink& s) { return s.appendSamples(batch); });
 }
 
-Status AsyncSink::describeRank(const tracer::RankInfo& rank) {
-  return enqueue([rank](tracer::Sink& s) { return s.describeRank(rank); });
+Status AsyncSink::describeRank(const trace_model::RankInfo& rank) {
+  return enqueue([rank](trace_model::Sink& s) { return s.describeRank(rank); });
 }
 
 Status AsyncSink::applyClockDrift(int32_t rank, int64_t pivotNs, double drift) {
-  return enqueue([=](tracer::Sink& s) { return s.applyClockDrift(rank, pivotNs, drift); });
+  return enqueue([=](trace_model::Sink& s) { return s.applyClockDrift(rank, pivotNs, drift); });
 }
 
 Status AsyncSink::flush() {
-  return enqueue([](tracer::Sink& s) { return s.flush(); });
+  return enqueue([](trace_model::Sink& s) { return s.flush(); });
 }
 
 }  // namespace bubblescope::import

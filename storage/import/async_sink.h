@@ -1,4 +1,4 @@
-// AsyncSink: a tracer::Sink that hands every call to one background thread,
+// AsyncSink: a trace_model::Sink that hands every call to one background thread,
 // which makes it on the target sink in order, so parsing and writing a trace
 // overlap (the importer's parse thread keeps going while SQLite commits).
 //
@@ -16,35 +16,35 @@
 #include <mutex>
 #include <thread>
 
-#include "tracer/sink.h"
+#include "trace_model/sink.h"
 
 namespace bubblescope::import {
 
-class AsyncSink final : public tracer::Sink {
+class AsyncSink final : public trace_model::Sink {
  public:
-  explicit AsyncSink(tracer::Sink& target, size_t maxQueued = 4);
+  explicit AsyncSink(trace_model::Sink& target, size_t maxQueued = 4);
   ~AsyncSink() override;
   AsyncSink(const AsyncSink&) = delete;
   AsyncSink& operator=(const AsyncSink&) = delete;
 
-  Status appendEvents(std::span<const tracer::Event> events) override;
-  Status appendSteps(std::span<const tracer::StepRecord> steps) override;
-  Status appendSamples(std::span<const tracer::Sample> samples) override;
-  Status describeRank(const tracer::RankInfo& rank) override;
+  Status appendEvents(std::span<const trace_model::Event> events) override;
+  Status appendSteps(std::span<const trace_model::StepRecord> steps) override;
+  Status appendSamples(std::span<const trace_model::Sample> samples) override;
+  Status describeRank(const trace_model::RankInfo& rank) override;
   Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
   Status flush() override;
 
   Status drain();
 
  private:
-  Status enqueue(std::function<Status(tracer::Sink&)> call);
+  Status enqueue(std::function<Status(trace_model::Sink&)> call);
   void run();
 
-  tracer::Sink& target_;
+  trace_model::Sink& target_;
   const size_t maxQueued_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::function<Status(tracer::Sink&)>> queue_;
+  std::deque<std::function<Status(trace_model::Sink&)>> queue_;
   bool busy_ = false;
   bool stopping_ = false;
   Status error_;

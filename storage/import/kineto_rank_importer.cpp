@@ -7,8 +7,8 @@
 namespace bubblescope::import {
 namespace {
 
-using tracer::EventKind;
-using tracer::Lane;
+using trace_model::EventKind;
+using trace_model::Lane;
 
 constexpr size_t kBatchEvents = 8192;
 
@@ -48,7 +48,8 @@ std::optional<int32_t> profilerStep(const std::string& name) {
 
 }  // namespace
 
-KinetoRankImporter::KinetoRankImporter(tracer::Sink& sink, int32_t rank, const GroupDims& groups)
+KinetoRankImporter::KinetoRankImporter(trace_model::Sink& sink, int32_t rank,
+                                       const GroupDims& groups)
     : sink_(sink), rank_(rank), groups_(groups) {
   batch_.reserve(kBatchEvents);
 }
@@ -77,7 +78,7 @@ Status KinetoRankImporter::add(const KinetoRecord& r) {
 }
 
 Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64_t endNs) {
-  tracer::Event e;
+  trace_model::Event e;
   e.rank = rank_;
   e.name = r.name;
   e.startNs = startNs;
@@ -91,7 +92,7 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
   }
   switch (source) {
     case Source::kGpu: {
-      e.lane = tracer::gpuStreamLane(
+      e.lane = trace_model::gpuStreamLane(
           static_cast<int32_t>(std::clamp<int64_t>(r.stream >= 0 ? r.stream : r.tid, 0, 1 << 20)));
       e.correlationId = r.correlation > 0 ? r.correlation : 0;
       if (device_ < 0 && r.device >= 0) device_ = r.device;
@@ -145,9 +146,9 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
   return Status::ok();
 }
 
-tracer::Lane KinetoRankImporter::threadLane(int64_t tid) {
+trace_model::Lane KinetoRankImporter::threadLane(int64_t tid) {
   auto [it, inserted] = threadIndex_.emplace(tid, static_cast<int32_t>(threadIndex_.size()));
-  return tracer::hostThreadLane(it->second);
+  return trace_model::hostThreadLane(it->second);
 }
 
 Status KinetoRankImporter::flushEvents() {
@@ -157,8 +158,8 @@ Status KinetoRankImporter::flushEvents() {
   return s;
 }
 
-std::vector<tracer::StepRecord> KinetoRankImporter::stepRecords() const {
-  std::vector<tracer::StepRecord> steps = cpuSteps_;
+std::vector<trace_model::StepRecord> KinetoRankImporter::stepRecords() const {
+  std::vector<trace_model::StepRecord> steps = cpuSteps_;
   std::sort(steps.begin(), steps.end(),
             [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
   if (steps.empty() || gpuSpans_.empty()) return steps;
@@ -202,7 +203,7 @@ Status KinetoRankImporter::finish(const KinetoHeader& header) {
   BS_RETURN_IF_ERROR(flushEvents());
   const auto steps = stepRecords();
   BS_RETURN_IF_ERROR(sink_.appendSteps(steps));
-  tracer::RankInfo info;
+  trace_model::RankInfo info;
   info.rank = rank_;
   info.pid = hostPid_;
   info.device = device();

@@ -23,7 +23,7 @@
 #include "common/result.h"
 #include "storage/import/kineto_record.h"
 #include "storage/import/nccl_collective.h"
-#include "tracer/sink.h"
+#include "trace_model/sink.h"
 
 namespace bubblescope::import {
 
@@ -47,7 +47,7 @@ struct RankImportStats {
 
 class KinetoRankImporter {
  public:
-  KinetoRankImporter(tracer::Sink& sink, int32_t rank, const GroupDims& groups);
+  KinetoRankImporter(trace_model::Sink& sink, int32_t rank, const GroupDims& groups);
 
   Status add(const KinetoRecord& record);
   // Flushes the events, writes the steps and the rank.
@@ -65,15 +65,15 @@ class KinetoRankImporter {
   };
   Status addSpan(const KinetoRecord& r, int64_t startNs, int64_t endNs);
   Status flushEvents();
-  tracer::Lane threadLane(int64_t tid);
-  std::vector<tracer::StepRecord> stepRecords() const;
+  trace_model::Lane threadLane(int64_t tid);
+  std::vector<trace_model::StepRecord> stepRecords() const;
 
-  tracer::Sink& sink_;
+  trace_model::Sink& sink_;
   int32_t rank_;
   const GroupDims& groups_;
-  std::vector<tracer::Event> batch_;
+  std::vector<trace_model::Event> batch_;
   std::map<int64_t, int32_t> threadIndex_;  // host tid -> lane index, in order seen
-  std::vector<tracer::StepRecord> cpuSteps_;
+  std::vector<trace_model::StepRecord> cpuSteps_;
   std::vector<std::pair<int64_t, int64_t>> launches_;  // (correlation, start ns)
   std::vector<GpuSpan> gpuSpans_;
   int64_t device_ = -1;

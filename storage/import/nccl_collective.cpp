@@ -6,7 +6,7 @@
 namespace bubblescope::import {
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 // Lower case, without '_' and spaces: "_reduce_scatter_base" -> "reducescatterbase".
 std::string squash(const std::string& s) {
@@ -70,10 +70,10 @@ int64_t ncclMessageBytes(const KinetoRecord& kernel) {
 }
 
 Result<GroupDims> parseGroupDims(const std::map<std::string, std::string>& groups) {
-  static const std::pair<const char*, tracer::ParallelDim> kDims[] = {
-      {"dp", tracer::ParallelDim::kDp},     {"tp", tracer::ParallelDim::kTp},
-      {"pp", tracer::ParallelDim::kPp},     {"ep", tracer::ParallelDim::kEp},
-      {"zero", tracer::ParallelDim::kZero},
+  static const std::pair<const char*, trace_model::ParallelDim> kDims[] = {
+      {"dp", trace_model::ParallelDim::kDp},     {"tp", trace_model::ParallelDim::kTp},
+      {"pp", trace_model::ParallelDim::kPp},     {"ep", trace_model::ParallelDim::kEp},
+      {"zero", trace_model::ParallelDim::kZero},
   };
   GroupDims dims;
   for (const auto& [name, dim] : groups) {
@@ -92,12 +92,12 @@ Result<GroupDims> parseGroupDims(const std::map<std::string, std::string>& group
   return dims;
 }
 
-tracer::ParallelDim groupDim(const KinetoRecord& kernel, const GroupDims& dims) {
+trace_model::ParallelDim groupDim(const KinetoRecord& kernel, const GroupDims& dims) {
   for (const std::string* key : {&kernel.groupName, &kernel.groupDesc}) {
     if (key->empty()) continue;
     if (auto it = dims.find(*key); it != dims.end()) return it->second;
   }
-  return tracer::ParallelDim::kUnknown;
+  return trace_model::ParallelDim::kUnknown;
 }
 
 }  // namespace bubblescope::import

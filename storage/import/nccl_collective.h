@@ -11,7 +11,7 @@
 
 #include "common/result.h"
 #include "storage/import/kineto_record.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::import {
 
@@ -20,7 +20,7 @@ bool isNcclKernel(const std::string& name);
 
 // The collective of an NCCL kernel; nullopt when neither its arguments nor
 // its name say (the caller counts it and uses kAllReduce).
-std::optional<tracer::EventKind> ncclCollective(const KinetoRecord& kernel);
+std::optional<trace_model::EventKind> ncclCollective(const KinetoRecord& kernel);
 
 // Bytes per element of a PyTorch dtype name ("Float", "BFloat16", "c10::Half"); 0 if unknown.
 int64_t dtypeBytes(const std::string& dtype);
@@ -30,9 +30,9 @@ int64_t dtypeBytes(const std::string& dtype);
 int64_t ncclMessageBytes(const KinetoRecord& kernel);
 
 // Process group name or description -> dimension, from `--group NAME=dp|tp|pp|ep|zero`.
-using GroupDims = std::map<std::string, tracer::ParallelDim>;
+using GroupDims = std::map<std::string, trace_model::ParallelDim>;
 Result<GroupDims> parseGroupDims(const std::map<std::string, std::string>& groups);
 // kUnknown when the kernel's group is not in `dims`.
-tracer::ParallelDim groupDim(const KinetoRecord& kernel, const GroupDims& dims);
+trace_model::ParallelDim groupDim(const KinetoRecord& kernel, const GroupDims& dims);
 
 }  // namespace bubblescope::import

@@ -17,8 +17,8 @@ using nlohmann::json;
 using testing::rankInfo;
 using testing::span;
 using testing::TraceBuilder;
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 json readJson(const std::string& path) {
   std::ifstream in(path);
@@ -48,7 +48,7 @@ class ChromeExportTest : public ::testing::Test {
     events_[2].microBatch = 1;
     events_[3].microBatch = 0;
     events_[4].microBatch = 1;
-    events_[7].lane = tracer::gpuStreamLane(2);
+    events_[7].lane = trace_model::gpuStreamLane(2);
     runId_ = trace_.run({.name = "pipe",
                          .worldSize = 2,
                          .ranks = {rankInfo(0, 1, 0, 0), rankInfo(1, 1, 0, 1)},
@@ -56,7 +56,7 @@ class ChromeExportTest : public ::testing::Test {
   }
 
   TraceBuilder trace_;
-  std::vector<tracer::Event> events_;
+  std::vector<trace_model::Event> events_;
   int64_t runId_ = 0;
 };
 
@@ -95,11 +95,11 @@ TEST_F(ChromeExportTest, EveryEventRoundTrips) {
   const std::vector<int> order = {0, 1, 2, 6, 3, 4, 5, 7};
   ASSERT_EQ(complete.size(), order.size());
   for (size_t i = 0; i < order.size(); ++i) {
-    const tracer::Event& want = events_[order[i]];
+    const trace_model::Event& want = events_[order[i]];
     const json& got = complete[i];
     SCOPED_TRACE("event " + std::to_string(order[i]));
     EXPECT_EQ(got["name"], want.name);
-    EXPECT_EQ(got["cat"], std::string(tracer::toString(want.kind)));
+    EXPECT_EQ(got["cat"], std::string(trace_model::toString(want.kind)));
     EXPECT_EQ(got["pid"], want.rank);
     EXPECT_EQ(got["tid"], static_cast<int>(want.lane));
     EXPECT_DOUBLE_EQ(got["ts"].get<double>(), want.startNs / 1000.0);
@@ -139,20 +139,20 @@ TEST_F(ChromeExportTest, EveryEventRoundTrips) {
 // flow; launch and send/receive flows never share an id.
 TEST(ChromeExportLaunchTest, LaunchesFlowToTheRecordsTheyLaunched) {
   auto launch = [](int32_t rank, int64_t correlation, int64_t start, int64_t end) {
-    tracer::Event e = span(rank, EventKind::kOther, start, end);
-    e.lane = tracer::Lane::kCudaApi;
+    trace_model::Event e = span(rank, EventKind::kOther, start, end);
+    e.lane = trace_model::Lane::kCudaApi;
     e.name = "cudaLaunchKernel";
     e.correlationId = correlation;
     return e;
   };
   auto record = [](int32_t rank, int64_t correlation, int64_t start, int64_t end) {
-    tracer::Event e = span(rank, EventKind::kKernel, start, end);
-    e.lane = tracer::gpuStreamLane(3);
+    trace_model::Event e = span(rank, EventKind::kKernel, start, end);
+    e.lane = trace_model::gpuStreamLane(3);
     e.name = "gemm";
     e.correlationId = correlation;
     return e;
   };
-  const std::vector<tracer::Event> events = {
+  const std::vector<trace_model::Event> events = {
       launch(0, 7, 1000, 1500),
       record(0, 7, 2000, 5000),
       launch(0, 8, 1600, 1900),

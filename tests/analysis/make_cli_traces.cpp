@@ -12,22 +12,23 @@
 #include <vector>
 
 #include "storage/trace_writer.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace {
 
 using namespace bubblescope;
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
-tracer::Event ev(int32_t rank, EventKind kind, int64_t start, int64_t end, int32_t step,
-                 ParallelDim dim = ParallelDim::kNone, int64_t bytes = 0, int32_t peer = -1) {
-  tracer::Event e;
+trace_model::Event ev(int32_t rank, EventKind kind, int64_t start, int64_t end, int32_t step,
+                      ParallelDim dim = ParallelDim::kNone, int64_t bytes = 0, int32_t peer = -1) {
+  trace_model::Event e;
   e.rank = rank;
   e.kind = kind;
-  e.lane = tracer::categoryOf(kind) == tracer::EventCategory::kCompute ? tracer::Lane::kCompute
-                                                                       : tracer::Lane::kPipeline;
-  e.name = std::string(tracer::toString(kind));
+  e.lane = trace_model::categoryOf(kind) == trace_model::EventCategory::kCompute
+               ? trace_model::Lane::kCompute
+               : trace_model::Lane::kPipeline;
+  e.name = std::string(trace_model::toString(kind));
   e.startNs = start;
   e.endNs = end;
   e.step = step;
@@ -57,8 +58,8 @@ bool writeGood(const std::string& path, int64_t filler) {
   storage::RankInfo r0, r1;
   r1.rank = 1;
   r1.pp = 1;
-  std::vector<tracer::Event> events;
-  std::vector<tracer::StepRecord> steps;
+  std::vector<trace_model::Event> events;
+  std::vector<trace_model::StepRecord> steps;
   for (int32_t step = 0; step < 2; ++step) {
     const int64_t t = 100 * step;
     events.push_back(ev(0, EventKind::kForward, t, t + 40, step));

@@ -10,8 +10,8 @@ namespace bubblescope::analysis {
 namespace {
 
 using testing::span;
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 TEST(RankStepAnalyzerTest, FinishesStepsWhileStreaming) {
   RankStepAnalyzer a(5, {{0, 0, 10}, {1, 10, 20}, {2, 20, 30}});

@@ -17,15 +17,15 @@ using testing::rankInfo;
 using testing::span;
 using testing::stepRecord;
 using testing::TraceBuilder;
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 // Two runs: dp 2 (an all-reduce each step) and the same work on one rank.
 class ReportRenderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::vector<tracer::Event> events;
-    std::vector<tracer::StepRecord> steps;
+    std::vector<trace_model::Event> events;
+    std::vector<trace_model::StepRecord> steps;
     std::vector<storage::RankInfo> ranks;
     for (int32_t rank = 0; rank < 2; ++rank) {
       ranks.push_back(rankInfo(rank, rank, 0, 0));
@@ -117,7 +117,8 @@ TEST_F(ReportRenderTest, TerminalAndMarkdownTables) {
   EXPECT_NE(text.find("run 1  dp2  [finished]  cpu, world 2, measured, 4 events\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("layout: dp2 tp1 pp1 zero0 1f1b m=1 b=1 params=42.88K\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("layout: dp2 tp1 pp1 zero0 1f1b m=1 b=1 params=42.88K\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("rank  dp/tp/pp  step ms   util   comm  overlap  exposed  wait   idle"),
             std::string::npos)
       << text;

@@ -15,8 +15,8 @@ using testing::rankInfo;
 using testing::span;
 using testing::stepRecord;
 using testing::TraceBuilder;
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 constexpr int kDp = static_cast<int>(ParallelDim::kDp);
 constexpr int kTp = static_cast<int>(ParallelDim::kTp);
@@ -75,8 +75,8 @@ TEST(RunAnalyzerTest, OverlappingAndDisjointSpans) {
 // [20,40) for stage 1's backward; stage 1 has no events in [0,10) and
 // [50,60). Both bubbles are exactly 20/60 = (p−1)/(m+p−1).
 TEST(RunAnalyzerTest, PipelineWithExactIdleGaps) {
-  std::vector<tracer::Event> events;
-  std::vector<tracer::StepRecord> steps;
+  std::vector<trace_model::Event> events;
+  std::vector<trace_model::StepRecord> steps;
   for (int32_t step = 0; step < 2; ++step) {
     const int64_t t = 60 * step;
     for (int64_t s : {0, 10, 40, 50})
@@ -125,8 +125,8 @@ TEST(RunAnalyzerTest, PipelineWithExactIdleGaps) {
 // Rank 2 computes 20 ns longer; rank 3 computes as long but starts 15 ns
 // late, so only its arrival at the all-reduce is late.
 TEST(RunAnalyzerTest, FindsStragglersAndHowLate) {
-  std::vector<tracer::Event> events;
-  std::vector<tracer::StepRecord> steps;
+  std::vector<trace_model::Event> events;
+  std::vector<trace_model::StepRecord> steps;
   for (int32_t step = 0; step < 5; ++step) {
     const int64_t t = 100 * step;
     for (int32_t rank = 0; rank < 4; ++rank) {

@@ -9,34 +9,35 @@
 
 #include "storage/trace_writer.h"
 #include "tests/storage/temp_dir.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::testing {
 
 // One span; times in ns.
-inline tracer::Event span(int32_t rank, tracer::EventKind kind, int64_t startNs, int64_t endNs,
-                          int32_t step = -1, tracer::ParallelDim dim = tracer::ParallelDim::kNone,
-                          int64_t bytes = 0, int32_t peer = -1) {
-  tracer::Event e;
+inline trace_model::Event span(int32_t rank, trace_model::EventKind kind, int64_t startNs,
+                               int64_t endNs, int32_t step = -1,
+                               trace_model::ParallelDim dim = trace_model::ParallelDim::kNone,
+                               int64_t bytes = 0, int32_t peer = -1) {
+  trace_model::Event e;
   e.rank = rank;
   e.kind = kind;
-  switch (tracer::categoryOf(kind)) {
-    case tracer::EventCategory::kCompute:
-      e.lane = tracer::Lane::kCompute;
+  switch (trace_model::categoryOf(kind)) {
+    case trace_model::EventCategory::kCompute:
+      e.lane = trace_model::Lane::kCompute;
       break;
-    case tracer::EventCategory::kCommunication:
-      e.lane = kind == tracer::EventKind::kSend || kind == tracer::EventKind::kRecv
-                   ? tracer::Lane::kPipeline
-                   : tracer::Lane::kCommunication;
+    case trace_model::EventCategory::kCommunication:
+      e.lane = kind == trace_model::EventKind::kSend || kind == trace_model::EventKind::kRecv
+                   ? trace_model::Lane::kPipeline
+                   : trace_model::Lane::kCommunication;
       break;
-    case tracer::EventCategory::kWait:
-      e.lane = tracer::Lane::kPipeline;
+    case trace_model::EventCategory::kWait:
+      e.lane = trace_model::Lane::kPipeline;
       break;
-    case tracer::EventCategory::kOther:
-      e.lane = tracer::Lane::kData;
+    case trace_model::EventCategory::kOther:
+      e.lane = trace_model::Lane::kData;
       break;
   }
-  e.name = std::string(tracer::toString(kind));
+  e.name = std::string(trace_model::toString(kind));
   e.startNs = startNs;
   e.endNs = endNs;
   e.step = step;
@@ -46,8 +47,8 @@ inline tracer::Event span(int32_t rank, tracer::EventKind kind, int64_t startNs,
   return e;
 }
 
-inline tracer::StepRecord stepRecord(int32_t rank, int32_t step, int64_t startNs, int64_t endNs,
-                                     double loss = 0.0, int64_t tokens = 0) {
+inline trace_model::StepRecord stepRecord(int32_t rank, int32_t step, int64_t startNs,
+                                          int64_t endNs, double loss = 0.0, int64_t tokens = 0) {
   return {rank, step, loss, tokens, startNs, endNs};
 }
 
@@ -75,9 +76,9 @@ class TraceBuilder {
     std::string layoutJson = "{}";
     int32_t worldSize = 1;
     std::vector<storage::RankInfo> ranks;
-    std::vector<tracer::Event> events;
-    std::vector<tracer::StepRecord> steps;
-    std::vector<tracer::Sample> samples;
+    std::vector<trace_model::Event> events;
+    std::vector<trace_model::StepRecord> steps;
+    std::vector<trace_model::Sample> samples;
     storage::RunStatus end = storage::RunStatus::kFinished;  // kRunning: left open
     std::string error;
   };

@@ -57,10 +57,6 @@ struct KnownException {
   std::string from, to, why;
 };
 inline const std::vector<KnownException> kKnownExceptions = {
-    // The trace model (events, kinds, lanes, Sink) still lives in tracer/;
-    // engineer `trace` moves it to trace_model/ (issue 14 item 3).
-    {"gui", "tracer", "trace model still in tracer/ (issue 14 item 3)"},
-    {"storage", "tracer", "trace model still in tracer/ (issue 14 item 3)"},
     // The NCCL communicator includes cuda_check.h; engineer `engine` moves
     // the device calls behind the Backend (issue 14 item 1).
     {"engine/parallel/nccl_communicator.cpp", "engine/cuda/",

@@ -227,12 +227,12 @@ TEST(SplitBackwardTest, SpansAndHooksPerLayer) {
   EXPECT_EQ(log.calls, (std::vector<std::string>{"B<3", "B>3", "B<2", "B>2", "B<1", "B>1", "W<3",
                                                  "W>3", "W<2", "W>2", "W<1", "W>1", "W<0", "W>0"}));
   std::vector<std::string> spans;
-  for (const tracer::Event& e : recorder.drain()) {
+  for (const trace_model::Event& e : recorder.drain()) {
     EXPECT_EQ(e.step, 7);
     EXPECT_EQ(e.microBatch, 3);
-    const char* kind = e.kind == tracer::EventKind::kBackwardInput    ? "B:"
-                       : e.kind == tracer::EventKind::kBackwardWeight ? "W:"
-                                                                      : "?:";
+    const char* kind = e.kind == trace_model::EventKind::kBackwardInput    ? "B:"
+                       : e.kind == trace_model::EventKind::kBackwardWeight ? "W:"
+                                                                           : "?:";
     spans.push_back(kind + e.name);
     if (e.name != "embedding") {
       EXPECT_GT(e.flops, 0) << e.name;

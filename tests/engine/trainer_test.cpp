@@ -179,15 +179,16 @@ TEST(TrainerTest, SpansCoverForwardBackwardOptimizerAndData) {
   trainer->setRecorder(&recorder);
   ASSERT_TRUE(trainer->step().isOk());
   const auto events = recorder.drain();
-  auto count = [&](tracer::EventKind kind, const std::string& name) {
-    return std::count_if(events.begin(), events.end(),
-                         [&](const tracer::Event& e) { return e.kind == kind && e.name == name; });
+  auto count = [&](trace_model::EventKind kind, const std::string& name) {
+    return std::count_if(events.begin(), events.end(), [&](const trace_model::Event& e) {
+      return e.kind == kind && e.name == name;
+    });
   };
-  EXPECT_EQ(count(tracer::EventKind::kForward, "forward"), 2);  // per micro-batch
-  EXPECT_EQ(count(tracer::EventKind::kBackward, "backward"), 2);
-  EXPECT_EQ(count(tracer::EventKind::kForward, "h.1"), 2);  // per layer
-  EXPECT_EQ(count(tracer::EventKind::kOptimizer, "optimizer"), 1);
-  EXPECT_EQ(count(tracer::EventKind::kDataLoad, "data_load"), 2);
+  EXPECT_EQ(count(trace_model::EventKind::kForward, "forward"), 2);  // per micro-batch
+  EXPECT_EQ(count(trace_model::EventKind::kBackward, "backward"), 2);
+  EXPECT_EQ(count(trace_model::EventKind::kForward, "h.1"), 2);  // per layer
+  EXPECT_EQ(count(trace_model::EventKind::kOptimizer, "optimizer"), 1);
+  EXPECT_EQ(count(trace_model::EventKind::kDataLoad, "data_load"), 2);
   for (const auto& e : events) {
     EXPECT_EQ(e.step, 0);
     EXPECT_LE(e.startNs, e.endNs);

@@ -70,7 +70,7 @@ TEST(CuptiCollectorTest, RecordsAMemsetAndMapsItOntoTheHostClock) {
   for (const GpuActivity& a : (*collector)->take()) {
     if (a.kind != GpuActivityKind::kMemset || a.bytes != kBytes) continue;
     found = true;
-    const Event e = toEvent(a, *map, 0, {});
+    const trace_model::Event e = toEvent(a, *map, 0, {});
     EXPECT_GE(e.startNs, before - 100000);
     EXPECT_LE(e.endNs, after + 100000);
     EXPECT_GT(e.endNs, e.startNs);
@@ -106,7 +106,7 @@ TEST(CuptiCollectorTest, AKernelIsLinkedToTheCallThatLaunchedIt) {
   auto map = fitGpuClockMap((*collector)->clockPairs(8));
   ASSERT_TRUE(map.isOk()) << map.status().message();
   const auto me = static_cast<uint32_t>(::syscall(SYS_gettid));
-  std::vector<Event> events;
+  std::vector<trace_model::Event> events;
   for (const LaunchCall& l : launches) events.push_back(toEvent(l, 0));
   int kernels = 0, copies = 0;
   int64_t kernelCorrelation = 0;
@@ -153,9 +153,9 @@ TEST(CuptiCollectorTest, AKernelIsLinkedToTheCallThatLaunchedIt) {
   auto linked = (*reader)->linkedEvents(1, 0, kernelCorrelation);
   ASSERT_TRUE(linked.isOk()) << linked.status().message();
   ASSERT_EQ(linked->size(), 2u);
-  EXPECT_EQ((*linked)[0].lane, Lane::kCudaApi);
-  EXPECT_TRUE(isGpuStreamLane((*linked)[1].lane));
-  EXPECT_EQ((*linked)[1].kind, EventKind::kKernel);
+  EXPECT_EQ((*linked)[0].lane, trace_model::Lane::kCudaApi);
+  EXPECT_TRUE(trace_model::isGpuStreamLane((*linked)[1].lane));
+  EXPECT_EQ((*linked)[1].kind, trace_model::EventKind::kKernel);
   EXPECT_EQ((*linked)[0].correlationId, (*linked)[1].correlationId);
   std::filesystem::remove_all(dir);
   cudaStreamDestroy(stream);

@@ -15,7 +15,7 @@
 namespace bubblescope::engine {
 namespace {
 
-using tracer::ParallelDim;
+using trace_model::ParallelDim;
 
 class NcclTest : public ::testing::Test {
  protected:
@@ -68,7 +68,7 @@ TEST_F(NcclTest, OneRankAllReduceRunsAfterComputeAndIsTraced) {
   (*nccl)->setRecorder(nullptr);
   const auto events = recorder.drain();
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].kind, tracer::EventKind::kAllReduce);
+  EXPECT_EQ(events[0].kind, trace_model::EventKind::kAllReduce);
   EXPECT_EQ(events[0].dim, ParallelDim::kDp);
   EXPECT_EQ(events[0].bytes, 4 << 20);
 }

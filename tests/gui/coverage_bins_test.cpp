@@ -26,8 +26,8 @@ TEST(CoverageBins, AddCoverageClipsToTheColumnsAndIgnoresEmptySpans) {
   EXPECT_FLOAT_EQ(out[1], 0.5f);
 }
 
-tracer::Event event(int32_t rank, tracer::EventKind kind, int64_t s, int64_t e) {
-  tracer::Event ev;
+trace_model::Event event(int32_t rank, trace_model::EventKind kind, int64_t s, int64_t e) {
+  trace_model::Event ev;
   ev.rank = rank;
   ev.kind = kind;
   ev.startNs = s;
@@ -38,27 +38,29 @@ tracer::Event event(int32_t rank, tracer::EventKind kind, int64_t s, int64_t e) 
 TEST(CoverageBins, OverviewResamplesBinsToColumns) {
   CoverageOverview o(4);
   o.reset(0, 100);
-  o.add(event(0, tracer::EventKind::kForward, 0, 150));
-  o.add(event(0, tracer::EventKind::kBackward, 250, 400));
-  const auto f = o.resample({0, 0}, tracer::EventKind::kForward, 0, 400, 2);
+  o.add(event(0, trace_model::EventKind::kForward, 0, 150));
+  o.add(event(0, trace_model::EventKind::kBackward, 250, 400));
+  const auto f = o.resample({0, 0}, trace_model::EventKind::kForward, 0, 400, 2);
   ASSERT_EQ(f.size(), 2u);
   EXPECT_FLOAT_EQ(f[0], 0.75f);
   EXPECT_FLOAT_EQ(f[1], 0.0f);
-  const auto b = o.resample({0, 0}, tracer::EventKind::kBackward, 0, 400, 4);
+  const auto b = o.resample({0, 0}, trace_model::EventKind::kBackward, 0, 400, 4);
   EXPECT_FLOAT_EQ(b[2], 0.5f);
   EXPECT_FLOAT_EQ(b[3], 1.0f);
-  EXPECT_TRUE(o.resample({1, 0}, tracer::EventKind::kForward, 0, 400, 4).empty());
-  EXPECT_EQ(o.kindsOf({0, 0}), (std::vector<tracer::EventKind>{tracer::EventKind::kForward,
-                                                               tracer::EventKind::kBackward}));
+  EXPECT_TRUE(o.resample({1, 0}, trace_model::EventKind::kForward, 0, 400, 4).empty());
+  EXPECT_EQ(o.kindsOf({0, 0}),
+            (std::vector<trace_model::EventKind>{trace_model::EventKind::kForward,
+                                                 trace_model::EventKind::kBackward}));
 }
 
 TEST(CoverageBins, OverviewDoublesItsBinsAsTheRunGrows) {
   CoverageOverview o(4);
   o.reset(0, 100);
-  o.add(event(0, tracer::EventKind::kForward, 0, 100));
-  o.add(event(0, tracer::EventKind::kForward, 700, 800));  // past 400: 200, then 200 still fits
+  o.add(event(0, trace_model::EventKind::kForward, 0, 100));
+  o.add(
+      event(0, trace_model::EventKind::kForward, 700, 800));  // past 400: 200, then 200 still fits
   EXPECT_EQ(o.binNs(), 200);
-  const auto f = o.resample({0, 0}, tracer::EventKind::kForward, 0, 800, 4);
+  const auto f = o.resample({0, 0}, trace_model::EventKind::kForward, 0, 800, 4);
   EXPECT_FLOAT_EQ(f[0], 0.5f);
   EXPECT_FLOAT_EQ(f[1], 0.0f);
   EXPECT_FLOAT_EQ(f[3], 0.5f);

@@ -109,7 +109,7 @@ TEST_F(ExportFixture, PngHasTitleAndLegendAndStopsBelowTheLastRow) {
   EXPECT_LT(image.height(), view->height()) << "the empty area below the rows is cut";
   // The legend's forward swatch is above the rows; the title is dark text on
   // the top line.
-  EXPECT_TRUE(hasColour(image, 0, legendBottom, colourOf(tracer::EventKind::kForward)));
+  EXPECT_TRUE(hasColour(image, 0, legendBottom, colourOf(trace_model::EventKind::kForward)));
   bool titleInk = false;
   for (int y = 0; y < 16 && !titleInk; ++y) {
     for (int x = 0; x < 200 && !titleInk; ++x) titleInk = image.pixelColor(x, y).lightness() < 100;
@@ -117,7 +117,7 @@ TEST_F(ExportFixture, PngHasTitleAndLegendAndStopsBelowTheLastRow) {
   EXPECT_TRUE(titleInk) << "no title text on the first line";
   // The rows are drawn: stage 0's forward span of each step is in the bottom band.
   EXPECT_TRUE(
-      hasColour(image, legendBottom, image.height(), colourOf(tracer::EventKind::kForward)));
+      hasColour(image, legendBottom, image.height(), colourOf(trace_model::EventKind::kForward)));
 }
 
 TEST_F(ExportFixture, SvgHatchingIsAPatternEveryRendererDraws) {
@@ -142,7 +142,8 @@ TEST_F(ExportFixture, SvgHatchingIsAPatternEveryRendererDraws) {
   const QImage rendered(png);
   ASSERT_FALSE(rendered.isNull());
   EXPECT_FALSE(hasSolidBlackSquare(rendered, 12)) << "a solid black area in the rendered SVG";
-  EXPECT_TRUE(hasColour(rendered, 0, rendered.height(), colourOf(tracer::EventKind::kForward)));
+  EXPECT_TRUE(
+      hasColour(rendered, 0, rendered.height(), colourOf(trace_model::EventKind::kForward)));
 }
 
 }  // namespace

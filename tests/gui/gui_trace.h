@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "storage/trace_writer.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::testing {
 
-inline tracer::Event guiSpan(int32_t rank, tracer::Lane lane, tracer::EventKind kind,
-                             int64_t startNs, int64_t endNs, int32_t step = 0, int32_t mb = -1,
-                             int32_t peer = -1) {
-  tracer::Event e;
+inline trace_model::Event guiSpan(int32_t rank, trace_model::Lane lane, trace_model::EventKind kind,
+                                  int64_t startNs, int64_t endNs, int32_t step = 0, int32_t mb = -1,
+                                  int32_t peer = -1) {
+  trace_model::Event e;
   e.rank = rank;
   e.lane = lane;
   e.kind = kind;
-  e.name = std::string(tracer::toString(kind));
+  e.name = std::string(trace_model::toString(kind));
   e.startNs = startNs;
   e.endNs = endNs;
   e.step = step;
@@ -28,8 +28,8 @@ inline tracer::Event guiSpan(int32_t rank, tracer::Lane lane, tracer::EventKind 
   return e;
 }
 
-inline tracer::RankInfo guiRank(int32_t rank, int32_t pp, int32_t dp = 0, int32_t tp = 0) {
-  tracer::RankInfo r;
+inline trace_model::RankInfo guiRank(int32_t rank, int32_t pp, int32_t dp = 0, int32_t tp = 0) {
+  trace_model::RankInfo r;
   r.rank = rank;
   r.pp = pp;
   r.dp = dp;
@@ -41,9 +41,9 @@ inline tracer::RankInfo guiRank(int32_t rank, int32_t pp, int32_t dp = 0, int32_
 // Opens a writer, begins a run with `ranks`, appends events and steps.
 // Leaves the run running (finish it with writer->finishRun()).
 inline std::unique_ptr<storage::TraceWriter> writeGuiTrace(
-    const std::string& path, const std::vector<tracer::RankInfo>& ranks,
-    const std::vector<tracer::Event>& events, const std::vector<tracer::StepRecord>& steps,
-    const std::string& layoutJson = "{}") {
+    const std::string& path, const std::vector<trace_model::RankInfo>& ranks,
+    const std::vector<trace_model::Event>& events,
+    const std::vector<trace_model::StepRecord>& steps, const std::string& layoutJson = "{}") {
   auto writer = storage::TraceWriter::open(path);
   EXPECT_TRUE(writer.isOk()) << writer.status().message();
   storage::RunInfo info;

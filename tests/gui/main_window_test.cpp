@@ -281,12 +281,12 @@ TEST_F(WindowFixture, AClickedSpanIsOutlined) {
     return image;
   };
   const QImage before = renderView();
-  tracer::Event e =
-      testing::guiSpan(0, tracer::Lane::kCompute, tracer::EventKind::kBackward, 600, 1000, 0, 0);
+  trace_model::Event e = testing::guiSpan(0, trace_model::Lane::kCompute,
+                                          trace_model::EventKind::kBackward, 600, 1000, 0, 0);
   view->setSelectedSpan(e);
   const QImage after = renderView();
   const TimelinePlacement at = view->placement();
-  const int row = window->timeline()->model()->rowOf(0, tracer::Lane::kCompute);
+  const int row = window->timeline()->model()->rowOf(0, trace_model::Lane::kCompute);
   const int y = at.yOf(view->rowGeometry().top[row]) + RowGeometry::kLaneHeight / 2;
   const int x0 = static_cast<int>(at.xOf(600));
   const QColor text = view->palette().color(QPalette::WindowText);
@@ -322,13 +322,13 @@ TEST_F(WindowFixture, HelpListsEveryShortcut) {
 
 // A run still being written: the charts' analysis is redone as it grows.
 TEST(MainWindowLive, ChartsFollowARunningRun) {
-  using tracer::EventKind;
-  using tracer::Lane;
+  using trace_model::EventKind;
+  using trace_model::Lane;
   bubblescope::testing::TempDir dir;
   const std::string path = dir.file("live.db");
   auto step = [](int s) {
     const int64_t t = s * 1000;
-    return std::vector<tracer::Event>{
+    return std::vector<trace_model::Event>{
         testing::guiSpan(0, Lane::kCompute, EventKind::kForward, t, t + 600, s, 0)};
   };
   auto writer =
@@ -338,7 +338,7 @@ TEST(MainWindowLive, ChartsFollowARunningRun) {
   QTRY_VERIFY_WITH_TIMEOUT(window.report().has_value(), 10000);
   EXPECT_EQ(window.report()->steps.size(), 1u);
   ASSERT_TRUE(writer->appendEvents(step(1)).isOk());
-  const std::vector<tracer::StepRecord> more{{0, 1, 4.0, 64, 1000, 2000}};
+  const std::vector<trace_model::StepRecord> more{{0, 1, 4.0, 64, 1000, 2000}};
   ASSERT_TRUE(writer->appendSteps(more).isOk());
   ASSERT_TRUE(writer->flush().isOk());
   QTRY_COMPARE_WITH_TIMEOUT(window.report()->steps.size(), size_t{2}, 10000);

@@ -26,10 +26,10 @@ inline constexpr const char* kPipelineLayout =
 // multiplied by `slower`) to `path`; returns nothing, the run is finished.
 inline void writePipelineRun(const std::string& path, int64_t offsetNs = 0,
                              const std::string& layout = kPipelineLayout, int64_t slower = 1) {
-  using tracer::EventKind;
-  using tracer::Lane;
-  std::vector<tracer::Event> events;
-  std::vector<tracer::StepRecord> steps;
+  using trace_model::EventKind;
+  using trace_model::Lane;
+  std::vector<trace_model::Event> events;
+  std::vector<trace_model::StepRecord> steps;
   for (int step = 0; step < 2; ++step) {
     const int64_t t = offsetNs + step * 1000 * slower;
     const int64_t k = slower;
@@ -41,9 +41,9 @@ inline void writePipelineRun(const std::string& path, int64_t offsetNs = 0,
         guiSpan(1, Lane::kCompute, EventKind::kForward, t + 100 * k, t + 300 * k, step, 0));
     events.push_back(
         guiSpan(1, Lane::kCompute, EventKind::kBackward, t + 300 * k, t + 700 * k, step, 0));
-    tracer::Event ar =
+    trace_model::Event ar =
         guiSpan(1, Lane::kCommunication, EventKind::kAllReduce, t + 700 * k, t + 800 * k, step);
-    ar.dim = tracer::ParallelDim::kDp;
+    ar.dim = trace_model::ParallelDim::kDp;
     ar.bytes = 1000;
     events.push_back(ar);
     const double loss = step == 0 ? 5.0 : 4.5;

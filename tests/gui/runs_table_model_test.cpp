@@ -38,7 +38,7 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
   {
     auto w = testing::writeGuiTrace(
         path, {guiRank(0, 0), guiRank(1, 1)},
-        {guiSpan(0, tracer::Lane::kCompute, tracer::EventKind::kForward, 0, 100)},
+        {guiSpan(0, trace_model::Lane::kCompute, trace_model::EventKind::kForward, 0, 100)},
         {{0, 0, std::nan(""), 0, 0, 100},
          {1, 0, 3.0, 0, 10, 120},
          {0, 1, std::nan(""), 0, 200, 330},

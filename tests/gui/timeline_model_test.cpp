@@ -10,8 +10,8 @@ namespace {
 
 using testing::guiRank;
 using testing::guiSpan;
-using tracer::EventKind;
-using tracer::Lane;
+using trace_model::EventKind;
+using trace_model::Lane;
 
 // Two ranks (pp0, pp1), one step [1000, 1400) each.
 // rank 0 compute: forward [1000,1150), backward [1250,1400); pipeline: send to 1 at 1150.
@@ -139,7 +139,7 @@ TEST(TimelineModel, FollowsARunThatGrows) {
   EXPECT_EQ(model.run().health, storage::RunHealth::kRunning);
   (void)model.frame(1000, 1400, 400, 0, 3);  // caches the window
   ASSERT_TRUE(t.writer
-                  ->appendEvents(std::vector<tracer::Event>{
+                  ->appendEvents(std::vector<trace_model::Event>{
                       guiSpan(0, Lane::kCompute, EventKind::kOptimizer, 1390, 1500, 0),
                       guiSpan(0, Lane::kCommunication, EventKind::kAllReduce, 1400, 1450, 0)})
                   .isOk());
@@ -165,7 +165,7 @@ TEST(TimelineModel, FollowsARunThatGrows) {
 // columns every sliver is.
 TEST(TimelineModel, SliversNarrowerThanAColumnAreNotBubbles) {
   bubblescope::testing::TempDir dir;
-  std::vector<tracer::Event> events;
+  std::vector<trace_model::Event> events;
   for (int i = 0; i < 100; ++i) {
     events.push_back(guiSpan(0, Lane::kCompute, EventKind::kForward, i * 10, i * 10 + 9, 0, 0));
   }

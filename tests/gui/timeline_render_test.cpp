@@ -15,8 +15,8 @@ namespace {
 
 using testing::guiRank;
 using testing::guiSpan;
-using tracer::EventKind;
-using tracer::Lane;
+using trace_model::EventKind;
+using trace_model::Lane;
 
 constexpr int64_t kT0 = 5'000'000;
 constexpr int kPlotWidth = 1000;  // 1 ns per pixel over [kT0, kT0 + 1000)
@@ -167,14 +167,15 @@ TEST(TimelineRender, SpanColoursFollowTheLegend) {
 TEST(TimelineRender, ASelectedKernelIsJoinedToItsLaunchByAnArrow) {
   bubblescope::testing::TempDir dir;
   const std::string path = dir.file("launch.db");
-  tracer::Event launch = guiSpan(0, Lane::kCudaApi, EventKind::kOther, kT0 + 100, kT0 + 150);
+  trace_model::Event launch = guiSpan(0, Lane::kCudaApi, EventKind::kOther, kT0 + 100, kT0 + 150);
   launch.name = "cudaLaunchKernel";
   launch.correlationId = 77;
-  tracer::Event kernel =
-      guiSpan(0, tracer::gpuStreamLane(0), EventKind::kKernel, kT0 + 600, kT0 + 900);
+  trace_model::Event kernel =
+      guiSpan(0, trace_model::gpuStreamLane(0), EventKind::kKernel, kT0 + 600, kT0 + 900);
   kernel.correlationId = 77;
-  tracer::Event other = guiSpan(0, tracer::gpuStreamLane(0), EventKind::kKernel, kT0 + 920,
-                                kT0 + 980);  // not linked
+  trace_model::Event other =
+      guiSpan(0, trace_model::gpuStreamLane(0), EventKind::kKernel, kT0 + 920,
+              kT0 + 980);  // not linked
   auto writer = testing::writeGuiTrace(
       path, {guiRank(0, 0)},
       {guiSpan(0, Lane::kCompute, EventKind::kForward, kT0, kT0 + 1000), launch, kernel, other},
@@ -195,12 +196,12 @@ TEST(TimelineRender, ASelectedKernelIsJoinedToItsLaunchByAnArrow) {
   EXPECT_TRUE(linked->empty());
 
   const int apiRow = model.rowOf(0, Lane::kCudaApi);
-  const int gpuRow = model.rowOf(0, tracer::gpuStreamLane(0));
+  const int gpuRow = model.rowOf(0, trace_model::gpuStreamLane(0));
   ASSERT_GE(apiRow, 0);
   ASSERT_EQ(gpuRow, apiRow + 1) << "cuda api sits just above the GPU streams";
   EXPECT_EQ(model.rows()[apiRow].laneLabel, QStringLiteral("cuda api"));
 
-  auto renderWith = [&](std::optional<tracer::Event> selected) {
+  auto renderWith = [&](std::optional<trace_model::Event> selected) {
     TimelineView view;
     view.setModel(&model);
     view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 220);

@@ -19,9 +19,9 @@ namespace bubblescope::import {
 namespace {
 
 struct RunFigures {
-  std::map<std::pair<int32_t, tracer::EventKind>, int64_t> kindsByRank;
-  std::map<std::pair<int32_t, tracer::EventKind>, int64_t> bytesByRank;
-  std::vector<tracer::StepRecord> steps;
+  std::map<std::pair<int32_t, trace_model::EventKind>, int64_t> kindsByRank;
+  std::map<std::pair<int32_t, trace_model::EventKind>, int64_t> bytesByRank;
+  std::vector<trace_model::StepRecord> steps;
   std::vector<analysis::GpuTime> gpu;
 };
 

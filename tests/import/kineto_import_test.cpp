@@ -16,8 +16,8 @@ namespace bubblescope::import {
 namespace {
 
 using testing::kinetoFixture;
-using tracer::EventKind;
-using tracer::Lane;
+using trace_model::EventKind;
+using trace_model::Lane;
 
 const char* kNccl = "nccl_parser_config/nccl_data.json.gz";
 
@@ -37,8 +37,8 @@ Result<Imported> importFiles(const std::string& db, const std::vector<std::strin
   return Imported{std::move(summary), std::move(reader)};
 }
 
-std::vector<tracer::Event> allEvents(storage::TraceReader& reader, int64_t runId) {
-  std::vector<tracer::Event> out;
+std::vector<trace_model::Event> allEvents(storage::TraceReader& reader, int64_t runId) {
+  std::vector<trace_model::Event> out;
   int64_t cursor = 0;
   for (;;) {
     auto page = reader.eventsAfter(runId, cursor);
@@ -93,10 +93,10 @@ TEST(KinetoImport, NcclTraceEventsLanesAndCollectives) {
   EXPECT_EQ(kinds[EventKind::kKernel], 2679);
   EXPECT_EQ(lanes[static_cast<int32_t>(Lane::kCudaApi)], 8740);
   // Streams 7 and 40 (kernels, copies, sets, GPU annotations), two host threads.
-  EXPECT_EQ(lanes.count(static_cast<int32_t>(tracer::gpuStreamLane(7))), 1u);
-  EXPECT_EQ(lanes.count(static_cast<int32_t>(tracer::gpuStreamLane(40))), 1u);
-  EXPECT_EQ(lanes[static_cast<int32_t>(tracer::hostThreadLane(0))] +
-                lanes[static_cast<int32_t>(tracer::hostThreadLane(1))],
+  EXPECT_EQ(lanes.count(static_cast<int32_t>(trace_model::gpuStreamLane(7))), 1u);
+  EXPECT_EQ(lanes.count(static_cast<int32_t>(trace_model::gpuStreamLane(40))), 1u);
+  EXPECT_EQ(lanes[static_cast<int32_t>(trace_model::hostThreadLane(0))] +
+                lanes[static_cast<int32_t>(trace_model::hostThreadLane(1))],
             14346 + 42);
 
   // The all-reduce kernel of correlation 60047: ts 4458677009853.422 µs,
@@ -104,15 +104,15 @@ TEST(KinetoImport, NcclTraceEventsLanesAndCollectives) {
   auto linked = imported->reader->linkedEvents(s.runId, 0, 60047);
   ASSERT_TRUE(linked.isOk());
   ASSERT_EQ(linked->size(), 2u);
-  const tracer::Event& launch = (*linked)[0];
-  const tracer::Event& kernel = (*linked)[1];
+  const trace_model::Event& launch = (*linked)[0];
+  const trace_model::Event& kernel = (*linked)[1];
   EXPECT_EQ(launch.lane, Lane::kCudaApi);
-  EXPECT_EQ(kernel.lane, tracer::gpuStreamLane(40));
+  EXPECT_EQ(kernel.lane, trace_model::gpuStreamLane(40));
   EXPECT_EQ(kernel.kind, EventKind::kAllReduce);
   EXPECT_EQ(kernel.startNs, 4458677009853422);
   EXPECT_EQ(kernel.endNs - kernel.startNs, 2636669);
   EXPECT_EQ(kernel.bytes, 6637568LL * 4);
-  EXPECT_EQ(kernel.dim, tracer::ParallelDim::kDp);
+  EXPECT_EQ(kernel.dim, trace_model::ParallelDim::kDp);
 
   // Steps 4, 5, 6: windows of the GPU work each launched, in order.
   auto steps = imported->reader->steps(s.runId);
@@ -135,7 +135,7 @@ TEST(KinetoImport, UnnamedGroupsAreUnknown) {
   auto linked = imported->reader->linkedEvents(imported->summary.runId, 0, 60047);
   ASSERT_TRUE(linked.isOk());
   ASSERT_EQ(linked->size(), 2u);
-  EXPECT_EQ((*linked)[1].dim, tracer::ParallelDim::kUnknown);
+  EXPECT_EQ((*linked)[1].dim, trace_model::ParallelDim::kUnknown);
 }
 
 TEST(KinetoImport, NanosecondTimestampsAreExact) {
@@ -220,7 +220,7 @@ TEST(KinetoImport, ReportOnAnImportedRunUsesKernelTime) {
   EXPECT_GT(*r.utilization(), 0.0);
   EXPECT_LE(*r.utilization(), 1.0);
   EXPECT_GT(r.commNs, 0);
-  EXPECT_EQ(r.commNsByDim[static_cast<int>(tracer::ParallelDim::kUnknown)] > 0, true);
+  EXPECT_EQ(r.commNsByDim[static_cast<int>(trace_model::ParallelDim::kUnknown)] > 0, true);
 }
 
 }  // namespace

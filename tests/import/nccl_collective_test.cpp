@@ -5,8 +5,8 @@
 namespace bubblescope::import {
 namespace {
 
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 KinetoRecord kernel(const std::string& name, const std::string& collective = "") {
   KinetoRecord r;

@@ -9,8 +9,8 @@
 namespace bubblescope::engine {
 namespace {
 
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 std::unique_ptr<MpiCommunicator> worldComm(ParallelDim dim = ParallelDim::kDp) {
   int rank = 0;
@@ -109,11 +109,11 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   // Rank 1's receive may have waited for rank 0's send: that wait is its own
   // span (ReceiveWaitTest), left out here.
   auto events = recorder.drain();
-  std::erase_if(events, [](const tracer::Event& e) { return e.kind == EventKind::kWait; });
+  std::erase_if(events, [](const trace_model::Event& e) { return e.kind == EventKind::kWait; });
   ASSERT_EQ(events.size(), r <= 1 ? 3u : 2u);
   EXPECT_EQ(events[0].kind, EventKind::kAllReduce);
   EXPECT_EQ(events[0].name, "grad_bucket");
-  EXPECT_EQ(events[0].lane, tracer::Lane::kCommunication);
+  EXPECT_EQ(events[0].lane, trace_model::Lane::kCommunication);
   EXPECT_EQ(events[0].dim, ParallelDim::kZero);
   EXPECT_EQ(events[0].bytes, 256 * 4);
   EXPECT_EQ(events[0].step, 3);
@@ -124,7 +124,7 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   EXPECT_EQ(events[1].bytes, 256 * 4);
   if (r <= 1) {
     EXPECT_EQ(events[2].kind, r == 0 ? EventKind::kSend : EventKind::kRecv);
-    EXPECT_EQ(events[2].lane, tracer::Lane::kPipeline);
+    EXPECT_EQ(events[2].lane, trace_model::Lane::kPipeline);
     EXPECT_EQ(events[2].peer, r == 0 ? 1 : 0);
     EXPECT_EQ(events[2].bytes, 40);
   }

@@ -17,8 +17,8 @@ TEST(MpiGridTest, GroupsFollowTheCoordinates) {
   EXPECT_EQ(g.dp().rank(), g.coord().dp);
   EXPECT_EQ(g.tp().rank(), g.coord().tp);
   EXPECT_EQ(g.world().size(), 4);
-  EXPECT_EQ(g.dp().dim(), tracer::ParallelDim::kDp);
-  EXPECT_EQ(g.tp().dim(), tracer::ParallelDim::kTp);
+  EXPECT_EQ(g.dp().dim(), trace_model::ParallelDim::kDp);
+  EXPECT_EQ(g.tp().dim(), trace_model::ParallelDim::kTp);
   // A tp all-reduce sums over neighbouring ranks only.
   std::vector<float> v = {static_cast<float>(g.rank())};
   ASSERT_TRUE(g.tp().allReduce(v).isOk());

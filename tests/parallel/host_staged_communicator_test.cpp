@@ -17,8 +17,8 @@
 namespace bubblescope::engine {
 namespace {
 
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 // Copies with memcpy and records them; fails a copy whose "device" side is
 // not a registered device buffer.
@@ -161,7 +161,7 @@ TEST(HostStagedCommunicatorTest, BroadcastSendsReceivesAndTheirSpans) {
   // A rank that reached the pp broadcast before the others may have waited
   // for them: that wait is its own span (ReceiveWaitTest), left out here.
   auto events = recorder.drain();
-  std::erase_if(events, [](const tracer::Event& e) { return e.kind == EventKind::kWait; });
+  std::erase_if(events, [](const trace_model::Event& e) { return e.kind == EventKind::kWait; });
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].kind, EventKind::kBroadcast);
   EXPECT_EQ(events[0].dim, ParallelDim::kPp);
@@ -171,7 +171,7 @@ TEST(HostStagedCommunicatorTest, BroadcastSendsReceivesAndTheirSpans) {
   EXPECT_EQ(events[2].kind, EventKind::kRecv);
   EXPECT_EQ(events[2].peer, prev);
   EXPECT_EQ(events[2].bytes, 400);
-  EXPECT_EQ(events[2].lane, tracer::Lane::kPipeline);
+  EXPECT_EQ(events[2].lane, trace_model::Lane::kPipeline);
 }
 
 TEST(HostStagedCommunicatorTest, AFailedCopyIsAnError) {

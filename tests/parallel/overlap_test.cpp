@@ -7,7 +7,7 @@
 namespace bubblescope::engine::testing {
 namespace {
 
-using tracer::EventKind;
+using trace_model::EventKind;
 
 // Backward must last long enough for a bucket to start under it on two
 // oversubscribed cores: a wider, deeper variant of tiny.
@@ -21,8 +21,8 @@ TrainerOptions heavierOptions() {
   return o;
 }
 
-std::vector<tracer::Event> tracedStep(const DpCase& c, Communicator& comm,
-                                      const TrainerOptions& options = perRankOptions()) {
+std::vector<trace_model::Event> tracedStep(const DpCase& c, Communicator& comm,
+                                           const TrainerOptions& options = perRankOptions()) {
   ParallelOptions p;
   p.zeroStage = layout::zeroStageFromNumber(c.zero).value();
   p.overlap = c.overlap;
@@ -38,7 +38,7 @@ std::vector<tracer::Event> tracedStep(const DpCase& c, Communicator& comm,
 
 // End of the backward of the step's last micro-batch (the embedding's
 // backward is the last layer it runs).
-int64_t lastBackwardEnd(const std::vector<tracer::Event>& events, int32_t lastMicroBatch) {
+int64_t lastBackwardEnd(const std::vector<trace_model::Event>& events, int32_t lastMicroBatch) {
   int64_t end = 0;
   for (const auto& e : events) {
     if (e.kind == EventKind::kBackward && e.microBatch == lastMicroBatch)
@@ -57,8 +57,8 @@ TEST(OverlapTest, BucketsStartDuringBackwardOnlyWithOverlap) {
     for (const auto& e : events) {
       if (e.kind != EventKind::kAllReduce || e.name != "grad_all_reduce") continue;
       ++buckets;
-      EXPECT_EQ(e.dim, tracer::ParallelDim::kDp);
-      EXPECT_EQ(e.lane, tracer::Lane::kCommunication);
+      EXPECT_EQ(e.dim, trace_model::ParallelDim::kDp);
+      EXPECT_EQ(e.lane, trace_model::Lane::kCommunication);
       if (e.startNs < backwardEnd) ++early;
     }
     const int64_t psi = heavierOptions().model.parameterCount();
@@ -81,7 +81,7 @@ TEST(OverlapTest, Zero3GathersEachLayerBeforeForwardAndBackward) {
     if (e.name == "param_all_gather") ++gathers;
     if (e.kind == EventKind::kReduceScatter) {
       ++scatters;
-      EXPECT_EQ(e.dim, tracer::ParallelDim::kZero);
+      EXPECT_EQ(e.dim, trace_model::ParallelDim::kZero);
     }
   }
   // 4 slots (embedding, 2 blocks, head) x 2 micro-batches x (forward + backward).

@@ -89,7 +89,7 @@ inline const RunResult& reference(int32_t dp, int steps) {
 // This rank's group of `dp` consecutive world ranks.
 inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
   const int r = worldRank();
-  auto c = MpiCommunicator::split(MPI_COMM_WORLD, r / dp, r, tracer::ParallelDim::kDp);
+  auto c = MpiCommunicator::split(MPI_COMM_WORLD, r / dp, r, trace_model::ParallelDim::kDp);
   EXPECT_TRUE(c.isOk()) << c.status().toString();
   return std::move(c).value();
 }

@@ -103,7 +103,7 @@ void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t ze
   expectAgreement(got, ref, what);
 }
 
-std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::ParallelDim dim) {
+std::unique_ptr<MpiCommunicator> split(int color, int key, trace_model::ParallelDim dim) {
   auto c = MpiCommunicator::split(MPI_COMM_WORLD, color, key, dim);
   EXPECT_TRUE(c.isOk()) << c.status().toString();
   return std::move(c).value();
@@ -111,8 +111,8 @@ std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::ParallelDim d
 
 TEST(PipelineTest, Pp2MatchesSingleRank) {
   const int r = worldRank();  // two pp 2 pipelines side by side
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, trace_model::ParallelDim::kPp);
   for (ScheduleKind kind :
        {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB, ScheduleKind::kZeroBubbleH1}) {
     expectMatches(kind, 1, 2, 0, *dp, *pp);
@@ -120,8 +120,8 @@ TEST(PipelineTest, Pp2MatchesSingleRank) {
 }
 
 TEST(PipelineTest, Pp4MatchesSingleRank) {
-  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
-  auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
+  auto dp = split(worldRank(), 0, trace_model::ParallelDim::kDp);
+  auto pp = split(0, worldRank(), trace_model::ParallelDim::kPp);
   for (ScheduleKind kind :
        {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB, ScheduleKind::kZeroBubbleH1}) {
     expectMatches(kind, 1, 4, 0, *dp, *pp);
@@ -150,15 +150,15 @@ TEST(PipelineTest, Dp2Pp2MatchesSingleRank) {
 
 TEST(PipelineTest, InterleavedPp2MatchesSingleRank) {
   const int r = worldRank();  // two pp 2 pipelines side by side, 2 chunks per stage
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, trace_model::ParallelDim::kPp);
   expectMatches(ScheduleKind::kInterleaved, 1, 2, 0, *dp, *pp, 2);
 }
 
 // pp 4 × v 2 = 8 chunks: an 8-layer model, one layer per chunk.
 TEST(PipelineTest, InterleavedPp4MatchesSingleRank) {
-  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
-  auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
+  auto dp = split(worldRank(), 0, trace_model::ParallelDim::kDp);
+  auto pp = split(0, worldRank(), trace_model::ParallelDim::kPp);
   expectMatches(ScheduleKind::kInterleaved, 1, 4, 0, *dp, *pp, 2);
 }
 
@@ -178,8 +178,8 @@ TEST(PipelineTest, InterleavedDp2Pp2MatchesSingleRank) {
 // ratio (A + k·I) / (M·A + k·I) is at most about 1/M + I/A.
 TEST(PipelineTest, RecomputePp2MatchesSingleRankWithFewerActivationBytes) {
   const int r = worldRank();  // two pp 2 pipelines side by side
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, trace_model::ParallelDim::kPp);
   expectMatches(ScheduleKind::kOneFOneB, 1, 2, 0, *dp, *pp, 1, true);
   expectMatches(ScheduleKind::kZeroBubbleH1, 1, 2, 0, *dp, *pp, 1, true);
   ActivationBytes plain, recomputed;
@@ -205,8 +205,8 @@ TEST(PipelineTest, RecomputePp2MatchesSingleRankWithFewerActivationBytes) {
 // backward, and its recomputed forward shows as kRecompute, per layer too.
 TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
   const int r = worldRank();  // two pp 2 pipelines side by side
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto pp = split(r / 2, r % 2, tracer::ParallelDim::kPp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto pp = split(r / 2, r % 2, trace_model::ParallelDim::kPp);
   PipelineOptions pipeline;
   pipeline.schedule = ScheduleKind::kZeroBubbleH1;
   pipeline.recompute = true;
@@ -217,13 +217,13 @@ TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
   (*made)->setRecorder(&recorder);
   ASSERT_TRUE((*made)->step().isOk());
   (*made)->setRecorder(nullptr);
-  const std::vector<tracer::Event> events = recorder.drain();
-  auto count = [&](tracer::EventKind kind, const std::string& name) {
-    return std::count_if(events.begin(), events.end(), [&](const tracer::Event& e) {
+  const std::vector<trace_model::Event> events = recorder.drain();
+  auto count = [&](trace_model::EventKind kind, const std::string& name) {
+    return std::count_if(events.begin(), events.end(), [&](const trace_model::Event& e) {
       return e.kind == kind && (name.empty() || e.name == name);
     });
   };
-  using tracer::EventKind;
+  using trace_model::EventKind;
   const int64_t m = pipelineOptions().microBatches;
   // The stage's layers (the split is by cost): blocks, and the embedding or the head.
   const GptModel& model = (*made)->model();
@@ -247,7 +247,7 @@ TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
   EXPECT_EQ(count(EventKind::kRecompute, edge), m);
   EXPECT_EQ(count(EventKind::kBackwardWeight, edge), m);
   EXPECT_EQ(count(EventKind::kBackwardInput, edge), pp->rank() == 0 ? 0 : m);  // no B: embedding
-  for (const tracer::Event& e : events) {
+  for (const trace_model::Event& e : events) {
     if (e.kind != EventKind::kBackwardInput && e.kind != EventKind::kBackwardWeight) continue;
     EXPECT_EQ(e.stage, pp->rank());
     EXPECT_GE(e.microBatch, 0);
@@ -257,8 +257,8 @@ TEST(PipelineTest, ZeroBubbleWithRecomputeTracesEveryLayer) {
 }
 
 TEST(PipelineTest, BadChunkCountsAndTooFewLayersAreRefused) {
-  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
-  auto pp = split(0, worldRank(), tracer::ParallelDim::kPp);
+  auto dp = split(worldRank(), 0, trace_model::ParallelDim::kDp);
+  auto pp = split(0, worldRank(), trace_model::ParallelDim::kPp);
   PipelineOptions oneChunk;  // interleaved needs v >= 2
   oneChunk.schedule = ScheduleKind::kInterleaved;
   auto single =

@@ -14,8 +14,8 @@
 namespace bubblescope::engine {
 namespace {
 
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 // How long the late rank holds back after the early one said it is about to
 // block: long against a poll (<= 100 us) and a 16 KiB transfer.
@@ -75,11 +75,11 @@ TEST(ReceiveWaitTest, AReceivePostedBeforeItsSendRecordsTheWaitThenTheTransfer) 
   // least kDelayNs before the send.
   ASSERT_LT(callNs, senderNs - kDelayNs + kClockToleranceNs);
   ASSERT_EQ(events.size(), 2u);
-  const tracer::Event& wait = events[0];
-  const tracer::Event& transfer = events[1];
+  const trace_model::Event& wait = events[0];
+  const trace_model::Event& transfer = events[1];
   EXPECT_EQ(wait.kind, EventKind::kWait);
   EXPECT_EQ(wait.name, "wait_activation");
-  EXPECT_EQ(wait.lane, tracer::Lane::kPipeline);
+  EXPECT_EQ(wait.lane, trace_model::Lane::kPipeline);
   EXPECT_EQ(wait.dim, ParallelDim::kPp);
   EXPECT_EQ(wait.peer, 0);
   EXPECT_EQ(wait.bytes, 0);
@@ -119,11 +119,11 @@ TEST(ReceiveWaitTest, APpCollectiveWaitsForItsLastRankApartFromTheTransfer) {
   if (r != 1) return;
   ASSERT_LT(callNs, joinedNs - kDelayNs + kClockToleranceNs);
   ASSERT_EQ(events.size(), 2u);
-  const tracer::Event& wait = events[0];
-  const tracer::Event& transfer = events[1];
+  const trace_model::Event& wait = events[0];
+  const trace_model::Event& transfer = events[1];
   EXPECT_EQ(wait.kind, EventKind::kWait);
   EXPECT_EQ(wait.name, "wait");
-  EXPECT_EQ(wait.lane, tracer::Lane::kCommunication);
+  EXPECT_EQ(wait.lane, trace_model::Lane::kCommunication);
   EXPECT_EQ(wait.dim, ParallelDim::kPp);
   EXPECT_EQ(wait.bytes, 0);
   EXPECT_GE(wait.startNs, callNs);

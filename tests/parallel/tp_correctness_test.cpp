@@ -34,14 +34,14 @@ void expectMatches(const std::string& what, int32_t dpSize, int32_t zero, Commun
 
 TEST(TensorParallelTest, Tp2MatchesSingleRank) {
   const int r = worldRank();  // two tp 2 groups side by side
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto tp = split(r / 2, r % 2, tracer::ParallelDim::kTp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto tp = split(r / 2, r % 2, trace_model::ParallelDim::kTp);
   expectMatches("tp 2", 1, 0, *dp, *tp);
 }
 
 TEST(TensorParallelTest, Tp4MatchesSingleRank) {
-  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
-  auto tp = split(0, worldRank(), tracer::ParallelDim::kTp);
+  auto dp = split(worldRank(), 0, trace_model::ParallelDim::kDp);
+  auto tp = split(0, worldRank(), trace_model::ParallelDim::kTp);
   expectMatches("tp 4 (one head per rank)", 1, 0, *dp, *tp);
 }
 
@@ -58,8 +58,8 @@ TEST(TensorParallelTest, Dp2Tp2MatchesSingleRank) {
 // from replicated tensors: their gradients (and so their values) are
 // bit-identical on every tp rank, step after step.
 TEST(TensorParallelTest, ReplicatedGradientsAreEqualOverTp) {
-  auto dp = split(worldRank(), 0, tracer::ParallelDim::kDp);
-  auto tp = split(0, worldRank(), tracer::ParallelDim::kTp);
+  auto dp = split(worldRank(), 0, trace_model::ParallelDim::kDp);
+  auto tp = split(0, worldRank(), trace_model::ParallelDim::kTp);
   auto trainer = makeTrainer(0, *dp, *tp);
   ASSERT_NE(trainer, nullptr);
   int replicated = 0;
@@ -82,8 +82,8 @@ TEST(TensorParallelTest, ReplicatedGradientsAreEqualOverTp) {
 
 TEST(TensorParallelTest, TracedStepHasTwoForwardAndTwoBackwardTpAllReducesPerBlock) {
   const int r = worldRank();
-  auto dp = split(r, 0, tracer::ParallelDim::kDp);
-  auto tp = split(r / 2, r % 2, tracer::ParallelDim::kTp);
+  auto dp = split(r, 0, trace_model::ParallelDim::kDp);
+  auto tp = split(r / 2, r % 2, trace_model::ParallelDim::kTp);
   auto trainer = makeTrainer(0, *dp, *tp);
   ASSERT_NE(trainer, nullptr);
   tracer::Recorder recorder(r, true, 1 << 16);
@@ -94,27 +94,27 @@ TEST(TensorParallelTest, TracedStepHasTwoForwardAndTwoBackwardTpAllReducesPerBlo
   const int64_t bytes = o.batchSize * o.model.seqLen * o.model.hidden * 4;
   std::map<std::string, int> count;
   std::map<std::pair<std::string, int32_t>, int> perMicroBatch;
-  const std::vector<tracer::Event> events = recorder.drain();
+  const std::vector<trace_model::Event> events = recorder.drain();
   int64_t forwardFlops = 0, backwardFlops = 0;
-  for (const tracer::Event& e : events) {
-    if (e.kind == tracer::EventKind::kForward) forwardFlops += e.flops;
-    if (e.kind == tracer::EventKind::kBackward) backwardFlops += e.flops;
+  for (const trace_model::Event& e : events) {
+    if (e.kind == trace_model::EventKind::kForward) forwardFlops += e.flops;
+    if (e.kind == trace_model::EventKind::kBackward) backwardFlops += e.flops;
   }
   // This rank's share: the blocks' products halved, the head whole.
   const int64_t perMicroBatchFlops = trainer->model().forwardFlops(o.batchSize, o.model.seqLen);
   EXPECT_EQ(forwardFlops, o.microBatches * perMicroBatchFlops);
   EXPECT_EQ(backwardFlops, 2 * o.microBatches * perMicroBatchFlops);
-  for (const tracer::Event& e : events) {
-    if (e.dim != tracer::ParallelDim::kTp) continue;
+  for (const trace_model::Event& e : events) {
+    if (e.dim != trace_model::ParallelDim::kTp) continue;
     ++count[e.name];
     if (e.name == "grad_norm") continue;
-    EXPECT_EQ(e.kind, tracer::EventKind::kAllReduce) << e.name;
+    EXPECT_EQ(e.kind, trace_model::EventKind::kAllReduce) << e.name;
     EXPECT_EQ(e.bytes, bytes) << e.name;
     EXPECT_EQ(e.step, 0) << e.name;
     ++perMicroBatch[{e.name, e.microBatch}];
     // A blocking all-reduce never sits inside a compute span of its rank.
-    for (const tracer::Event& c : events) {
-      if (c.lane != tracer::Lane::kCompute) continue;
+    for (const trace_model::Event& c : events) {
+      if (c.lane != trace_model::Lane::kCompute) continue;
       EXPECT_FALSE(c.startNs < e.endNs && e.startNs < c.endNs && c.startNs <= e.startNs &&
                    e.endNs <= c.endNs)
           << c.name << " encloses " << e.name;
@@ -147,18 +147,18 @@ TEST(TensorParallelTest, TracedZbStepRunsTheBackwardTpAllReducesInB) {
   (*made)->setRecorder(&recorder);
   ASSERT_TRUE((*made)->step().isOk());
   (*made)->setRecorder(nullptr);
-  const std::vector<tracer::Event> events = recorder.drain();
+  const std::vector<trace_model::Event> events = recorder.drain();
   const TrainerOptions o = perRankOptions();
   const int layersHere = o.model.numLayers / 2;  // one block per stage
   int forward = 0, backward = 0, bSpans = 0;
-  for (const tracer::Event& e : events) {
-    if (e.kind == tracer::EventKind::kBackwardInput && e.name.rfind("h.", 0) == 0) ++bSpans;
-    if (e.dim != tracer::ParallelDim::kTp || e.name == "grad_norm") continue;
+  for (const trace_model::Event& e : events) {
+    if (e.kind == trace_model::EventKind::kBackwardInput && e.name.rfind("h.", 0) == 0) ++bSpans;
+    if (e.dim != trace_model::ParallelDim::kTp || e.name == "grad_norm") continue;
     const bool grad = e.name.find("grad") != std::string::npos;
     (grad ? backward : forward) += 1;
     EXPECT_EQ(e.stage, (*grid)->coord().pp) << e.name;
-    for (const tracer::Event& c : events) {
-      if (c.lane != tracer::Lane::kCompute) continue;
+    for (const trace_model::Event& c : events) {
+      if (c.lane != trace_model::Lane::kCompute) continue;
       EXPECT_FALSE(c.startNs <= e.startNs && e.endNs <= c.endNs && c.startNs < c.endNs &&
                    e.startNs < e.endNs)
           << c.name << " encloses " << e.name;
@@ -167,8 +167,9 @@ TEST(TensorParallelTest, TracedZbStepRunsTheBackwardTpAllReducesInB) {
     // Between this micro-batch's B segments of the block: a B span of the
     // same micro-batch ends at or before it and another starts after it.
     bool before = false, after = false;
-    for (const tracer::Event& c : events) {
-      if (c.kind != tracer::EventKind::kBackwardInput || c.microBatch != e.microBatch) continue;
+    for (const trace_model::Event& c : events) {
+      if (c.kind != trace_model::EventKind::kBackwardInput || c.microBatch != e.microBatch)
+        continue;
       before = before || c.endNs <= e.startNs;
       after = after || c.startNs >= e.endNs;
     }

@@ -11,7 +11,7 @@ namespace bubblescope::engine::testing {
 
 inline constexpr int kSteps = 5;
 
-inline std::unique_ptr<MpiCommunicator> split(int color, int key, tracer::ParallelDim dim) {
+inline std::unique_ptr<MpiCommunicator> split(int color, int key, trace_model::ParallelDim dim) {
   auto c = MpiCommunicator::split(MPI_COMM_WORLD, color, key, dim);
   EXPECT_TRUE(c.isOk()) << c.status().toString();
   return std::move(c).value();

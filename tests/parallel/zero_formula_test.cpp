@@ -11,8 +11,8 @@
 namespace bubblescope::engine::testing {
 namespace {
 
-using tracer::EventKind;
-using tracer::ParallelDim;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
 
 struct Case {
   int32_t stage;
@@ -46,7 +46,7 @@ TEST_P(ZeroFormulaTest, TracedBytesAndPeaksFollowTheFormulas) {
   // Volume as the analysis counts it (docs/analysis.md): an all-reduce twice
   // its payload, everything else its payload.
   int64_t bytes = 0;
-  for (const tracer::Event& e : recorder.drain()) {
+  for (const trace_model::Event& e : recorder.drain()) {
     if (e.dim != ParallelDim::kDp && e.dim != ParallelDim::kZero) continue;
     bytes += e.kind == EventKind::kAllReduce ? 2 * e.bytes : e.bytes;
   }

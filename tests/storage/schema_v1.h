@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::testing {
 
@@ -66,7 +66,8 @@ CREATE TABLE event_steps (
 // Writes a finished run 1 of two ranks holding `events` (names interned,
 // every field stored as v1 stored it) into a new v1 file at `path`. Returns
 // an empty string or SQLite's error.
-inline std::string writeV1Trace(const std::string& path, const std::vector<tracer::Event>& events,
+inline std::string writeV1Trace(const std::string& path,
+                                const std::vector<trace_model::Event>& events,
                                 bool withEventSteps) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
@@ -82,7 +83,7 @@ inline std::string writeV1Trace(const std::string& path, const std::vector<trace
                     "INSERT INTO ranks(run, rank) VALUES (1, 0), (1, 1);";
   int64_t maxNs = 0, firstNs = 0, lastNs = 0;
   for (size_t i = 0; i < events.size(); ++i) {
-    const tracer::Event& e = events[i];
+    const trace_model::Event& e = events[i];
     sql += "INSERT OR IGNORE INTO strings(value) VALUES ('" + e.name + "');";
     sql +=
         "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, "

@@ -24,8 +24,8 @@ RunInfo runInfo(const std::string& name, int32_t worldSize) {
   return info;
 }
 
-tracer::Event ev(int32_t rank, int64_t start, int64_t end, int32_t step) {
-  tracer::Event e;
+trace_model::Event ev(int32_t rank, int64_t start, int64_t end, int32_t step) {
+  trace_model::Event e;
   e.rank = rank;
   e.name = nameOf(start);
   e.startNs = start;
@@ -41,24 +41,24 @@ class TraceAnalysisQueriesTest : public ::testing::Test {
     ASSERT_TRUE(writer.isOk());
     auto& w = **writer;
     ASSERT_TRUE(w.beginRun(runInfo("other", 1)).isOk());
-    ASSERT_TRUE(w.appendEvents(std::vector<tracer::Event>{ev(0, 1, 2, 0)}).isOk());
+    ASSERT_TRUE(w.appendEvents(std::vector<trace_model::Event>{ev(0, 1, 2, 0)}).isOk());
     ASSERT_TRUE(w.finishRun(RunStatus::kFinished).isOk());
     auto id = w.beginRun(runInfo("this", 2));
     ASSERT_TRUE(id.isOk());
     run_ = *id;
     // Out of start order, across ranks and batches; one tie at 50.
-    ASSERT_TRUE(w.appendEvents(std::vector<tracer::Event>{ev(1, 70, 90, 1), ev(0, 50, 60, 0),
-                                                          ev(1, 10, 30, 0), ev(0, 5, 40, 0)})
+    ASSERT_TRUE(w.appendEvents(std::vector<trace_model::Event>{ev(1, 70, 90, 1), ev(0, 50, 60, 0),
+                                                               ev(1, 10, 30, 0), ev(0, 5, 40, 0)})
                     .isOk());
     ASSERT_TRUE(w.flush().isOk());
-    ASSERT_TRUE(w.appendEvents(std::vector<tracer::Event>{ev(0, 50, 55, 1), ev(0, 0, 3, -1),
-                                                          ev(0, 100, 130, 1)})
+    ASSERT_TRUE(w.appendEvents(std::vector<trace_model::Event>{ev(0, 50, 55, 1), ev(0, 0, 3, -1),
+                                                               ev(0, 100, 130, 1)})
                     .isOk());
-    ASSERT_TRUE(w.appendSamples(std::vector<tracer::Sample>{{0, "mem.gradients", 1, 10.0},
-                                                            {0, "mem.gradients", 2, 30.0},
-                                                            {0, "mem.gradients", 3, 20.0},
-                                                            {1, "mem.gradients", 1, 7.5},
-                                                            {1, "cpu_util", 1, 99.0}})
+    ASSERT_TRUE(w.appendSamples(std::vector<trace_model::Sample>{{0, "mem.gradients", 1, 10.0},
+                                                                 {0, "mem.gradients", 2, 30.0},
+                                                                 {0, "mem.gradients", 3, 20.0},
+                                                                 {1, "mem.gradients", 1, 7.5},
+                                                                 {1, "cpu_util", 1, 99.0}})
                     .isOk());
     ASSERT_TRUE(w.finishRun(RunStatus::kFinished).isOk());
   }
@@ -74,7 +74,7 @@ TEST_F(TraceAnalysisQueriesTest, VisitEventsStreamsOneRankInStartOrder) {
   std::vector<std::pair<int64_t, int64_t>> seen;
   ASSERT_TRUE((*reader)
                   ->visitEvents(run_, 0,
-                                [&](const tracer::Event& e) {
+                                [&](const trace_model::Event& e) {
                                   EXPECT_EQ(e.rank, 0);
                                   EXPECT_EQ(e.name, nameOf(e.startNs));
                                   seen.emplace_back(e.startNs, e.endNs);
@@ -90,7 +90,7 @@ TEST_F(TraceAnalysisQueriesTest, VisitorErrorStopsTheVisit) {
   auto reader = TraceReader::open(path_);
   ASSERT_TRUE(reader.isOk());
   int calls = 0;
-  Status s = (*reader)->visitEvents(run_, 0, [&](const tracer::Event&) {
+  Status s = (*reader)->visitEvents(run_, 0, [&](const trace_model::Event&) {
     ++calls;
     return Status::internal("stop here");
   });

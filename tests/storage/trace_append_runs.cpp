@@ -17,7 +17,7 @@ bubblescope::Status appendRun(const std::string& path, int64_t events) {
   BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
   BS_RETURN_IF_ERROR(writer->beginRun({.name = "appended", .worldSize = 4}).status());
   BS_RETURN_IF_ERROR(writer->appendEvents(testing::makeEvents(0, events)));
-  std::vector<tracer::StepRecord> steps;
+  std::vector<trace_model::StepRecord> steps;
   for (int32_t s = 0; s < 3; ++s) steps.push_back({0, s, 5.0 - s, 64, s * 1000, s * 1000 + 900});
   BS_RETURN_IF_ERROR(writer->appendSteps(steps));
   return writer->finishRun(storage::RunStatus::kFinished);

@@ -80,21 +80,25 @@ TEST(TraceBadInputTest, FileThatIsNotSqlite) {
 TEST(TraceBadInputTest, SqliteDatabaseOfAnotherProgram) {
   TempDir dir;
   const std::string path = dir.file("other.db");
-  execSql(path, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT);"
-                "INSERT INTO photos(name) VALUES ('cat.jpg');");
+  execSql(path,
+          "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT);"
+          "INSERT INTO photos(name) VALUES ('cat.jpg');");
   expectRefused(path, StatusCode::kUnsupported,
-                path + " is not a Bubblescope trace: a SQLite database from another program (it "
-                       "has no Bubblescope meta table)");
+                path +
+                    " is not a Bubblescope trace: a SQLite database from another program (it "
+                    "has no Bubblescope meta table)");
 }
 
 TEST(TraceBadInputTest, ForeignMetaTable) {
   TempDir dir;
   const std::string path = dir.file("meta.db");
-  execSql(path, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-                "INSERT INTO meta VALUES ('application', 'nsys');");
+  execSql(path,
+          "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+          "INSERT INTO meta VALUES ('application', 'nsys');");
   expectRefused(path, StatusCode::kUnsupported,
-                path + " is not a Bubblescope trace: a SQLite database from another program "
-                       "(meta.application is 'nsys')");
+                path +
+                    " is not a Bubblescope trace: a SQLite database from another program "
+                    "(meta.application is 'nsys')");
 }
 
 TEST(TraceBadInputTest, NewerSchemaVersion) {
@@ -172,11 +176,10 @@ TEST(TraceBadInputTest, EmptyFileIsNotATraceForTheReader) {
 // drops to an unprivileged user first.
 TEST(TraceBadInputTest, WriterInReadOnlyDirectory) {
   TempDir dir;
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all |
-                                               std::filesystem::perms::group_read |
-                                               std::filesystem::perms::group_exec |
-                                               std::filesystem::perms::others_read |
-                                               std::filesystem::perms::others_exec);
+  std::filesystem::permissions(
+      dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                      std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                      std::filesystem::perms::others_exec);
   const std::string path = dir.file("t.db");
   const auto child = testing::runAsNobody([&] {
     auto writer = TraceWriter::open(path);
@@ -200,10 +203,11 @@ TEST(TraceBadInputTest, RankIdBeyondInt32IsCorrupt) {
     ASSERT_TRUE((*writer)->beginRun({.name = "r", .worldSize = 1}).isOk());
     ASSERT_TRUE((*writer)->addRank({.rank = 0}).isOk());
     ASSERT_TRUE((*writer)->appendEvents(makeEvents(0, 10, 1)).isOk());
-    const tracer::StepRecord step{
+    const trace_model::StepRecord step{
         .rank = 0, .step = 0, .loss = 1.0, .tokens = 8, .startNs = 0, .endNs = 10};
     ASSERT_TRUE((*writer)->appendSteps({&step, 1}).isOk());
-    const tracer::Sample sample{.rank = 0, .name = "mem.parameters", .timeNs = 1, .value = 2.0};
+    const trace_model::Sample sample{
+        .rank = 0, .name = "mem.parameters", .timeNs = 1, .value = 2.0};
     ASSERT_TRUE((*writer)->appendSamples({&sample, 1}).isOk());
     ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());
   }

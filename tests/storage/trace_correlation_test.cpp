@@ -14,9 +14,9 @@ namespace bubblescope::storage {
 namespace {
 
 using testing::TempDir;
-using tracer::Event;
-using tracer::EventKind;
-using tracer::Lane;
+using trace_model::Event;
+using trace_model::EventKind;
+using trace_model::Lane;
 
 Event launchEvent(int32_t rank, int64_t correlation, int64_t startNs) {
   Event e;
@@ -33,7 +33,7 @@ Event launchEvent(int32_t rank, int64_t correlation, int64_t startNs) {
 Event kernelEvent(int32_t rank, int64_t correlation, int64_t startNs) {
   Event e;
   e.rank = rank;
-  e.lane = tracer::gpuStreamLane(7);
+  e.lane = trace_model::gpuStreamLane(7);
   e.kind = EventKind::kKernel;
   e.name = "residual_forward_kernel";
   e.startNs = startNs;
@@ -179,7 +179,7 @@ TEST(TraceCorrelationTest, V1FilesOpenAndMigrateWhenAppendedTo) {
       auto id = (*writer)->beginRun({.name = "new", .worldSize = 1});
       ASSERT_TRUE(id.isOk()) << id.status().message();
       newRun = *id;
-      tracer::RankInfo rank;
+      trace_model::RankInfo rank;
       rank.parameters = 30368;
       ASSERT_TRUE((*writer)->addRank(rank).isOk());
       ASSERT_TRUE((*writer)->appendEvents(linkedPair).isOk());

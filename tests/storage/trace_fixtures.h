@@ -4,15 +4,15 @@
 #include <string>
 #include <vector>
 
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
 namespace bubblescope::testing {
 
-inline tracer::Event makeEvent(int64_t i, int32_t ranks = 4) {
-  tracer::Event e;
+inline trace_model::Event makeEvent(int64_t i, int32_t ranks = 4) {
+  trace_model::Event e;
   e.rank = static_cast<int32_t>(i % ranks);
-  e.lane = static_cast<tracer::Lane>(i % 3);
-  e.kind = static_cast<tracer::EventKind>(i % tracer::kEventKindCount);
+  e.lane = static_cast<trace_model::Lane>(i % 3);
+  e.kind = static_cast<trace_model::EventKind>(i % trace_model::kEventKindCount);
   e.name = "op." + std::to_string(i % 7);
   e.startNs = 1000 * i;
   e.endNs = 1000 * i + 500 + (i % 5);
@@ -20,7 +20,7 @@ inline tracer::Event makeEvent(int64_t i, int32_t ranks = 4) {
   e.microBatch = static_cast<int32_t>(i % 8);
   e.stage = static_cast<int32_t>(i % 4);
   e.chunk = static_cast<int32_t>(i % 2);
-  e.dim = static_cast<tracer::ParallelDim>(i % tracer::kParallelDimCount);
+  e.dim = static_cast<trace_model::ParallelDim>(i % trace_model::kParallelDimCount);
   e.bytes = 4096 * i + 1;
   e.flops = 1000000007LL * i;
   e.peer = static_cast<int32_t>((i + 1) % ranks);
@@ -28,8 +28,8 @@ inline tracer::Event makeEvent(int64_t i, int32_t ranks = 4) {
   return e;
 }
 
-inline std::vector<tracer::Event> makeEvents(int64_t first, int64_t count, int32_t ranks = 4) {
-  std::vector<tracer::Event> events;
+inline std::vector<trace_model::Event> makeEvents(int64_t first, int64_t count, int32_t ranks = 4) {
+  std::vector<trace_model::Event> events;
   events.reserve(count);
   for (int64_t i = first; i < first + count; ++i) events.push_back(makeEvent(i, ranks));
   return events;

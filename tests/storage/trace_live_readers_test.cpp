@@ -93,7 +93,7 @@ TEST(TraceLiveReadersTest, TwoReadersOfOneProcessSurviveAnotherProcessAppendingR
     ASSERT_TRUE(writer.isOk()) << writer.status().message();
     ASSERT_TRUE((*writer)->beginRun({}).isOk());
     ASSERT_TRUE((*writer)->appendEvents(testing::makeEvents(0, kEventsPerRun)).isOk());
-    std::vector<tracer::StepRecord> steps;
+    std::vector<trace_model::StepRecord> steps;
     for (int32_t s = 0; s < 3; ++s) steps.push_back({0, s, 1.0, 64, s * 1000, s * 1000 + 900});
     ASSERT_TRUE((*writer)->appendSteps(steps).isOk());
     ASSERT_TRUE((*writer)->finishRun(RunStatus::kFinished).isOk());

@@ -20,8 +20,12 @@ using testing::TempDir;
 
 constexpr int64_t kBatch = 500;
 
-bool writeInt(int fd, int64_t v) { return write(fd, &v, sizeof v) == sizeof v; }
-bool readInt(int fd, int64_t* v) { return read(fd, v, sizeof *v) == sizeof *v; }
+bool writeInt(int fd, int64_t v) {
+  return write(fd, &v, sizeof v) == sizeof v;
+}
+bool readInt(int fd, int64_t* v) {
+  return read(fd, v, sizeof *v) == sizeof *v;
+}
 
 struct Child {
   pid_t pid = -1;
@@ -65,7 +69,7 @@ TEST(TraceProcessesTest, ReaderSeesEventsWhileAnotherProcessWrites) {
   ASSERT_GT(child.pid, 0);
 
   std::unique_ptr<TraceReader> reader;
-  std::vector<tracer::Event> seen;
+  std::vector<trace_model::Event> seen;
   int64_t cursor = 0;
   for (int b = 0; b < kBatches; ++b) {
     int64_t committed = 0;

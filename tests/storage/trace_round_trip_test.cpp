@@ -15,7 +15,7 @@ namespace {
 using testing::makeEvent;
 using testing::makeEvents;
 using testing::TempDir;
-using tracer::Event;
+using trace_model::Event;
 
 RunInfo sampleRun() {
   RunInfo info;
@@ -38,11 +38,10 @@ TEST(TraceRoundTripTest, EveryFieldOfEveryRecordSurvives) {
   const std::string path = dir.file("t.db");
   const auto events = makeEvents(0, 1000);
   RankInfo rank2{2, "node7", 4242, "cuda:1", 1, 0, 1, -1234, 56, 16, 4};
-  std::vector<tracer::StepRecord> steps = {{0, 0, 5.25, 4096, 10, 900},
-                                           {1, 0, std::numeric_limits<double>::quiet_NaN(), 4096,
-                                            12, 905}};
-  std::vector<tracer::Sample> samples = {{0, "cpu_util", 100, 0.75}, {0, "cpu_util", 200, 0.5},
-                                         {1, "rss_bytes", 150, 1.5e9}};
+  std::vector<trace_model::StepRecord> steps = {
+      {0, 0, 5.25, 4096, 10, 900}, {1, 0, std::numeric_limits<double>::quiet_NaN(), 4096, 12, 905}};
+  std::vector<trace_model::Sample> samples = {
+      {0, "cpu_util", 100, 0.75}, {0, "cpu_util", 200, 0.5}, {1, "rss_bytes", 150, 1.5e9}};
   int64_t runId = 0;
   {
     auto writer = TraceWriter::open(path, {.batchEvents = 128});
@@ -175,8 +174,9 @@ TEST(TraceRoundTripTest, ReopeningAppendsANewRunAndKeepsTheOld) {
     ASSERT_TRUE(id.isOk());
     EXPECT_EQ(*id, i + 1);
     ASSERT_TRUE((*writer)->appendEvents(makeEvents(i * 10, 10)).isOk());
-    ASSERT_TRUE((*writer)->finishRun(i == 0 ? RunStatus::kFinished : RunStatus::kFailed,
-                                     i == 0 ? "" : "rank 3 died (signal 9)")
+    ASSERT_TRUE((*writer)
+                    ->finishRun(i == 0 ? RunStatus::kFinished : RunStatus::kFailed,
+                                i == 0 ? "" : "rank 3 died (signal 9)")
                     .isOk());
   }
   auto reader = openReader(path);
@@ -257,8 +257,9 @@ TEST(TraceRunOwnershipTest, AttachToARunAndEndItFromAnotherWriter) {
   }
   auto launcher = TraceWriter::open(path);
   ASSERT_TRUE(launcher.isOk());
-  ASSERT_TRUE(
-      (*launcher)->endDetachedRun(runId, RunStatus::kFailed, "rank 1 was killed (signal 9)").isOk());
+  ASSERT_TRUE((*launcher)
+                  ->endDetachedRun(runId, RunStatus::kFailed, "rank 1 was killed (signal 9)")
+                  .isOk());
   Status again = (*launcher)->endDetachedRun(runId, RunStatus::kFinished, "");
   EXPECT_EQ(again.message(), "run 1 is not a running run of " + path);
   EXPECT_EQ((*launcher)->attachRun(runId).message(), "run 1 has already failed");

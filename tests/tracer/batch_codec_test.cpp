@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "tracer/batch_codec.h"
+
+#include <gtest/gtest.h>
 
 namespace bubblescope::tracer {
 namespace {
@@ -8,10 +8,10 @@ namespace {
 Batch sampleBatch() {
   Batch b;
   for (int i = 0; i < 50; ++i) {
-    Event e;
+    trace_model::Event e;
     e.rank = 3;
-    e.lane = i % 2 ? Lane::kCommunication : gpuStreamLane(2);
-    e.kind = static_cast<EventKind>(i % kEventKindCount);
+    e.lane = i % 2 ? trace_model::Lane::kCommunication : trace_model::gpuStreamLane(2);
+    e.kind = static_cast<trace_model::EventKind>(i % trace_model::kEventKindCount);
     e.name = i % 3 ? "forward" : "allreduce.bucket" + std::to_string(i);
     e.startNs = 1000LL * i;
     e.endNs = 1000LL * i + 999;
@@ -19,7 +19,7 @@ Batch sampleBatch() {
     e.microBatch = i % 4;
     e.stage = 1;
     e.chunk = i % 2;
-    e.dim = ParallelDim::kDp;
+    e.dim = trace_model::ParallelDim::kDp;
     e.bytes = 1LL << 33;
     e.flops = -1;
     e.peer = 2;

@@ -1,8 +1,8 @@
+#include "tracer/gpu_activity.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "tracer/gpu_activity.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -37,45 +37,53 @@ TEST(GpuActivityTest, ClockMapEdgeCases) {
 }
 
 TEST(GpuActivityTest, NcclKernelsAreClassifiedByName) {
-  EXPECT_EQ(kindOfKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), EventKind::kAllReduce);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+            trace_model::EventKind::kAllReduce);
   EXPECT_EQ(kindOfKernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE"),
-            EventKind::kReduceScatter);
-  EXPECT_EQ(kindOfKernel("ncclKernel_AllGather_RING_LL_Sum_int8_t"), EventKind::kAllGather);
-  EXPECT_EQ(kindOfKernel("ncclDevKernel_Broadcast_RING_LL"), EventKind::kBroadcast);
-  EXPECT_EQ(kindOfKernel("ncclDevKernel_Reduce_Sum_f32_RING_LL"), EventKind::kReduce);
-  EXPECT_EQ(kindOfKernel("ncclDevKernel_SendRecv"), EventKind::kSend);
-  EXPECT_EQ(kindOfKernel("ampere_sgemm_128x64_tn"), EventKind::kKernel);
-  EXPECT_EQ(kindOfKernel("layernorm_forward_kernel"), EventKind::kKernel);
+            trace_model::EventKind::kReduceScatter);
+  EXPECT_EQ(kindOfKernel("ncclKernel_AllGather_RING_LL_Sum_int8_t"),
+            trace_model::EventKind::kAllGather);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_Broadcast_RING_LL"), trace_model::EventKind::kBroadcast);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_Reduce_Sum_f32_RING_LL"), trace_model::EventKind::kReduce);
+  EXPECT_EQ(kindOfKernel("ncclDevKernel_SendRecv"), trace_model::EventKind::kSend);
+  EXPECT_EQ(kindOfKernel("ampere_sgemm_128x64_tn"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("layernorm_forward_kernel"), trace_model::EventKind::kKernel);
 }
 
 TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
   GpuClockMap map;
   map.gpuZero = 1000;
   map.hostAtZero = 50000;
-  StreamDims dims = {{13, ParallelDim::kDp}, {14, ParallelDim::kTp}};
+  StreamDims dims = {{13, trace_model::ParallelDim::kDp}, {14, trace_model::ParallelDim::kTp}};
 
-  GpuActivity allReduce{GpuActivityKind::kKernel, 2000, 5000, 0, 13, 99,
-                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0};
-  Event e = toEvent(allReduce, map, 3, dims);
+  GpuActivity allReduce{GpuActivityKind::kKernel,
+                        2000,
+                        5000,
+                        0,
+                        13,
+                        99,
+                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                        0};
+  trace_model::Event e = toEvent(allReduce, map, 3, dims);
   EXPECT_EQ(e.rank, 3);
-  EXPECT_EQ(e.kind, EventKind::kAllReduce);
-  EXPECT_EQ(e.lane, gpuStreamLane(13));
-  EXPECT_EQ(e.dim, ParallelDim::kDp);
+  EXPECT_EQ(e.kind, trace_model::EventKind::kAllReduce);
+  EXPECT_EQ(e.lane, trace_model::gpuStreamLane(13));
+  EXPECT_EQ(e.dim, trace_model::ParallelDim::kDp);
   EXPECT_EQ(e.startNs, 51000);
   EXPECT_EQ(e.endNs, 54000);
-  EXPECT_EQ(categoryOf(e.kind), EventCategory::kCommunication);
+  EXPECT_EQ(trace_model::categoryOf(e.kind), trace_model::EventCategory::kCommunication);
 
   GpuActivity gemm{GpuActivityKind::kKernel, 1000, 1500, 0, 13, 100, "sgemm_kernel", 0};
-  Event g = toEvent(gemm, map, 3, dims);
-  EXPECT_EQ(g.kind, EventKind::kKernel);
-  EXPECT_EQ(g.dim, ParallelDim::kNone);  // compute carries no dimension
-  EXPECT_EQ(categoryOf(g.kind), EventCategory::kCompute);
+  trace_model::Event g = toEvent(gemm, map, 3, dims);
+  EXPECT_EQ(g.kind, trace_model::EventKind::kKernel);
+  EXPECT_EQ(g.dim, trace_model::ParallelDim::kNone);  // compute carries no dimension
+  EXPECT_EQ(trace_model::categoryOf(g.kind), trace_model::EventCategory::kCompute);
 
   GpuActivity copy{GpuActivityKind::kMemcpy, 1000, 1100, 0, 7, 101, "", 1 << 20};
-  Event c = toEvent(copy, map, 0, dims);
-  EXPECT_EQ(c.kind, EventKind::kMemcpy);
+  trace_model::Event c = toEvent(copy, map, 0, dims);
+  EXPECT_EQ(c.kind, trace_model::EventKind::kMemcpy);
   EXPECT_EQ(c.bytes, 1 << 20);
-  EXPECT_EQ(c.dim, ParallelDim::kNone);  // stream 7 carries no collectives
+  EXPECT_EQ(c.dim, trace_model::ParallelDim::kNone);  // stream 7 carries no collectives
 }
 
 TEST(GpuActivityTest, ALaunchAndItsKernelBecomeTwoEventsLinkedByTheirCorrelation) {
@@ -100,24 +108,24 @@ TEST(GpuActivityTest, ALaunchAndItsKernelBecomeTwoEventsLinkedByTheirCorrelation
                            "residual_forward_kernel",
                            0};
 
-  const Event l = toEvent(launch, 5);
-  const Event k = toEvent(kernel, *map, 5, {});
+  const trace_model::Event l = toEvent(launch, 5);
+  const trace_model::Event k = toEvent(kernel, *map, 5, {});
   EXPECT_EQ(l.correlationId, 4242);
   EXPECT_EQ(k.correlationId, l.correlationId);
   EXPECT_EQ(l.rank, 5);
   EXPECT_EQ(k.rank, 5);
   // The launch: on the host clock as it is, on the cuda api lane, neither
   // compute nor communication (it must not count twice with its kernel).
-  EXPECT_EQ(l.lane, Lane::kCudaApi);
-  EXPECT_EQ(l.kind, EventKind::kOther);
-  EXPECT_EQ(categoryOf(l.kind), EventCategory::kOther);
+  EXPECT_EQ(l.lane, trace_model::Lane::kCudaApi);
+  EXPECT_EQ(l.kind, trace_model::EventKind::kOther);
+  EXPECT_EQ(trace_model::categoryOf(l.kind), trace_model::EventCategory::kOther);
   EXPECT_EQ(l.name, "cudaLaunchKernel");
   EXPECT_EQ(l.startNs, 2500000000LL);
   EXPECT_EQ(l.endNs, 2500004000LL);
   // The kernel: through the fitted map back onto the host clock (a GPU time
   // taken as host time would be 7 s off), on its stream lane.
-  EXPECT_EQ(k.lane, gpuStreamLane(7));
-  EXPECT_EQ(k.kind, EventKind::kKernel);
+  EXPECT_EQ(k.lane, trace_model::gpuStreamLane(7));
+  EXPECT_EQ(k.kind, trace_model::EventKind::kKernel);
   EXPECT_NEAR(static_cast<double>(k.startNs), 2500010000.0, 2.0);
   EXPECT_NEAR(static_cast<double>(k.endNs), 2500030000.0, 2.0);
   EXPECT_GT(k.startNs, l.startNs);
@@ -134,7 +142,7 @@ TEST(GpuActivityTest, ARecordWithoutALaunchKeepsItsCorrelation) {
   EXPECT_EQ(toEvent(unlinked, map, 0, {}).correlationId, 0);
   // A launch whose exit time is before its entry (cannot happen on one
   // monotonic clock, but never store an event that ends before it starts).
-  const Event e = toEvent(LaunchCall{7, 1000, 900, 1, "cudaMemcpyAsync"}, 0);
+  const trace_model::Event e = toEvent(LaunchCall{7, 1000, 900, 1, "cudaMemcpyAsync"}, 0);
   EXPECT_EQ(e.endNs, e.startNs);
 }
 
@@ -174,7 +182,7 @@ TEST(NvmlSamplerTest, OpensOrSaysWhy) {
   }
   auto samples = (*sampler)->sample(2, 1000);
   ASSERT_FALSE(samples.empty());
-  for (const Sample& s : samples) {
+  for (const trace_model::Sample& s : samples) {
     EXPECT_EQ(s.rank, 2);
     EXPECT_GE(s.value, 0.0);
   }

@@ -1,15 +1,15 @@
+#include "tracer/recorder.h"
+
 #include <gtest/gtest.h>
 
 #include <thread>
-
-#include "tracer/recorder.h"
 
 namespace bubblescope::tracer {
 namespace {
 
 SpanInfo forward(int32_t mb) {
   SpanInfo info;
-  info.kind = EventKind::kForward;
+  info.kind = trace_model::EventKind::kForward;
   info.name = "forward";
   info.microBatch = mb;
   info.step = 3;
@@ -20,10 +20,10 @@ SpanInfo forward(int32_t mb) {
 TEST(RecorderTest, DrainsSpansInOrderWithEveryField) {
   Recorder r(5, true, 16);
   SpanInfo send;
-  send.kind = EventKind::kSend;
-  send.lane = Lane::kPipeline;
+  send.kind = trace_model::EventKind::kSend;
+  send.lane = trace_model::Lane::kPipeline;
   send.name = "send.act";
-  send.dim = ParallelDim::kPp;
+  send.dim = trace_model::ParallelDim::kPp;
   send.bytes = 4096;
   send.peer = 6;
   send.stage = 1;
@@ -39,9 +39,9 @@ TEST(RecorderTest, DrainsSpansInOrderWithEveryField) {
   EXPECT_EQ(events[0].flops, 1000);
   EXPECT_EQ(events[0].startNs, 10);
   EXPECT_EQ(events[0].endNs, 20);
-  EXPECT_EQ(events[1].kind, EventKind::kSend);
-  EXPECT_EQ(events[1].lane, Lane::kPipeline);
-  EXPECT_EQ(events[1].dim, ParallelDim::kPp);
+  EXPECT_EQ(events[1].kind, trace_model::EventKind::kSend);
+  EXPECT_EQ(events[1].lane, trace_model::Lane::kPipeline);
+  EXPECT_EQ(events[1].dim, trace_model::ParallelDim::kPp);
   EXPECT_EQ(events[1].bytes, 4096);
   EXPECT_EQ(events[1].peer, 6);
   EXPECT_EQ(events[1].stage, 1);
@@ -104,7 +104,7 @@ TEST(RecorderTest, ConcurrentProducerAndConsumer) {
       r.record(forward(i), i, i + 1);
     }
   });
-  std::vector<Event> got;
+  std::vector<trace_model::Event> got;
   while (got.size() < static_cast<size_t>(kSpans)) r.drainInto(got);
   producer.join();
   EXPECT_EQ(r.dropped(), 0);

@@ -82,7 +82,7 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
     std::this_thread::sleep_for(std::chrono::microseconds(1000));
     const int64_t t1 = hostNowNs();
     SpanInfo info;
-    info.kind = EventKind::kForward;
+    info.kind = trace_model::EventKind::kForward;
     info.name = "forward";
     info.microBatch = i;
     info.bytes = t0;
@@ -90,8 +90,8 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
     recorder->record(info, skew.apply(t0), skew.apply(t1));
   }
   const int64_t stepEnd = recorder->now();
-  (*session)->addStep({rank, 0, rank == size - 1 ? 4.5 : std::nan(""), 1024, stepEnd - 1000,
-                       stepEnd});
+  (*session)->addStep(
+      {rank, 0, rank == size - 1 ? 4.5 : std::nan(""), 1024, stepEnd - 1000, stepEnd});
   Status finished = (*session)->finish();
   ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
   if (rank != 0) return;
@@ -116,7 +116,7 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
   auto page = (*reader)->eventsAfter(1, 0, 1 << 20);
   ASSERT_TRUE(page.isOk());
   std::vector<int> perRank(size, 0);
-  for (const Event& e : page->events) {
+  for (const trace_model::Event& e : page->events) {
     ++perRank.at(e.rank);
     const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000);
     ASSERT_LE(std::llabs(e.startNs - e.bytes), allowed)
@@ -160,7 +160,7 @@ TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
   int64_t endNs = 0;
   if (rank == worldSize() - 1) {
     SpanInfo info;
-    info.kind = EventKind::kBackward;
+    info.kind = trace_model::EventKind::kBackward;
     info.name = "backward";
     info.microBatch = 777;
     Recorder* r = (*session)->recorder();
@@ -176,7 +176,7 @@ TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
     while (!seen && hostNowNs() - endNs < 3000000000LL) {
       auto page = (*reader)->eventsAfter(1, 0);
       ASSERT_TRUE(page.isOk());
-      for (const Event& e : page->events) seen = seen || e.microBatch == 777;
+      for (const trace_model::Event& e : page->events) seen = seen || e.microBatch == 777;
       if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     const double latencyS = (hostNowNs() - endNs) / 1e9;
@@ -253,7 +253,7 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   options.shipIntervalMs = 20;
   auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(), {.device = "cuda:0"}, options);
   ASSERT_TRUE(session.isOk()) << session.status().message();
-  (*session)->setStreamDimension(13, ParallelDim::kDp);
+  (*session)->setStreamDimension(13, trace_model::ParallelDim::kDp);
   gpu.ready = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   ASSERT_TRUE((*session)->finish().isOk());
@@ -273,34 +273,34 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   auto page = (*reader)->eventsAfter(1, 0);
   ASSERT_TRUE(page.isOk());
   int allReduces = 0, kernels = 0, launches = 0;
-  std::map<std::pair<int32_t, int64_t>, const Event*> launchOf;  // (rank, correlation)
-  for (const Event& e : page->events) {
-    if (e.lane != Lane::kCudaApi) continue;
+  std::map<std::pair<int32_t, int64_t>, const trace_model::Event*> launchOf;  // (rank, correlation)
+  for (const trace_model::Event& e : page->events) {
+    if (e.lane != trace_model::Lane::kCudaApi) continue;
     ++launches;
-    EXPECT_EQ(e.kind, EventKind::kOther);
+    EXPECT_EQ(e.kind, trace_model::EventKind::kOther);
     EXPECT_NE(e.correlationId, 0);
     EXPECT_TRUE(launchOf.emplace(std::make_pair(e.rank, e.correlationId), &e).second);
   }
   EXPECT_EQ(launches, 6 * worldSize());
-  for (const Event& e : page->events) {
-    if (!isGpuStreamLane(e.lane)) continue;
+  for (const trace_model::Event& e : page->events) {
+    if (!trace_model::isGpuStreamLane(e.lane)) continue;
     // Every record links to its launch on the same rank, which came first.
     auto it = launchOf.find({e.rank, e.correlationId});
     ASSERT_NE(it, launchOf.end()) << "rank " << e.rank << " correlation " << e.correlationId;
-    EXPECT_EQ(it->second->name,
-              e.kind == EventKind::kAllReduce ? "cuLaunchKernelEx" : "cudaLaunchKernel");
+    EXPECT_EQ(it->second->name, e.kind == trace_model::EventKind::kAllReduce ? "cuLaunchKernelEx"
+                                                                             : "cudaLaunchKernel");
     EXPECT_LT(it->second->endNs, e.startNs);
   }
-  for (const Event& e : page->events) {
-    if (e.kind == EventKind::kAllReduce) {
+  for (const trace_model::Event& e : page->events) {
+    if (e.kind == trace_model::EventKind::kAllReduce) {
       ++allReduces;
-      EXPECT_EQ(e.lane, gpuStreamLane(13));
-      EXPECT_EQ(e.dim, ParallelDim::kDp);
+      EXPECT_EQ(e.lane, trace_model::gpuStreamLane(13));
+      EXPECT_EQ(e.dim, trace_model::ParallelDim::kDp);
       EXPECT_NEAR(static_cast<double>(e.endNs - e.startNs), 30000.0, 2.0);
-    } else if (e.kind == EventKind::kKernel) {
+    } else if (e.kind == trace_model::EventKind::kKernel) {
       ++kernels;
-      EXPECT_EQ(e.lane, gpuStreamLane(7));
-      EXPECT_EQ(e.dim, ParallelDim::kNone);
+      EXPECT_EQ(e.lane, trace_model::gpuStreamLane(7));
+      EXPECT_EQ(e.dim, trace_model::ParallelDim::kNone);
     } else {
       continue;
     }

@@ -1,12 +1,12 @@
 // Interval algebra: exact answers on hand-made sets, and a randomised check
 // against a brute-force bitmap.
-#include "storage/analysis/interval_set.h"
+#include "trace_model/interval_set.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace bubblescope::analysis {
+namespace bubblescope::trace_model {
 namespace {
 
 using V = std::vector<Interval>;
@@ -91,4 +91,4 @@ TEST(IntervalSetTest, MatchesBruteForceOnRandomSets) {
 }
 
 }  // namespace
-}  // namespace bubblescope::analysis
+}  // namespace bubblescope::trace_model

@@ -8,9 +8,9 @@
 #include <span>
 
 #include "common/status.h"
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
-namespace bubblescope::tracer {
+namespace bubblescope::trace_model {
 
 class Sink {
  public:
@@ -26,4 +26,4 @@ class Sink {
   virtual Status flush() = 0;
 };
 
-}  // namespace bubblescope::tracer
+}  // namespace bubblescope::trace_model

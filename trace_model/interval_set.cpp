@@ -1,8 +1,8 @@
-#include "storage/analysis/interval_set.h"
+#include "trace_model/interval_set.h"
 
 #include <algorithm>
 
-namespace bubblescope::analysis {
+namespace bubblescope::trace_model {
 namespace {
 
 // Appends [s, e) to a normalised list whose last start is <= s.
@@ -92,4 +92,4 @@ int64_t IntervalSet::totalNs() const {
   return total;
 }
 
-}  // namespace bubblescope::analysis
+}  // namespace bubblescope::trace_model

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace bubblescope::analysis {
+namespace bubblescope::trace_model {
 
 struct Interval {
   int64_t startNs = 0;
@@ -42,4 +42,4 @@ class IntervalSet {
   std::vector<Interval> intervals_;
 };
 
-}  // namespace bubblescope::analysis
+}  // namespace bubblescope::trace_model

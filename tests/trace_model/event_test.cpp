@@ -1,11 +1,11 @@
+#include "trace_model/event.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "tracer/event.h"
-
-namespace bubblescope::tracer {
+namespace bubblescope::trace_model {
 namespace {
 
 // The stored values are a file-format contract: changing one breaks old traces.
@@ -39,4 +39,4 @@ TEST(EventModelTest, EveryKindHasADistinctName) {
 }
 
 }  // namespace
-}  // namespace bubblescope::tracer
+}  // namespace bubblescope::trace_model

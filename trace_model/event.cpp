@@ -1,6 +1,6 @@
-#include "tracer/event.h"
+#include "trace_model/event.h"
 
-namespace bubblescope::tracer {
+namespace bubblescope::trace_model {
 
 EventCategory categoryOf(EventKind kind) {
   switch (kind) {
@@ -95,4 +95,4 @@ bool isValid(ParallelDim dim) {
   return v >= 0 && v < kParallelDimCount;
 }
 
-}  // namespace bubblescope::tracer
+}  // namespace bubblescope::trace_model

@@ -1,4 +1,5 @@
-// The event model: plain value structs that every module shares.
+// The trace model's events: plain value structs that every module shares
+// (the tracer produces them, storage stores them, analysis and the GUI read them).
 //
 // Contract: the numeric values of every enum below are stored in trace files.
 // The enums are append-only: never renumber or reuse a value; add new ones at
@@ -10,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace bubblescope::tracer {
+namespace bubblescope::trace_model {
 
 // What a span did. Stored as an integer in `events.kind`.
 enum class EventKind : int32_t {
@@ -26,9 +27,9 @@ enum class EventKind : int32_t {
   kBroadcast = 9,
   kSend = 10,
   kRecv = 11,
-  kWait = 12,      // blocked on a peer that is not ready (a bubble, not communication)
+  kWait = 12,  // blocked on a peer that is not ready (a bubble, not communication)
   kDataLoad = 13,
-  kKernel = 14,    // a GPU kernel that is not a collective
+  kKernel = 14,  // a GPU kernel that is not a collective
   kMemcpy = 15,
   kMemset = 16,
   kOther = 17,
@@ -88,9 +89,9 @@ struct Event {
   int32_t rank = 0;
   Lane lane = Lane::kCompute;
   EventKind kind = EventKind::kOther;
-  std::string name;       // e.g. "forward", "allreduce.bucket3", a kernel name
+  std::string name;  // e.g. "forward", "allreduce.bucket3", a kernel name
   int64_t startNs = 0;
-  int64_t endNs = 0;      // endNs >= startNs
+  int64_t endNs = 0;  // endNs >= startNs
   int32_t step = -1;
   int32_t microBatch = -1;
   int32_t stage = -1;
@@ -98,7 +99,7 @@ struct Event {
   ParallelDim dim = ParallelDim::kNone;
   int64_t bytes = 0;
   int64_t flops = 0;
-  int32_t peer = -1;      // the other rank of a send or receive
+  int32_t peer = -1;  // the other rank of a send or receive
   // Links a GPU record (kernel, copy, set on a stream lane) to the host call
   // that launched it (on Lane::kCudaApi): both carry the same id, unique
   // within one rank (CUPTI's correlation id). 0 = not linked.
@@ -155,4 +156,4 @@ std::string_view toString(Lane lane);  // "gpu" for stream lanes
 bool isValid(EventKind kind);
 bool isValid(ParallelDim dim);
 
-}  // namespace bubblescope::tracer
+}  // namespace bubblescope::trace_model

@@ -1,0 +1,82 @@
+#include "cli/layout_flags.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/backend_option.h"
+#include "engine/layout/layout.h"
+
+namespace bubblescope::cli {
+
+void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
+  cmd->add_option("--layout", flags.layoutFile, "Layout file (flags below override its keys)");
+  cmd->add_option("--dp", flags.dp, "Data-parallel degree");
+  cmd->add_option("--tp", flags.tp, "Tensor-parallel degree");
+  cmd->add_option("--pp", flags.pp, "Pipeline stages");
+  cmd->add_option("--zero", flags.zero, "ZeRO stage 0-3 over the dp group");
+  cmd->add_option("--model", flags.model, "Model preset: tiny, small, gpt2-124m");
+  cmd->add_option("--steps", flags.steps, "Optimizer steps");
+  cmd->add_option("--micro-batches,--microbatches", flags.microBatches,
+                  "Micro-batches per step and rank");
+  cmd->add_option("--micro-batch-size", flags.microBatchSize, "Sequences per micro-batch");
+  cmd->add_option("--global-batch", flags.globalBatch,
+                  "Sequences per step over all dp ranks (checked against the others)");
+  cmd->add_option("--seed", flags.seed, "Seed of initialisation and data order");
+  cmd->add_option("--lr", flags.lr, "Peak learning rate");
+  cmd->add_option("--schedule", flags.schedule,
+                  "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1");
+  cmd->add_option("--chunks", flags.chunks, "Model chunks per stage (v, interleaved only)");
+  cmd->add_flag("--recompute", flags.recompute,
+                "Activation checkpointing: keep stage inputs, recompute before backward");
+  cmd->add_option("--bucket-mb", flags.bucketMb, "Gradient bucket size in MiB");
+  cmd->add_option("--bucket-elements", flags.bucketElements, "Gradient bucket size in elements");
+  cmd->add_flag("--no-overlap", flags.noOverlap,
+                "Reduce gradients after backward instead of during it");
+  cmd->add_option("--hosts", flags.hosts, "host or host:slots, comma-separated (to mpirun)")
+      ->delimiter(',');
+  cmd->add_option("--hostfile", flags.hostfile, "An mpirun hostfile");
+  cmd->add_option("--data", flags.data, "Text file to train on (default: built-in corpus)");
+  cmd->add_option("--backend", flags.backend, kBackendHelp);
+}
+
+Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!a.layoutFile.empty()) {
+    std::ifstream in(a.layoutFile);
+    if (!in) return Status::notFound("layout file '" + a.layoutFile + "' cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
+                              /*ignore_comments=*/true);
+    if (j.is_discarded() || !j.is_object()) {
+      return layout::layoutFromFile(a.layoutFile).status();  // its message names the problem
+    }
+  }
+  auto set = [&j](const char* key, const auto& value) {
+    if (value) j[key] = *value;
+  };
+  set("dp", a.dp);
+  set("tp", a.tp);
+  set("pp", a.pp);
+  set("zero_stage", a.zero);
+  set("virtual_chunks", a.chunks);
+  set("micro_batches", a.microBatches);
+  set("micro_batch_size", a.microBatchSize);
+  set("global_batch", a.globalBatch);
+  set("steps", a.steps);
+  set("seed", a.seed);
+  set("learning_rate", a.lr);
+  set("bucket_mb", a.bucketMb);
+  set("bucket_elements", a.bucketElements);
+  set("model", a.model);
+  set("schedule", a.schedule);
+  set("hostfile", a.hostfile);
+  set("data_file", a.data);
+  set("backend", a.backend);
+  if (!a.hosts.empty()) j["hosts"] = a.hosts;
+  if (a.noOverlap) j["overlap"] = false;
+  if (a.recompute) j["recompute"] = true;
+  return j;
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,37 @@
+// The layout flags `run` and `simulate` share: a layout file and flags that
+// set its keys (docs/layout-format.md), in one place so both commands accept
+// the same layouts the same way.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace bubblescope::cli {
+
+// Flags that set layout keys; unset ones leave the file's (or default) value.
+struct LayoutFlags {
+  std::string layoutFile;
+  std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps;
+  std::optional<int64_t> globalBatch, bucketElements, seed;
+  std::optional<double> bucketMb, lr;
+  std::optional<std::string> model, schedule, hostfile, data, backend;
+  std::vector<std::string> hosts;
+  bool noOverlap = false;
+  bool recompute = false;
+};
+
+// Registers --layout and every layout-key flag on `cmd`; `flags` must outlive
+// the parse.
+void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags);
+
+// The layout's JSON: the file's, then the flags on top. Errors: the file
+// cannot be read or is not a JSON object (the message names the problem).
+Result<nlohmann::json> layoutJson(const LayoutFlags& flags);
+
+}  // namespace bubblescope::cli

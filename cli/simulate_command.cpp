@@ -1,0 +1,103 @@
+// `bubblescope-cli simulate`: the schedule simulator over a layout's op lists
+// (the same layout flags as `run`), written into --trace as a simulated run.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/layout_flags.h"
+#include "engine/layout/layout.h"
+#include "storage/simulated_run.h"
+
+namespace bubblescope::cli {
+namespace {
+
+struct SimulateArgs {
+  LayoutFlags layout;
+  std::string trace;
+  std::string name;
+  std::string costs = "1:1:1:0.05:1.5:0.3";
+  double unitMs = 1.0;
+};
+
+// "F:B:W:comm[:grad_sync[:optimizer]]": costs of one forward (of a whole
+// stage), input-gradient and weight-gradient backward halves (a fused backward
+// costs B + W), a pipeline transfer, the gradient collective and the
+// optimizer step; missing trailing fields are 0.
+Result<layout::CostModel> parseCosts(const std::string& text) {
+  std::vector<double> v;
+  std::stringstream in(text);
+  std::string field;
+  while (std::getline(in, field, ':')) {
+    size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(field, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != field.size()) {
+      return Status::invalidArgument("--costs '" + text + "': '" + field + "' is not a number");
+    }
+    v.push_back(x);
+  }
+  if (v.size() < 4 || v.size() > 6) {
+    return Status::invalidArgument("--costs '" + text +
+                                   "' needs 4 to 6 numbers: F:B:W:comm[:grad_sync[:optimizer]]");
+  }
+  v.resize(6, 0.0);
+  layout::CostModel c;
+  c.forward = v[0];
+  c.backwardInput = v[1];
+  c.backwardWeight = v[2];
+  c.comm = v[3];
+  c.gradSync = v[4];
+  c.optimizer = v[5];
+  return c;
+}
+
+ExitCode simulateRun(const SimulateArgs& a) {
+  auto fail = [](int code, const std::string& message) {
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return code;
+  };
+  auto json = layoutJson(a.layout);
+  if (!json.isOk()) return fail(2, json.status().message());
+  auto parsed = layout::layoutFromJson(*json);
+  if (!parsed.isOk()) return fail(2, parsed.status().message());
+  storage::SimulatedRunOptions options;
+  auto costs = parseCosts(a.costs);
+  if (!costs.isOk()) return fail(2, costs.status().message());
+  options.costs = *costs;
+  if (!(a.unitMs > 0)) return fail(2, "--unit-ms must be > 0");
+  options.unitNs = static_cast<int64_t>(a.unitMs * 1e6);
+  options.name = a.name;
+  auto writer = storage::TraceWriter::open(a.trace);
+  if (!writer.isOk()) return fail(1, "trace file: " + writer.status().message());
+  auto runId = storage::writeSimulatedRun(**writer, *parsed, options);
+  if (!runId.isOk()) return fail(1, runId.status().message());
+  std::printf("run_id: %lld\n", static_cast<long long>(*runId));
+  std::printf("simulated %d steps of %d ranks into %s\n", parsed->steps, parsed->worldSize(),
+              a.trace.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addSimulateCommand(CLI::App& app, CommandRunner& runner) {
+  auto a = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Replay a layout's schedule with the simulator and write it as a simulated run");
+  addLayoutFlags(cmd, a->layout);
+  cmd->add_option("--trace", a->trace, "Trace file (.db) the simulated run is written into")
+      ->required();
+  cmd->add_option("--name", a->name, "Name of the run (default e.g. 'simulated 1f1b pp4 m8')");
+  cmd->add_option("--costs", a->costs,
+                  "Op costs F:B:W:comm[:grad_sync[:optimizer]] in units of --unit-ms; a fused "
+                  "backward costs B+W; the gradient collective runs only when dp > 1")
+      ->capture_default_str();
+  cmd->add_option("--unit-ms", a->unitMs, "Milliseconds of one cost unit")->capture_default_str();
+  cmd->callback([a, &runner] { runner = [a] { return simulateRun(*a); }; });
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,351 @@
+#include "gui/timeline_layers.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "gui/span_palette.h"
+#include "gui/time_format.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+std::map<int32_t, RankRows> rankRowsOf(const std::vector<TimelineRow>& rows) {
+  std::map<int32_t, RankRows> out;
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+    RankRows& r = out[rows[i].rank];
+    if (r.first < 0) r.first = i;
+    r.last = i;
+    if (rows[i].lane == trace_model::Lane::kPipeline) r.pipeline = i;
+  }
+  return out;
+}
+
+QColor textOn(const QColor& fill) {
+  return fill.lightness() > 140 ? Qt::black : Qt::white;
+}
+
+void paintBubbleRect(QPainter& p, const QRectF& r) {
+  QColor faint = bubbleHatchColour();
+  faint.setAlpha(28);
+  p.fillRect(r, faint);
+  p.fillRect(r, QBrush(bubbleHatchColour(), Qt::BDiagPattern));
+}
+
+void paintArrow(QPainter& p, QPointF from, QPointF to) {
+  p.drawLine(from, to);
+  const QPointF d = to - from;
+  const double len = std::hypot(d.x(), d.y());
+  if (len < 4) return;
+  const QPointF u = d / len;
+  const QPointF n(-u.y(), u.x());
+  QPainterPath head;
+  head.moveTo(to);
+  head.lineTo(to - u * 7 + n * 3.5);
+  head.lineTo(to - u * 7 - n * 3.5);
+  head.closeSubpath();
+  p.fillPath(head, p.pen().color());
+}
+
+// The rows `e` is drawn on among the frame's rows.
+template <typename Visit>
+void forRowsOf(const LayerContext& c, const trace_model::Event& e, Visit visit) {
+  for (int r = c.frame.firstRow; r <= c.frame.lastRow; ++r) {
+    if (c.rows[r].rank == e.rank && c.rows[r].lane == e.lane) visit(r);
+  }
+}
+
+}  // namespace
+
+LayerContext::LayerContext(QPainter& p, const TimelineFrame& frame,
+                           const std::vector<TimelineRow>& rows, const RowGeometry& geometry,
+                           const TimelinePlacement& at, const TimelineOverlay& overlay)
+    : frame(frame),
+      rows(rows),
+      geometry(geometry),
+      at(at),
+      overlay(overlay),
+      palette(QGuiApplication::palette()),
+      rankRows(rankRowsOf(rows)),
+      spanFont(p.font()),
+      labelFont(p.font()) {
+  spanFont.setPointSizeF(spanFont.pointSizeF() * 0.8);
+  labelFont.setPointSizeF(spanFont.pointSizeF() / 0.8 * 0.9);
+  rulerFont = labelFont;
+  rulerFont.setPointSizeF(rulerFont.pointSizeF() * 0.85);
+}
+
+void paintStageBands(QPainter& p, const LayerContext& c) {
+  for (int r = c.frame.firstRow; r <= c.frame.lastRow; ++r) {
+    if (c.rows[r].pp % 2 == 1) {
+      const QColor tint = c.palette.color(QPalette::AlternateBase);
+      p.fillRect(QRect(c.at.plot.left(), c.rowTop(r), c.at.plot.width(), RowGeometry::kLaneHeight),
+                 tint);
+    }
+  }
+}
+
+// Behind the spans, over every lane of the rank: exact intervals, then the
+// per-column idle masks of binned views.
+void paintBubbles(QPainter& p, const LayerContext& c) {
+  const int laneH = RowGeometry::kLaneHeight;
+  for (const BubbleInterval& b : c.frame.bubbles) {
+    auto it = c.rankRows.find(b.rank);
+    if (it == c.rankRows.end()) continue;
+    const double x0 = c.at.xOf(b.startNs), x1 = c.at.xOf(b.endNs);
+    const int y0 = c.rowTop(it->second.first);
+    const int y1 = c.rowTop(it->second.last) + laneH;
+    paintBubbleRect(p, QRectF(x0, y0, std::max(1.0, x1 - x0), y1 - y0));
+  }
+  for (const RankIdleColumns& idle : c.frame.idleColumns) {
+    auto it = c.rankRows.find(idle.rank);
+    if (it == c.rankRows.end()) continue;
+    const int y0 = c.rowTop(it->second.first);
+    const int y1 = c.rowTop(it->second.last) + laneH;
+    for (int col = 0; col < static_cast<int>(idle.idle.size());) {
+      if (!idle.idle[col]) {
+        ++col;
+        continue;
+      }
+      int e = col;
+      while (e < static_cast<int>(idle.idle.size()) && idle.idle[e]) ++e;
+      paintBubbleRect(p, QRectF(c.at.plot.left() + col, y0, e - col, y1 - y0));
+      col = e;
+    }
+  }
+}
+
+// Kinds stacked from the bottom of the lane, in legend order, one pixel
+// column per frame column.
+void paintCoverage(QPainter& p, const LayerContext& c) {
+  const TimelineFrame& f = c.frame;
+  if (f.coverage.empty()) return;
+  QImage image(c.at.plot.size(), QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  const int h = RowGeometry::kLaneHeight - 3;
+  auto* pixels = reinterpret_cast<QRgb*>(image.bits());
+  const qsizetype stride = image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+  for (const RowCoverage& rc : f.coverage) {
+    const int top = c.rowTop(rc.row) + 2 - c.at.plot.top();
+    std::vector<QRgb> colours;
+    for (const KindCoverage& k : rc.kinds) colours.push_back(colourOf(k.kind).rgba());
+    const int columns = std::min(f.columns, image.width());
+    for (int col = 0; col < columns; ++col) {
+      double cumulative = 0.0;
+      int filled = 0;  // pixels filled from the bottom of the lane
+      for (size_t k = 0; k < rc.kinds.size(); ++k) {
+        cumulative = std::min(1.0, cumulative + rc.kinds[k].fraction[col]);
+        const int upTo = static_cast<int>(cumulative * h + 0.5);
+        for (int y = filled; y < upTo; ++y) {
+          const int iy = top + h - 1 - y;
+          if (iy >= 0 && iy < image.height()) pixels[iy * stride + col] = colours[k];
+        }
+        filled = std::max(filled, upTo);
+      }
+    }
+  }
+  p.drawImage(c.at.plot.topLeft(), image);
+}
+
+void paintSpans(QPainter& p, const LayerContext& c) {
+  const int laneH = RowGeometry::kLaneHeight;
+  p.setFont(c.spanFont);
+  const QFontMetrics fm(c.spanFont);
+  for (const FrameSpan& s : c.frame.spans) {
+    const double x0 = std::max<double>(c.at.xOf(s.startNs), c.at.plot.left() - 1);
+    const double x1 = std::min<double>(c.at.xOf(s.endNs), c.at.plot.right() + 2);
+    const int left = static_cast<int>(std::floor(x0));
+    const int width = std::max(1, static_cast<int>(std::floor(x1)) - left);
+    const QRect r(left, c.rowTop(s.row) + 2, width, laneH - 3);
+    const QColor fill = colourOf(s.kind);
+    p.fillRect(r, fill);
+    if (width >= 6) p.fillRect(QRect(r.left(), r.top(), 1, r.height()), fill.darker(140));
+    if (s.microBatch >= 0) {
+      const QString label = QString::number(s.microBatch);
+      if (fm.horizontalAdvance(label) + 4 <= width) {
+        p.setPen(textOn(fill));
+        p.drawText(r, Qt::AlignCenter, label);
+      }
+    }
+  }
+}
+
+// Between the pipeline lanes of the two ranks (their first lane without one).
+void paintSendArrows(QPainter& p, const LayerContext& c) {
+  const double mid = RowGeometry::kLaneHeight / 2.0;
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setPen(QPen(arrowColour(c.palette), 1.2));
+  for (const FrameArrow& a : c.frame.arrows) {
+    auto from = c.rankRows.find(a.fromRank), to = c.rankRows.find(a.toRank);
+    if (from == c.rankRows.end() || to == c.rankRows.end()) continue;
+    const int fr = from->second.pipeline >= 0 ? from->second.pipeline : from->second.first;
+    const int tr = to->second.pipeline >= 0 ? to->second.pipeline : to->second.first;
+    paintArrow(p, QPointF(c.at.xOf(a.fromNs), c.rowTop(fr) + mid),
+               QPointF(c.at.xOf(a.toNs), c.rowTop(tr) + mid));
+  }
+}
+
+void paintHoverOutline(QPainter& p, const LayerContext& c) {
+  if (!c.overlay.highlighted) return;
+  const trace_model::Event& e = *c.overlay.highlighted;
+  p.setPen(QPen(c.palette.color(QPalette::Highlight), 2));
+  p.setBrush(Qt::NoBrush);
+  forRowsOf(c, e, [&](int r) {
+    const double x0 = c.at.xOf(e.startNs), x1 = c.at.xOf(e.endNs);
+    p.drawRect(
+        QRectF(x0 - 1, c.rowTop(r) + 1, std::max(2.0, x1 - x0 + 2), RowGeometry::kLaneHeight - 1));
+  });
+}
+
+// A thick outline in the text colour with a highlight halo, visible on every
+// span colour and in both palettes.
+void paintSelectedSpan(QPainter& p, const LayerContext& c) {
+  if (!c.overlay.selected) return;
+  const trace_model::Event& e = *c.overlay.selected;
+  p.setBrush(Qt::NoBrush);
+  forRowsOf(c, e, [&](int r) {
+    const double x0 = c.at.xOf(e.startNs), x1 = c.at.xOf(e.endNs);
+    const QRectF box(x0 - 2, c.rowTop(r), std::max(3.0, x1 - x0 + 4), RowGeometry::kLaneHeight + 1);
+    p.setPen(QPen(c.palette.color(QPalette::Highlight), 4));
+    p.drawRect(box);
+    p.setPen(QPen(c.palette.color(QPalette::WindowText), 2));
+    p.drawRect(box);
+  });
+}
+
+// The selected span's launch call or GPU records (same correlation id),
+// outlined, with an arrow from the launch's start on its cuda api row to each
+// record's start on its stream row, as Nsight and Perfetto draw it.
+void paintLinkedRecords(QPainter& p, const LayerContext& c) {
+  if (!c.overlay.selected || c.overlay.linked.empty()) return;
+  const int laneH = RowGeometry::kLaneHeight;
+  auto rowOf = [&](const trace_model::Event& e) {
+    for (int r = 0; r < static_cast<int>(c.rows.size()); ++r) {
+      if (c.rows[r].rank == e.rank && c.rows[r].lane == e.lane) return r;
+    }
+    return -1;
+  };
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setBrush(Qt::NoBrush);
+  p.setPen(QPen(c.palette.color(QPalette::Highlight), 2));
+  for (const trace_model::Event& other : c.overlay.linked) {
+    const bool otherIsRecord = trace_model::isGpuStreamLane(other.lane);
+    const trace_model::Event& launch = otherIsRecord ? *c.overlay.selected : other;
+    const trace_model::Event& record = otherIsRecord ? other : *c.overlay.selected;
+    const int from = rowOf(launch), to = rowOf(record);
+    if (from < 0 || to < 0) continue;
+    const int r = rowOf(other);
+    const double x0 = c.at.xOf(other.startNs), x1 = c.at.xOf(other.endNs);
+    p.drawRect(QRectF(x0 - 1, c.rowTop(r) + 1, std::max(2.0, x1 - x0 + 2), laneH - 1));
+    paintArrow(p, QPointF(c.at.xOf(launch.startNs), c.rowTop(from) + laneH / 2.0),
+               QPointF(c.at.xOf(record.startNs), c.rowTop(to) + laneH / 2.0));
+  }
+}
+
+void paintSelectionBand(QPainter& p, const LayerContext& c) {
+  if (!c.overlay.selectionNs) return;
+  const auto [a, b] = *c.overlay.selectionNs;
+  const double x0 = c.at.xOf(std::min(a, b)), x1 = c.at.xOf(std::max(a, b));
+  QColor band = c.palette.color(QPalette::Highlight);
+  band.setAlpha(50);
+  p.fillRect(QRectF(x0, c.at.plot.top(), x1 - x0, c.at.plot.height()), band);
+  p.setPen(c.palette.color(QPalette::Highlight));
+  p.drawLine(QPointF(x0, c.at.plot.top()), QPointF(x0, c.at.plot.bottom()));
+  p.drawLine(QPointF(x1, c.at.plot.top()), QPointF(x1, c.at.plot.bottom()));
+}
+
+void paintLabels(QPainter& p, const LayerContext& c) {
+  const int laneH = RowGeometry::kLaneHeight;
+  const QRect labels(0, c.at.plot.top(), c.at.plot.left(), c.at.plot.height());
+  p.fillRect(labels, c.palette.window());
+  p.setClipRect(labels);
+  const auto& marked = c.overlay.markedRanks;
+  for (int r = c.frame.firstRow; r <= c.frame.lastRow; ++r) {
+    const TimelineRow& row = c.rows[r];
+    const int y = c.rowTop(r);
+    if (row.firstOfStage) {
+      p.setPen(c.palette.color(QPalette::Mid));
+      p.drawLine(0, y - 3, c.at.plot.right(), y - 3);
+    }
+    if (std::find(marked.begin(), marked.end(), row.rank) != marked.end()) {
+      QColor mark = c.palette.color(QPalette::Highlight);
+      mark.setAlpha(70);
+      p.fillRect(QRect(0, y, c.at.plot.left(), laneH), mark);
+    }
+    p.setPen(c.palette.color(QPalette::WindowText));
+    p.setFont(c.labelFont);
+    if (row.firstOfRank) {
+      p.drawText(QRect(6, y, c.at.plot.left() - 70, laneH), Qt::AlignVCenter | Qt::AlignLeft,
+                 row.rankLabel);
+    }
+    p.setPen(c.palette.color(QPalette::PlaceholderText));
+    p.setFont(c.spanFont);
+    p.drawText(QRect(c.at.plot.left() - 66, y, 60, laneH), Qt::AlignVCenter | Qt::AlignRight,
+               row.laneLabel);
+  }
+}
+
+void paintRuler(QPainter& p, const LayerContext& c) {
+  const TimelinePlacement& at = c.at;
+  const QRect ruler(at.plot.left(), 0, at.plot.width(), TimelinePlacement::kRulerHeight);
+  p.fillRect(QRect(0, 0, at.plot.right() + 1, ruler.height()), c.palette.window());
+  p.setPen(c.palette.color(QPalette::Mid));
+  p.drawLine(0, ruler.bottom(), at.plot.right(), ruler.bottom());
+  const double nsPerPx = (at.t1Ns - at.t0Ns) / at.plot.width();
+  const double tick = niceTickNs(nsPerPx * 90);
+  const double rel0 = at.t0Ns - at.originNs;
+  const double first = std::ceil(rel0 / tick) * tick;
+  p.setPen(c.palette.color(QPalette::WindowText));
+  p.setFont(c.rulerFont);
+  for (double t = first; t < at.t1Ns - at.originNs; t += tick) {
+    const double x = at.xOf(t + at.originNs);
+    p.drawLine(QPointF(x, ruler.bottom() - 6), QPointF(x, ruler.bottom()));
+    for (int i = 1; i < 5; ++i) {
+      const double xm = at.xOf(t + at.originNs + i * tick / 5);
+      p.drawLine(QPointF(xm, ruler.bottom() - 3), QPointF(xm, ruler.bottom()));
+    }
+    p.drawText(QPointF(x + 3, ruler.bottom() - 8), formatDuration(t));
+  }
+  if (c.overlay.steps == nullptr) return;
+  // Step marks: a line per step when they are at least 4 px apart, a label
+  // where it does not overlap the previous one.
+  p.setPen(QColor(0x1565c0));
+  double lastLine = -1e9, lastLabel = -1e9;
+  for (const trace_model::StepWindow& s : *c.overlay.steps) {
+    const double x = at.xOf(s.startNs);
+    if (x < at.plot.left() || x > at.plot.right()) continue;
+    if (x - lastLine < 4) continue;
+    lastLine = x;
+    p.drawLine(QPointF(x, 0), QPointF(x, 13));
+    const QString label = QStringLiteral("step %1").arg(s.step);
+    if (x - lastLabel > p.fontMetrics().horizontalAdvance(label) + 8) {
+      p.drawText(QPointF(x + 3, 11), label);
+      lastLabel = x;
+    }
+  }
+}
+
+void paintSelectionLength(QPainter& p, const LayerContext& c) {
+  if (!c.overlay.selectionNs) return;
+  const auto [a, b] = *c.overlay.selectionNs;
+  p.setFont(c.rulerFont);
+  const QString text = QStringLiteral("Δ %1").arg(formatDuration(std::fabs(b - a)));
+  const double x = c.at.xOf(std::min(a, b));
+  const QRect box(static_cast<int>(x) + 4, 2, p.fontMetrics().horizontalAdvance(text) + 10, 18);
+  p.fillRect(box, c.palette.color(QPalette::Highlight));
+  p.setPen(c.palette.color(QPalette::HighlightedText));
+  p.drawText(box, Qt::AlignCenter, text);
+}
+
+void paintNote(QPainter& p, const LayerContext& c) {
+  if (c.frame.note.isEmpty()) return;
+  p.setFont(c.rulerFont);
+  p.setPen(c.palette.color(QPalette::PlaceholderText));
+  p.drawText(QRect(c.at.plot.left(), c.at.plot.top() + 2, c.at.plot.width() - 8, 16),
+             Qt::AlignRight | Qt::AlignTop, c.frame.note);
+}
+
+}  // namespace bubblescope::gui

@@ -296,45 +296,6 @@ class TraceWriter::Impl {
     return Status::ok();
   }
 
-  Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) {
-    BS_RETURN_IF_ERROR(requireRun("applyClockDrift"));
-    BS_RETURN_IF_ERROR(commit());
-    BS_RETURN_IF_ERROR(beginIfNeeded());
-    // CAST truncates toward zero, like the tracer's ClockModel.
-    static const char* kUpdates[] = {
-        "UPDATE events SET start_ns = start_ns + CAST(?1 * (start_ns - ?2) AS INTEGER), "
-        "end_ns = end_ns + CAST(?1 * (end_ns - ?2) AS INTEGER) WHERE run = ?3 AND rank = ?4",
-        "UPDATE steps SET start_ns = start_ns + CAST(?1 * (start_ns - ?2) AS INTEGER), "
-        "end_ns = end_ns + CAST(?1 * (end_ns - ?2) AS INTEGER) WHERE run = ?3 AND rank = ?4",
-        "UPDATE samples SET t_ns = t_ns + CAST(?1 * (t_ns - ?2) AS INTEGER) "
-        "WHERE run = ?3 AND rank = ?4",
-        "UPDATE event_steps SET first_ns = first_ns + CAST(?1 * (first_ns - ?2) AS INTEGER), "
-        "last_ns = last_ns + CAST(?1 * (last_ns - ?2) AS INTEGER) WHERE run = ?3 AND rank = ?4",
-    };
-    for (const char* sql : kUpdates) {
-      BS_ASSIGN_OR_RETURN(auto update, db_->prepare(sql));
-      update.bind(1, drift);
-      update.bind(2, pivotNs);
-      update.bind(3, runId_);
-      update.bind(4, int64_t{rank});
-      BS_RETURN_IF_ERROR(update.run());
-    }
-    // Keep the run's bounds true: recompute them from the events.
-    BS_ASSIGN_OR_RETURN(auto bounds,
-                        db_->prepare("SELECT min(start_ns), max(end_ns), max(end_ns - start_ns) "
-                                     "FROM events WHERE run = ?"));
-    bounds.bind(1, runId_);
-    auto row = bounds.step();
-    if (!row.isOk()) return row.status();
-    if (*row && !bounds.columnIsNull(0)) {
-      firstNs_ = bounds.columnInt(0);
-      lastNs_ = bounds.columnInt(1);
-      maxEventNs_ = bounds.columnInt(2);
-    }
-    bounds.reset();
-    return commit();
-  }
-
   int64_t runId() const { return runId_; }
 
   const std::string& path() const { return db_->path(); }
@@ -521,9 +482,6 @@ Status TraceWriter::appendSamples(std::span<const trace_model::Sample> samples) 
 }
 Status TraceWriter::flush() {
   return impl_->commit();
-}
-Status TraceWriter::applyClockDrift(int32_t rank, int64_t pivotNs, double drift) {
-  return impl_->applyClockDrift(rank, pivotNs, drift);
 }
 Status TraceWriter::finishRun(RunStatus status, const std::string& error) {
   return impl_->finishRun(status, error);

@@ -52,7 +52,6 @@ class TraceWriter final : public trace_model::Sink {
   Status endDetachedRun(int64_t runId, RunStatus status, const std::string& error);
   Status addRank(const RankInfo& rank);
   Status describeRank(const RankInfo& rank) override { return addRank(rank); }
-  Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
 
   Status appendEvents(std::span<const trace_model::Event> events) override;
   Status appendSteps(std::span<const trace_model::StepRecord> steps) override;

@@ -2,7 +2,8 @@
 // rank 0, a test's in-memory vector elsewhere).
 //
 // Contract: calls on one Sink are not concurrent (the caller serialises them).
-// A batch handed to a Sink is durable once flush() returns ok.
+// A batch handed to a Sink is durable once flush() returns ok. Times arrive on
+// the run's one aligned timeline: a sink never corrects them afterwards.
 #pragma once
 
 #include <span>
@@ -20,9 +21,6 @@ class Sink {
   virtual Status appendSamples(std::span<const Sample> samples) = 0;
   // Adds or replaces the description of a rank of the current run.
   virtual Status describeRank(const RankInfo& rank) = 0;
-  // Corrects every stored time t of `rank` in the current run by
-  // drift * (t - pivotNs): the linear clock drift found at the end of a run.
-  virtual Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) = 0;
   virtual Status flush() = 0;
 };
 

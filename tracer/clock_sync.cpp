@@ -14,9 +14,8 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double k
       return Status::invalidArgument("clock sync: an answer arrived before its request was sent");
     }
   }
-  std::sort(sorted.begin(), sorted.end(), [](const PingPong& a, const PingPong& b) {
-    return a.roundTripNs() < b.roundTripNs();
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const PingPong& a, const PingPong& b) { return a.roundTripNs() < b.roundTripNs(); });
   const size_t keep = std::max<size_t>(1, static_cast<size_t>(sorted.size() * keepFraction));
   std::vector<int64_t> offsets;
   int64_t sumMid = 0;
@@ -37,16 +36,23 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double k
   return e;
 }
 
-ClockModel fitClockModel(const OffsetEstimate& start) {
-  return {start.atNs, start.offsetNs, 0.0, start.uncertaintyNs};
+void ClockTrack::add(const OffsetEstimate& estimate) {
+  if (!estimates_.empty() && estimate.atNs <= estimates_.back().atNs) return;
+  estimates_.push_back(estimate);
+  uncertaintyNs_ = std::max(uncertaintyNs_, estimate.uncertaintyNs);
 }
 
-ClockModel fitClockModel(const OffsetEstimate& start, const OffsetEstimate& end) {
-  ClockModel m = fitClockModel(start);
-  const int64_t span = end.atNs - start.atNs;
-  if (span > 0) m.drift = static_cast<double>(end.offsetNs - start.offsetNs) / span;
-  m.uncertaintyNs = std::max(start.uncertaintyNs, end.uncertaintyNs);
-  return m;
+int64_t ClockTrack::toReference(int64_t localNs) const {
+  if (estimates_.size() == 1) return localNs + estimates_[0].offsetNs;
+  // The segment [a, b] holding localNs, or the first or last one.
+  auto after = std::upper_bound(estimates_.begin() + 1, estimates_.end() - 1, localNs,
+                                [](int64_t t, const OffsetEstimate& e) { return t < e.atNs; });
+  const OffsetEstimate& a = *(after - 1);
+  const OffsetEstimate& b = *after;
+  const double slope =
+      static_cast<double>(b.offsetNs - a.offsetNs) / static_cast<double>(b.atNs - a.atNs);
+  return localNs + a.offsetNs +
+         static_cast<int64_t>(std::llround(slope * static_cast<double>(localNs - a.atNs)));
 }
 
 }  // namespace bubblescope::tracer

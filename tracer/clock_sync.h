@@ -1,6 +1,6 @@
 // Clock alignment: the offset of a rank's host clock to rank 0's, from
-// ping-pong exchanges, and the linear model that maps a rank's times onto
-// rank 0's timeline. Pure maths; the MPI exchange is in mpi_clock_sync.h.
+// ping-pong exchanges, and the track of those offsets that maps a rank's times
+// onto rank 0's timeline. Pure maths; the MPI exchange is in mpi_clock_sync.h.
 //
 // One exchange: the rank reads its clock (t1), sends to rank 0, which
 // answers with its own clock (tRef), and the rank reads its clock when the
@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "common/result.h"
 
@@ -35,24 +36,31 @@ struct OffsetEstimate {
 // one) and takes the median of their offsets; the uncertainty is half the
 // largest round trip among them. Fails on no rounds or a round
 // whose answer arrived before it was sent.
-Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double keepFraction = 0.125);
+Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds,
+                                      double keepFraction = 0.125);
 
-// local -> reference: t + offsetNs + drift * (t − pivotNs).
-struct ClockModel {
-  int64_t pivotNs = 0;
-  int64_t offsetNs = 0;
-  double drift = 0.0;
-  int64_t uncertaintyNs = 0;
+// The offsets measured through a run, and the map of this rank's times onto
+// rank 0's: linear between consecutive estimates, so a time bracketed by two
+// measurements is mapped within the larger of their uncertainties whatever
+// the (linear) drift between them. Outside them the nearest segment's line is
+// extended (or, with one estimate, its offset held). The tracer measures
+// again before it ships what it drained, so every shipped time is bracketed.
+// Value type; not thread-safe.
+class ClockTrack {
+ public:
+  // Estimates come in increasing atNs; one not after the last is ignored.
+  void add(const OffsetEstimate& estimate);
+  bool empty() const { return estimates_.empty(); }
+  // Precondition: !empty().
+  int64_t toReference(int64_t localNs) const;
+  // The largest uncertainty of the estimates held: a bound on the error of
+  // every bracketed time.
+  int64_t uncertaintyNs() const { return uncertaintyNs_; }
+  const std::vector<OffsetEstimate>& estimates() const { return estimates_; }
 
-  int64_t toReference(int64_t localNs) const {
-    return localNs + offsetNs +
-           static_cast<int64_t>(drift * static_cast<double>(localNs - pivotNs));
-  }
+ private:
+  std::vector<OffsetEstimate> estimates_;
+  int64_t uncertaintyNs_ = 0;
 };
-
-// The model through a start and an end estimate (drift from their
-// difference); with only a start estimate, drift is zero.
-ClockModel fitClockModel(const OffsetEstimate& start);
-ClockModel fitClockModel(const OffsetEstimate& start, const OffsetEstimate& end);
 
 }  // namespace bubblescope::tracer

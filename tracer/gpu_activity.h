@@ -13,7 +13,7 @@
 //
 // GPU timestamps (CUPTI's clock) reach the run's timeline in two steps: a
 // GpuClockMap, fitted from pairs of (CUPTI timestamp, host clock) read back
-// to back, maps them onto the rank's host clock; the rank's ClockModel then
+// to back, maps them onto the rank's host clock; the rank's ClockTrack then
 // maps host times onto rank 0's (clock_sync.h).
 #pragma once
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -16,6 +15,12 @@ namespace {
 
 constexpr int kTagBatch = 7201;
 constexpr int kTagDone = 7202;
+constexpr int kTagSyncPing = 7203;
+constexpr int kTagSyncPong = 7204;
+// After answering a resync round rank 0 polls without sleeping this long, so
+// the rank's next round is answered at once (a short round trip is a tight
+// bound).
+constexpr int64_t kAwakeAfterPingNs = 2LL * 1000000;
 constexpr int64_t kFlushIntervalNs = 200LL * 1000000;  // rank 0 commits at least this often
 
 // Fixed-size description of a rank, gathered on rank 0.
@@ -23,8 +28,6 @@ struct WireRank {
   int64_t pid;
   int64_t offsetNs;
   int64_t uncertaintyNs;
-  int64_t pivotNs;
-  double drift;
   int64_t parameters;
   int32_t dp, tp, pp, cores;
   char host[64];
@@ -78,8 +81,8 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_
   BS_ASSIGN_OR_RETURN(s->startEstimate_,
                       measureOffsetToRankZero(comm, s->options_.syncRounds,
                                               [r = &s->recorder_] { return r->now(); }));
-  s->model_ = fitClockModel(s->startEstimate_);
-  BS_RETURN_IF_ERROR(s->exchangeRankInfo(placement, false));
+  s->clock_.add(s->startEstimate_);
+  BS_RETURN_IF_ERROR(s->exchangeRankInfo(placement));
   s->thread_ = std::thread([p = s.get()] { p->run(); });
   return s;
 }
@@ -138,15 +141,13 @@ void TraceSession::noteError(const Status& s) {
   if (error_.isOk()) error_ = s;
 }
 
-Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final) {
+Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
   char host[64] = {};
   gethostname(host, sizeof host - 1);
   WireRank mine{};
   mine.pid = getpid();
-  mine.offsetNs = model_.offsetNs;
-  mine.uncertaintyNs = model_.uncertaintyNs;
-  mine.pivotNs = model_.pivotNs;
-  mine.drift = model_.drift;
+  mine.offsetNs = startEstimate_.offsetNs;
+  mine.uncertaintyNs = clock_.uncertaintyNs();
   mine.dp = placement.dp;
   mine.tp = placement.tp;
   mine.pp = placement.pp;
@@ -160,12 +161,8 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
 
   std::map<std::string, int32_t> ranksPerHost;
   for (const WireRank& w : all) ++ranksPerHost[w.host];
-  models_.resize(size_);
-  int64_t runStart = 0;
   for (int32_t r = 0; r < size_; ++r) {
     const WireRank& w = all[r];
-    models_[r] = {w.pivotNs, w.offsetNs, final ? w.drift : 0.0, w.uncertaintyNs};
-    if (r == 0) runStart = w.pivotNs;
     trace_model::RankInfo info;
     info.rank = r;
     info.host = w.host;
@@ -179,19 +176,6 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement, bool final
     info.coresOnHost = w.cores;
     info.ranksOnHost = ranksPerHost[w.host];
     info.parameters = w.parameters;
-    if (final && r != 0 && w.drift != 0.0) {
-      // Events were stored with the start offset only. Correcting the drift
-      // rewrites the rank's rows, so it is done only when the drift moves
-      // times by more than the offset is known anyway; otherwise the drift
-      // left in is added to the stated uncertainty, which stays a bound.
-      const double runNs = static_cast<double>(recorder_.now() - runStart);
-      const double driftNs = std::fabs(w.drift) * runNs;
-      if (driftNs > static_cast<double>(w.uncertaintyNs)) {
-        BS_RETURN_IF_ERROR(sink_->applyClockDrift(r, w.pivotNs + w.offsetNs, w.drift));
-      } else {
-        info.clockUncertaintyNs += static_cast<int64_t>(std::ceil(driftNs));
-      }
-    }
     BS_RETURN_IF_ERROR(sink_->describeRank(info));
   }
   return sink_->flush();
@@ -215,18 +199,45 @@ Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
   return batch;
 }
 
-void TraceSession::deliver(int32_t fromRank, Batch batch) {
-  if (fromRank < 0 || fromRank >= size_) return;
-  const ClockModel& m = models_[fromRank];
+Status TraceSession::resync() {
+  std::vector<PingPong> rounds(std::max(options_.resyncRounds, 1));
+  for (PingPong& round : rounds) {
+    const char ping = 0;
+    round.sendNs = recorder_.now();
+    MPI_Send(&ping, 1, MPI_CHAR, 0, kTagSyncPing, comm_);
+    if (MPI_Recv(&round.refNs, 1, MPI_INT64_T, 0, kTagSyncPong, comm_, MPI_STATUS_IGNORE) !=
+        MPI_SUCCESS) {
+      return Status::internal("clock resync: receive from rank 0 failed on rank " +
+                              std::to_string(rank_));
+    }
+    round.receiveNs = recorder_.now();
+  }
+  BS_ASSIGN_OR_RETURN(OffsetEstimate estimate, estimateOffset(rounds));
+  clock_.add(estimate);
+  return Status::ok();
+}
+
+void TraceSession::align(Batch& batch) const {
   for (trace_model::Event& e : batch.events) {
-    e.startNs = m.toReference(e.startNs);
-    e.endNs = std::max(e.startNs, m.toReference(e.endNs));
+    e.startNs = clock_.toReference(e.startNs);
+    e.endNs = std::max(e.startNs, clock_.toReference(e.endNs));
   }
   for (trace_model::StepRecord& s : batch.steps) {
-    s.startNs = m.toReference(s.startNs);
-    s.endNs = m.toReference(s.endNs);
+    s.startNs = clock_.toReference(s.startNs);
+    s.endNs = std::max(s.startNs, clock_.toReference(s.endNs));
   }
-  for (trace_model::Sample& s : batch.samples) s.timeNs = m.toReference(s.timeNs);
+  for (trace_model::Sample& s : batch.samples) s.timeNs = clock_.toReference(s.timeNs);
+}
+
+void TraceSession::answerPing(int32_t fromRank) {
+  char ping = 0;
+  MPI_Recv(&ping, 1, MPI_CHAR, fromRank, kTagSyncPing, comm_, MPI_STATUS_IGNORE);
+  const int64_t now = recorder_.now();
+  MPI_Send(&now, 1, MPI_INT64_T, fromRank, kTagSyncPong, comm_);
+  lastPingNs_ = hostNowNs();
+}
+
+void TraceSession::deliver(Batch batch) {
   if (!batch.events.empty()) noteError(sink_->appendEvents(batch.events));
   if (!batch.steps.empty()) noteError(sink_->appendSteps(batch.steps));
   if (!batch.samples.empty()) noteError(sink_->appendSamples(batch.samples));
@@ -235,9 +246,15 @@ void TraceSession::deliver(int32_t fromRank, Batch batch) {
 bool TraceSession::receiveAvailable() {
   bool any = false;
   while (true) {
-    // Only the tracer's own tags: the clock sync's ping-pong shares comm_.
+    // Only the tracer's own tags: the start sync's ping-pong shares comm_.
     int flag = 0;
     MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kTagSyncPing, comm_, &flag, &status);
+    if (flag) {
+      answerPing(status.MPI_SOURCE);
+      any = true;
+      continue;
+    }
     MPI_Iprobe(MPI_ANY_SOURCE, kTagBatch, comm_, &flag, &status);
     if (!flag) MPI_Iprobe(MPI_ANY_SOURCE, kTagDone, comm_, &flag, &status);
     if (!flag) return any;
@@ -256,7 +273,7 @@ bool TraceSession::receiveAvailable() {
       noteError(batch.status().withContext("batch from rank " + std::to_string(status.MPI_SOURCE)));
       continue;
     }
-    deliver(status.MPI_SOURCE, std::move(batch).value());
+    deliver(std::move(batch).value());
   }
 }
 
@@ -275,8 +292,13 @@ void TraceSession::run() {
       lastShip = now;
       recheckHostClock();  // keeps the TSC's scale on CLOCK_MONOTONIC (tracer/clock.h)
       if (rank_ == 0) {
-        deliver(0, std::move(batch));
+        align(batch);
+        deliver(std::move(batch));
       } else if (!batch.empty()) {
+        // Measured after draining: every drained time lies between two
+        // measurements.
+        noteError(resync());
+        align(batch);
         const auto bytes = encodeBatch(batch);
         MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kTagBatch, comm_);
         ++batchesShipped_;
@@ -303,7 +325,9 @@ void TraceSession::run() {
       noteError(sink_->flush());
       return;
     }
-    if (!received) std::this_thread::sleep_for(milliseconds(2));
+    if (!received && hostNowNs() - lastPingNs_ > kAwakeAfterPingNs) {
+      std::this_thread::sleep_for(milliseconds(2));
+    }
   }
 }
 
@@ -315,14 +339,7 @@ Status TraceSession::finish() {
     stop_ = true;
     wake_.notify_all();
     thread_.join();
-    auto end =
-        measureOffsetToRankZero(comm_, options_.syncRounds, [r = &recorder_] { return r->now(); });
-    if (end.isOk()) {
-      model_ = fitClockModel(startEstimate_, *end);
-    } else {
-      noteError(end.status());
-    }
-    noteError(exchangeRankInfo(placement_, true));
+    noteError(exchangeRankInfo(placement_));
     std::lock_guard<std::mutex> lock(mutex_);
     result = error_;
     if (recorder_.dropped() > 0 && result.isOk()) {

@@ -1,7 +1,7 @@
 // TraceSession: the tracer of one rank of an MPI job. It aligns the rank's
-// clock to rank 0's, and ships the rank's spans, step records and samples
-// in batches to rank 0, which writes everything into one trace_model::Sink (the trace
-// file's writer).
+// times to rank 0's clock, then ships the rank's spans, step records and
+// samples in batches to rank 0, which writes everything into one Sink (the
+// trace file's writer) as it comes: times reach the sink already aligned.
 //
 // Contract:
 // - start() and finish() are collective over the job's communicator; the
@@ -11,8 +11,13 @@
 //   samples every sampleIntervalMs; the training thread only fills the
 //   Recorder's ring, so it is never stalled by shipping or writing.
 // - On rank 0 that thread is the only user of `sink` from start() until
-//   finish() returns. Times reach the sink on rank 0's timeline: offset
-//   corrected live, linear drift corrected in finish().
+//   finish() returns.
+// - Clock alignment (docs/tracer.md, "One timeline"): start() measures each
+//   rank's offset collectively; then, before every batch it ships, a rank
+//   drains what it recorded, measures its offset again (resyncRounds
+//   ping-pongs that rank 0's thread answers) and maps the drained times
+//   through its ClockTrack, so every shipped time lies between two
+//   measurements and offset and drift are both corrected before the sink.
 // - Times given to addStep() come from recorder()->now().
 #pragma once
 
@@ -43,7 +48,8 @@ struct SessionOptions {
   bool enabled = true;             // false: spans cost one branch, nothing is shipped
   int64_t shipIntervalMs = 100;    // a span reaches rank 0 at most this much after it ends
   int64_t sampleIntervalMs = 100;  // 0: no samples
-  int syncRounds = 64;             // ping-pong rounds per rank, at start and at finish
+  int syncRounds = 64;             // ping-pong rounds per rank at start
+  int resyncRounds = 16;           // ping-pong rounds before each shipped batch
   size_t recorderCapacity = size_t{1} << 17;
   std::optional<ClockSkew> skewForTesting;
   std::vector<std::pair<std::string, std::function<double()>>> gauges;  // thread-safe reads
@@ -77,23 +83,26 @@ class TraceSession {
   // tells once it has created its communicators). Thread-safe.
   void setStreamDimension(uint32_t stream, trace_model::ParallelDim dim);
 
-  // Ships what is left, measures the clock again, corrects drift on rank 0,
-  // and reports the first error any part of the session met.
+  // Ships what is left, states each rank's clock uncertainty (the largest of
+  // its measurements), and reports the first error any part of the session
+  // met.
   Status finish();
-
-  // This rank's clock model (after finish(): with drift).
-  const ClockModel& clockModel() const { return model_; }
   int64_t droppedSpans() const { return recorder_.dropped(); }
   int64_t batchesShipped() const { return batchesShipped_.load(); }
 
  private:
   TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink* sink, SessionOptions options);
-  Status exchangeRankInfo(const RankPlacement& placement, bool final);
+  // Collective: rank 0 describes every rank to the sink (again in finish(),
+  // with the final clock uncertainty).
+  Status exchangeRankInfo(const RankPlacement& placement);
   void run();
   Batch collectLocal(int64_t nowNs, bool sampleNow);
   void collectGpu(std::vector<trace_model::Event>& out);
-  void deliver(int32_t fromRank, Batch batch);  // rank 0: align and write
-  bool receiveAvailable();                      // rank 0: true if anything came
+  Status resync();                    // ranks > 0: measure the offset again
+  void align(Batch& batch) const;     // this rank's times -> rank 0's
+  void deliver(Batch batch);          // rank 0: write
+  void answerPing(int32_t fromRank);  // rank 0: one resync round
+  bool receiveAvailable();            // rank 0: true if anything came
   void noteError(const Status& s);
 
   MPI_Comm comm_;
@@ -104,9 +113,9 @@ class TraceSession {
   Recorder recorder_;
   ProcessSampler sampler_;
   std::unique_ptr<NvmlSampler> nvml_;  // GPU ranks, when NVML loads
-  ClockModel model_;
   OffsetEstimate startEstimate_;
-  std::vector<ClockModel> models_;  // rank 0: every rank's live model
+  ClockTrack clock_;        // start(), then the shipping thread, then finish()
+  int64_t lastPingNs_ = 0;  // rank 0: when it last answered a resync round
   RankPlacement placement_;
 
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling

@@ -1,9 +1,9 @@
+#include "tracer/clock_sync.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
-
-#include "tracer/clock_sync.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -56,20 +56,49 @@ TEST(ClockSyncTest, RejectsNoRoundsAndTimeTravel) {
   EXPECT_EQ(e.status().message(), "clock sync: an answer arrived before its request was sent");
 }
 
-TEST(ClockSyncTest, ModelCorrectsOffsetAndDrift) {
-  // Local clock = true + 1 ms + 100 ppm * (true - 0).
-  const double drift = 1e-4;
-  auto local = [&](int64_t t) { return t + 1000000 + static_cast<int64_t>(drift * t); };
-  OffsetEstimate start{local(0), 0 - local(0), 500};
-  OffsetEstimate end{local(10000000000LL), 10000000000LL - local(10000000000LL), 700};
-  ClockModel m = fitClockModel(start, end);
-  EXPECT_EQ(m.uncertaintyNs, 700);
-  for (int64_t t : {int64_t{0}, int64_t{2500000000}, int64_t{10000000000}}) {
-    EXPECT_NEAR(static_cast<double>(m.toReference(local(t))), static_cast<double>(t), 2.0) << t;
+// Local clock = true + 1 ms + 100 ppm * true.
+int64_t localOf(int64_t t) {
+  return t + 1000000 + static_cast<int64_t>(1e-4 * static_cast<double>(t));
+}
+
+OffsetEstimate exactAt(int64_t t, int64_t uncertaintyNs, int64_t errorNs = 0) {
+  return {localOf(t), t - localOf(t) + errorNs, uncertaintyNs};
+}
+
+TEST(ClockSyncTest, TrackCorrectsOffsetAndDriftBetweenEstimates) {
+  ClockTrack track;
+  track.add(exactAt(0, 500));
+  EXPECT_EQ(track.toReference(localOf(0)), 0);
+  // One estimate: its offset, held (the drift is not known yet).
+  EXPECT_EQ(track.toReference(localOf(1000000000)), localOf(1000000000) - localOf(0));
+  track.add(exactAt(4000000000LL, 700));
+  track.add(exactAt(10000000000LL, 300));
+  EXPECT_EQ(track.uncertaintyNs(), 700);
+  for (int64_t t : {int64_t{0}, int64_t{2500000000}, int64_t{7000000000}, int64_t{10000000000}}) {
+    EXPECT_NEAR(static_cast<double>(track.toReference(localOf(t))), static_cast<double>(t), 2.0)
+        << t;
   }
-  ClockModel startOnly = fitClockModel(start);
-  EXPECT_EQ(startOnly.drift, 0.0);
-  EXPECT_EQ(startOnly.toReference(local(0)), 0);
+  // Past the last estimate the last segment's line goes on.
+  EXPECT_NEAR(static_cast<double>(track.toReference(localOf(12000000000LL))), 12e9, 2.0);
+}
+
+TEST(ClockSyncTest, TrackErrorBetweenTwoEstimatesIsAtMostTheLargerOfTheirErrors) {
+  ClockTrack track;
+  track.add(exactAt(0, 400, +400));
+  track.add(exactAt(100000000, 300, -300));
+  for (int64_t t = 0; t <= 100000000; t += 12500000) {
+    const int64_t error = track.toReference(localOf(t)) - t;
+    EXPECT_LE(std::llabs(error), 401) << t;
+  }
+}
+
+TEST(ClockSyncTest, TrackIgnoresAnEstimateThatIsNotLater) {
+  ClockTrack track;
+  track.add(exactAt(1000, 10));
+  track.add(exactAt(1000, 99999, 5000000));
+  track.add(exactAt(0, 99999, 5000000));
+  EXPECT_EQ(track.estimates().size(), 1u);
+  EXPECT_EQ(track.uncertaintyNs(), 10);
 }
 
 }  // namespace

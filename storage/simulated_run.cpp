@@ -160,7 +160,7 @@ Result<int64_t> writeSimulatedRun(TraceWriter& writer, const layout::Layout& lay
                   : o.name;
   info.layoutJson = layout::toJson(layout).dump();
   info.modelJson = layout::toJson(layout.model).dump();
-  info.backend = "simulated";
+  info.backend = layout::backendName(layout.backend);
   info.worldSize = grid.worldSize();
   info.simulated = true;
   BS_ASSIGN_OR_RETURN(int64_t runId, writer.beginRun(info));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace bubblescope::tracer {
@@ -38,8 +39,13 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds, double k
 
 void ClockTrack::add(const OffsetEstimate& estimate) {
   if (!estimates_.empty() && estimate.atNs <= estimates_.back().atNs) return;
-  estimates_.push_back(estimate);
   uncertaintyNs_ = std::max(uncertaintyNs_, estimate.uncertaintyNs);
+  const size_t n = estimates_.size();
+  if (n >= 2 && estimates_[n - 1].atNs - estimates_[n - 2].atNs < kMinSegmentNs) {
+    estimates_.back() = estimate;  // the last segment grows
+  } else {
+    estimates_.push_back(estimate);
+  }
 }
 
 int64_t ClockTrack::toReference(int64_t localNs) const {
@@ -49,8 +55,11 @@ int64_t ClockTrack::toReference(int64_t localNs) const {
                                 [](int64_t t, const OffsetEstimate& e) { return t < e.atNs; });
   const OffsetEstimate& a = *(after - 1);
   const OffsetEstimate& b = *after;
-  const double slope =
-      static_cast<double>(b.offsetNs - a.offsetNs) / static_cast<double>(b.atNs - a.atNs);
+  const int64_t change = b.offsetNs - a.offsetNs;
+  if (std::llabs(change) <= a.uncertaintyNs + b.uncertaintyNs) {
+    return localNs + a.offsetNs + change / 2;
+  }
+  const double slope = static_cast<double>(change) / static_cast<double>(b.atNs - a.atNs);
   return localNs + a.offsetNs +
          static_cast<int64_t>(std::llround(slope * static_cast<double>(localNs - a.atNs)));
 }

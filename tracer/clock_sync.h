@@ -40,22 +40,28 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds,
                                       double keepFraction = 0.125);
 
 // The offsets measured through a run, and the map of this rank's times onto
-// rank 0's: linear between consecutive estimates, so a time bracketed by two
-// measurements is mapped within the larger of their uncertainties whatever
-// the (linear) drift between them. Outside them the nearest segment's line is
-// extended (or, with one estimate, its offset held). The tracer measures
-// again before it ships what it drained, so every shipped time is bracketed.
-// Value type; not thread-safe.
+// rank 0's. Between two consecutive kept estimates a and b the offset is
+// linear (drift corrected) when they differ by more than a.u + b.u, and their
+// mean otherwise (a difference that noise explains is not taken for drift, so
+// durations are not bent by it). Either way a time between a and b is mapped
+// within 2·max(a.u, b.u) of the truth if the drift is linear between them.
+// A segment grows (its last estimate is replaced) until it is kMinSegmentNs
+// long, so a slope is never fitted over a short baseline. Outside the
+// estimates the nearest segment's map is extended (one estimate: its offset).
+// The tracer measures again before it ships what it drained, so every shipped
+// time lies between two estimates. Value type; not thread-safe.
 class ClockTrack {
  public:
+  static constexpr int64_t kMinSegmentNs = 1'000'000'000;
+
   // Estimates come in increasing atNs; one not after the last is ignored.
   void add(const OffsetEstimate& estimate);
   bool empty() const { return estimates_.empty(); }
   // Precondition: !empty().
   int64_t toReference(int64_t localNs) const;
-  // The largest uncertainty of the estimates held: a bound on the error of
-  // every bracketed time.
-  int64_t uncertaintyNs() const { return uncertaintyNs_; }
+  // 2 × the largest uncertainty of every estimate added: a bound on the
+  // error of every time mapped between two of them.
+  int64_t uncertaintyNs() const { return 2 * uncertaintyNs_; }
   const std::vector<OffsetEstimate>& estimates() const { return estimates_; }
 
  private:

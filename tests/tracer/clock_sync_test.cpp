@@ -67,13 +67,14 @@ OffsetEstimate exactAt(int64_t t, int64_t uncertaintyNs, int64_t errorNs = 0) {
 
 TEST(ClockSyncTest, TrackCorrectsOffsetAndDriftBetweenEstimates) {
   ClockTrack track;
-  track.add(exactAt(0, 500));
+  track.add(exactAt(0, 50));
   EXPECT_EQ(track.toReference(localOf(0)), 0);
   // One estimate: its offset, held (the drift is not known yet).
   EXPECT_EQ(track.toReference(localOf(1000000000)), localOf(1000000000) - localOf(0));
-  track.add(exactAt(4000000000LL, 700));
-  track.add(exactAt(10000000000LL, 300));
-  EXPECT_EQ(track.uncertaintyNs(), 700);
+  track.add(exactAt(4000000000LL, 70));
+  track.add(exactAt(10000000000LL, 30));
+  EXPECT_EQ(track.estimates().size(), 3u);
+  EXPECT_EQ(track.uncertaintyNs(), 140);
   for (int64_t t : {int64_t{0}, int64_t{2500000000}, int64_t{7000000000}, int64_t{10000000000}}) {
     EXPECT_NEAR(static_cast<double>(track.toReference(localOf(t))), static_cast<double>(t), 2.0)
         << t;
@@ -82,14 +83,37 @@ TEST(ClockSyncTest, TrackCorrectsOffsetAndDriftBetweenEstimates) {
   EXPECT_NEAR(static_cast<double>(track.toReference(localOf(12000000000LL))), 12e9, 2.0);
 }
 
-TEST(ClockSyncTest, TrackErrorBetweenTwoEstimatesIsAtMostTheLargerOfTheirErrors) {
+TEST(ClockSyncTest, TrackErrorBetweenTwoEstimatesIsWithinTheirUncertainty) {
   ClockTrack track;
   track.add(exactAt(0, 400, +400));
-  track.add(exactAt(100000000, 300, -300));
+  track.add(exactAt(100000000, 300, -300));  // 10 us of drift: more than noise
   for (int64_t t = 0; t <= 100000000; t += 12500000) {
     const int64_t error = track.toReference(localOf(t)) - t;
     EXPECT_LE(std::llabs(error), 401) << t;
   }
+}
+
+TEST(ClockSyncTest, TrackTakesNoDriftFromNoiseSoDurationsKeep) {
+  // Equal clocks measured with errors +300 and -300 (each within 400): the
+  // difference is noise, so the map is one offset and durations are exact.
+  auto at = [](int64_t t, int64_t errorNs) { return OffsetEstimate{t, errorNs, 400}; };
+  ClockTrack track;
+  track.add(at(0, +300));
+  track.add(at(50000000, -300));
+  const int64_t a = track.toReference(20000000), b = track.toReference(20030000);
+  EXPECT_EQ(b - a, 30000);
+  EXPECT_LE(std::llabs(a - 20000000), track.uncertaintyNs());
+}
+
+TEST(ClockSyncTest, TrackGrowsAShortSegmentInsteadOfFittingOverIt) {
+  ClockTrack track;
+  for (int64_t t : {int64_t{0}, int64_t{100000000}, int64_t{200000000}, int64_t{1200000000}}) {
+    track.add(exactAt(t, 10));
+  }
+  ASSERT_EQ(track.estimates().size(), 2u);  // [0, 1.2 s]: 0.1 s and 0.2 s were replaced
+  EXPECT_EQ(track.estimates().back().atNs, localOf(1200000000));
+  track.add(exactAt(1300000000, 10));  // the segment is a second long: a new one starts
+  EXPECT_EQ(track.estimates().size(), 3u);
 }
 
 TEST(ClockSyncTest, TrackIgnoresAnEstimateThatIsNotLater) {
@@ -98,7 +122,7 @@ TEST(ClockSyncTest, TrackIgnoresAnEstimateThatIsNotLater) {
   track.add(exactAt(1000, 99999, 5000000));
   track.add(exactAt(0, 99999, 5000000));
   EXPECT_EQ(track.estimates().size(), 1u);
-  EXPECT_EQ(track.uncertaintyNs(), 10);
+  EXPECT_EQ(track.uncertaintyNs(), 20);
 }
 
 }  // namespace

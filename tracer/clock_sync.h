@@ -59,9 +59,11 @@ class ClockTrack {
   bool empty() const { return estimates_.empty(); }
   // Precondition: !empty().
   int64_t toReference(int64_t localNs) const;
-  // 2 × the largest uncertainty of every estimate added: a bound on the
-  // error of every time mapped between two of them.
-  int64_t uncertaintyNs() const { return 2 * uncertaintyNs_; }
+  // A bound on the error of every time mapped between two estimates: 2 × the
+  // largest uncertainty of every estimate added (with one estimate, its own).
+  int64_t uncertaintyNs() const {
+    return estimates_.size() < 2 ? uncertaintyNs_ : 2 * uncertaintyNs_;
+  }
   const std::vector<OffsetEstimate>& estimates() const { return estimates_; }
 
  private:

@@ -14,7 +14,8 @@
 //   finish() returns.
 // - Clock alignment (docs/tracer.md, "One timeline"): start() measures each
 //   rank's offset collectively; then, before every batch it ships, a rank
-//   drains what it recorded, measures its offset again (resyncRounds
+//   on another host than rank 0 (one host shares one clock) drains what it
+//   recorded, measures its offset again (resyncRounds
 //   ping-pongs that rank 0's thread answers) and maps the drained times
 //   through its ClockTrack, so every shipped time lies between two
 //   measurements and offset and drift are both corrected before the sink.
@@ -116,6 +117,7 @@ class TraceSession {
   OffsetEstimate startEstimate_;
   ClockTrack clock_;        // start(), then the shipping thread, then finish()
   int64_t lastPingNs_ = 0;  // rank 0: when it last answered a resync round
+  bool resyncs_ = false;    // not on rank 0's host (or skewed): measure again
   RankPlacement placement_;
 
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling

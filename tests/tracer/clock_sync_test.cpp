@@ -122,7 +122,7 @@ TEST(ClockSyncTest, TrackIgnoresAnEstimateThatIsNotLater) {
   track.add(exactAt(1000, 99999, 5000000));
   track.add(exactAt(0, 99999, 5000000));
   EXPECT_EQ(track.estimates().size(), 1u);
-  EXPECT_EQ(track.uncertaintyNs(), 20);
+  EXPECT_EQ(track.uncertaintyNs(), 10);
 }
 
 }  // namespace

@@ -77,8 +77,8 @@ ExitCode simulateRun(const SimulateArgs& a) {
   auto runId = storage::writeSimulatedRun(**writer, *parsed, options);
   if (!runId.isOk()) return fail(1, runId.status().message());
   std::printf("run_id: %lld\n", static_cast<long long>(*runId));
-  std::printf("simulated %d steps of %d ranks into %s\n", parsed->steps, parsed->worldSize(),
-              a.trace.c_str());
+  std::printf("simulated %d steps of %lld ranks into %s\n", parsed->steps,
+              static_cast<long long>(parsed->worldSize()), a.trace.c_str());
   return 0;
 }
 

@@ -18,7 +18,7 @@ int64_t GpuTimeAnalyzer::RunningUnion::value() const {
   return endNs >= startNs ? totalNs + (endNs - startNs) : totalNs;
 }
 
-GpuTimeAnalyzer::GpuTimeAnalyzer(std::vector<StepWindow> windows)
+GpuTimeAnalyzer::GpuTimeAnalyzer(std::vector<trace_model::StepWindow> windows)
     : windows_(std::move(windows)), unions_(windows_.size()) {}
 
 void GpuTimeAnalyzer::add(const trace_model::Event& e) {

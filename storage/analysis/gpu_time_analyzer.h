@@ -34,7 +34,7 @@ struct GpuTime {
 
 class GpuTimeAnalyzer {
  public:
-  explicit GpuTimeAnalyzer(std::vector<StepWindow> windows);
+  explicit GpuTimeAnalyzer(std::vector<trace_model::StepWindow> windows);
   void add(const trace_model::Event& event);
   // nullopt when the rank had no GPU records in its steps.
   std::optional<GpuTime> finish() const;
@@ -51,7 +51,7 @@ class GpuTimeAnalyzer {
   struct Window {
     RunningUnion busy, compute, comm, commOrCompute;
   };
-  std::vector<StepWindow> windows_;
+  std::vector<trace_model::StepWindow> windows_;
   std::vector<Window> unions_;
   size_t first_ = 0;  // windows before it end before the current event
   bool sawGpu_ = false;

@@ -294,7 +294,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     RankReport r;
     r.info = info;
     stageOfRank[info.rank] = info.pp;
-    const std::vector<StepWindow> rankWindows = disjoint(windows[info.rank]);
+    const std::vector<trace_model::StepWindow> rankWindows = disjoint(windows[info.rank]);
     RankStepAnalyzer analyzer(info.rank, rankWindows);
     GpuTimeAnalyzer gpu(rankWindows);
     BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {

@@ -103,8 +103,8 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
     if (findStep(b_, w.step) != nullptr && (step < 0 || w.step <= 1)) step = w.step;
   }
   if (step >= 0) {
-    const StepWindow* wa = findStep(a_, step);
-    const StepWindow* wb = findStep(b_, step);
+    const trace_model::StepWindow* wa = findStep(a_, step);
+    const trace_model::StepWindow* wb = findStep(b_, step);
     const double la = static_cast<double>(wa->endNs - wa->startNs);
     const double lb = static_cast<double>(wb->endNs - wb->startNs);
     const bool apart = std::min(la, lb) > 0 && std::max(la, lb) > kFitEachRatio * std::min(la, lb);

@@ -67,10 +67,6 @@ Status AsyncSink::describeRank(const trace_model::RankInfo& rank) {
   return enqueue([rank](trace_model::Sink& s) { return s.describeRank(rank); });
 }
 
-Status AsyncSink::applyClockDrift(int32_t rank, int64_t pivotNs, double drift) {
-  return enqueue([=](trace_model::Sink& s) { return s.applyClockDrift(rank, pivotNs, drift); });
-}
-
 Status AsyncSink::flush() {
   return enqueue([](trace_model::Sink& s) { return s.flush(); });
 }

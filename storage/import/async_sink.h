@@ -31,7 +31,6 @@ class AsyncSink final : public trace_model::Sink {
   Status appendSteps(std::span<const trace_model::StepRecord> steps) override;
   Status appendSamples(std::span<const trace_model::Sample> samples) override;
   Status describeRank(const trace_model::RankInfo& rank) override;
-  Status applyClockDrift(int32_t rank, int64_t pivotNs, double drift) override;
   Status flush() override;
 
   Status drain();

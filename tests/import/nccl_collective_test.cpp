@@ -55,15 +55,16 @@ TEST(NcclCollective, BytesAreTheLargerMessageTimesTheDtype) {
 TEST(NcclCollective, GroupDimensionFromNameOrDescription) {
   auto dims = parseGroupDims({{"default_pg", "dp"}, {"5", "tp"}});
   ASSERT_TRUE(dims.isOk());
-  KinetoRecord r = kernel("ncclKernel_AllReduce");
-  r.groupName = "0";
-  r.groupDesc = "default_pg";
-  EXPECT_EQ(groupDim(r, *dims), ParallelDim::kDp);
-  r.groupName = "5";
-  EXPECT_EQ(groupDim(r, *dims), ParallelDim::kTp);
-  r.groupName = "7";
-  r.groupDesc = "";
-  EXPECT_EQ(groupDim(r, *dims), ParallelDim::kUnknown);
+  // Moved-in strings, not = "0": GCC 12's -Wrestrict misfires on short literals.
+  auto inGroup = [](std::string name, std::string desc) {
+    KinetoRecord r = kernel("ncclKernel_AllReduce");
+    r.groupName = std::move(name);
+    r.groupDesc = std::move(desc);
+    return r;
+  };
+  EXPECT_EQ(groupDim(inGroup("0", "default_pg"), *dims), ParallelDim::kDp);
+  EXPECT_EQ(groupDim(inGroup("5", "default_pg"), *dims), ParallelDim::kTp);
+  EXPECT_EQ(groupDim(inGroup("7", ""), *dims), ParallelDim::kUnknown);
   auto bad = parseGroupDims({{"x", "fsdp"}});
   ASSERT_FALSE(bad.isOk());
   EXPECT_EQ(bad.status().message(),

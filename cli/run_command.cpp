@@ -5,18 +5,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
-#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "cli/hang_watchdog.h"
 #include "cli/job_failure.h"
 #include "cli/job_process.h"
 #include "cli/launched_run.h"
+#include "cli/layout_flags.h"
 #include "cli/mpirun.h"
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
@@ -36,64 +34,17 @@ constexpr int64_t kMaxMpiRanks = 2147483647;
 // After a stop signal, how long the job has to end before it is killed.
 constexpr int kStopGraceMs = 3000;
 
-// Flags that set layout keys; unset ones leave the file's (or default) value.
+// `run`'s flags: the layout flags it shares with `simulate`, then its own.
 struct RunArgs {
-  std::string layoutFile;
-  std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps, np;
+  LayoutFlags layout;
+  std::optional<int32_t> np;
   int64_t maxRanks = kDefaultMaxRanks;
-  int64_t hangTimeoutS = 300;  // 0: no watchdog
-  std::optional<int64_t> globalBatch, bucketElements, seed;
-  std::optional<double> bucketMb, lr;
-  std::optional<std::string> model, schedule, hostfile, data, backend;
-  std::vector<std::string> hosts;
+  int64_t hangTimeoutS = 300;      // 0: no watchdog
   std::vector<std::string> netIf;  // --net-if
-  bool noOverlap = false;
-  bool recompute = false;
   std::string trace;
   std::string name;
   std::string injectFailure;  // tests: passed to every rank's train
 };
-
-// The layout's JSON: the file's, then the flags on top.
-Result<nlohmann::json> layoutJson(const RunArgs& a) {
-  nlohmann::json j = nlohmann::json::object();
-  if (!a.layoutFile.empty()) {
-    std::ifstream in(a.layoutFile);
-    if (!in) return Status::notFound("layout file '" + a.layoutFile + "' cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
-                              /*ignore_comments=*/true);
-    if (j.is_discarded() || !j.is_object()) {
-      return layout::layoutFromFile(a.layoutFile).status();  // its message names the problem
-    }
-  }
-  auto set = [&j](const char* key, const auto& value) {
-    if (value) j[key] = *value;
-  };
-  set("dp", a.dp);
-  set("tp", a.tp);
-  set("pp", a.pp);
-  set("zero_stage", a.zero);
-  set("virtual_chunks", a.chunks);
-  set("micro_batches", a.microBatches);
-  set("micro_batch_size", a.microBatchSize);
-  set("global_batch", a.globalBatch);
-  set("steps", a.steps);
-  set("seed", a.seed);
-  set("learning_rate", a.lr);
-  set("bucket_mb", a.bucketMb);
-  set("bucket_elements", a.bucketElements);
-  set("model", a.model);
-  set("schedule", a.schedule);
-  set("hostfile", a.hostfile);
-  set("data_file", a.data);
-  set("backend", a.backend);
-  if (!a.hosts.empty()) j["hosts"] = a.hosts;
-  if (a.noOverlap) j["overlap"] = false;
-  if (a.recompute) j["recompute"] = true;
-  return j;
-}
 
 // Everything that would stop the job, in one message.
 struct Plan {
@@ -110,7 +61,7 @@ Result<Plan> plan(const RunArgs& a) {
     const long long tasks = std::strtoll(std::getenv("SLURM_NTASKS"), nullptr, 10);
     worldSize = static_cast<int32_t>(std::clamp<long long>(tasks, 0, kMaxMpiRanks));
   }
-  auto j = layoutJson(a);
+  auto j = layoutJson(a.layout);
   bool layoutOk = false;
   if (!j.isOk()) {
     problems.push_back(j.status().message());
@@ -270,37 +221,11 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Launch a parallel training run (mpirun, or srun under Slurm) and stream it");
-  cmd->add_option("--layout", a->layoutFile, "Layout file (flags below override its keys)");
-  cmd->add_option("--dp", a->dp, "Data-parallel degree");
-  cmd->add_option("--tp", a->tp, "Tensor-parallel degree");
-  cmd->add_option("--pp", a->pp, "Pipeline stages");
-  cmd->add_option("--zero", a->zero, "ZeRO stage 0-3 over the dp group");
-  cmd->add_option("--model", a->model, "Model preset: tiny, small, gpt2-124m");
-  cmd->add_option("--steps", a->steps, "Optimizer steps");
-  cmd->add_option("--micro-batches,--microbatches", a->microBatches,
-                  "Micro-batches per step and rank");
-  cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch");
-  cmd->add_option("--global-batch", a->globalBatch,
-                  "Sequences per step over all dp ranks (checked against the others)");
-  cmd->add_option("--seed", a->seed, "Seed of initialisation and data order");
-  cmd->add_option("--lr", a->lr, "Peak learning rate");
-  cmd->add_option("--schedule", a->schedule, "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1");
-  cmd->add_option("--chunks", a->chunks, "Model chunks per stage (v, interleaved only)");
-  cmd->add_flag("--recompute", a->recompute,
-                "Activation checkpointing: keep stage inputs, recompute before backward");
-  cmd->add_option("--bucket-mb", a->bucketMb, "Gradient bucket size in MiB");
-  cmd->add_option("--bucket-elements", a->bucketElements, "Gradient bucket size in elements");
-  cmd->add_flag("--no-overlap", a->noOverlap,
-                "Reduce gradients after backward instead of during it");
-  cmd->add_option("--hosts", a->hosts, "host or host:slots, comma-separated (to mpirun)")
-      ->delimiter(',');
-  cmd->add_option("--hostfile", a->hostfile, "An mpirun hostfile");
+  addLayoutFlags(cmd, a->layout);
   cmd->add_option("--net-if", a->netIf,
                   "Network interfaces (or CIDR networks) MPI may use, comma-separated "
                   "(default: loopback when every rank is on this machine)")
       ->delimiter(',');
-  cmd->add_option("--data", a->data, "Text file to train on (default: built-in corpus)");
-  cmd->add_option("--backend", a->backend, kBackendHelp);
   cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
   cmd->add_option("--max-ranks", a->maxRanks,
                   "Refuse a world of more ranks than this before anything starts")

@@ -45,6 +45,16 @@ void appendMetadata(std::string& out, const char* name, int32_t pid, int32_t tid
   out += "}}";
 }
 
+// `,"pid":P,"tid":T,"ts":US`: where and when an event or flow end sits.
+void appendPlace(std::string& out, int32_t pid, int32_t tid, int64_t startNs) {
+  out += ",\"pid\":";
+  appendInt(out, pid);
+  out += ",\"tid\":";
+  appendInt(out, tid);
+  out += ",\"ts\":";
+  appendMicros(out, startNs);
+}
+
 void appendArgs(std::string& out, const trace_model::Event& e) {
   out += ",\"args\":{";
   bool first = true;
@@ -151,12 +161,7 @@ class LaunchFlows {
     out += head;
     out += ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":";
     appendInt(out, id);
-    out += ",\"pid\":";
-    appendInt(out, rank);
-    out += ",\"tid\":";
-    appendInt(out, end.lane);
-    out += ",\"ts\":";
-    appendMicros(out, end.startNs);
+    appendPlace(out, rank, end.lane, end.startNs);
     out += '}';
   }
   std::unordered_map<int64_t, End> launches_, records_;
@@ -217,12 +222,7 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
           appendEscaped(t, e.name);
           t += ",\"cat\":";
           appendEscaped(t, trace_model::toString(e.kind));
-          t += ",\"pid\":";
-          appendInt(t, e.rank);
-          t += ",\"tid\":";
-          appendInt(t, lane);
-          t += ",\"ts\":";
-          appendMicros(t, e.startNs);
+          appendPlace(t, e.rank, lane, e.startNs);
           t += ",\"dur\":";
           appendMicros(t, e.endNs - e.startNs);
           appendArgs(t, e);
@@ -233,12 +233,7 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
             t += isSend ? ",\n{\"ph\":\"s\"" : ",\n{\"ph\":\"f\",\"bp\":\"e\"";
             t += ",\"name\":\"transfer\",\"cat\":\"p2p\",\"id\":";
             appendInt(t, flows.idFor(e, isSend));
-            t += ",\"pid\":";
-            appendInt(t, e.rank);
-            t += ",\"tid\":";
-            appendInt(t, lane);
-            t += ",\"ts\":";
-            appendMicros(t, e.startNs);
+            appendPlace(t, e.rank, lane, e.startNs);
             t += '}';
           }
           launches.add(e, t);

@@ -6,6 +6,7 @@
 
 #include "engine/layout/formulas.h"
 #include "storage/analysis/gpu_time_analyzer.h"
+#include "storage/analysis/measured_step.h"
 #include "storage/analysis/rank_step_analyzer.h"
 #include "storage/analysis/run_layout.h"
 
@@ -264,16 +265,10 @@ void addNotes(RunReport& report) {
       break;
   }
   if (report.run.eventCount == 0) notes.push_back("the run has no events");
-  std::map<std::string, std::pair<int32_t, int32_t>> hosts;  // host -> (ranks, cores)
-  for (const auto& r : report.ranks) {
-    if (r.info.coresOnHost > 0 && r.info.ranksOnHost > r.info.coresOnHost) {
-      hosts[r.info.host] = {r.info.ranksOnHost, r.info.coresOnHost};
-    }
-  }
-  for (const auto& [host, rc] : hosts) {
-    notes.push_back("oversubscribed: host " + (host.empty() ? std::string("?") : host) + " ran " +
-                    std::to_string(rc.first) + " ranks on " + std::to_string(rc.second) +
-                    " cores, so spans stretch unevenly");
+  std::vector<trace_model::RankInfo> infos;
+  for (const auto& r : report.ranks) infos.push_back(r.info);
+  for (const std::string& host : oversubscribedHosts(infos)) {
+    notes.push_back("oversubscribed: " + host + ", so spans stretch unevenly");
   }
 }
 

@@ -85,6 +85,12 @@ ExitCode runImport(const ImportArgs& a) {
         static_cast<long long>(s.ncclKernels), static_cast<long long>(s.memcpys),
         static_cast<long long>(s.memsets), static_cast<long long>(s.runtimeCalls),
         static_cast<long long>(s.cpuOps), static_cast<long long>(s.steps));
+    for (const auto& [name, g] : s.groups) {
+      std::printf("  group %s%s%s%s%s: %lld collectives, %lld bytes\n",
+                  name.empty() ? "(unnamed)" : name.c_str(), g.desc.empty() ? "" : " ",
+                  g.desc.c_str(), g.ranks.empty() ? "" : " ranks ", g.ranks.c_str(),
+                  static_cast<long long>(g.collectives), static_cast<long long>(g.bytes));
+    }
   }
   std::printf("events: %lld\ntrace: %s\n", static_cast<long long>(summary->events),
               a.trace.c_str());

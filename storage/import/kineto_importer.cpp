@@ -58,6 +58,18 @@ Status RunImport::beginRun(const KinetoHeader& header) {
   layout["files"] = files;
   if (!header.backend.empty()) layout["distributed_backend"] = header.backend;
   if (!header.deviceNames.empty()) layout["gpu"] = header.deviceNames.front();
+  // The job's process groups (distributedInfo.pg_config) with the dimension
+  // the user gave them; the run's layout degrees stay unknown (docs/import.md).
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const KinetoGroup& g : header.groups) {
+    const auto dim = groupDim(g.name, g.desc, groups_);
+    groups.push_back({{"name", g.name},
+                      {"desc", g.desc},
+                      {"size", g.size},
+                      {"ranks", g.ranks},
+                      {"dim", std::string(trace_model::toString(dim))}});
+  }
+  if (!groups.empty()) layout["process_groups"] = groups;
   info.layoutJson = layout.dump();
   info.modelJson = "{}";
   const bool gpu = !header.deviceNames.empty() || header.backend == "nccl";
@@ -163,6 +175,24 @@ Status RunImport::importFile(size_t index) {
   if (s.unknownCollectives > 0) {
     summary_.warnings.push_back(name + ": " + std::to_string(s.unknownCollectives) +
                                 " NCCL kernels of unknown collective stored as all-reduce");
+  }
+  const auto count = [](int64_t n) { return std::to_string(n); };
+  if (s.ncclBytesFromInputDims > 0) {
+    summary_.warnings.push_back(
+        name + ": " + count(s.ncclBytesFromInputDims) +
+        " NCCL kernels carry no message sizes (older PyTorch); their bytes are the largest "
+        "tensor (Input Dims x Input type) of the record_param_comms, nccl:* or c10d::* ops "
+        "that launched them");
+  }
+  if (s.ncclBytesUnknown > 0) {
+    summary_.warnings.push_back(name + ": " + count(s.ncclBytesUnknown) +
+                                " NCCL kernels have no message size (absent or 0) in their "
+                                "arguments or their launching ops; stored with 0 bytes");
+  }
+  if (s.sendRecvAsSend > 0) {
+    summary_.warnings.push_back(name + ": " + count(s.sendRecvAsSend) +
+                                " SendRecv kernels with no record_param_comms naming send or "
+                                "recv; stored as send");
   }
   if (s.steps == 0) {
     summary_.warnings.push_back(name + ": no ProfilerStep annotations; the rank is one step");

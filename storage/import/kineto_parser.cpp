@@ -1,5 +1,6 @@
 #include "storage/import/kineto_parser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -11,17 +12,21 @@ using json = nlohmann::json;
 
 // Where the parser is in the document.
 enum class Ctx {
-  kRoot,      // before the top-level value
-  kTop,       // the top-level object
-  kEvents,    // the "traceEvents" array
-  kEvent,     // one event object
-  kArgs,      // its "args" object
-  kDistInfo,  // "distributedInfo"
-  kGroups,    // distributedInfo.pg_config
-  kGroup,     // one pg_config entry
-  kDevices,   // "deviceProperties"
-  kDevice,    // one device
-  kSkip,      // anything else (its nested values are ignored)
+  kRoot,        // before the top-level value
+  kTop,         // the top-level object
+  kEvents,      // the "traceEvents" array
+  kEvent,       // one event object
+  kArgs,        // its "args" object
+  kDistInfo,    // "distributedInfo"
+  kGroups,      // distributedInfo.pg_config
+  kGroup,       // one pg_config entry
+  kDevices,     // "deviceProperties"
+  kDevice,      // one device
+  kRanks,       // a pg_config entry's "ranks"
+  kInputDims,   // args "Input Dims": one array per input
+  kInputDim,    // the dims of one input
+  kInputTypes,  // args "Input type"
+  kSkip,        // anything else (its nested values are ignored)
 };
 
 // A JSON scalar as the handler sees it.
@@ -120,6 +125,19 @@ class KinetoSax {
       case Ctx::kEvent:
         if (key_ == "args" && object) next = Ctx::kArgs;
         break;
+      case Ctx::kArgs:
+        if (key_ == "Input Dims" && !object) next = Ctx::kInputDims;
+        if (key_ == "Input type" && !object) next = Ctx::kInputTypes;
+        break;
+      case Ctx::kInputDims:
+        if (!object) {
+          record_.inputElems.push_back(-1);  // -1 until a dim arrives ([] = no tensor)
+          next = Ctx::kInputDim;
+        }
+        break;
+      case Ctx::kGroup:
+        if (key_ == "ranks" && !object) next = Ctx::kRanks;
+        break;
       case Ctx::kDistInfo:
         if (key_ == "pg_config" && !object) next = Ctx::kGroups;
         break;
@@ -184,6 +202,24 @@ class KinetoSax {
       case Ctx::kDevice:
         if (key_ == "name" && v.text && !v.isNumber) header_.deviceNames.back() = *v.text;
         return true;
+      case Ctx::kRanks:
+        if (v.isNumber) header_.groups.back().ranks.push_back(v.integer);
+        return true;
+      case Ctx::kInputDim:
+        if (v.isNumber) {
+          // A negative dim or an overflowing product: 0, i.e. no usable size.
+          int64_t& elems = record_.inputElems.back();
+          const int64_t dim = std::max<int64_t>(v.integer, 0);
+          if (elems < 0) {
+            elems = dim;
+          } else if (__builtin_mul_overflow(elems, dim, &elems)) {
+            elems = 0;
+          }
+        }
+        return true;
+      case Ctx::kInputTypes:
+        if (v.text && !v.isNumber) record_.inputTypes.push_back(*v.text);
+        return true;
       default:
         return true;
     }
@@ -235,6 +271,8 @@ class KinetoSax {
       r.inNelems = toInt(v);
     } else if (k == "Out msg nelems") {
       r.outNelems = toInt(v);
+    } else if (k == "Process Group Ranks" && v.text && !v.isNumber) {
+      r.groupRanks = *v.text;
     } else if (k == "Group size") {
       r.groupSize = toInt(v);
     } else if (k == "name" && v.text && !v.isNumber) {
@@ -289,6 +327,9 @@ void KinetoRecord::clear() {
   dtype.clear();
   groupName.clear();
   groupDesc.clear();
+  groupRanks.clear();
+  inputElems.clear();
+  inputTypes.clear();
   inNelems = outNelems = groupSize = -1;
   metaName.clear();
 }

@@ -48,6 +48,13 @@ std::optional<int32_t> profilerStep(const std::string& name) {
 
 }  // namespace
 
+const KinetoRankImporter::Launch* KinetoRankImporter::findLaunch(const std::vector<Launch>& sorted,
+                                                                 int64_t correlation) {
+  auto l = std::lower_bound(sorted.begin(), sorted.end(), correlation,
+                            [](const Launch& a, int64_t c) { return a.correlation < c; });
+  return l == sorted.end() || l->correlation != correlation ? nullptr : &*l;
+}
+
 KinetoRankImporter::KinetoRankImporter(trace_model::Sink& sink, int32_t rank,
                                        const GroupDims& groups)
     : sink_(sink), rank_(rank), groups_(groups) {
@@ -99,11 +106,10 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
       if (r.cat == "kernel") {
         if (isNcclKernel(r.name)) {
           ++stats_.ncclKernels;
-          auto kind = ncclCollective(r);
-          if (!kind) ++stats_.unknownCollectives;
-          e.kind = kind.value_or(EventKind::kAllReduce);
-          e.bytes = ncclMessageBytes(r);
-          e.dim = groupDim(r, groups_);
+          ++stats_.events;
+          if (e.correlationId != 0) gpuSpans_.push_back({e.correlationId, startNs, endNs});
+          pendingNccl_.push_back({std::move(e), r});  // described in finish()
+          return Status::ok();
         } else {
           ++stats_.kernels;
           e.kind = EventKind::kKernel;
@@ -126,7 +132,7 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
       ++stats_.runtimeCalls;
       e.lane = Lane::kCudaApi;
       e.correlationId = r.correlation > 0 ? r.correlation : 0;
-      if (e.correlationId != 0) launches_.emplace_back(e.correlationId, startNs);
+      if (e.correlationId != 0) launches_.push_back({e.correlationId, startNs, r.tid});
       break;
     case Source::kHost:
     case Source::kUnknown:
@@ -134,6 +140,7 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
       ++stats_.cpuOps;
       if (hostPid_ == 0) hostPid_ = r.pid;
       e.lane = threadLane(r.tid);
+      if (isCommOp(r.name)) commOps_.push_back({r.tid, startNs, endNs, r});
       if (auto step = profilerStep(r.name)) {
         cpuSteps_.push_back({rank_, *step, std::nan(""), 0, startNs, endNs});
         ++stats_.steps;
@@ -163,16 +170,14 @@ std::vector<trace_model::StepRecord> KinetoRankImporter::stepRecords() const {
   std::sort(steps.begin(), steps.end(),
             [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
   if (steps.empty() || gpuSpans_.empty()) return steps;
-  std::vector<std::pair<int64_t, int64_t>> launches = launches_;
-  std::sort(launches.begin(), launches.end());
+
   // First start and last end of the GPU work launched in each step.
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> first(steps.size(), kNone), last(steps.size(), -kNone);
   for (const GpuSpan& g : gpuSpans_) {
-    auto l = std::lower_bound(launches.begin(), launches.end(),
-                              std::make_pair(g.correlation, std::numeric_limits<int64_t>::min()));
-    if (l == launches.end() || l->first != g.correlation) continue;
-    const int64_t launchNs = l->second;
+    const Launch* l = findLaunch(launches_, g.correlation);
+    if (l == nullptr) continue;
+    const int64_t launchNs = l->startNs;
     auto s = std::upper_bound(steps.begin(), steps.end(), launchNs,
                               [](int64_t t, const auto& step) { return t < step.startNs; });
     if (s == steps.begin()) continue;
@@ -199,7 +204,66 @@ std::vector<trace_model::StepRecord> KinetoRankImporter::stepRecords() const {
   return steps;
 }
 
+std::vector<const KinetoRecord*> KinetoRankImporter::launchersOf(int64_t correlation) const {
+  std::vector<const KinetoRecord*> out;
+  const Launch* l = findLaunch(launches_, correlation);
+  if (l == nullptr) return out;
+  // commOps_ is sorted by start: the ops that began at or before the launch,
+  // latest (innermost) first, that are still open at the launch.
+  auto it = std::upper_bound(commOps_.begin(), commOps_.end(), l->startNs,
+                             [](int64_t t, const CommOp& op) { return t < op.startNs; });
+  while (it != commOps_.begin()) {
+    --it;
+    if (l->startNs - it->startNs > maxCommOpNs_) break;
+    if (it->tid == l->tid && it->endNs >= l->startNs) out.push_back(&it->record);
+  }
+  return out;
+}
+
+Status KinetoRankImporter::resolveNccl() {
+  std::sort(commOps_.begin(), commOps_.end(),
+            [](const CommOp& a, const CommOp& b) { return a.startNs < b.startNs; });
+  maxCommOpNs_ = 0;
+  for (const CommOp& op : commOps_) maxCommOpNs_ = std::max(maxCommOpNs_, op.endNs - op.startNs);
+  for (PendingNccl& p : pendingNccl_) {
+    trace_model::Event& e = p.event;
+    const NcclDescription d = describeNccl(p.kernel, launchersOf(e.correlationId));
+    if (!d.kind) ++stats_.unknownCollectives;
+    if (d.sendRecvByName) ++stats_.sendRecvAsSend;
+    e.kind = d.kind.value_or(EventKind::kAllReduce);
+    e.bytes = d.bytes;
+    e.dim = groupDim(d.groupName, d.groupDesc, groups_);
+    switch (d.bytesSource) {
+      case BytesSource::kKernelArgs:
+        ++stats_.ncclBytesFromKernel;
+        break;
+      case BytesSource::kLauncherArgs:
+        ++stats_.ncclBytesFromLauncher;
+        break;
+      case BytesSource::kInputDims:
+        ++stats_.ncclBytesFromInputDims;
+        break;
+      case BytesSource::kUnknown:
+        ++stats_.ncclBytesUnknown;
+        break;
+    }
+    RankImportStats::Group& g = stats_.groups[d.groupName];
+    if (g.desc.empty()) g.desc = d.groupDesc;
+    if (g.ranks.empty()) g.ranks = d.groupRanks;
+    ++g.collectives;
+    g.bytes += e.bytes;
+    batch_.push_back(std::move(e));
+    if (batch_.size() >= kBatchEvents) BS_RETURN_IF_ERROR(flushEvents());
+  }
+  pendingNccl_.clear();
+  commOps_.clear();
+  return Status::ok();
+}
+
 Status KinetoRankImporter::finish(const KinetoHeader& header) {
+  std::sort(launches_.begin(), launches_.end(),
+            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
+  BS_RETURN_IF_ERROR(resolveNccl());
   BS_RETURN_IF_ERROR(flushEvents());
   const auto steps = stepRecords();
   BS_RETURN_IF_ERROR(sink_.appendSteps(steps));

@@ -29,10 +29,17 @@ struct KinetoRecord {
   int64_t bytes = -1;
   std::string collective;  // "Collective name"
   std::string dtype;
-  std::string groupName;  // "Process Group Name"
-  std::string groupDesc;  // "Process Group Description"
+  std::string groupName;   // "Process Group Name"
+  std::string groupDesc;   // "Process Group Description"
+  std::string groupRanks;  // "Process Group Ranks", e.g. "[0, 1]"
   int64_t inNelems = -1, outNelems = -1;
   int64_t groupSize = -1;
+  // "Input Dims" and "Input type" of a CPU op: elements per input (-1 for
+  // one without dims: a scalar or a tensor list) and its dtype name. Older
+  // traces' record_param_comms, nccl:* and c10d::* ops describe a
+  // collective's tensors only this way.
+  std::vector<int64_t> inputElems;
+  std::vector<std::string> inputTypes;
   std::string metaName;  // args.name of a metadata event
 
   void clear();
@@ -42,6 +49,7 @@ struct KinetoGroup {
   std::string name;  // pg_name
   std::string desc;  // pg_desc
   int64_t size = 0;
+  std::vector<int64_t> ranks;  // the global ranks in the group
 };
 
 struct KinetoHeader {

@@ -171,6 +171,74 @@ TEST(KinetoImport, TwoRanksOfOneJobAreOneRun) {
   EXPECT_EQ(runs->size(), 1u);
 }
 
+TEST(KinetoImport, OlderNcclKernelsAreDescribedByTheOpsThatLaunchedThem) {
+  // trace_filter: every NCCL kernel is a SendRecv kernel without arguments;
+  // the c10d::* / record_param_comms / nccl:* ops around its launch say
+  // what it was (read with Python from the launch's enclosing ops).
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  auto imported = importFiles(dir.file("t.db"), {"trace_filter/sampled_rank-0.json.gz",
+                                                 "trace_filter/sampled_rank-1.json.gz"});
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  std::map<std::pair<int32_t, EventKind>, std::pair<int, int64_t>> comm;  // count, bytes
+  for (const auto& e : allEvents(*imported->reader, imported->summary.runId)) {
+    if (trace_model::categoryOf(e.kind) != trace_model::EventCategory::kCommunication) continue;
+    if (e.kind == EventKind::kMemcpy) continue;
+    auto& [count, bytes] = comm[{e.rank, e.kind}];
+    ++count;
+    bytes += e.bytes;
+    EXPECT_EQ(e.dim, trace_model::ParallelDim::kUnknown);
+  }
+  using Key = std::pair<int32_t, EventKind>;
+  // Rank 0: all-to-alls of 384 longs, 2 x 419430400 bytes, 2846720 ints;
+  // all-reduces of 19618307 + 26258430 + 5716654 + 26955536 floats;
+  // all-gathers of 1 GiB of int8 outputs.
+  EXPECT_EQ(comm[Key(0, EventKind::kAllToAll)],
+            std::make_pair(4, int64_t{384 * 8 + 2 * 419430400LL + 2846720 * 4}));
+  EXPECT_EQ(comm[Key(0, EventKind::kAllReduce)],
+            std::make_pair(4, int64_t{(19618307LL + 26258430 + 5716654 + 26955536) * 4}));
+  EXPECT_EQ(comm[Key(0, EventKind::kAllGather)], std::make_pair(2, int64_t{2 * 1073741824LL}));
+  EXPECT_EQ(comm.count(Key(0, EventKind::kSend)), 0u);  // not a send: the ops say all-to-all
+  EXPECT_EQ(comm[Key(1, EventKind::kAllToAll)].first, 4);
+  EXPECT_EQ(comm[Key(1, EventKind::kAllReduce)].first, 4);
+  EXPECT_EQ(comm[Key(1, EventKind::kAllGather)].first, 2);
+  EXPECT_EQ(comm.count(Key(1, EventKind::kSend)), 0u);
+  const auto& st = imported->summary.files[0].stats;
+  EXPECT_EQ(st.ncclBytesFromInputDims, 10);
+  EXPECT_EQ(st.ncclBytesUnknown, 0);
+  EXPECT_EQ(st.sendRecvAsSend, 0);
+  const auto& w = imported->summary.warnings;
+  EXPECT_TRUE(std::any_of(w.begin(), w.end(), [](const std::string& s) {
+    return s.find("10 NCCL kernels carry no message sizes") != std::string::npos;
+  }));
+}
+
+TEST(KinetoImport, NcclGroupsAndTheirRanksAreKept) {
+  BS_REQUIRE_KINETO_FIXTURES();
+  bubblescope::testing::TempDir dir;
+  ImportOptions options;
+  options.groups = {{"default_pg", "dp"}};
+  auto imported = importFiles(dir.file("t.db"), {kNccl}, options);
+  ASSERT_TRUE(imported.isOk()) << imported.status().message();
+  const auto& st = imported->summary.files[0].stats;
+  EXPECT_EQ(st.ncclBytesFromKernel, 21);
+  ASSERT_EQ(st.groups.size(), 1u);
+  const auto& g = st.groups.at("0");
+  EXPECT_EQ(g.desc, "default_pg");
+  EXPECT_EQ(g.ranks, "[0, 1]");
+  EXPECT_EQ(g.collectives, 21);
+  // 15 all-reduces of floats and 6 broadcasts of int8 (sum of the kernels'
+  // In msg nelems x dtype size, read with Python).
+  EXPECT_EQ(g.bytes, 306684384 + 638712);
+  auto run = imported->reader->run(imported->summary.runId);
+  ASSERT_TRUE(run.isOk());
+  EXPECT_NE(
+      run->info.layoutJson.find(
+          R"("process_groups":[{"name":"0","desc":"default_pg","size":2,"ranks":[0,1],"dim":"dp"}])"),
+      std::string::npos)
+      << run->info.layoutJson;
+}
+
 TEST(KinetoImport, CpuOnlyTraceKeepsItsRank) {
   BS_REQUIRE_KINETO_FIXTURES();
   bubblescope::testing::TempDir dir;

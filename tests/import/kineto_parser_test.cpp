@@ -100,5 +100,24 @@ TEST(ParseKineto, ABareArrayOfEventsIsAccepted) {
   EXPECT_EQ(c.records[0].name, "a");
 }
 
+TEST(ParseKineto, ReadsInputDimsTypesAndGroupRanks) {
+  Collected c;
+  auto h = parse(R"({"distributedInfo":{"pg_config":[{"pg_name":"0","ranks":[0,1,2]}]},
+    "traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"c10d::alltoall_base_","pid":1,"tid":1,"ts":1,"dur":1,
+       "args":{"Input Dims":[[382132224],[2,3,4],[],[[1],[2]]],
+               "Input type":["unsigned char","float","","TensorList"],
+               "Process Group Ranks":"[0, 1]"}}]})",
+                 c);
+  ASSERT_TRUE(h.isOk()) << h.status().message();
+  ASSERT_EQ(c.records.size(), 1u);
+  const KinetoRecord& r = c.records[0];
+  EXPECT_EQ(r.inputElems, (std::vector<int64_t>{382132224, 24, -1, -1}));
+  EXPECT_EQ(r.inputTypes, (std::vector<std::string>{"unsigned char", "float", "", "TensorList"}));
+  EXPECT_EQ(r.groupRanks, "[0, 1]");
+  ASSERT_EQ(h->groups.size(), 1u);
+  EXPECT_EQ(h->groups[0].ranks, (std::vector<int64_t>{0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace bubblescope::import

@@ -48,6 +48,14 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
       continue;
     place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
   }
+  for (int chunk = 0; chunks_ >= 2 && chunk < chunks_; ++chunk) {
+    place(tr("chunk %1").arg(chunk), [&](const QRect& r) {
+      const QRect left(r.left(), r.top(), r.width() / 2, r.height());
+      p->fillRect(left, chunkShade(colourOf(trace_model::EventKind::kForward), chunk));
+      p->fillRect(QRect(left.right() + 1, r.top(), r.width() - left.width(), r.height()),
+                  chunkShade(colourOf(trace_model::EventKind::kBackward), chunk));
+    });
+  }
   place(tr("idle in step (bubble)"), [&](const QRect& r) {
     p->fillRect(r, palette().base());
     p->fillRect(r, QBrush(bubbleHatchColour(), Qt::BDiagPattern));
@@ -61,6 +69,13 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     p->drawLine(r.right() - 3, r.center().y() + 3, r.right(), r.center().y());
   });
   return y + kLineHeight + 3;
+}
+
+void LegendWidget::setChunkCount(int chunks) {
+  if (chunks == chunks_) return;
+  chunks_ = chunks;
+  updateGeometry();
+  update();
 }
 
 void LegendWidget::paintEvent(QPaintEvent*) {

@@ -1,5 +1,7 @@
 // LegendWidget: the colour of each event kind, and the bubble hatch, in a
-// flowing row of swatches. Colours come from span_palette.h only.
+// flowing row of swatches; for an interleaved run, one more swatch per model
+// chunk (its forward and backward shades). Colours come from span_palette.h
+// only.
 #pragma once
 
 #include <QWidget>
@@ -16,6 +18,10 @@ class LegendWidget : public QWidget {
   QSize sizeHint() const override;
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
+  // Model chunks of the shown run (TimelineModel::chunkCount()); the chunk
+  // swatches show when there are two or more.
+  void setChunkCount(int chunks);
+  int chunkCount() const { return chunks_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -23,6 +29,8 @@ class LegendWidget : public QWidget {
  private:
   // Lays the entries out for `width`; paints when painter is given.
   int layoutEntries(int width, QPainter* painter) const;
+
+  int chunks_ = 0;
 };
 
 }  // namespace bubblescope::gui

@@ -65,6 +65,16 @@ std::vector<LegendEntry> legendEntries() {
   return entries;
 }
 
+QColor chunkShade(const QColor& kindColour, int32_t chunk) {
+  if (chunk <= 0) return kindColour;
+  return kindColour.darker(100 + 45 * ((chunk - 1) % 3 + 1));
+}
+
+QColor unindexedColour(const QPalette& palette) {
+  const bool dark = palette.color(QPalette::Base).lightness() < 128;
+  return dark ? QColor(0x50, 0x50, 0x58) : QColor(0xd4, 0xd6, 0xdb);
+}
+
 QColor bubbleHatchColour() {
   return QColor(0xd3, 0x2f, 0x2f);
 }

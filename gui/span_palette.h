@@ -28,6 +28,14 @@ QString labelOf(trace_model::EventKind kind);
 // point-to-point, wait, data, GPU, other).
 std::vector<LegendEntry> legendEntries();
 
+// The colour of a span of model chunk `chunk` of an interleaved schedule:
+// chunk 0 (and -1, no chunk) keeps the kind's colour, each later chunk is a
+// darker shade of it (up to chunk 3, then it repeats).
+QColor chunkShade(const QColor& kindColour, int32_t chunk);
+// Time the whole-run overview has not indexed yet: a flat neutral grey,
+// neither a kind colour nor the bubble hatch.
+QColor unindexedColour(const QPalette& palette);
+
 // Idle time inside a step is hatched with this colour over the background.
 QColor bubbleHatchColour();
 // Send -> receive arrows (a light variant on a dark base palette).

@@ -1,5 +1,6 @@
 #include "gui/time_format.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bubblescope::gui {
@@ -22,6 +23,26 @@ QString formatBytes(int64_t bytes) {
   if (b < 1024.0 * 1024) return QStringLiteral("%1 KiB").arg(b / 1024, 0, 'f', 1);
   if (b < 1024.0 * 1024 * 1024) return QStringLiteral("%1 MiB").arg(b / (1024.0 * 1024), 0, 'f', 1);
   return QStringLiteral("%1 GiB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 2);
+}
+
+QString formatTickLabel(double tNs, double tickNs, double maxAbsNs) {
+  if (std::fabs(tNs) < tickNs * 1e-6) return QStringLiteral("0");
+  struct Unit {
+    double ns;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{1e9, " s"}, {1e6, " ms"}, {1e3, " µs"}, {1, " ns"}};
+  const Unit* unit = &kUnits[3];
+  for (const Unit& u : kUnits) {
+    if (std::fabs(maxAbsNs) >= u.ns) {
+      unit = &u;
+      break;
+    }
+  }
+  // Decimals that tell two ticks apart: 0.5 ms ticks need one, 20 ms in s two.
+  const int decimals =
+      std::clamp(static_cast<int>(std::ceil(-std::log10(tickNs / unit->ns) - 1e-9)), 0, 9);
+  return QString::number(tNs / unit->ns, 'f', decimals) + QString::fromUtf8(unit->name);
 }
 
 double niceTickNs(double minNs) {

@@ -34,6 +34,7 @@ struct FrameSpan {
   int64_t endNs = 0;
   trace_model::EventKind kind = trace_model::EventKind::kOther;
   int32_t microBatch = -1;
+  int32_t chunk = -1;  // the model chunk of an interleaved schedule (-1: none)
 };
 
 // Coverage of one kind on one row: fraction[c] in [0, 1] is the share of
@@ -62,6 +63,14 @@ struct RankIdleColumns {
   std::vector<uint8_t> idle;  // 1: the column is inside a step and mostly idle
 };
 
+// Columns [firstColumn, columns) of one rank that the whole-run overview has
+// not reached yet (its events are still being indexed): drawn as their own
+// neutral state, neither busy nor idle.
+struct RankUnindexed {
+  int32_t rank = 0;
+  int firstColumn = 0;
+};
+
 // From a send to its matching receive (same peers, step, micro-batch, in order).
 struct FrameArrow {
   int32_t fromRank = 0;
@@ -79,6 +88,7 @@ struct TimelineFrame {
   std::vector<RowCoverage> coverage;
   std::vector<BubbleInterval> bubbles;
   std::vector<RankIdleColumns> idleColumns;
+  std::vector<RankUnindexed> unindexed;  // only while the overview is being built
   std::vector<FrameArrow> arrows;
   bool fromOverview = false;  // true: coverage comes from the whole-run overview
   QString note;               // e.g. "indexing 40%" while the overview grows

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/ruler_ticks.h"
 #include "gui/span_palette.h"
 #include "gui/time_format.h"
 
@@ -88,6 +89,29 @@ void paintStageBands(QPainter& p, const LayerContext& c) {
   }
 }
 
+// Over every lane of the rank, from the first unindexed column to the right
+// edge: a flat grey, labelled once per rank where it is wide enough.
+void paintUnindexed(QPainter& p, const LayerContext& c) {
+  const int laneH = RowGeometry::kLaneHeight;
+  const QColor fill = unindexedColour(c.palette);
+  p.setFont(c.rulerFont);
+  const QString label = QStringLiteral("not indexed yet");
+  const int labelW = p.fontMetrics().horizontalAdvance(label) + 12;
+  for (const RankUnindexed& u : c.frame.unindexed) {
+    auto it = c.rankRows.find(u.rank);
+    if (it == c.rankRows.end()) continue;
+    const int y0 = c.rowTop(it->second.first);
+    const int y1 = c.rowTop(it->second.last) + laneH;
+    const QRect r(c.at.plot.left() + u.firstColumn, y0,
+                  c.at.plot.right() + 1 - u.firstColumn - c.at.plot.left(), y1 - y0);
+    p.fillRect(r, fill);
+    if (r.width() < labelW) continue;
+    p.setPen(c.palette.color(QPalette::PlaceholderText));
+    p.drawText(QRect(r.left() + 6, y0, r.width() - 12, laneH), Qt::AlignVCenter | Qt::AlignLeft,
+               label);
+  }
+}
+
 // Behind the spans, over every lane of the rank: exact intervals, then the
 // per-column idle masks of binned views.
 void paintBubbles(QPainter& p, const LayerContext& c) {
@@ -160,7 +184,9 @@ void paintSpans(QPainter& p, const LayerContext& c) {
     const int left = static_cast<int>(std::floor(x0));
     const int width = std::max(1, static_cast<int>(std::floor(x1)) - left);
     const QRect r(left, c.rowTop(s.row) + 2, width, laneH - 3);
-    const QColor fill = colourOf(s.kind);
+    // Interleaved schedules: the compute of each model chunk has its shade.
+    const bool compute = c.rows[s.row].lane == trace_model::Lane::kCompute;
+    const QColor fill = compute ? chunkShade(colourOf(s.kind), s.chunk) : colourOf(s.kind);
     p.fillRect(r, fill);
     if (width >= 6) p.fillRect(QRect(r.left(), r.top(), 1, r.height()), fill.darker(140));
     if (s.microBatch >= 0) {
@@ -294,26 +320,20 @@ void paintRuler(QPainter& p, const LayerContext& c) {
   p.fillRect(QRect(0, 0, at.plot.right() + 1, ruler.height()), c.palette.window());
   p.setPen(c.palette.color(QPalette::Mid));
   p.drawLine(0, ruler.bottom(), at.plot.right(), ruler.bottom());
-  const double nsPerPx = (at.t1Ns - at.t0Ns) / at.plot.width();
-  const double tick = niceTickNs(nsPerPx * 90);
-  const double rel0 = at.t0Ns - at.originNs;
-  const double first = std::ceil(rel0 / tick) * tick;
   p.setPen(c.palette.color(QPalette::WindowText));
   p.setFont(c.rulerFont);
-  for (double t = first; t < at.t1Ns - at.originNs; t += tick) {
-    const double x = at.xOf(t + at.originNs);
-    p.drawLine(QPointF(x, ruler.bottom() - 6), QPointF(x, ruler.bottom()));
-    for (int i = 1; i < 5; ++i) {
-      const double xm = at.xOf(t + at.originNs + i * tick / 5);
-      p.drawLine(QPointF(xm, ruler.bottom() - 3), QPointF(xm, ruler.bottom()));
-    }
-    p.drawText(QPointF(x + 3, ruler.bottom() - 8), formatDuration(t));
+  const QFontMetrics fm = p.fontMetrics();
+  const RulerLayout layout =
+      rulerLayout(at, [&fm](const QString& text) { return fm.horizontalAdvance(text); });
+  for (const RulerTick& t : layout.ticks) {
+    p.drawLine(QPointF(t.x, ruler.bottom() - (t.major ? 6 : 3)), QPointF(t.x, ruler.bottom()));
+    if (!t.label.isEmpty()) p.drawText(QPointF(t.x + 3, ruler.bottom() - 8), t.label);
   }
   if (c.overlay.steps == nullptr) return;
   // Step marks: a line per step when they are at least 4 px apart, a label
   // where it does not overlap the previous one.
   p.setPen(QColor(0x1565c0));
-  double lastLine = -1e9, lastLabel = -1e9;
+  double lastLine = -1e9, lastLabelEnd = -1e9;
   for (const trace_model::StepWindow& s : *c.overlay.steps) {
     const double x = at.xOf(s.startNs);
     if (x < at.plot.left() || x > at.plot.right()) continue;
@@ -321,9 +341,10 @@ void paintRuler(QPainter& p, const LayerContext& c) {
     lastLine = x;
     p.drawLine(QPointF(x, 0), QPointF(x, 13));
     const QString label = QStringLiteral("step %1").arg(s.step);
-    if (x - lastLabel > p.fontMetrics().horizontalAdvance(label) + 8) {
+    const int w = p.fontMetrics().horizontalAdvance(label);
+    if (x > lastLabelEnd + 8 && x + 3 + w <= at.plot.right()) {
       p.drawText(QPointF(x + 3, 11), label);
-      lastLabel = x;
+      lastLabelEnd = x + 3 + w;
     }
   }
 }

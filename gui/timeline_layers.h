@@ -40,6 +40,7 @@ struct LayerContext {
 
 // Inside the plot (clipped to it):
 void paintStageBands(QPainter& p, const LayerContext& c);     // a tint on odd stages
+void paintUnindexed(QPainter& p, const LayerContext& c);      // "not indexed yet" grey
 void paintBubbles(QPainter& p, const LayerContext& c);        // hatched idle time
 void paintCoverage(QPainter& p, const LayerContext& c);       // binned rows
 void paintSpans(QPainter& p, const LayerContext& c);          // one box per span

@@ -48,6 +48,8 @@ void TimelineModel::clear() {
   steps_.clear();
   startNs_ = endNs_ = 0;
   cursor_ = ingested_ = 0;
+  indexedUntilNs_.clear();
+  chunkCount_ = 0;
   caughtUp_ = false;
   overview_.reset(0, 1);
   cache_.invalidate();
@@ -155,6 +157,9 @@ Result<int64_t> TimelineModel::ingest(int64_t maxEvents) {
   for (const trace_model::Event& e : page->events) {
     addRow(e.rank, static_cast<int32_t>(e.lane));
     overview_.add(e);
+    int64_t& until = indexedUntilNs_.try_emplace(e.rank, e.endNs).first->second;
+    until = std::max(until, e.endNs);
+    chunkCount_ = std::max(chunkCount_, e.chunk + 1);
     if (startNs_ == endNs_ && ingested_ == 0) startNs_ = e.startNs;
     startNs_ = std::min(startNs_, e.startNs);
     endNs_ = std::max(endNs_, e.endNs);

@@ -16,6 +16,11 @@
 // - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
 //   bubbles.h), the same definition the report uses; the model only decides
 //   which are wide enough to draw exactly and bins the rest per column.
+// - Not indexed yet: until ingest() has caught up, the overview knows each
+//   rank only up to the latest end time of its ingested events; overview
+//   frames mark the columns past it as unindexed (never as idle).
+// - Arrows: only in window frames, and only when the micro-batch compute
+//   spans in view are wide enough to read (options.minArrowSpanPx).
 #pragma once
 
 #include <QObject>
@@ -38,6 +43,10 @@ struct TimelineOptions {
   double maxSpansPerColumn = 0.34;      // above this a row is drawn as coverage
   int32_t overviewBins = 8192;          // bins of the whole-run overview
   int32_t maxArrows = 3000;             // more arrows than this are not drawn
+  // Send -> receive arrows are drawn only when the spans they join are wide
+  // enough to read: the median width of the micro-batch compute spans in
+  // view is at least this many pixels (zoomed out they would be a mesh).
+  double minArrowSpanPx = 6.0;
 };
 
 class TimelineModel : public QObject {
@@ -56,6 +65,10 @@ class TimelineModel : public QObject {
   Result<int64_t> ingest(int64_t maxEvents);
   // True when the last ingest() found no more events than it returned.
   bool caughtUp() const { return caughtUp_; }
+  // The largest number of model chunks an ingested event shows (1 + its
+  // highest chunk index; 0 before any event with a chunk): 2 or more for an
+  // interleaved schedule.
+  int32_t chunkCount() const { return chunkCount_; }
   // Share of the run's committed events the overview holds, in [0, 1].
   double ingestProgress() const;
   // Re-reads the run record (status, event count) and its steps.
@@ -94,6 +107,7 @@ class TimelineModel : public QObject {
   double estimatedEvents(double t0Ns, double t1Ns) const;
   void buildWindowFrame(TimelineFrame& f);
   void buildOverviewFrame(TimelineFrame& f);
+  void addArrows(TimelineFrame& f, const std::vector<int32_t>& ranks) const;
   std::vector<int32_t> ranksOf(const TimelineFrame& f) const;
 
   TimelineOptions options_;
@@ -109,6 +123,8 @@ class TimelineModel : public QObject {
   int64_t startNs_ = 0, endNs_ = 0;
   int64_t cursor_ = 0;
   int64_t ingested_ = 0;
+  std::map<int32_t, int64_t> indexedUntilNs_;  // per rank: latest end ingested
+  int32_t chunkCount_ = 0;
   bool caughtUp_ = false;
   CoverageOverview overview_;
   WindowCache cache_;

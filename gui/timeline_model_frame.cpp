@@ -98,7 +98,7 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
         cache_.overlapping({row.rank, static_cast<int32_t>(row.lane)}, f.t0Ns, f.t1Ns);
     if (static_cast<double>(events.size()) <= maxSpans) {
       for (const trace_model::Event* e : events) {
-        f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch});
+        f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch, e->chunk});
       }
       continue;
     }
@@ -155,6 +155,22 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     }
   }
 
+  addArrows(f, ranks);
+}
+
+void TimelineModel::addArrows(TimelineFrame& f, const std::vector<int32_t>& ranks) const {
+  // Readable: the micro-batch compute spans in view (the work the arrows
+  // feed) have a median width of at least minArrowSpanPx.
+  const double columnNs = f.columnNs();
+  std::vector<double> widthsPx;
+  for (const FrameSpan& s : f.spans) {
+    if (s.microBatch < 0 || rows_[s.row].lane != trace_model::Lane::kCompute) continue;
+    widthsPx.push_back(static_cast<double>(s.endNs - s.startNs) / columnNs);
+  }
+  if (widthsPx.empty()) return;
+  auto median = widthsPx.begin() + static_cast<std::ptrdiff_t>(widthsPx.size() / 2);
+  std::nth_element(widthsPx.begin(), median, widthsPx.end());
+  if (*median < options_.minArrowSpanPx) return;
   const std::set<int32_t> visible(ranks.begin(), ranks.end());
   for (const FrameArrow& a : cache_.arrows()) {
     if (std::min(a.fromNs, a.toNs) >= f.t1Ns) break;
@@ -162,7 +178,7 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     if (visible.count(a.fromRank) == 0 && visible.count(a.toRank) == 0) continue;
     if (static_cast<int32_t>(f.arrows.size()) >= options_.maxArrows) {
       f.arrows.clear();
-      break;
+      return;
     }
     f.arrows.push_back(a);
   }
@@ -185,6 +201,16 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
   }
   const double columnNs = f.columnNs();
   for (int32_t rank : ranksOf(f)) {
+    // Columns whose centre lies past the rank's latest ingested event are
+    // not indexed yet: unknown, not idle.
+    int indexedColumns = f.columns;
+    if (!caughtUp_) {
+      auto until = indexedUntilNs_.find(rank);
+      const double untilNs = until == indexedUntilNs_.end() ? -1e300 : double(until->second);
+      const double first = std::floor((untilNs - f.t0Ns) / columnNs - 0.5) + 1;
+      indexedColumns = static_cast<int>(std::clamp(first, 0.0, double(f.columns)));
+      if (indexedColumns < f.columns) f.unindexed.push_back({rank, indexedColumns});
+    }
     auto steps = rankSteps_.find(rank);
     if (steps == rankSteps_.end()) continue;
     std::vector<float> busy(f.columns, 0.0f);
@@ -198,7 +224,7 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
     RankIdleColumns idle{rank, std::vector<uint8_t>(f.columns, 0)};
     size_t s = 0;
     const auto& windows = steps->second;
-    for (int c = 0; c < f.columns; ++c) {
+    for (int c = 0; c < indexedColumns; ++c) {
       const double t = f.t0Ns + (c + 0.5) * columnNs;
       while (s < windows.size() && windows[s].endNs <= t) ++s;
       const bool inStep = s < windows.size() && windows[s].startNs <= t;

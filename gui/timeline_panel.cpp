@@ -55,6 +55,7 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   view_->setSelectedSpan(std::nullopt);
   view_->markRanks({});
   const Status s = model_.setRun(reader, runId);
+  legend_->setChunkCount(0);
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;
@@ -75,6 +76,7 @@ Status TimelinePanel::ingestAll() {
     if (!n.isOk()) return n.status();
     if (model_.caughtUp()) break;
   }
+  legend_->setChunkCount(model_.chunkCount());
   return Status::ok();
 }
 
@@ -89,6 +91,7 @@ void TimelinePanel::ingestPage() {
     emit errorOccurred(QString::fromStdString(n.status().message()));
     return;
   }
+  legend_->setChunkCount(model_.chunkCount());
   if (model_.caughtUp()) {
     ingestTimer_.stop();
     if (model_.run().health == storage::RunHealth::kRunning) pollTimer_.start();
@@ -110,6 +113,7 @@ void TimelinePanel::poll() {
       return;
     }
   } while (!model_.caughtUp());
+  legend_->setChunkCount(model_.chunkCount());
   emit runUpdated(model_.run());
   if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();
 }

@@ -38,6 +38,7 @@ class TimelinePanel : public QWidget {
   TimelineView* view() { return view_; }
   DetailPanel* details() { return details_; }
   void setLegendVisible(bool on) { legend_->setVisible(on); }
+  LegendWidget* legend() { return legend_; }
   bool polling() const { return pollTimer_.isActive(); }
 
  signals:

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/gui/gui_trace.h"
 #include "tests/storage/temp_dir.h"
 
@@ -87,6 +89,83 @@ TEST(TimelineModel, WideColumnsGiveSpansBubblesAndArrows) {
   const auto e = model.eventAt(0, 1300, 1);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->kind, EventKind::kBackward);
+}
+
+// Arrows join spans; zoomed out far enough that those spans are slivers,
+// they would be a mesh over the whole run, so they are left out (the spans
+// stay). The micro-batch compute spans are 150, 150 and 100 ns wide.
+TEST(TimelineModel, ArrowsOnlyWhenTheSpansTheyJoinAreWideEnoughToRead) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.minArrowSpanPx = 6;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  // 25 ns per column: median width 150 / 25 = 6 px, readable.
+  EXPECT_EQ(model.frame(1000, 1400, 16, 0, 3).arrows.size(), 1u);
+  // 40 ns per column: 3.75 px, too narrow; the spans are still drawn.
+  const TimelineFrame& narrow = model.frame(1000, 1400, 10, 0, 3);
+  EXPECT_FALSE(narrow.fromOverview);
+  EXPECT_EQ(narrow.spans.size(), 5u);
+  EXPECT_TRUE(narrow.arrows.empty());
+}
+
+// A rank the overview has not reached yet is "not indexed", never idle: with
+// only rank 0's first two events ingested, rank 1's steps would otherwise be
+// all bubble. Once caught up the mark goes and rank 1's idle columns show.
+TEST(TimelineModel, TimeNotIndexedYetIsItsOwnStateNotIdle) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;  // the overview draws every frame
+  options.overviewBins = 4;        // 100 ns bins over [1000, 1400)
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1).isOk());  // rank 0's forward [1000, 1150)
+  ASSERT_FALSE(model.caughtUp());
+  {
+    const TimelineFrame& f = model.frame(1000, 1400, 4, 0, int(model.rows().size()) - 1);
+    ASSERT_TRUE(f.fromOverview);
+    std::map<int32_t, int> firstUnindexed;
+    for (const RankUnindexed& u : f.unindexed) firstUnindexed[u.rank] = u.firstColumn;
+    // Rank 0 is known up to 1150: column 1 (centre 1150) is known, 2 is not.
+    EXPECT_EQ(firstUnindexed, (std::map<int32_t, int>{{0, 2}, {1, 0}}));
+    for (const RankIdleColumns& idle : f.idleColumns) {
+      const int from = firstUnindexed.at(idle.rank);
+      for (int c = from; c < 4; ++c)
+        EXPECT_EQ(idle.idle[c], 0) << "rank " << idle.rank << " col " << c;
+    }
+  }
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  ASSERT_TRUE(model.caughtUp());
+  const TimelineFrame& f = model.frame(1000, 1400, 4, 0, int(model.rows().size()) - 1);
+  EXPECT_TRUE(f.unindexed.empty());
+  ASSERT_EQ(f.idleColumns.size(), 2u);
+  EXPECT_EQ(f.idleColumns[1].idle, (std::vector<uint8_t>{1, 0, 0, 1}));
+}
+
+// Interleaved schedules: each span keeps its model chunk, and the model
+// counts the chunks it has seen (the legend shows one swatch per chunk).
+TEST(TimelineModel, SpansKeepTheirModelChunk) {
+  bubblescope::testing::TempDir dir;
+  auto span = [](int64_t s, int64_t e, int32_t chunk) {
+    trace_model::Event ev = guiSpan(0, Lane::kCompute, EventKind::kForward, s, e, 0, 0);
+    ev.chunk = chunk;
+    return ev;
+  };
+  auto writer =
+      testing::writeGuiTrace(dir.file("c.db"), {guiRank(0, 0)},
+                             {span(0, 100, 0), span(100, 200, 1)}, {{0, 0, 1.0, 0, 0, 200}});
+  auto reader = storage::TraceReader::open(dir.file("c.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  EXPECT_EQ(model.chunkCount(), 0);
+  ASSERT_TRUE(model.ingest(100).isOk());
+  EXPECT_EQ(model.chunkCount(), 2);
+  const TimelineFrame& f = model.frame(0, 200, 200, 0, 0);
+  ASSERT_EQ(f.spans.size(), 2u);
+  EXPECT_EQ(f.spans[0].chunk, 0);
+  EXPECT_EQ(f.spans[1].chunk, 1);
 }
 
 TEST(TimelineModel, CrowdedRowsAreBinnedIntoExactCoverage) {

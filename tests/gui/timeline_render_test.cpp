@@ -2,6 +2,7 @@
 // hatched exactly over its x range, and span colours are the legend's.
 #include <gtest/gtest.h>
 
+#include <QGuiApplication>
 #include <QImage>
 
 #include "gui/legend_widget.h"
@@ -232,6 +233,78 @@ TEST(TimelineRender, ASelectedKernelIsJoinedToItsLaunchByAnArrow) {
   EXPECT_GT(arrowPixels(renderWith(kernel)), 100) << "selecting the kernel draws the arrow";
   EXPECT_GT(arrowPixels(renderWith(launch)), 100) << "so does selecting the launch";
   EXPECT_EQ(arrowPixels(renderWith(other)), 0) << "an unlinked kernel has none";
+}
+
+// While the overview is still being built, a rank it has not reached is drawn
+// in the neutral "not indexed yet" grey over the whole view, never hatched
+// as bubble (a 10M-event file used to look 80% bubble while indexing).
+TEST(TimelineRender, TimeNotIndexedYetIsNeutralNotBubble) {
+  ThreeStageTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;
+  options.overviewBins = 1000;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(2).isOk());  // ranks 0 and 1; rank 2 not yet
+  ASSERT_FALSE(model.caughtUp());
+  const Rendered r = render(model);
+  const int rank2 = model.rowOf(2, Lane::kCompute);
+  int hatched = 0, neutral = 0;
+  columnsWithColour(r, rank2, rank2, bubbleHatchColour(), &hatched);
+  const auto [lo, hi] =
+      columnsWithColour(r, rank2, rank2, unindexedColour(QGuiApplication::palette()), &neutral);
+  EXPECT_EQ(hatched, 0) << "unknown time is no bubble";
+  EXPECT_GT(neutral, kPlotWidth * RowGeometry::kLaneHeight / 2);
+  EXPECT_EQ(lo, r.at.plot.left());
+  EXPECT_EQ(hi, r.at.plot.right());
+  int rank0Neutral = 0;
+  const int rank0 = model.rowOf(0, Lane::kCompute);
+  columnsWithColour(r, rank0, rank0, unindexedColour(QGuiApplication::palette()), &rank0Neutral);
+  EXPECT_EQ(rank0Neutral, 0) << "an indexed rank is drawn as it is";
+
+  ASSERT_TRUE(model.ingest(100).isOk());
+  expectBubbleOnStage2Only(model);  // caught up: the real bubble, exactly
+}
+
+// Interleaved schedules: chunk 0 has the kind's colour, chunk 1 a shade of
+// it that differs from every legend colour; the legend shows both.
+TEST(TimelineRender, ModelChunksAreToldApartByShade) {
+  bubblescope::testing::TempDir dir;
+  auto span = [](int64_t s, int64_t e, int32_t chunk) {
+    trace_model::Event ev = guiSpan(0, Lane::kCompute, EventKind::kForward, s, e, 0, 0);
+    ev.chunk = chunk;
+    return ev;
+  };
+  auto writer = testing::writeGuiTrace(dir.file("c.db"), {guiRank(0, 0)},
+                                       {span(kT0, kT0 + 400, 0), span(kT0 + 500, kT0 + 900, 1)},
+                                       {{0, 0, 1.0, 0, kT0, kT0 + 1000}});
+  auto reader = storage::TraceReader::open(dir.file("c.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+  const Rendered r = render(model);
+  const int y = r.at.yOf(r.rows.top[model.rowOf(0, Lane::kCompute)]) + RowGeometry::kLaneHeight / 2;
+  const QColor forward = colourOf(EventKind::kForward);
+  const QColor shade = chunkShade(forward, 1);
+  EXPECT_EQ(r.image.pixelColor(int(r.at.xOf(kT0 + 200)), y).rgb(), forward.rgb());
+  EXPECT_EQ(r.image.pixelColor(int(r.at.xOf(kT0 + 700)), y).rgb(), shade.rgb());
+  for (const LegendEntry& e : legendEntries())
+    EXPECT_NE(e.colour.rgb(), shade.rgb()) << e.label.toStdString();
+
+  LegendWidget legend;
+  auto shadePixels = [&] {
+    legend.resize(1200, legend.heightForWidth(1200));
+    QImage image(legend.size(), QImage::Format_ARGB32);
+    legend.render(&image);
+    int n = 0;
+    for (int yy = 0; yy < image.height(); ++yy)
+      for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, yy).rgb() == shade.rgb();
+    return n;
+  };
+  EXPECT_EQ(shadePixels(), 0) << "no chunk swatches for a run without chunks";
+  legend.setChunkCount(model.chunkCount());
+  EXPECT_GT(shadePixels(), 20) << "the chunk 1 swatch";
 }
 
 }  // namespace

@@ -1,0 +1,52 @@
+#include "gui/ruler_ticks.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gui/time_format.h"
+
+namespace bubblescope::gui {
+
+namespace {
+constexpr double kMinTickPx = 90;
+constexpr int kLabelGapPx = 12;  // between the end of a label and the next
+constexpr int kLabelOffsetPx = 3;
+}  // namespace
+
+RulerLayout rulerLayout(const TimelinePlacement& at,
+                        const std::function<int(const QString&)>& widthOf) {
+  RulerLayout out;
+  const double nsPerPx = (at.t1Ns - at.t0Ns) / std::max(1, at.plot.width());
+  const double tick = niceTickNs(nsPerPx * kMinTickPx);
+  out.tickNs = tick;
+  const double rel0 = at.t0Ns - static_cast<double>(at.originNs);
+  const double rel1 = at.t1Ns - static_cast<double>(at.originNs);
+  const auto firstTick = static_cast<int64_t>(std::ceil(rel0 / tick));
+  const auto lastTick = static_cast<int64_t>(std::floor(rel1 / tick));
+  const double maxAbs = std::max(std::fabs(rel0), std::fabs(rel1));
+  int widest = 0;
+  for (int64_t k = firstTick; k <= lastTick; ++k)
+    widest = std::max(widest, widthOf(formatTickLabel(k * tick, tick, maxAbs)));
+  const double tickPx = tick / nsPerPx;
+  const auto every =
+      std::max<int64_t>(1, static_cast<int64_t>(std::ceil((widest + kLabelGapPx) / tickPx)));
+  auto xOf = [&](double rel) { return at.xOf(rel + static_cast<double>(at.originNs)); };
+  for (int64_t k = firstTick - 1; k <= lastTick; ++k) {
+    const double t = k * tick;
+    if (k >= firstTick) {
+      RulerTick major{xOf(t), true, {}};
+      if (k % every == 0) {
+        const QString label = formatTickLabel(t, tick, maxAbs);
+        if (major.x + kLabelOffsetPx + widthOf(label) <= at.plot.right()) major.label = label;
+      }
+      out.ticks.push_back(std::move(major));
+    }
+    for (int i = 1; i < 5; ++i) {
+      const double x = xOf(t + i * tick / 5);
+      if (x >= at.plot.left() && x <= at.plot.right()) out.ticks.push_back({x, false, {}});
+    }
+  }
+  return out;
+}
+
+}  // namespace bubblescope::gui

@@ -48,9 +48,11 @@ void forEachShardElement(const std::vector<int64_t>& full, const TensorShard& s,
       inner *= n;
     }
   }
+  // Unsharded: the whole tensor, whatever `parts` says (a QKV weight at tp 1).
   const int64_t size = s.sharded() ? s.size : 1, rank = s.sharded() ? s.rank : 0;
-  const int64_t block = extent / s.parts;  // one part of the full extent
-  const int64_t piece = block / size;      // this rank's share of one part
+  const int64_t parts = s.sharded() ? s.parts : 1;
+  const int64_t block = extent / parts;  // one part of the full extent
+  const int64_t piece = block / size;    // this rank's share of one part
   const int64_t localExtent = extent / size;
   int64_t local = 0;
   for (int64_t o = 0; o < outer; ++o) {

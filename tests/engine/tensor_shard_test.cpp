@@ -43,6 +43,19 @@ TEST(TensorShardTest, QkvRowsAreTheRanksPiecesOfQKAndV) {
   EXPECT_EQ(local, (std::vector<float>{2, 3, 6, 7, 10, 11}));
 }
 
+TEST(TensorShardTest, UnshardedQkvIsTheWholeTensor) {
+  // tp 1 (or dim -1) with parts 3: every element in order, no division by a zero piece.
+  std::vector<float> full(12);
+  std::iota(full.begin(), full.end(), 0.0f);
+  for (const TensorShard s : {TensorShard{.dim = 0, .parts = 3, .rank = 0, .size = 1},
+                              TensorShard{.dim = -1, .parts = 3, .rank = 0, .size = 2}}) {
+    EXPECT_EQ(shardShape({6, 2}, s), (Shape{6, 2}));
+    std::vector<float> local(12, -1.0f);
+    copyShardFromFull(full.data(), {6, 2}, s, local.data());
+    EXPECT_EQ(local, full);
+  }
+}
+
 TEST(TensorShardTest, ColumnsAndRoundTrip) {
   std::vector<float> full(12);
   std::iota(full.begin(), full.end(), 0.0f);  // (3, 4)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -44,6 +45,7 @@ struct RunArgs {
   std::string trace;
   std::string name;
   std::string injectFailure;  // tests: passed to every rank's train
+  std::string save;           // checkpoint of the whole model at the end (rank 0 writes it)
 };
 
 // Everything that would stop the job, in one message.
@@ -79,6 +81,13 @@ Result<Plan> plan(const RunArgs& a) {
     if (!unsupported.empty()) problems.push_back(unsupported);
   }
   p.worldSize = worldSize ? int64_t{*worldSize} : (layoutOk ? p.layout.worldSize() : 1);
+  if (!a.save.empty()) {
+    const std::filesystem::path dir = std::filesystem::absolute(a.save).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      problems.push_back("--save: directory '" + dir.string() + "' does not exist");
+    }
+  }
   if (a.hangTimeoutS < 0) {
     problems.push_back("--hang-timeout must be >= 0 seconds (0: off), got " +
                        std::to_string(a.hangTimeoutS));
@@ -156,6 +165,9 @@ ExitCode runJob(const RunArgs& a) {
     argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
   }
   if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
+  if (!a.save.empty()) {
+    argv.insert(argv.end(), {"--save", std::filesystem::absolute(a.save).string()});
+  }
   // The ranks end themselves when this process is gone (parent_watch.h).
   argv.insert(argv.end(), {"--launcher", launcherArgument(storage::currentProcess())});
   std::printf(
@@ -236,6 +248,9 @@ void addRunCommand(CLI::App& app, CommandRunner& runner) {
       ->capture_default_str();
   cmd->add_option("--name", a->name,
                   "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
+  cmd->add_option("--save", a->save,
+                  "Write the whole model (parameters, AdamW state) at the end as the "
+                  "single-process checkpoint of the same global batch (rank 0 writes it)");
   cmd->add_option("--inject-failure", a->injectFailure, "RANK:STEP (tests)")->group("");
   cmd->callback([a, &runner] { runner = [a] { return runJob(*a); }; });
 }

@@ -326,6 +326,7 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
       }
       LayoutTrainArgs a = *layoutArgs;
       a.trace = args->trace;
+      a.save = args->save;
       if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);
       if (backend->count() > 0) a.backend = args->backend;
       runner = [a] { return runLayoutTraining(a); };

@@ -203,10 +203,17 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
       }
     }
     reportMemory(st.trainer->memory(), rank, size);
-    if (st.session) {
-      st.trainer->setRecorder(nullptr);
-      okOrAbort(st.session->finish(), rank);
+    if (st.session) st.trainer->setRecorder(nullptr);
+    if (!args.save.empty()) {  // collective: the whole model to the writing rank
+      bool wrote = false;
+      okOrAbort(st.trainer->save(args.save, &wrote), rank);
+      if (wrote) {
+        std::printf("saved checkpoint at step %lld to %s\n",
+                    static_cast<long long>(st.trainer->completedSteps()), args.save.c_str());
+        std::fflush(stdout);
+      }
     }
+    if (st.session) okOrAbort(st.session->finish(), rank);
     if (st.writer) okOrAbort(st.writer->finishRun(storage::RunStatus::kFinished), rank);
   } catch (const std::exception& e) {
     abortJob(rank, e.what());

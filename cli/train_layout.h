@@ -18,6 +18,7 @@ struct LayoutTrainArgs {
   int32_t steps = -1;      // overrides the layout's steps when >= 0
   std::string backend;     // overrides the layout's backend when set
   std::string launcher;    // "HOST:PID:TICKS" of the `run` that started it ("": none)
+  std::string save;        // checkpoint written at the end by rank 0 ("": none)
   // Testing: "RANK:STEP" makes that rank throw at the start of that step.
   std::string injectFailure;
 };

@@ -12,10 +12,12 @@ and the initial weights (`train --steps 0 --save`).
 
   torch_reference.py compare BEFORE.safetensors BATCH.json GRADS.safetensors AFTER.safetensors
   torch_reference.py check --cli build/cli/bubblescope-cli --dir /tmp/ref
+  torch_reference.py check-parallel --cli build/cli/bubblescope-cli --dir /tmp/ref
 
 `check` runs the whole cross-check with the CLI: tiny at step 0 (from the
 initial checkpoint) and at step 3 (warm-up and cosine, non-zero moments),
-small at step 0. Exits 0 when everything agrees, 1 when not, 77 (ctest's
+small at step 0. `check-parallel` starts a tp 2 x pp 2 run (`run --save`,
+mpirun) and checks the step the engine trains from its checkpoint. Exits 0 when everything agrees, 1 when not, 77 (ctest's
 skip) when PyTorch is not installed.
 
 Criteria (fp32 engine against float64 here; see tests/parallel/agreement.h
@@ -383,6 +385,19 @@ def check(cli, work):
     return verdicts
 
 
+def check_parallel(cli, work):
+    """A parallel layout's checkpoint (`run --save`, tp 2 x pp 2) is a whole
+    model: the step the engine trains from it agrees with the one here."""
+    os.makedirs(work, exist_ok=True)
+    f = lambda name: os.path.join(work, name)
+    run(cli, "run", "--model", "tiny", "--seed", "7", "--lr", "0.003", "--steps", "2", "--tp", "2",
+        "--pp", "2", "--micro-batches", "2", "--micro-batch-size", "2", "--save", f("par2.st"))
+    run(cli, "train", "--load", f("par2.st"), "--steps", "3", "--save", f("par3.st"),
+        "--dump-batch", "2", f("par_b2.json"), "--save-grads", f("par_g2.st"))
+    return [compare(f("par2.st"), f("par_b2.json"), f("par_g2.st"), f("par3.st"),
+                    "tiny tp 2 x pp 2 checkpoint, step 2")]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -394,11 +409,16 @@ def main():
     k = sub.add_parser("check", help="run the whole cross-check with the CLI")
     k.add_argument("--cli", required=True)
     k.add_argument("--dir", required=True)
+    k = sub.add_parser("check-parallel", help="the same from a parallel layout's checkpoint (mpirun)")
+    k.add_argument("--cli", required=True)
+    k.add_argument("--dir", required=True)
     args = parser.parse_args()
     if args.command == "compare":
         verdicts = [compare(args.before, args.batch, args.grads, args.after)]
-    else:
+    elif args.command == "check":
         verdicts = check(args.cli, args.dir)
+    else:
+        verdicts = check_parallel(args.cli, args.dir)
     failed = [(v.what, line) for v in verdicts for line in v.failures]
     for what, line in failed:
         print(f"error: {what}: {line}", file=sys.stderr)

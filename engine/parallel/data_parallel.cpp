@@ -371,4 +371,27 @@ Status DataParallel::appendParameters(NamedValues& out, std::vector<Parameter*>&
   return Status::ok();
 }
 
+Status DataParallel::appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) {
+  // Out: total() floats of one moment in flat order.
+  auto gather = [this](const Tensor& shard, const char* name, std::vector<float>& out) -> Status {
+    out.assign(static_cast<size_t>(flat_.total()), 0.0f);
+    if (!layout::shardsOptimizer(options_.zeroStage)) {
+      std::memcpy(out.data(), shard.data(), out.size() * sizeof(float));
+      return Status::ok();
+    }
+    return dp_.allGather(shard.span(), out, shards_.countsFor({0, flat_.total()}), trace(name));
+  };
+  std::vector<float> flatM, flatV;
+  BS_RETURN_IF_ERROR(gather(adamM_, "adam_m_all_gather", flatM));
+  BS_RETURN_IF_ERROR(gather(adamV_, "adam_v_all_gather", flatV));
+  for (const FlatEntry& e : flat_.entries()) {
+    m.emplace_back(e.param->name,
+                   std::vector<float>(flatM.begin() + e.range.lo, flatM.begin() + e.range.hi));
+    v.emplace_back(e.param->name,
+                   std::vector<float>(flatV.begin() + e.range.lo, flatV.begin() + e.range.hi));
+  }
+  steps = adamSteps_;
+  return Status::ok();
+}
+
 }  // namespace bubblescope::engine

@@ -82,6 +82,8 @@ class DataParallel final : public LayerHooks, public GradientSync {
   Status gatherUpdatedParameters() override;
   int64_t parameterCount() const override { return flat_.total(); }
   Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) override;
+  // Collective at stages >= 1 (the shards of m and v are all-gathered).
+  Status appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) override;
 
   // Launches every bucket and waits for them, as completeGradients() does
   // after the last micro-batch without overlap (benchmarks; collective).

@@ -61,6 +61,10 @@ class GradientSync {
   // Appends every parameter of the chunk by name with its full (un-ZeRO'd)
   // values, and the Parameter it belongs to (collective under ZeRO-3).
   virtual Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) = 0;
+  // Appends every parameter's AdamW moments by name, full (un-ZeRO'd) values
+  // in the order of appendParameters(), to `m` and `v`, and says how many
+  // updates the optimizer applied (collective when the state is sharded).
+  virtual Status appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) = 0;
 };
 
 }  // namespace bubblescope::engine

@@ -27,4 +27,17 @@ Status LocalGradients::appendParameters(NamedValues& out, std::vector<Parameter*
   return Status::ok();
 }
 
+Status LocalGradients::appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) {
+  if (backend_.device() != Device::kHost) {
+    return Status::unsupported("reading optimizer state back from " + backend_.description() +
+                               " is not supported yet");
+  }
+  for (AdamW::State& s : optimizer_.states()) {
+    m.emplace_back(s.param->name, std::vector<float>(s.m.span().begin(), s.m.span().end()));
+    v.emplace_back(s.param->name, std::vector<float>(s.v.span().begin(), s.v.span().end()));
+  }
+  steps = optimizer_.stepCount();
+  return Status::ok();
+}
+
 }  // namespace bubblescope::engine

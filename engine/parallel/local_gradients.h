@@ -38,6 +38,7 @@ class LocalGradients final : public GradientSync {
   int64_t parameterCount() const override { return model_.parameterCount(); }
   // Host memory only (a device's values are not read back here).
   Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) override;
+  Status appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) override;
 
   AdamW& optimizer() { return optimizer_; }  // checkpoints
 

@@ -8,6 +8,7 @@
 #include "engine/cpu_gemm.h"
 #include "engine/layout/stage_split.h"
 #include "engine/parallel/data_parallel.h"
+#include "engine/parallel/layout_checkpoint.h"
 #include "engine/parallel/local_gradients.h"
 #include "tracer/clock.h"
 
@@ -108,8 +109,7 @@ Status RankTrainer::initialize() {
   BS_ASSIGN_OR_RETURN(schedule_, layout::makeSchedule(pipeline_.schedule, p, options_.microBatches,
                                                       pipeline_.chunks, sync));
   BS_ASSIGN_OR_RETURN(
-      const std::vector<int32_t> split,
-      layout::stageSplit(options_.model, p, pipeline_.chunks, pipeline_.stageLayers));
+      split_, layout::stageSplit(options_.model, p, pipeline_.chunks, pipeline_.stageLayers));
   BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));
   loader_ = std::make_unique<DataLoader>(std::move(loader));
   DataParallelOptions d;
@@ -121,7 +121,7 @@ Status RankTrainer::initialize() {
   for (int32_t c = 0; c < pipeline_.chunks; ++c) {
     BS_ASSIGN_OR_RETURN(auto model,
                         GptModel::create(options_.model, *backend_,
-                                         pipelineSlots(split, c * p + stage_), tpGroup_.get()));
+                                         pipelineSlots(split_, c * p + stage_), tpGroup_.get()));
     model->initialize(options_.seed);  // the same weights as the full model's slots
     std::unique_ptr<GradientSync> chunkSync;
     if (groups_.dp == nullptr) {
@@ -148,10 +148,7 @@ Status RankTrainer::initialize() {
   return Status::ok();
 }
 
-Status RankTrainer::save(const std::string& path) {
-  if (groups_.dp != nullptr) {
-    return Status::unsupported("--save: checkpoints of a parallel run are not supported yet");
-  }
+Status RankTrainer::save(const std::string& path, bool* wrote) {
   if (backend_->device() != Device::kHost) {
     return Status::unsupported("--save: checkpoints of a run on " + backend_->description() +
                                " are not supported yet");
@@ -159,9 +156,22 @@ Status RankTrainer::save(const std::string& path) {
   CheckpointMeta meta;
   meta.model = options_.model;
   meta.step = step_;
-  meta.trainerJson = options_.settingsJson();
-  auto& local = static_cast<LocalGradients&>(*syncs_.front());
-  return writeCheckpoint(path, *models_.front(), local.optimizer(), meta);
+  // The single process on the same global batch: M x dp micro-batches.
+  const int32_t dp = groups_.dp != nullptr ? groups_.dp->size() : 1;
+  meta.trainerJson = singleRankEquivalent(options_, dp).settingsJson();
+  bool written = false;
+  if (groups_.dp == nullptr) {
+    auto& local = static_cast<LocalGradients&>(*syncs_.front());
+    BS_RETURN_IF_ERROR(writeCheckpoint(path, *models_.front(), local.optimizer(), meta));
+    written = true;
+  } else {
+    std::vector<GradientSync*> syncs;
+    for (const auto& sync : syncs_) syncs.push_back(sync.get());
+    BS_RETURN_IF_ERROR(saveLayoutCheckpoint(path, syncs, {groups_.dp, groups_.tp, groups_.pp},
+                                            split_, meta, written));
+  }
+  if (wrote != nullptr) *wrote = written;
+  return Status::ok();
 }
 
 void RankTrainer::setRecorder(tracer::Recorder* recorder) {

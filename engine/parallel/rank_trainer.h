@@ -33,10 +33,10 @@
 //
 // Contract: create() and step() are collective over the groups given (which
 // outlive the trainer); every rank of the job calls step() the same number of
-// times. A single process has no groups at all; a parallel rank has at least
-// dp (of any size). Parallel ranks train in host memory (kCudaModelWired);
-// checkpoints (loadPath, save) need a single process on a host-memory
-// backend. Spans go to the Recorder of setRecorder() (compute and the
+// times, and save() at the same point. A single process has no groups at
+// all; a parallel rank has at least dp (of any size). Parallel ranks train
+// in host memory (kCudaModelWired); save() needs a host-memory backend, and
+// loadPath a single process. Spans go to the Recorder of setRecorder() (compute and the
 // communicators'); it must outlive the trainer or be drained first (span
 // names point into the model). The training thread only.
 #pragma once
@@ -119,8 +119,11 @@ class RankTrainer {
   // One optimizer step; loss, gradNorm and tokens are global.
   Result<StepResult> step();
   int64_t completedSteps() const { return step_; }
-  // Writes a checkpoint of the current state (checkpoint.h; single process).
-  Status save(const std::string& path);
+  // Writes a checkpoint of the current state (checkpoint.h): a parallel
+  // rank's is the whole model gathered to dp 0, tp 0, pp 0, which writes it
+  // (layout_checkpoint.h; collective), with the settings of the single
+  // process on the same global batch. `wrote` (optional): this rank wrote it.
+  Status save(const std::string& path, bool* wrote = nullptr);
 
   const TrainerOptions& options() const { return options_; }  // effective (after a load)
   const ParallelOptions& parallelOptions() const { return parallel_; }
@@ -153,6 +156,7 @@ class RankTrainer {
   tracer::Recorder* recorder_ = nullptr;
   int32_t stage_ = 0;
   layout::Schedule schedule_;
+  std::vector<int32_t> split_;                        // layers per virtual stage (p·v entries)
   std::vector<std::unique_ptr<GptModel>> models_;     // [chunk]
   std::vector<std::unique_ptr<GradientSync>> syncs_;  // [chunk]
   std::unique_ptr<DataLoader> loader_;

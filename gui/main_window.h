@@ -62,6 +62,10 @@ class MainWindow : public QMainWindow {
   // Loads the shown run's layout into the editor and keeps the run: when the
   // next run started from the window ends, compare opens on the two.
   Status runAgainWithChanges();
+  // What File > Export timeline writes once its dialog has a path: the
+  // compare tab's picture when it is shown, else the timeline with its title
+  // and legend (PNG or SVG by the suffix).
+  Status exportTimelineTo(const QString& path);
   // Marks `ranks` in the timeline and shows the timeline tab.
   void showRanksInTimeline(const std::vector<int32_t>& ranks);
 

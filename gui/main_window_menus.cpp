@@ -150,11 +150,16 @@ void MainWindow::exportTimeline() {
                                               kImageFilters, &filter),
                  filter);
   if (path.isEmpty()) return;
-  const Status s = tabs_->currentIndex() == kCompareTab
-                       ? exportWidget(compare_, path)
-                       : gui::exportTimeline(timeline_->view(), timelineTitle(), path);
-  if (!s.isOk()) return showError(tr("Export"), s);
+  const Status s = exportTimelineTo(path);
+  if (!s.isOk()) showError(tr("Export"), s);
+}
+
+Status MainWindow::exportTimelineTo(const QString& path) {
+  BS_RETURN_IF_ERROR(tabs_->currentIndex() == kCompareTab
+                         ? exportWidget(compare_, path)
+                         : gui::exportTimeline(timeline_->view(), timelineTitle(), path));
   statusLabel_->setText(tr("wrote %1").arg(path));
+  return Status::ok();
 }
 
 void MainWindow::exportChart(int chart) {

@@ -9,10 +9,8 @@
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QMessageBox>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTimer>
 
 #include "gui/charts_panel.h"
 #include "gui/layout_editor.h"
@@ -22,6 +20,7 @@
 #include "gui/timeline_model.h"
 #include "gui/timeline_panel.h"
 #include "storage/trace_reader.h"
+#include "tests/gui/modal_box_closer.h"
 #include "tests/gui/pipeline_trace.h"
 
 namespace bubblescope::gui {
@@ -29,26 +28,7 @@ namespace {
 
 constexpr int kSteps = 3;
 
-// Closes every modal box the window opens (a failed run's warning would
-// block the test) and keeps its text for the test to report.
-class ModalBoxCloser {
- public:
-  ModalBoxCloser() {
-    timer_.setInterval(50);
-    QObject::connect(&timer_, &QTimer::timeout, [this] {
-      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
-        texts_ << box->text();
-        box->reject();
-      }
-    });
-    timer_.start();
-  }
-  const QStringList& texts() const { return texts_; }
-
- private:
-  QTimer timer_;
-  QStringList texts_;
-};
+using bubblescope::testing::ModalBoxCloser;
 
 TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts) {
   const QString cli = QStringLiteral(BUBBLESCOPE_CLI_PATH);

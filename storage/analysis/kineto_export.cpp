@@ -1,5 +1,6 @@
 #include "storage/analysis/kineto_export.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -50,8 +51,18 @@ int64_t deviceIndex(const std::string& device) {
 struct RankFile {
   int64_t hostPid;
   int64_t gpuPid;
+  int64_t baseNs;  // baseTimeNanoseconds: ts = time - baseNs
   bool sawProfilerSteps = false;
 };
+
+// The run's first time rounded down to a whole second, as Kineto's base is:
+// relative ts stay small enough that a double (HTA's pandas) keeps every
+// nanosecond, where 1.7e15 µs would be rounded to 0.25 µs.
+int64_t baseTimeNs(int64_t firstNs, const std::vector<trace_model::StepRecord>& steps) {
+  for (const auto& s : steps) firstNs = std::min(firstNs, s.startNs);
+  constexpr int64_t kSecondNs = 1'000'000'000;
+  return firstNs > 0 ? firstNs - firstNs % kSecondNs : 0;
+}
 
 void appendKey(std::string& t, const char* key) {
   t += ",\"";
@@ -72,7 +83,7 @@ void appendWhere(std::string& t, const trace_model::Event& e, const RankFile& f)
   appendKey(t, "tid");
   appendInt(t, gpu ? streamOf(e.lane) : static_cast<int32_t>(e.lane));
   appendKey(t, "ts");
-  appendMicros(t, e.startNs);
+  appendMicros(t, e.startNs - f.baseNs);
 }
 
 void appendEvent(std::string& t, const trace_model::Event& e, RankFile& f) {
@@ -143,15 +154,19 @@ void appendEvent(std::string& t, const trace_model::Event& e, RankFile& f) {
 
 Status writeRank(storage::TraceReader& reader, const storage::RunRecord& run,
                  const storage::RankInfo& rank, const std::vector<trace_model::StepRecord>& steps,
-                 const std::string& gpuName, const std::string& path, KinetoExportStats& stats) {
+                 const std::string& gpuName, int64_t baseNs, const std::string& path,
+                 KinetoExportStats& stats) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"),
                                                        &std::fclose);
   if (!file) return Status::ioError("cannot write " + path + ": " + std::strerror(errno));
   JsonOut out(file.get(), path);
   std::string& t = out.text();
   const int64_t device = deviceIndex(rank.device);
-  RankFile f{rank.pid > 0 ? rank.pid : 100000 + rank.rank, device >= 0 ? device : rank.rank};
-  t += "{\"schemaVersion\":1,\n\"deviceProperties\":[";
+  RankFile f{rank.pid > 0 ? rank.pid : 100000 + rank.rank, device >= 0 ? device : rank.rank,
+             baseNs};
+  t += "{\"schemaVersion\":1,\n\"baseTimeNanoseconds\":";
+  appendInt(t, baseNs);
+  t += ",\n\"deviceProperties\":[";
   if (device >= 0) {
     t += "{\"id\":";
     appendInt(t, device);
@@ -212,11 +227,13 @@ Result<KinetoExportStats> exportKinetoTraces(storage::TraceReader& reader, int64
   if (layout.is_object() && layout.contains("gpu") && layout["gpu"].is_string()) {
     gpuName = layout["gpu"].get<std::string>();
   }
+  BS_ASSIGN_OR_RETURN(const auto range, reader.timeRange(runId));
+  const int64_t baseNs = baseTimeNs(range.first, steps);
   KinetoExportStats stats;
   for (const auto& rank : ranks) {
     const std::string path =
         (std::filesystem::path(outDir) / ("rank-" + std::to_string(rank.rank) + ".json")).string();
-    BS_RETURN_IF_ERROR(writeRank(reader, run, rank, steps, gpuName, path, stats));
+    BS_RETURN_IF_ERROR(writeRank(reader, run, rank, steps, gpuName, baseNs, path, stats));
   }
   return stats;
 }

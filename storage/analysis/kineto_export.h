@@ -4,8 +4,9 @@
 //
 // Each file: "schemaVersion", "deviceProperties" (for a cuda:N rank, with the
 // run's GPU name when known), "distributedInfo" {backend (nccl for cuda
-// runs, gloo otherwise), rank, world_size}, "traceEvents". Events keep their
-// times (µs with three decimals, exact to the ns). GPU stream lanes become
+// runs, gloo otherwise), rank, world_size}, "traceEvents", and
+// "baseTimeNanoseconds": the run's first time rounded down to a second; each
+// ts is relative to it (µs with three decimals, exact to the ns). GPU stream lanes become
 // "kernel" (collectives with "Collective name", message size in bytes as
 // "In/Out msg nelems" of dtype "Byte", and the dimension as "Process Group
 // Description"), "gpu_memcpy", "gpu_memset" and "gpu_user_annotation" on

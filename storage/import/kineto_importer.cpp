@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "storage/import/async_sink.h"
+#include "storage/import/base_time_scan.h"
 #include "storage/import/kineto_parser.h"
 #include "storage/import/trace_file_stream.h"
 
@@ -39,7 +40,6 @@ class RunImport {
   const ImportOptions& options_;
   const GroupDims& groups_;
   std::map<int32_t, std::string> fileOfRank_;
-  std::optional<int64_t> firstBaseTimeNs_;
   bool begun_ = false;
   std::unique_ptr<AsyncSink> sink_;  // writes on a thread while the next events parse
   ImportSummary summary_;
@@ -125,7 +125,11 @@ Status RunImport::importFile(size_t index) {
   auto start = [&](const KinetoHeader& header) -> Status {
     BS_RETURN_IF_ERROR(beginRun(header));
     BS_ASSIGN_OR_RETURN(file.rank, resolveRank(index, header, file));
-    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_);
+    // Kineto writes baseTimeNanoseconds after the events: read it from the
+    // file's tail unless it came first.
+    file.baseTimeNs = header.baseTimeNs ? header.baseTimeNs : scanBaseTimeNs(path);
+    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_,
+                                                file.baseTimeNs.value_or(0));
     return Status::ok();
   };
   KinetoCallbacks callbacks;
@@ -146,13 +150,12 @@ Status RunImport::importFile(size_t index) {
         baseName(path) + ": distributedInfo (rank " + std::to_string(*header->rank) +
         ") comes after the events; they were stored as rank " + std::to_string(file.rank));
   }
-  if (header->baseTimeNs) {
-    if (!firstBaseTimeNs_) firstBaseTimeNs_ = header->baseTimeNs;
-    if (*firstBaseTimeNs_ != *header->baseTimeNs) {
-      summary_.warnings.push_back(baseName(path) +
-                                  ": baseTimeNanoseconds differs from the first file's; the "
-                                  "ranks are aligned by their ts as written");
-    }
+  if (header->baseTimeNs && header->baseTimeNs != file.baseTimeNs) {
+    summary_.warnings.push_back(
+        baseName(path) + ": baseTimeNanoseconds lies more than " +
+        std::to_string(kBaseTimeTailBytes >> 20) +
+        " MiB before the file's end (or differs from its first value); its times are stored "
+        "unshifted");
   }
   BS_RETURN_IF_ERROR(rank->finish(*header));
   file.device = rank->device();
@@ -205,6 +208,15 @@ Status RunImport::importFile(size_t index) {
 }
 
 Status RunImport::finish() {
+  size_t withBase = 0;
+  for (const ImportedFile& f : summary_.files) withBase += f.baseTimeNs.has_value();
+  if (withBase > 0 && withBase < summary_.files.size()) {
+    summary_.warnings.push_back(
+        std::to_string(summary_.files.size() - withBase) + " of " +
+        std::to_string(summary_.files.size()) +
+        " files have no baseTimeNanoseconds: their times are stored as written, the others' "
+        "shifted by it; the ranks may not line up");
+  }
   BS_RETURN_IF_ERROR(sink_->drain());
   return writer_.finishRun(storage::RunStatus::kFinished);
 }

@@ -4,9 +4,9 @@
 // Ranks: distributedInfo.rank, else a number in the file name ("rank-3",
 // "rank_3", "rank3"), else the file's position in the list. World size:
 // distributedInfo.world_size, else the number of files. Two files with the
-// same rank are refused. Timestamps are the files' ts in ns, as written (the
-// ranks of one job share the profiler's clock); baseTimeNanoseconds is kept
-// in the run's layout JSON per rank.
+// same rank are refused. Timestamps are the files' ts in ns (exact to the
+// nanosecond) plus the file's baseTimeNanoseconds where it has one (HTA:
+// unix ns = ts + baseTimeNanoseconds), so ranks with different bases line up.
 //
 // Errors: a file that cannot be read, is not JSON, is truncated or is not a
 // Kineto trace ends the import with one message naming the file; the run is
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,10 @@ struct ImportOptions {
 struct ImportedFile {
   std::string path;
   int32_t rank = 0;
-  std::string rankSource;  // "distributedInfo", "file name" or "order"
-  std::string device;      // "cuda:N" or "cpu"
-  std::string gpuName;     // deviceProperties, "" if none
+  std::string rankSource;             // "distributedInfo", "file name" or "order"
+  std::string device;                 // "cuda:N" or "cpu"
+  std::string gpuName;                // deviceProperties, "" if none
+  std::optional<int64_t> baseTimeNs;  // added to the file's ts
   RankImportStats stats;
 };
 

@@ -56,8 +56,8 @@ const KinetoRankImporter::Launch* KinetoRankImporter::findLaunch(const std::vect
 }
 
 KinetoRankImporter::KinetoRankImporter(trace_model::Sink& sink, int32_t rank,
-                                       const GroupDims& groups)
-    : sink_(sink), rank_(rank), groups_(groups) {
+                                       const GroupDims& groups, int64_t timeOffsetNs)
+    : sink_(sink), rank_(rank), groups_(groups), timeOffsetNs_(timeOffsetNs) {
   batch_.reserve(kBatchEvents);
 }
 
@@ -76,8 +76,9 @@ Status KinetoRankImporter::add(const KinetoRecord& r) {
     ++stats_.negativeDurations;
     durNs = 0;
   }
-  const int64_t startNs = *r.tsNs;
-  if (startNs > std::numeric_limits<int64_t>::max() - durNs) {
+  int64_t startNs = 0;
+  if (__builtin_add_overflow(*r.tsNs, timeOffsetNs_, &startNs) ||
+      startNs > std::numeric_limits<int64_t>::max() - durNs) {
     ++stats_.missingTimes;
     return Status::ok();
   }

@@ -42,7 +42,7 @@ struct RankImportStats {
   int64_t flows = 0;
   int64_t steps = 0;
   int64_t negativeDurations = 0;      // kept as zero-length spans
-  int64_t missingTimes = 0;           // events without ts: skipped
+  int64_t missingTimes = 0;           // events without a usable ts (or past int64 ns): skipped
   int64_t unknownCategoryEvents = 0;  // kept as generic spans
   int64_t unknownCollectives = 0;     // NCCL kernels stored as all-reduce
   int64_t sendRecvAsSend = 0;         // SendRecv kernels nothing else described: kept as send
@@ -64,7 +64,10 @@ struct RankImportStats {
 
 class KinetoRankImporter {
  public:
-  KinetoRankImporter(trace_model::Sink& sink, int32_t rank, const GroupDims& groups);
+  // `timeOffsetNs` is added to every ts: the file's baseTimeNanoseconds
+  // (HTA: unix ns = ts + baseTimeNanoseconds), 0 without one.
+  KinetoRankImporter(trace_model::Sink& sink, int32_t rank, const GroupDims& groups,
+                     int64_t timeOffsetNs = 0);
 
   Status add(const KinetoRecord& record);
   // Flushes the events, writes the steps and the rank.
@@ -108,6 +111,7 @@ class KinetoRankImporter {
   trace_model::Sink& sink_;
   int32_t rank_;
   const GroupDims& groups_;
+  int64_t timeOffsetNs_;
   std::vector<trace_model::Event> batch_;
   std::map<int64_t, int32_t> threadIndex_;  // host tid -> lane index, in order seen
   std::vector<trace_model::StepRecord> cpuSteps_;

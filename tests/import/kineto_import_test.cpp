@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "storage/analysis/run_analyzer.h"
+#include "storage/import/base_time_scan.h"
 #include "storage/import/kineto_importer.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
@@ -109,7 +111,9 @@ TEST(KinetoImport, NcclTraceEventsLanesAndCollectives) {
   EXPECT_EQ(launch.lane, Lane::kCudaApi);
   EXPECT_EQ(kernel.lane, trace_model::gpuStreamLane(40));
   EXPECT_EQ(kernel.kind, EventKind::kAllReduce);
-  EXPECT_EQ(kernel.startNs, 4458677009853422);
+  // Shifted by the file's baseTimeNanoseconds, 1711964646000000000 (it
+  // comes after the events).
+  EXPECT_EQ(kernel.startNs, 1711964646000000000 + 4458677009853422);
   EXPECT_EQ(kernel.endNs - kernel.startNs, 2636669);
   EXPECT_EQ(kernel.bytes, 6637568LL * 4);
   EXPECT_EQ(kernel.dim, trace_model::ParallelDim::kDp);
@@ -151,6 +155,82 @@ TEST(KinetoImport, NanosecondTimestampsAreExact) {
   ASSERT_GE(linked->size(), 1u);
   EXPECT_EQ((*linked)[0].startNs, 1712195495505543140);
   EXPECT_EQ((*linked)[0].endNs, 1712195495505543140 + 41768);
+}
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// A one-kernel rank: ts and baseTimeNanoseconds as given, the base before or
+// after the events.
+std::string oneKernelTrace(int rank, const std::string& ts, const std::string& base,
+                           bool baseFirst) {
+  const std::string baseKey = base.empty() ? "" : "\"baseTimeNanoseconds\": " + base;
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+      ts + R"(, "dur": 2.5, "args": {"device": 0, "stream": 7}}])";
+  const std::string dist =
+      R"("distributedInfo": {"rank": )" + std::to_string(rank) + R"(, "world_size": 2})";
+  if (baseKey.empty()) return "{" + dist + ", " + events + "}";
+  return baseFirst ? "{" + baseKey + ", " + dist + ", " + events + "}"
+                   : "{" + dist + ", " + events + ",\n  " + baseKey + "\n}";
+}
+
+TEST(KinetoImport, BaseTimeNanosecondsShiftsEachRanksTimes) {
+  bubblescope::testing::TempDir dir;
+  // Rank 0's profiler based at ...000 s, rank 1's 5 µs later: the same
+  // instant is ts 10.001 on rank 0 and 5.001 on rank 1.
+  writeText(dir.file("r0.json"), oneKernelTrace(0, "10.001", "1700000000000000000", false));
+  writeText(dir.file("r1.json"), oneKernelTrace(1, "5.001", "1700000000000005000", true));
+  auto writer = storage::TraceWriter::open(dir.file("t.db"));
+  ASSERT_TRUE(writer.isOk());
+  auto summary = importKineto(**writer, {dir.file("r0.json"), dir.file("r1.json")}, {});
+  ASSERT_TRUE(summary.isOk()) << summary.status().message();
+  EXPECT_EQ(summary->files[0].baseTimeNs, 1700000000000000000);
+  EXPECT_EQ(summary->files[1].baseTimeNs, 1700000000000005000);
+  for (const auto& w : summary->warnings) {  // only "no ProfilerStep annotations"
+    EXPECT_EQ(w.find("baseTimeNanoseconds"), std::string::npos) << w;
+  }
+  writer->reset();
+  auto reader = storage::TraceReader::open(dir.file("t.db"));
+  ASSERT_TRUE(reader.isOk());
+  const auto events = allEvents(**reader, summary->runId);
+  ASSERT_EQ(events.size(), 2u);
+  for (const auto& e : events) {
+    EXPECT_EQ(e.startNs, 1700000000000010001) << "rank " << e.rank;
+    EXPECT_EQ(e.endNs, 1700000000000012501) << "rank " << e.rank;
+  }
+}
+
+TEST(KinetoImport, AFileWithoutBaseTimeIsKeptAsWrittenAndSaidSo) {
+  bubblescope::testing::TempDir dir;
+  writeText(dir.file("r0.json"), oneKernelTrace(0, "10", "1700000000000000000", false));
+  writeText(dir.file("r1.json"), oneKernelTrace(1, "1700000000000010", "", false));
+  auto writer = storage::TraceWriter::open(dir.file("t.db"));
+  ASSERT_TRUE(writer.isOk());
+  auto summary = importKineto(**writer, {dir.file("r0.json"), dir.file("r1.json")}, {});
+  ASSERT_TRUE(summary.isOk()) << summary.status().message();
+  EXPECT_FALSE(summary->files[1].baseTimeNs.has_value());
+  ASSERT_EQ(summary->warnings.size(), 3u);  // two "no ProfilerStep annotations", then:
+  EXPECT_EQ(summary->warnings[2],
+            "1 of 2 files have no baseTimeNanoseconds: their times are stored as written, the "
+            "others' shifted by it; the ranks may not line up");
+  writer->reset();
+  auto reader = storage::TraceReader::open(dir.file("t.db"));
+  ASSERT_TRUE(reader.isOk());
+  for (const auto& e : allEvents(**reader, summary->runId)) {
+    EXPECT_EQ(e.startNs, 1700000000000010000) << "rank " << e.rank;
+  }
+}
+
+TEST(KinetoImport, FindBaseTimeNs) {
+  EXPECT_EQ(findBaseTimeNs(R"(], "baseTimeNanoseconds": 1711964646000000000})"),
+            1711964646000000000);
+  EXPECT_EQ(findBaseTimeNs("\"baseTimeNanoseconds\" :\n 12\n}"), 12);
+  EXPECT_EQ(findBaseTimeNs(R"("baseTimeNanoseconds": "12"})"), std::nullopt);  // not a number
+  EXPECT_EQ(findBaseTimeNs(R"("baseTimeNanoseconds": 99999999999999999999})"), std::nullopt);
+  EXPECT_EQ(findBaseTimeNs(R"("baseTimeNanoseconds": 1)"), std::nullopt);  // cut off
+  EXPECT_EQ(findBaseTimeNs(R"({"traceEvents": []})"), std::nullopt);
 }
 
 TEST(KinetoImport, TwoRanksOfOneJobAreOneRun) {

@@ -1,6 +1,7 @@
 #include "storage/import/kineto_importer.h"
 
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -119,17 +120,21 @@ Status RunImport::importFile(size_t index) {
   BS_ASSIGN_OR_RETURN(auto input, TraceFileStream::open(path));
   ImportedFile file;
   file.path = path;
+  // Kineto writes baseTimeNanoseconds after the events: a thread reads it
+  // from the file's tail while the parse begins (used unless it came first).
+  std::future<std::optional<int64_t>> baseScan =
+      std::async(std::launch::async, scanBaseTimeNs, path);
   std::unique_ptr<KinetoRankImporter> rank;
   int64_t records = 0;
   ImportProgress progress{index, paths_.size(), &path, 0, input->fileBytes()};
   auto start = [&](const KinetoHeader& header) -> Status {
     BS_RETURN_IF_ERROR(beginRun(header));
     BS_ASSIGN_OR_RETURN(file.rank, resolveRank(index, header, file));
-    // Kineto writes baseTimeNanoseconds after the events: read it from the
-    // file's tail unless it came first.
-    file.baseTimeNs = header.baseTimeNs ? header.baseTimeNs : scanBaseTimeNs(path);
-    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_,
-                                                file.baseTimeNs.value_or(0));
+    auto offset = [&file, &baseScan, first = header.baseTimeNs] {
+      file.baseTimeNs = first ? first : baseScan.get();
+      return file.baseTimeNs.value_or(0);
+    };
+    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_, offset);
     return Status::ok();
   };
   KinetoCallbacks callbacks;
@@ -150,6 +155,7 @@ Status RunImport::importFile(size_t index) {
         baseName(path) + ": distributedInfo (rank " + std::to_string(*header->rank) +
         ") comes after the events; they were stored as rank " + std::to_string(file.rank));
   }
+  BS_RETURN_IF_ERROR(rank->finish(*header));
   if (header->baseTimeNs && header->baseTimeNs != file.baseTimeNs) {
     summary_.warnings.push_back(
         baseName(path) + ": baseTimeNanoseconds lies more than " +
@@ -157,7 +163,6 @@ Status RunImport::importFile(size_t index) {
         " MiB before the file's end (or differs from its first value); its times are stored "
         "unshifted");
   }
-  BS_RETURN_IF_ERROR(rank->finish(*header));
   file.device = rank->device();
   if (!header->deviceNames.empty()) file.gpuName = header->deviceNames.front();
   file.stats = rank->stats();

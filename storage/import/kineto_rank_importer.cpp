@@ -56,8 +56,9 @@ const KinetoRankImporter::Launch* KinetoRankImporter::findLaunch(const std::vect
 }
 
 KinetoRankImporter::KinetoRankImporter(trace_model::Sink& sink, int32_t rank,
-                                       const GroupDims& groups, int64_t timeOffsetNs)
-    : sink_(sink), rank_(rank), groups_(groups), timeOffsetNs_(timeOffsetNs) {
+                                       const GroupDims& groups,
+                                       std::function<int64_t()> timeOffsetNs)
+    : sink_(sink), rank_(rank), groups_(groups), timeOffsetNs_(std::move(timeOffsetNs)) {
   batch_.reserve(kBatchEvents);
 }
 
@@ -76,9 +77,8 @@ Status KinetoRankImporter::add(const KinetoRecord& r) {
     ++stats_.negativeDurations;
     durNs = 0;
   }
-  int64_t startNs = 0;
-  if (__builtin_add_overflow(*r.tsNs, timeOffsetNs_, &startNs) ||
-      startNs > std::numeric_limits<int64_t>::max() - durNs) {
+  const int64_t startNs = *r.tsNs;
+  if (startNs > std::numeric_limits<int64_t>::max() - durNs) {
     ++stats_.missingTimes;
     return Status::ok();
   }
@@ -159,8 +159,26 @@ trace_model::Lane KinetoRankImporter::threadLane(int64_t tid) {
   return trace_model::hostThreadLane(it->second);
 }
 
+int64_t KinetoRankImporter::offsetNs() {
+  if (!offsetNs_) offsetNs_ = timeOffsetNs_();
+  return *offsetNs_;
+}
+
+void KinetoRankImporter::shiftBatch() {
+  const int64_t offset = offsetNs();
+  if (offset == 0) return;
+  const size_t before = batch_.size();
+  std::erase_if(batch_, [offset](trace_model::Event& e) {
+    return __builtin_add_overflow(e.startNs, offset, &e.startNs) ||
+           __builtin_add_overflow(e.endNs, offset, &e.endNs);
+  });
+  stats_.missingTimes += static_cast<int64_t>(before - batch_.size());
+  stats_.events -= static_cast<int64_t>(before - batch_.size());
+}
+
 Status KinetoRankImporter::flushEvents() {
   if (batch_.empty()) return Status::ok();
+  shiftBatch();
   Status s = sink_.appendEvents(batch_);
   batch_.clear();
   return s;
@@ -266,7 +284,12 @@ Status KinetoRankImporter::finish(const KinetoHeader& header) {
             [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
   BS_RETURN_IF_ERROR(resolveNccl());
   BS_RETURN_IF_ERROR(flushEvents());
-  const auto steps = stepRecords();
+  auto steps = stepRecords();
+  const int64_t offset = offsetNs();
+  std::erase_if(steps, [offset](trace_model::StepRecord& s) {
+    return __builtin_add_overflow(s.startNs, offset, &s.startNs) ||
+           __builtin_add_overflow(s.endNs, offset, &s.endNs);
+  });
   BS_RETURN_IF_ERROR(sink_.appendSteps(steps));
   trace_model::RankInfo info;
   info.rank = rank_;

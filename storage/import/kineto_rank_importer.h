@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,10 +66,13 @@ struct RankImportStats {
 
 class KinetoRankImporter {
  public:
-  // `timeOffsetNs` is added to every ts: the file's baseTimeNanoseconds
-  // (HTA: unix ns = ts + baseTimeNanoseconds), 0 without one.
-  KinetoRankImporter(trace_model::Sink& sink, int32_t rank, const GroupDims& groups,
-                     int64_t timeOffsetNs = 0);
+  // `timeOffsetNs()` is added to every time: the file's baseTimeNanoseconds
+  // (HTA: unix ns = ts + baseTimeNanoseconds), 0 without one. It is called
+  // once, when the first batch is written (so it may wait for a scan that
+  // runs beside the parse); times stay unshifted until then.
+  KinetoRankImporter(
+      trace_model::Sink& sink, int32_t rank, const GroupDims& groups,
+      std::function<int64_t()> timeOffsetNs = [] { return int64_t{0}; });
 
   Status add(const KinetoRecord& record);
   // Flushes the events, writes the steps and the rank.
@@ -111,7 +116,11 @@ class KinetoRankImporter {
   trace_model::Sink& sink_;
   int32_t rank_;
   const GroupDims& groups_;
-  int64_t timeOffsetNs_;
+  std::function<int64_t()> timeOffsetNs_;
+  std::optional<int64_t> offsetNs_;  // timeOffsetNs_(), once called
+  int64_t offsetNs();
+  // Shifts the batch by offsetNs(); drops (and counts) events past int64 ns.
+  void shiftBatch();
   std::vector<trace_model::Event> batch_;
   std::map<int64_t, int32_t> threadIndex_;  // host tid -> lane index, in order seen
   std::vector<trace_model::StepRecord> cpuSteps_;

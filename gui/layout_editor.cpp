@@ -116,7 +116,14 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   column->addWidget(generalProblems_);
   runButton_ = new QPushButton(tr("Run this layout"), this);
   runButton_->setObjectName("run");
+  auto* simulate = new QPushButton(tr("Simulate the ideal schedule"), this);
+  simulate->setObjectName("simulate");
+  simulate->setToolTip(
+      tr("Show this layout's schedule in the teaching lab, simulated with the "
+         "shown run's op costs, beside the run"));
   column->addWidget(runButton_);
+  column->addWidget(simulate);
+  connect(simulate, &QPushButton::clicked, this, &LayoutEditor::simulateRequested);
   column->addStretch(1);
 
   connect(preset_, &QComboBox::currentIndexChanged, this, &LayoutEditor::onPresetChosen);

@@ -56,6 +56,8 @@ class LayoutEditor : public QWidget {
  signals:
   void layoutChanged();
   void runRequested();
+  // "Simulate": show the layout's ideal schedule in the teaching lab.
+  void simulateRequested();
 
  private:
   QSpinBox* addSpin(const QString& key, const QString& label, int min, int max);

@@ -1,5 +1,6 @@
 // bubblescope: the desktop app. `bubblescope [FILE]` opens a trace file;
-// `bubblescope --bench-render FILE` prints render timings.
+// `bubblescope --bench-render FILE` prints render timings; `bubblescope
+// --bench-teaching` the teaching lab's frame time.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
@@ -12,6 +13,7 @@
 #include "gui/main_window.h"
 #include "gui/palette.h"
 #include "gui/screenshot.h"
+#include "gui/teaching_bench.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -31,7 +33,8 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
       "screenshot-part",
-      "window, timeline, layout or export (the timeline as File > Export writes it, PNG or SVG)",
+      "window, timeline, layout, charts, metrics, teaching or export (the timeline as File > "
+      "Export writes it, PNG or SVG)",
       "PART", "window");
   QCommandLineOption step("step", "With --screenshot: zoom the timeline to this step", "N", "-1");
   QCommandLineOption zoom("zoom", "With --screenshot: zoom in by this factor", "X", "1");
@@ -42,9 +45,13 @@ int main(int argc, char** argv) {
   QCommandLineOption compare("compare", "With --screenshot: compare runs A,B", "A,B");
   QCommandLineOption mark("mark-rank", "With --screenshot: mark a rank as a chart click does", "N",
                           "-1");
+  QCommandLineOption labSteps(
+      "lab-steps", "With --screenshot-part teaching: show only the first N ops", "N", "-1");
+  QCommandLineOption benchTeaching("bench-teaching",
+                                   "Print the teaching lab's frame time (p = 8, m = 32)");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     compare, mark, paletteOpt});
+                     compare, mark, labSteps, benchTeaching, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -59,6 +66,8 @@ int main(int argc, char** argv) {
     options.runId = parser.value(run).toLongLong();
     return bubblescope::gui::benchRender(options, std::cout);
   }
+
+  if (parser.isSet(benchTeaching)) return bubblescope::gui::benchTeaching(std::cout);
 
   if (parser.value(paletteOpt) != "system") {
     bubblescope::gui::applyPalette(parser.value(paletteOpt) == "dark");
@@ -95,6 +104,7 @@ int main(int argc, char** argv) {
     o.zoom = parser.value(zoom).toDouble();
     o.selectFirstSpan = parser.isSet(select);
     o.markRank = parser.value(mark).toInt();
+    o.labSteps = parser.value(labSteps).toInt();
     if (parser.isSet(compare)) {
       const QStringList ab = parser.value(compare).split(',');
       o.compareA = ab.value(0).toLongLong();

@@ -33,6 +33,7 @@
 #include "gui/recent_files.h"
 #include "gui/run_progress_widget.h"
 #include "gui/runs_table_model.h"
+#include "gui/teaching_lab.h"
 #include "gui/timeline_panel.h"
 
 namespace bubblescope::gui {
@@ -68,6 +69,8 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   tabs_->addTab(charts_, tr("Charts"));
   tabs_->addTab(metricsView_, tr("Metrics"));
   tabs_->addTab(compare_, tr("Compare"));
+  teaching_ = new TeachingLab(this);
+  tabs_->addTab(teaching_, tr("Teaching lab"));
   analysis_ = new AnalysisWorker(this);
   compareAnalysis_ = new AnalysisWorker(this);
 
@@ -155,6 +158,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   connect(timeline_, &TimelinePanel::errorOccurred, this,
           [this](const QString& m) { statusLabel_->setText(m); });
   connect(editor_, &LayoutEditor::runRequested, this, &MainWindow::startRun);
+  connect(editor_, &LayoutEditor::simulateRequested, this, &MainWindow::simulateInLab);
   connect(launcher_.get(), &RunLauncher::outputLine, this, [this, outputDock](const QString& l) {
     outputDock->show();
     output_->appendPlainText(l);
@@ -201,6 +205,7 @@ Status MainWindow::openFile(const QString& path) {
   auto reader = storage::TraceReader::open(path.toStdString());
   if (!reader.isOk()) return reader.status();
   timeline_->clear();
+  teaching_->setMeasuredRun(nullptr, 0);
   reader_ = std::move(*reader);
   path_ = path;
   RecentFiles::add(path);
@@ -231,6 +236,7 @@ Status MainWindow::showRun(int64_t runId) {
   // without a readable layout, e.g. an imported trace, leaves it as it is).
   auto shownLayout = layout::layoutFromString(timeline_->model()->run().info.layoutJson);
   if (shownLayout.isOk()) editor_->setLayout(*shownLayout);
+  teaching_->setMeasuredRun(reader_.get(), runId);
   report_.reset();
   metrics_->clear();
   charts_->clear();
@@ -455,6 +461,11 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (launcher_->isRunning()) launcher_->stop();
   event->accept();
+}
+
+Status MainWindow::simulateInLab() {
+  tabs_->setCurrentWidget(teaching_);
+  return teaching_->simulate(editor_->layout());
 }
 
 }  // namespace bubblescope::gui

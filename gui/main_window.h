@@ -37,6 +37,7 @@ class LayoutEditor;
 class MetricsTableModel;
 class RunProgressWidget;
 class RunsTableModel;
+class TeachingLab;
 class TimelinePanel;
 
 class MainWindow : public QMainWindow {
@@ -66,13 +67,16 @@ class MainWindow : public QMainWindow {
   // compare tab's picture when it is shown, else the timeline with its title
   // and legend (PNG or SVG by the suffix).
   Status exportTimelineTo(const QString& path);
+  // Shows the teaching lab with the ideal schedule of the editor's layout
+  // beside the shown run (TeachingLab::simulate).
+  Status simulateInLab();
   // Marks `ranks` in the timeline and shows the timeline tab.
   void showRanksInTimeline(const std::vector<int32_t>& ranks);
 
   // Headless (--screenshot): errors go to stderr, never to a modal dialog.
   void setHeadless(bool headless) { headless_ = headless; }
 
-  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab };
+  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab, kTeachingTab };
 
   QString filePath() const { return path_; }
   // "run 3 · dp1-pp4 1f1b small · dp1 tp1 pp4 · 1f1b m8 · small · runs.db":
@@ -86,6 +90,7 @@ class MainWindow : public QMainWindow {
   ChartsPanel* charts() const { return charts_; }
   MetricsTableModel* metrics() const { return metrics_; }
   CompareView* compareView() const { return compare_; }
+  TeachingLab* teachingLab() const { return teaching_; }
   RunProgressWidget* runProgress() const { return progress_; }
   int64_t baselineRunId() const { return baselineRunId_; }
   const std::optional<analysis::RunReport>& report() const { return report_; }
@@ -127,6 +132,7 @@ class MainWindow : public QMainWindow {
   MetricsTableModel* metrics_ = nullptr;
   QTableView* metricsView_ = nullptr;
   CompareView* compare_ = nullptr;
+  TeachingLab* teaching_ = nullptr;
   RunProgressWidget* progress_ = nullptr;
   AnalysisWorker* analysis_ = nullptr;
   AnalysisWorker* compareAnalysis_ = nullptr;
@@ -134,7 +140,7 @@ class MainWindow : public QMainWindow {
   QTimer reanalyse_;  // throttles re-analysis of a live run
   int64_t baselineRunId_ = 0;
   QTimer launchPoll_;
-  int64_t launchedRunId_ = 0;  // the started run's id, once `run` named it
+  int64_t launchedRunId_ = 0;   // the started run's id, once `run` named it
   bool stopRequested_ = false;  // Stop was pressed for the started run
   QString launchedLayoutPath_;
   bool headless_ = false;

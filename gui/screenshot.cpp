@@ -10,6 +10,7 @@
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/teaching_lab.h"
 #include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
 
@@ -74,6 +75,17 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   }
   if (o.what == "charts") window.tabs()->setCurrentIndex(MainWindow::kChartsTab);
   if (o.what == "metrics") window.tabs()->setCurrentIndex(MainWindow::kMetricsTab);
+  if (o.what == "teaching") {  // the editor's layout, simulated beside the shown run
+    if (auto* dock = window.layoutEditor()->parentWidget()) dock->hide();  // room for the lab
+    if (Status s = window.simulateInLab(); !s.isOk()) {
+      std::cerr << "bubblescope: simulate: " << s.message() << "\n";
+      return 1;
+    }
+    if (o.labSteps >= 0) {
+      window.teachingLab()->restart();
+      for (int i = 0; i < o.labSteps; ++i) window.teachingLab()->stepForward();
+    }
+  }
   QApplication::processEvents();
   if (o.what.startsWith("chart:")) {
     const QString name = o.what.mid(6);
@@ -95,6 +107,7 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   QWidget* target = &window;
   if (o.what == "timeline") target = panel;
   if (o.what == "layout") target = window.layoutEditor()->parentWidget();
+  if (o.what == "teaching") target = window.teachingLab();
   if (!target->grab().save(o.out)) {
     std::cerr << "bubblescope: cannot write " << o.out.toStdString() << "\n";
     return 1;

@@ -11,14 +11,16 @@ namespace bubblescope::gui {
 class MainWindow;
 
 struct ScreenshotOptions {
-  QString out;              // PNG path
-  QString what = "window";  // window | timeline | layout | charts | metrics | compare | chart:NAME
-  int step = -1;            // >= 0: zoom the timeline to this step
-  double zoom = 1.0;        // > 1: zoom in around the centre of the view
+  QString out;  // PNG path
+  QString what =
+      "window";   // window | timeline | layout | charts | metrics | compare | teaching | chart:NAME
+  int step = -1;  // >= 0: zoom the timeline to this step
+  double zoom = 1.0;  // > 1: zoom in around the centre of the view
   int width = 1500, height = 900;
   bool selectFirstSpan = false;        // show a span in the detail panel
   int64_t compareA = 0, compareB = 0;  // > 0: open compare on these runs
   int markRank = -1;                   // >= 0: mark this rank as a chart click does
+  int labSteps = -1;                   // what == "teaching": >= 0 shows only the first labSteps ops
 };
 
 // Returns the process exit code (0: written).

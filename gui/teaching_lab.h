@@ -1,0 +1,87 @@
+// TeachingLab: the teaching lab panel. Controls for the schedule, p, m, v and
+// the cost ratios F : B : W : comm (sliders; the picture and the formula
+// follow while dragging), step-through buttons and Play (a QTimer adding one
+// op per tick), labels for the formula, the bubble so far and the
+// activations each stage holds, and the TeachingView: the selected run's
+// measured step above the ideal schedule on one time scale.
+//
+// Controls are named for tests and scripts: lab_schedule, lab_p, lab_m,
+// lab_v, lab_b, lab_w, lab_comm (sliders; the ratios in hundredths of t_F),
+// lab_from_run, lab_restart, lab_back, lab_step, lab_play, lab_all; labels
+// lab_formula, lab_bubble, lab_memory, lab_error.
+//
+// Contract: GUI thread only; the reader given to setMeasuredRun is not owned
+// and is read only inside simulate(); headless tests call stepForward()
+// instead of waiting for the timer.
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+
+#include "common/status.h"
+#include "engine/layout/layout.h"
+#include "gui/teaching_lab_model.h"
+#include "storage/trace_reader.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QTimer;
+
+namespace bubblescope::gui {
+
+class TeachingView;
+
+class TeachingLab : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TeachingLab(QWidget* parent = nullptr);
+
+  // The run drawn beside the ideal schedule (nullptr: none). Its step is
+  // read at the next simulate().
+  void setMeasuredRun(storage::TraceReader* reader, int64_t runId);
+  // Shows the ideal schedule for the layout's schedule, pp, micro-batches
+  // and chunks, with the measured run's cost ratios (TeachingLabModel::
+  // paramsFor), and sets the controls to them. An error (p, m, v the
+  // schedule does not allow) is shown under the controls and returned.
+  Status simulate(const layout::Layout& layout);
+
+  const TeachingLabModel& model() const { return model_; }
+  TeachingView* view() const { return view_; }
+
+  void stepForward();
+  void stepBack();
+  void restart();  // no op shown
+  void showAll();
+  void setPlaying(bool playing);
+  bool playing() const;
+
+ signals:
+  void changed();
+
+ private:
+  QSlider* addSlider(const QString& name, int min, int max);
+  void onControlsChanged();
+  void onScheduleChosen();
+  void writeControls(const TeachingParams& params);
+  void loadMeasured();
+  void refresh();
+
+  TeachingLabModel model_;
+  TeachingView* view_ = nullptr;
+  QComboBox* schedule_ = nullptr;
+  QSlider *p_ = nullptr, *m_ = nullptr, *v_ = nullptr;
+  QSlider *b_ = nullptr, *w_ = nullptr, *comm_ = nullptr;
+  QPushButton* play_ = nullptr;
+  QLabel *formula_ = nullptr, *bubble_ = nullptr, *memory_ = nullptr, *error_ = nullptr;
+  QTimer* timer_ = nullptr;
+  storage::TraceReader* reader_ = nullptr;
+  int64_t runId_ = 0;
+  int64_t loadedRunId_ = 0;  // the run model_.measured() holds (0: none)
+  layout::Layout lastLayout_;
+  bool updating_ = false;
+};
+
+}  // namespace bubblescope::gui

@@ -1,0 +1,125 @@
+#include "gui/teaching_lab_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/layout/formulas.h"
+
+namespace bubblescope::gui {
+
+TeachingLabModel::TeachingLabModel() {
+  (void)setParams(TeachingParams{});
+}
+
+Status TeachingLabModel::setParams(const TeachingParams& p) {
+  for (double ratio : {p.backward, p.weight, p.comm}) {
+    if (!(ratio >= 0.0) || !std::isfinite(ratio)) {
+      return Status::invalidArgument("cost ratios must be finite and >= 0");
+    }
+  }
+  if (!(p.unitNs > 0.0)) return Status::invalidArgument("t_F must be > 0 ns");
+  BS_ASSIGN_OR_RETURN(layout::Schedule schedule, layout::makeSchedule(p.kind, p.p, p.m, p.v));
+  layout::CostModel costs;
+  costs.forward = p.unitNs;
+  costs.backwardInput = p.backward * p.unitNs;
+  costs.backwardWeight = p.weight * p.unitNs;
+  costs.comm = p.comm * p.unitNs;
+  BS_ASSIGN_OR_RETURN(layout::Simulation simulation, layout::simulate(schedule, costs));
+  params_ = p;
+  schedule_ = std::move(schedule);
+  simulation_ = std::move(simulation);
+  order_ = layout::playbackOrder(schedule_, simulation_);
+  shown_ = order_.size();
+  updatePlayback();
+  return Status::ok();
+}
+
+TeachingParams TeachingLabModel::paramsFor(const layout::Layout& l) const {
+  TeachingParams p;
+  p.kind = l.schedule;
+  p.p = l.pp;
+  p.m = l.microBatches;
+  p.v = std::max(l.virtualChunks, 2);
+  const bool split = p.kind == layout::ScheduleKind::kZeroBubbleH1;
+  if (!measured_) {
+    p.weight = split ? 1.0 : 0.0;
+    return p;
+  }
+  const layout::CostModel c = analysis::idealCostsOf(measured_->costs, measured_->chunks);
+  p.unitNs = c.forward;
+  double backward = c.backwardInput / c.forward, weight = c.backwardWeight / c.forward;
+  if (split && weight == 0.0) {  // a fused measured backward, split in halves
+    backward /= 2;
+    weight = backward;
+  } else if (!split) {  // a split measured backward, fused
+    backward += weight;
+    weight = 0.0;
+  }
+  p.backward = backward;
+  p.weight = weight;
+  p.comm = c.comm / c.forward;
+  return p;
+}
+
+void TeachingLabModel::setShown(size_t shown) {
+  shown_ = std::min(shown, order_.size());
+  updatePlayback();
+}
+
+void TeachingLabModel::updatePlayback() {
+  shownUntilNs_ = 0;
+  for (size_t i = 0; i < shown_; ++i) shownUntilNs_ = std::max(shownUntilNs_, order_[i].end);
+  inFlight_ = layout::activationsInFlight(order_, schedule_.stages, shown_);
+}
+
+double TeachingLabModel::bubbleSoFar() const {
+  return layout::bubbleSoFar(order_, schedule_.stages, shown_);
+}
+
+std::vector<int32_t> TeachingLabModel::peakInFlight() const {
+  std::vector<int32_t> peaks;
+  for (const auto& stage : inFlight_) peaks.push_back(layout::peakOf(stage));
+  return peaks;
+}
+
+layout::Layout TeachingLabModel::layoutOf(const TeachingParams& p) const {
+  layout::Layout l;
+  l.schedule = p.kind;
+  l.pp = p.p;
+  l.microBatches = p.m;
+  l.virtualChunks = p.chunks();
+  return l;
+}
+
+double TeachingLabModel::formulaBubble() const {
+  return layout::formulaBubble(layoutOf(params_));
+}
+
+QString TeachingLabModel::formulaText() const {
+  return QString::fromStdString(layout::bubbleFormulaText(layoutOf(params_)));
+}
+
+QString TeachingLabModel::timelineFormulaText() const {
+  return QStringLiteral("bubble = %1 · simulated %2%")
+      .arg(formulaText())
+      .arg(simulation_.bubbleFraction * 100, 0, 'f', 1);
+}
+
+void TeachingLabModel::setMeasured(std::optional<analysis::MeasuredStep> step, QString runLabel) {
+  measured_ = std::move(step);
+  measuredLabel_ = std::move(runLabel);
+}
+
+QString TeachingLabModel::oversubscribedNote() const {
+  if (!measured_ || measured_->oversubscribed.empty()) return {};
+  QStringList hosts;
+  for (const std::string& h : measured_->oversubscribed) hosts << QString::fromStdString(h);
+  return QStringLiteral(
+             "%1 was oversubscribed (%2): its spans stretch unevenly, so compare its shape "
+             "with the ideal schedule, not its lengths (an ideal-hardware replay is not "
+             "available yet).")
+      .arg(measuredLabel_.isEmpty() ? QStringLiteral("The measured run") : measuredLabel_)
+      .arg(hosts.join(", "));
+}
+
+}  // namespace bubblescope::gui

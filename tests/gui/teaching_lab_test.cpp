@@ -1,0 +1,286 @@
+// The teaching lab: the ideal schedule beside a measured run, its sliders,
+// the step-through, the activations-in-flight lane, chunk colours and the
+// formula, against the papers' numbers and against rendered pixels.
+#include "gui/teaching_lab.h"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QTabWidget>
+
+#include "engine/layout/formulas.h"
+#include "gui/layout_editor.h"
+#include "gui/main_window.h"
+#include "gui/teaching_painter.h"
+#include "gui/teaching_view.h"
+#include "storage/simulated_run.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+using layout::ScheduleKind;
+
+TeachingParams unitParams(ScheduleKind kind, int32_t p, int32_t m, int32_t v = 2) {
+  TeachingParams t;
+  t.kind = kind;
+  t.p = p;
+  t.m = m;
+  t.v = v;
+  t.backward = 1.0;
+  t.weight = kind == ScheduleKind::kZeroBubbleH1 ? 1.0 : 0.0;
+  return t;
+}
+
+QString labelText(const TeachingLab& lab, const char* name) {
+  return lab.findChild<QLabel*>(name)->text();
+}
+
+QImage render(const TeachingLabModel& model, int width = 1200) {
+  const TeachingGeometry g = teachingGeometry(model, width);
+  QImage image(width, g.height, QImage::Format_RGB32);
+  QPainter p(&image);
+  paintTeachingLab(p, model, width, QPalette());
+  return image;
+}
+
+// Where an op's colour is sampled: its middle, a quarter down the box (clear
+// of the micro-batch number in its centre).
+QPoint sampleOf(const TeachingGeometry& g, const layout::PlaybackOp& o) {
+  return {static_cast<int>((g.xOf(o.start) + g.xOf(o.end)) / 2),
+          g.opRowTop(o.stage) + TeachingGeometry::kOpRow / 4};
+}
+
+QRgb colourAtOp(const QImage& image, const TeachingGeometry& g, const layout::PlaybackOp& o) {
+  return image.pixel(sampleOf(g, o));
+}
+
+// The painted colour of an op (chunk shades included).
+QRgb colourOf(const layout::PlaybackOp& o) {
+  return chunkColour(kindOfOp(o.op.type), o.op.chunk).rgb();
+}
+
+// True when the formula's box covers the op's sample point.
+bool underFormula(const TeachingLabModel& m, const TeachingGeometry& g,
+                  const layout::PlaybackOp& o) {
+  return formulaBox(m, g, QApplication::font()).contains(sampleOf(g, o));
+}
+
+TEST(TeachingLab, OneFOneBHoldsPMinusStageActivationsGPipeHoldsM) {
+  TeachingLabModel model;
+  ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kOneFOneB, 4, 8)).isOk());
+  EXPECT_EQ(model.peakInFlight(), (std::vector<int32_t>{4, 3, 2, 1}));
+  ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kGPipe, 4, 8)).isOk());
+  EXPECT_EQ(model.peakInFlight(), (std::vector<int32_t>{8, 8, 8, 8}));
+}
+
+TEST(TeachingLab, TheInFlightLaneIsPaintedToThePeak) {
+  TeachingLabModel model;
+  ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kOneFOneB, 4, 8)).isOk());
+  const QImage image = render(model);
+  const TeachingGeometry g = teachingGeometry(model, image.width());
+  // The lane's bar is filled up to count/maxCount of its height: stage 0
+  // reaches the top band (4 of 4), stage 3 only a quarter.
+  auto tallest = [&](int stage) {
+    int rows = 0;
+    for (int y = g.inFlightTop(stage); y < g.inFlightTop(stage) + TeachingGeometry::kInFlightRow;
+         ++y) {
+      for (int x = g.plot.left(); x < g.plot.right(); ++x) {
+        if (image.pixelColor(x, y) == inFlightColour()) {
+          ++rows;
+          break;
+        }
+      }
+    }
+    return rows;
+  };
+  EXPECT_GE(tallest(0), 12);
+  EXPECT_LE(tallest(3), 5);
+  EXPECT_GE(tallest(3), 2);
+}
+
+TEST(TeachingLab, TheBubbleShownIsTheFormula) {
+  struct Case {
+    ScheduleKind kind;
+    int32_t m, v;
+    const char* text;
+  };
+  for (const Case& c : {Case{ScheduleKind::kGPipe, 8, 1, "(p-1)/(m+p-1) = 3/11 = 0.273"},
+                        Case{ScheduleKind::kOneFOneB, 8, 1, "(p-1)/(m+p-1) = 3/11 = 0.273"},
+                        Case{ScheduleKind::kInterleaved, 8, 2, "(p-1)/(v*m+p-1) = 3/19 = 0.158"},
+                        Case{ScheduleKind::kOneFOneB, 32, 1, "(p-1)/(m+p-1) = 3/35 = 0.086"}}) {
+    TeachingLab lab;
+    layout::Layout l;
+    l.schedule = c.kind;
+    l.pp = 4;
+    l.microBatches = c.m;
+    l.virtualChunks = std::max(c.v, 1);
+    ASSERT_TRUE(lab.simulate(l).isOk());
+    const TeachingLabModel& m = lab.model();
+    EXPECT_EQ(m.formulaText(), c.text);
+    EXPECT_NEAR(m.simulation().bubbleFraction, m.formulaBubble(), 1e-12) << c.text;
+    EXPECT_NEAR(m.bubbleSoFar(), m.formulaBubble(), 1e-12) << "every op shown";
+    const QString pct = QString::number(m.formulaBubble() * 100, 'f', 1) + "%";
+    EXPECT_TRUE(labelText(lab, "lab_formula").contains(c.text))
+        << labelText(lab, "lab_formula").toStdString();
+    EXPECT_TRUE(labelText(lab, "lab_formula").contains(pct));
+    EXPECT_EQ(m.timelineFormulaText(),
+              QStringLiteral("bubble = %1 · simulated %2").arg(c.text, pct));
+  }
+  // zb-h1 at t_F = t_B = t_W: below 1F1B's bubble.
+  TeachingLabModel zb;
+  ASSERT_TRUE(zb.setParams(unitParams(ScheduleKind::kZeroBubbleH1, 4, 8)).isOk());
+  EXPECT_LT(zb.simulation().bubbleFraction, 3.0 / 11.0 - 0.05);
+  EXPECT_EQ(zb.formulaText(), "(p-1)/(3m+p-1) = 3/27 = 0.111");
+}
+
+TEST(TeachingLab, StepThroughAfterKStepsShowsKOps) {
+  TeachingLab lab;
+  layout::Layout l;
+  l.schedule = ScheduleKind::kOneFOneB;
+  l.pp = 4;
+  l.microBatches = 8;
+  ASSERT_TRUE(lab.simulate(l).isOk());
+  const TeachingLabModel& m = lab.model();
+  ASSERT_EQ(m.order().size(), 64u);
+  lab.restart();
+  EXPECT_EQ(m.shown(), 0u);
+  const size_t k = 11;
+  for (size_t i = 0; i < k; ++i) lab.stepForward();
+  EXPECT_EQ(m.shown(), k);
+  EXPECT_NEAR(m.bubbleSoFar(), layout::bubbleSoFar(m.order(), 4, k), 1e-15);
+  EXPECT_TRUE(labelText(lab, "lab_bubble").contains("after 11 of 64 ops"))
+      << labelText(lab, "lab_bubble").toStdString();
+  // The first k ops are painted, the (k+1)-th is not.
+  const QImage image = render(m);
+  const TeachingGeometry g = teachingGeometry(m, image.width());
+  for (size_t i = 0; i < k; ++i) {
+    const layout::PlaybackOp& o = m.order()[i];
+    ASSERT_FALSE(underFormula(m, g, o)) << "the formula goes right of the last shown op";
+    EXPECT_EQ(colourAtOp(image, g, o), colourOf(o)) << i;
+  }
+  const layout::PlaybackOp& next = m.order()[k];
+  EXPECT_NE(colourAtOp(image, g, next), colourOf(next));
+  lab.stepBack();
+  EXPECT_EQ(m.shown(), k - 1);
+  lab.showAll();
+  EXPECT_TRUE(m.atEnd());
+  // Play starts over from the first op; the timer adds the rest.
+  lab.findChild<QPushButton*>("lab_play")->click();
+  EXPECT_TRUE(lab.playing());
+  EXPECT_EQ(m.shown(), 0u);
+  lab.findChild<QPushButton*>("lab_play")->click();
+  EXPECT_FALSE(lab.playing());
+}
+
+TEST(TeachingLab, SlidersRebuildTheScheduleAndTheFormula) {
+  TeachingLab lab;
+  layout::Layout l;
+  l.schedule = ScheduleKind::kOneFOneB;
+  l.pp = 4;
+  l.microBatches = 8;
+  ASSERT_TRUE(lab.simulate(l).isOk());
+  lab.findChild<QSlider*>("lab_m")->setValue(16);
+  EXPECT_EQ(lab.model().params().m, 16);
+  EXPECT_EQ(lab.model().formulaText(), "(p-1)/(m+p-1) = 3/19 = 0.158");
+  EXPECT_EQ(lab.model().order().size(), 4u * 16u * 2u);
+  lab.findChild<QSlider*>("lab_p")->setValue(8);
+  EXPECT_EQ(lab.model().peakInFlight().front(), 8);
+  // B = 2F: 1F1B's bubble stays (p-1)/(m+p-1) at any F : B.
+  lab.findChild<QSlider*>("lab_b")->setValue(200);
+  EXPECT_DOUBLE_EQ(lab.model().params().backward, 2.0);
+  EXPECT_NEAR(lab.model().simulation().bubbleFraction, 7.0 / 23.0, 1e-12);
+  // Communication between stages adds to the bubble.
+  lab.findChild<QSlider*>("lab_comm")->setValue(50);
+  EXPECT_GT(lab.model().simulation().bubbleFraction, 7.0 / 23.0);
+  // Interleaved needs m a multiple of p: the error is shown, the picture kept.
+  auto* schedule = lab.findChild<QComboBox*>("lab_schedule");
+  schedule->setCurrentIndex(schedule->findData(static_cast<int>(ScheduleKind::kInterleaved)));
+  EXPECT_EQ(lab.model().params().kind, ScheduleKind::kInterleaved);
+  lab.findChild<QSlider*>("lab_m")->setValue(12);
+  EXPECT_FALSE(labelText(lab, "lab_error").isEmpty());
+  EXPECT_EQ(lab.model().params().m, 16);
+  lab.findChild<QSlider*>("lab_m")->setValue(24);
+  EXPECT_TRUE(labelText(lab, "lab_error").isEmpty());
+  EXPECT_EQ(lab.model().params().m, 24);
+}
+
+TEST(TeachingLab, InterleavedChunksArePaintedInTheirOwnShade) {
+  TeachingLabModel model;
+  ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kInterleaved, 2, 4, 2)).isOk());
+  EXPECT_NE(chunkColour(trace_model::EventKind::kForward, 0),
+            chunkColour(trace_model::EventKind::kForward, 1));
+  const QImage image = render(model);
+  const TeachingGeometry g = teachingGeometry(model, image.width());
+  int checked[2] = {0, 0};
+  for (const layout::PlaybackOp& o : model.order()) {
+    if (underFormula(model, g, o)) continue;
+    EXPECT_EQ(colourAtOp(image, g, o), colourOf(o));
+    if (o.op.type == layout::OpType::kForward) ++checked[o.op.chunk];
+  }
+  // Most of each chunk's 2 x 4 forwards are clear of the formula.
+  EXPECT_GE(checked[0], 4);
+  EXPECT_GE(checked[1], 4);
+}
+
+TEST(TeachingLab, OversubscribedRunsAreSaidSo) {
+  TeachingLabModel model;
+  EXPECT_TRUE(model.oversubscribedNote().isEmpty());
+  analysis::MeasuredStep step;
+  step.oversubscribed = {"host h0 ran 8 ranks on 2 cores"};
+  model.setMeasured(step, "run 2 (pp8)");
+  EXPECT_TRUE(model.oversubscribedNote().startsWith(
+      "run 2 (pp8) was oversubscribed (host h0 ran 8 ranks on 2 cores)"))
+      << model.oversubscribedNote().toStdString();
+}
+
+// Simulate in the layout editor: the lab opens on the editor's layout with
+// the shown run's median op costs, and draws the run's step on the same
+// time scale.
+TEST(TeachingLab, SimulateInTheEditorUsesTheShownRunsCosts) {
+  testing::TempDir dir;
+  const std::string path = dir.file("run.db");
+  layout::Layout l;
+  l.model = *layout::modelPreset("small");
+  l.pp = 4;
+  l.microBatches = 8;
+  l.steps = 3;
+  l.schedule = ScheduleKind::kGPipe;
+  {
+    auto writer = storage::TraceWriter::open(path);
+    ASSERT_TRUE(writer.isOk());
+    storage::SimulatedRunOptions o;
+    o.costs.forward = 2.0;
+    o.costs.backwardInput = 3.0;
+    o.unitNs = 1'000'000;
+    ASSERT_TRUE(storage::writeSimulatedRun(**writer, l, o).isOk());
+  }
+  MainWindow window;
+  ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
+  window.layoutEditor()->findChild<QPushButton*>("simulate")->click();
+  EXPECT_EQ(window.tabs()->currentWidget(), window.teachingLab());
+  const TeachingLabModel& m = window.teachingLab()->model();
+  ASSERT_TRUE(m.measured().has_value());
+  EXPECT_EQ(m.params().kind, ScheduleKind::kGPipe);
+  EXPECT_EQ(m.params().p, 4);
+  EXPECT_EQ(m.params().m, 8);
+  EXPECT_DOUBLE_EQ(m.params().unitNs, 2e6);  // t_F: the median forward
+  EXPECT_DOUBLE_EQ(m.params().backward, 1.5);
+  EXPECT_EQ(window.teachingLab()->findChild<QSlider*>("lab_b")->value(), 150);
+  // Same costs, same schedule: the ideal step is the measured one.
+  EXPECT_NEAR(m.simulation().makespan, static_cast<double>(m.measured()->durationNs), 1.0);
+  EXPECT_EQ(m.measured()->stages.size(), 4u);
+  // Both are drawn on one axis: the measured and simulated stage 0 forwards
+  // of micro-batch 0 start at the same x.
+  const TeachingGeometry g = teachingGeometry(m, 1200);
+  EXPECT_DOUBLE_EQ(g.xOf(static_cast<double>(m.measured()->stages[0].spans[0].startNs)),
+                   g.xOf(m.order()[0].start));
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

@@ -1,11 +1,13 @@
 #include "gui/teaching_lab.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -18,6 +20,7 @@ namespace {
 
 constexpr int kPlayIntervalMs = 150;
 constexpr double kRatioScale = 100.0;  // sliders hold hundredths of t_F
+constexpr int kRatioMax = 800;         // up to 8 t_F
 
 int ratioValue(double ratio) {
   return static_cast<int>(std::lround(ratio * kRatioScale));
@@ -39,9 +42,9 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
   p_ = addSlider("lab_p", 1, 16);
   m_ = addSlider("lab_m", 1, 64);
   v_ = addSlider("lab_v", 2, 8);
-  b_ = addSlider("lab_b", 0, 400);
-  w_ = addSlider("lab_w", 0, 400);
-  comm_ = addSlider("lab_comm", 0, 400);
+  b_ = addSlider("lab_b", 0, kRatioMax);
+  w_ = addSlider("lab_w", 0, kRatioMax);
+  comm_ = addSlider("lab_comm", 0, kRatioMax);
   const struct {
     const char* label;
     QWidget* field;
@@ -75,11 +78,22 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
   button("lab_step", tr("Step ▶"), &TeachingLab::stepForward);
   play_ = button("lab_play", tr("Play"), nullptr);
   button("lab_all", tr("Show all ▶|"), &TeachingLab::showAll);
+  sameScale_ = new QCheckBox(tr("same time scale as the run"), this);
+  sameScale_->setObjectName("lab_same_scale");
+  sameScale_->setToolTip(
+      tr("Off: the measured step is stretched to the ideal step's length "
+         "(the default for an oversubscribed run)"));
+  buttons->addSpacing(12);
+  buttons->addWidget(sameScale_);
   buttons->addStretch(1);
   column->addLayout(buttons);
   connect(findChild<QPushButton*>("lab_from_run"), &QPushButton::clicked, this,
           [this] { (void)simulate(lastLayout_); });
   connect(play_, &QPushButton::clicked, this, [this] { setPlaying(!playing()); });
+  connect(sameScale_, &QCheckBox::toggled, this, [this](bool same) {
+    model_.setSameTimeScale(same);
+    refresh();
+  });
 
   formula_ = new QLabel(this);
   formula_->setObjectName("lab_formula");
@@ -141,6 +155,8 @@ void TeachingLab::loadMeasured() {
           : QStringLiteral("run %1").arg(runId_);
   auto step = analysis::measuredStep(*reader_, runId_);
   model_.setMeasured(step.isOk() ? std::optional(*step) : std::nullopt, label);
+  const QSignalBlocker block(sameScale_);
+  sameScale_->setChecked(model_.sameTimeScale());
 }
 
 Status TeachingLab::simulate(const layout::Layout& layout) {
@@ -247,9 +263,11 @@ void TeachingLab::refresh() {
                        .arg(model_.order().size()));
   QStringList peaks;
   for (int32_t peak : model_.peakInFlight()) peaks << QString::number(peak);
-  memory_->setText(tr("<b>Activations held at most</b> (micro-batches, stage 0 … %1): %2")
-                       .arg(model_.schedule().stages - 1)
-                       .arg(peaks.join(" · ")));
+  memory_->setText(
+      tr("<b>Activations held at most</b> (%1, stage 0 … %2): %3")
+          .arg(model_.schedule().chunks > 1 ? tr("micro-batch chunks") : tr("micro-batches"))
+          .arg(model_.schedule().stages - 1)
+          .arg(peaks.join(" · ")));
   view_->modelChanged();
   emit changed();
 }

@@ -7,7 +7,8 @@
 //
 // Controls are named for tests and scripts: lab_schedule, lab_p, lab_m,
 // lab_v, lab_b, lab_w, lab_comm (sliders; the ratios in hundredths of t_F),
-// lab_from_run, lab_restart, lab_back, lab_step, lab_play, lab_all; labels
+// lab_from_run, lab_restart, lab_back, lab_step, lab_play, lab_all,
+// lab_same_scale (the measured step on the ideal one's time scale); labels
 // lab_formula, lab_bubble, lab_memory, lab_error.
 //
 // Contract: GUI thread only; the reader given to setMeasuredRun is not owned
@@ -23,6 +24,7 @@
 #include "gui/teaching_lab_model.h"
 #include "storage/trace_reader.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -75,6 +77,7 @@ class TeachingLab : public QWidget {
   QSlider *p_ = nullptr, *m_ = nullptr, *v_ = nullptr;
   QSlider *b_ = nullptr, *w_ = nullptr, *comm_ = nullptr;
   QPushButton* play_ = nullptr;
+  QCheckBox* sameScale_ = nullptr;
   QLabel *formula_ = nullptr, *bubble_ = nullptr, *memory_ = nullptr, *error_ = nullptr;
   QTimer* timer_ = nullptr;
   storage::TraceReader* reader_ = nullptr;

@@ -108,6 +108,7 @@ QString TeachingLabModel::timelineFormulaText() const {
 void TeachingLabModel::setMeasured(std::optional<analysis::MeasuredStep> step, QString runLabel) {
   measured_ = std::move(step);
   measuredLabel_ = std::move(runLabel);
+  sameTimeScale_ = !measured_ || measured_->oversubscribed.empty();
 }
 
 QString TeachingLabModel::oversubscribedNote() const {
@@ -115,9 +116,8 @@ QString TeachingLabModel::oversubscribedNote() const {
   QStringList hosts;
   for (const std::string& h : measured_->oversubscribed) hosts << QString::fromStdString(h);
   return QStringLiteral(
-             "%1 was oversubscribed (%2): its spans stretch unevenly, so compare its shape "
-             "with the ideal schedule, not its lengths (an ideal-hardware replay is not "
-             "available yet).")
+             "%1 was oversubscribed (%2): its spans stretch unevenly; compare shapes, not "
+             "lengths (no ideal-hardware replay yet).")
       .arg(measuredLabel_.isEmpty() ? QStringLiteral("The measured run") : measuredLabel_)
       .arg(hosts.join(", "));
 }

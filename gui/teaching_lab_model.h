@@ -85,6 +85,11 @@ class TeachingLabModel {
   const QString& measuredLabel() const { return measuredLabel_; }
   // "run 3 was oversubscribed (host h0 ran 8 ranks on 2 cores): ..." or "".
   QString oversubscribedNote() const;
+  // Whether the measured step is drawn on the ideal one's time scale (else
+  // stretched to the ideal step's length). setMeasured() turns it off for an
+  // oversubscribed run, whose lengths mean little, and on otherwise.
+  bool sameTimeScale() const { return sameTimeScale_; }
+  void setSameTimeScale(bool same) { sameTimeScale_ = same; }
 
  private:
   void updatePlayback();
@@ -99,6 +104,7 @@ class TeachingLabModel {
   std::vector<std::vector<layout::InFlightPoint>> inFlight_;
   std::optional<analysis::MeasuredStep> measured_;
   QString measuredLabel_;
+  bool sameTimeScale_ = true;
 };
 
 }  // namespace bubblescope::gui

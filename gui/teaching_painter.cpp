@@ -59,10 +59,12 @@ void paintMeasured(QPainter& p, const TeachingLabModel& m, const G& g, const QPa
   p.save();
   p.setFont(bold);
   p.drawText(QRect(6, y, g.plot.right(), G::kTitleHeight), Qt::AlignVCenter,
-             QStringLiteral("Measured: %1 · step %2 · %3")
+             QStringLiteral("Measured: %1 · step %2 · %3%4")
                  .arg(m.measuredLabel())
                  .arg(s.step)
-                 .arg(formatDuration(static_cast<double>(s.durationNs))));
+                 .arg(formatDuration(static_cast<double>(s.durationNs)))
+                 .arg(m.sameTimeScale() ? QString()
+                                        : QStringLiteral(" · drawn to the ideal step's length")));
   p.restore();
   y += G::kTitleHeight;
   const QString note = m.oversubscribedNote();
@@ -82,8 +84,8 @@ void paintMeasured(QPainter& p, const TeachingLabModel& m, const G& g, const QPa
                    .arg(st.rank)
                    .arg(st.bubble * 100, 0, 'f', 0));
     for (const analysis::StageSpan& span : st.spans) {
-      const double x0 = g.xOf(static_cast<double>(span.startNs));
-      const double x1 = std::max(g.xOf(static_cast<double>(span.endNs)), x0 + 1);
+      const double x0 = g.xOfMeasured(static_cast<double>(span.startNs));
+      const double x1 = std::max(g.xOfMeasured(static_cast<double>(span.endNs)), x0 + 1);
       drawBox(p, QRectF(x0, y + 1, x1 - x0, G::kMeasuredRow - 2),
               chunkColour(span.kind, std::max(span.chunk, 0)), -1);
     }
@@ -162,29 +164,6 @@ void paintSimulated(QPainter& p, const TeachingLabModel& m, const G& g, const QP
   }
 }
 
-// The widest idle interval of a simulated stage among the shown ops:
-// (stage, start, end) in ns.
-struct Gap {
-  int32_t stage = 0;
-  double start = 0, end = 0;
-};
-
-Gap widestGap(const TeachingLabModel& m) {
-  const int32_t stages = m.schedule().stages;
-  std::vector<double> lastEnd(stages, 0.0);
-  Gap best;
-  auto consider = [&best](int32_t stage, double start, double end) {
-    if (end - start > best.end - best.start) best = {stage, start, end};
-  };
-  for (size_t i = 0; i < m.shown(); ++i) {
-    const layout::PlaybackOp& o = m.order()[i];
-    consider(o.stage, lastEnd[o.stage], o.start);
-    lastEnd[o.stage] = std::max(lastEnd[o.stage], o.end);
-  }
-  for (int32_t k = 0; k < stages; ++k) consider(k, lastEnd[k], m.shownUntilNs());
-  return best;
-}
-
 QFont formulaFont(const QFont& base) {
   QFont f = base;
   f.setBold(true);
@@ -207,40 +186,16 @@ QStringList formulaLines(const TeachingLabModel& m) {
 
 void paintFormula(QPainter& p, const TeachingLabModel& m, const G& g, const QPalette& pal) {
   if (m.shown() == 0) return;
-  const QRectF box = formulaBox(m, g, p.font());
   p.save();
   p.setFont(formulaFont(p.font()));
   QColor back = pal.color(QPalette::Base);
   back.setAlpha(235);
   p.setPen(QPen(pal.color(QPalette::Text), 1));
   p.setBrush(back);
-  p.drawRoundedRect(box, 4, 4);
-  p.drawText(box, Qt::AlignCenter, formulaLines(m).join("\n"));
+  p.drawRoundedRect(g.formula, 4, 4);
+  p.drawText(g.formula, Qt::AlignCenter, formulaLines(m).join("\n"));
   p.restore();
 }
-
-}  // namespace
-
-QRectF formulaBox(const TeachingLabModel& m, const TeachingGeometry& g, const QFont& font) {
-  const QFontMetrics fm(formulaFont(font));
-  const QStringList lines = formulaLines(m);
-  int w = 0;
-  for (const QString& l : lines) w = std::max(w, fm.horizontalAdvance(l));
-  w += 14;
-  const int h = static_cast<int>(lines.size()) * fm.height() + 6;
-  const double now = g.xOf(m.shownUntilNs());
-  if (!m.atEnd() && now + 12 + w <= g.plot.right()) {
-    return QRectF(now + 12, (g.simulatedTop + g.simulatedBottom - h) / 2.0, w, h);
-  }
-  const Gap gap = widestGap(m);
-  const double centre = (g.xOf(gap.start) + g.xOf(gap.end)) / 2;
-  const double left = std::clamp(centre - w / 2.0, double(g.plot.left()),
-                                 std::max(double(g.plot.left()), g.plot.right() - double(w)));
-  const double top = g.opRowTop(gap.stage) + G::kOpRow / 2.0 - h / 2.0;
-  return QRectF(left, std::max<double>(top, g.simulatedTop), w, h);
-}
-
-namespace {
 
 void paintRuler(QPainter& p, const G& g, const QPalette& pal) {
   const int y = g.rulerTop;
@@ -280,12 +235,18 @@ void paintLegend(QPainter& p, const TeachingLabModel& m, const G& g, const QPale
 
 }  // namespace
 
-TeachingGeometry teachingGeometry(const TeachingLabModel& m, int width) {
+TeachingGeometry teachingGeometry(const TeachingLabModel& m, int width, const QFont& font) {
   G g;
-  double end = m.simulation().makespan;
+  const double makespan = m.simulation().makespan;
+  double end = makespan;
   int y = G::kHeaderHeight;
   if (m.measured()) {
-    end = std::max(end, static_cast<double>(m.measured()->durationNs));
+    const double measuredNs = static_cast<double>(m.measured()->durationNs);
+    if (m.sameTimeScale()) {
+      end = std::max(end, measuredNs);
+    } else if (measuredNs > 0) {
+      g.measuredScale = makespan / measuredNs;
+    }
     g.measuredTop = y;
     y += G::kTitleHeight + static_cast<int>(m.measured()->stages.size()) * G::kMeasuredRow;
     if (!m.oversubscribedNote().isEmpty()) y += G::kNoteHeight;
@@ -296,8 +257,24 @@ TeachingGeometry teachingGeometry(const TeachingLabModel& m, int width) {
   g.simulatedBottom = g.opRowTop(m.schedule().stages) - G::kStageGap;
   g.rulerTop = g.simulatedBottom + 4;
   g.height = g.rulerTop + G::kRulerHeight + G::kLegendHeight;
-  g.endNs = end > 0 ? end * 1.01 : 1.0;
-  g.plot = QRect(G::kLabelWidth, 0, std::max(width - G::kLabelWidth - 16, 10), g.height);
+  const int plotWidth = std::max(width - G::kLabelWidth - 16, 10);
+  g.plot = QRect(G::kLabelWidth, 0, plotWidth, g.height);
+
+  // The formula goes right of the simulated step (or of "now" while stepping
+  // through): the axis is made long enough for it to fit there.
+  const QFontMetrics fm(formulaFont(font));
+  const QStringList lines = formulaLines(m);
+  int w = 0;
+  for (const QString& l : lines) w = std::max(w, fm.horizontalAdvance(l));
+  w += 14;
+  const int h = static_cast<int>(lines.size()) * fm.height() + 6;
+  const int room = plotWidth - w - 24;
+  g.endNs = std::max(end > 0 ? end * 1.01 : 1.0,
+                     room > plotWidth / 4 && makespan > 0 ? makespan * plotWidth / room : 0.0);
+  const double after = m.atEnd() ? makespan : m.shownUntilNs();
+  const double left = std::min(g.xOf(after) + 12, double(g.plot.right() - w));
+  g.formula = QRectF(std::max(left, double(g.plot.left())),
+                     (g.simulatedTop + g.simulatedBottom - h) / 2.0, w, h);
   return g;
 }
 
@@ -333,7 +310,7 @@ QColor inFlightColour() {
 
 void paintTeachingLab(QPainter& painter, const TeachingLabModel& model, int width,
                       const QPalette& palette) {
-  const G g = teachingGeometry(model, width);
+  const G g = teachingGeometry(model, width, painter.font());
   painter.save();
   painter.fillRect(QRect(0, 0, width, g.height), palette.color(QPalette::Base));
   paintHeader(painter, model, g, palette);

@@ -2,7 +2,8 @@
 // stage above the ideal schedule's, on one time axis; each simulated stage
 // has its ops (coloured by kind, a shade per interleaved chunk, micro-batch
 // numbers), its bubble hatched, and an "activations in flight" lane under it;
-// the bubble formula with its numbers is written over the simulated bubble;
+// the bubble formula with its numbers is written on the timeline right of
+// the simulated step;
 // a "now" line marks how far a step-through has come. No state, no data
 // access: everything drawn comes from the model.
 #pragma once
@@ -34,6 +35,12 @@ struct TeachingGeometry {
 
   QRect plot;        // the time area: x range of the time axis, whole height
   double endNs = 1;  // the axis spans [0, endNs)
+  // Measured ns -> axis ns: 1 on the same time scale, else the ideal step's
+  // length over the measured step's (the measured step spans the ideal one).
+  double measuredScale = 1;
+  // Where the formula is written: right of the simulated step, or of "now"
+  // while stepping through (the axis leaves room for it there).
+  QRectF formula;
   int measuredTop = 0;
   int simulatedTop = 0;  // first simulated stage row
   int simulatedBottom = 0;
@@ -41,13 +48,15 @@ struct TeachingGeometry {
   int height = 0;  // everything painted
 
   double xOf(double ns) const { return plot.left() + ns * plot.width() / endNs; }
+  double xOfMeasured(double ns) const { return xOf(ns * measuredScale); }
   int opRowTop(int stage) const {
     return simulatedTop + stage * (kOpRow + kInFlightRow + kStageGap);
   }
   int inFlightTop(int stage) const { return opRowTop(stage) + kOpRow; }
 };
 
-TeachingGeometry teachingGeometry(const TeachingLabModel& model, int width);
+// `font`: the font the lab is painted with (the formula is 1.15 times it, bold).
+TeachingGeometry teachingGeometry(const TeachingLabModel& model, int width, const QFont& font);
 
 // The fill of a compute op: the kind's colour (span_palette.h), darker for
 // each later chunk, so interleaved chunks are told apart.
@@ -56,12 +65,6 @@ QColor chunkColour(trace_model::EventKind kind, int32_t chunk);
 trace_model::EventKind kindOfOp(layout::OpType type);
 // The fill of the activations-in-flight lane.
 QColor inFlightColour();
-
-// Where the formula is written (in a font derived from `font`): over the
-// widest bubble of a simulated stage; while stepping through, in the empty
-// time after "now" (with the bubble so far) when it fits there.
-QRectF formulaBox(const TeachingLabModel& model, const TeachingGeometry& geometry,
-                  const QFont& font);
 
 void paintTeachingLab(QPainter& painter, const TeachingLabModel& model, int width,
                       const QPalette& palette);

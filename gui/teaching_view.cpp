@@ -14,13 +14,13 @@ TeachingView::TeachingView(const TeachingLabModel* model, QWidget* parent)
 }
 
 void TeachingView::modelChanged() {
-  setMinimumHeight(teachingGeometry(*model_, width()).height);
+  setMinimumHeight(teachingGeometry(*model_, width(), font()).height);
   updateGeometry();
   update();
 }
 
 QSize TeachingView::sizeHint() const {
-  return {1200, teachingGeometry(*model_, 1200).height};
+  return {1200, teachingGeometry(*model_, 1200, font()).height};
 }
 
 void TeachingView::paintEvent(QPaintEvent*) {

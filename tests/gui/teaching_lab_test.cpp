@@ -42,7 +42,7 @@ QString labelText(const TeachingLab& lab, const char* name) {
 }
 
 QImage render(const TeachingLabModel& model, int width = 1200) {
-  const TeachingGeometry g = teachingGeometry(model, width);
+  const TeachingGeometry g = teachingGeometry(model, width, QApplication::font());
   QImage image(width, g.height, QImage::Format_RGB32);
   QPainter p(&image);
   paintTeachingLab(p, model, width, QPalette());
@@ -66,9 +66,8 @@ QRgb colourOf(const layout::PlaybackOp& o) {
 }
 
 // True when the formula's box covers the op's sample point.
-bool underFormula(const TeachingLabModel& m, const TeachingGeometry& g,
-                  const layout::PlaybackOp& o) {
-  return formulaBox(m, g, QApplication::font()).contains(sampleOf(g, o));
+bool underFormula(const TeachingGeometry& g, const layout::PlaybackOp& o) {
+  return g.formula.contains(sampleOf(g, o));
 }
 
 TEST(TeachingLab, OneFOneBHoldsPMinusStageActivationsGPipeHoldsM) {
@@ -83,7 +82,7 @@ TEST(TeachingLab, TheInFlightLaneIsPaintedToThePeak) {
   TeachingLabModel model;
   ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kOneFOneB, 4, 8)).isOk());
   const QImage image = render(model);
-  const TeachingGeometry g = teachingGeometry(model, image.width());
+  const TeachingGeometry g = teachingGeometry(model, image.width(), QApplication::font());
   // The lane's bar is filled up to count/maxCount of its height: stage 0
   // reaches the top band (4 of 4), stage 3 only a quarter.
   auto tallest = [&](int stage) {
@@ -158,10 +157,10 @@ TEST(TeachingLab, StepThroughAfterKStepsShowsKOps) {
       << labelText(lab, "lab_bubble").toStdString();
   // The first k ops are painted, the (k+1)-th is not.
   const QImage image = render(m);
-  const TeachingGeometry g = teachingGeometry(m, image.width());
+  const TeachingGeometry g = teachingGeometry(m, image.width(), QApplication::font());
   for (size_t i = 0; i < k; ++i) {
     const layout::PlaybackOp& o = m.order()[i];
-    ASSERT_FALSE(underFormula(m, g, o)) << "the formula goes right of the last shown op";
+    ASSERT_FALSE(underFormula(g, o)) << "the formula goes right of the last shown op";
     EXPECT_EQ(colourAtOp(image, g, o), colourOf(o)) << i;
   }
   const layout::PlaybackOp& next = m.order()[k];
@@ -216,16 +215,18 @@ TEST(TeachingLab, InterleavedChunksArePaintedInTheirOwnShade) {
   EXPECT_NE(chunkColour(trace_model::EventKind::kForward, 0),
             chunkColour(trace_model::EventKind::kForward, 1));
   const QImage image = render(model);
-  const TeachingGeometry g = teachingGeometry(model, image.width());
-  int checked[2] = {0, 0};
+  const TeachingGeometry g = teachingGeometry(model, image.width(), QApplication::font());
+  int forwards[2] = {0, 0};
   for (const layout::PlaybackOp& o : model.order()) {
-    if (underFormula(model, g, o)) continue;
+    ASSERT_FALSE(underFormula(g, o)) << "the formula is written right of the step";
     EXPECT_EQ(colourAtOp(image, g, o), colourOf(o));
-    if (o.op.type == layout::OpType::kForward) ++checked[o.op.chunk];
+    if (o.op.type == layout::OpType::kForward) ++forwards[o.op.chunk];
   }
-  // Most of each chunk's 2 x 4 forwards are clear of the formula.
-  EXPECT_GE(checked[0], 4);
-  EXPECT_GE(checked[1], 4);
+  EXPECT_EQ(forwards[0], 2 * 4);  // each stage runs each chunk for each micro-batch
+  EXPECT_EQ(forwards[1], 2 * 4);
+  // The formula box lies right of the step's end, inside the plot.
+  EXPECT_GE(g.formula.left(), g.xOf(model.simulation().makespan));
+  EXPECT_LE(g.formula.right(), g.plot.right() + 1);
 }
 
 TEST(TeachingLab, OversubscribedRunsAreSaidSo) {
@@ -233,10 +234,18 @@ TEST(TeachingLab, OversubscribedRunsAreSaidSo) {
   EXPECT_TRUE(model.oversubscribedNote().isEmpty());
   analysis::MeasuredStep step;
   step.oversubscribed = {"host h0 ran 8 ranks on 2 cores"};
+  step.durationNs = 4 * static_cast<int64_t>(model.simulation().makespan);
   model.setMeasured(step, "run 2 (pp8)");
   EXPECT_TRUE(model.oversubscribedNote().startsWith(
       "run 2 (pp8) was oversubscribed (host h0 ran 8 ranks on 2 cores)"))
       << model.oversubscribedNote().toStdString();
+  // Its lengths mean little: it is drawn stretched to the ideal step's length.
+  EXPECT_FALSE(model.sameTimeScale());
+  const TeachingGeometry g = teachingGeometry(model, 1200, QApplication::font());
+  EXPECT_DOUBLE_EQ(g.xOfMeasured(static_cast<double>(step.durationNs)),
+                   g.xOf(model.simulation().makespan));
+  model.setMeasured(analysis::MeasuredStep{}, "run 3");
+  EXPECT_TRUE(model.sameTimeScale());
 }
 
 // Simulate in the layout editor: the lab opens on the editor's layout with
@@ -277,7 +286,7 @@ TEST(TeachingLab, SimulateInTheEditorUsesTheShownRunsCosts) {
   EXPECT_EQ(m.measured()->stages.size(), 4u);
   // Both are drawn on one axis: the measured and simulated stage 0 forwards
   // of micro-batch 0 start at the same x.
-  const TeachingGeometry g = teachingGeometry(m, 1200);
+  const TeachingGeometry g = teachingGeometry(m, 1200, QApplication::font());
   EXPECT_DOUBLE_EQ(g.xOf(static_cast<double>(m.measured()->stages[0].spans[0].startNs)),
                    g.xOf(m.order()[0].start));
 }

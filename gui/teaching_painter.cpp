@@ -100,6 +100,7 @@ void paintInFlight(QPainter& p, const std::vector<layout::InFlightPoint>& pts, d
   p.setPen(QPen(pal.color(QPalette::Mid), 0));
   p.drawLine(QPointF(g.plot.left(), base + 0.5), QPointF(g.xOf(untilNs), base + 0.5));
   double lastLabelX = -1e9;
+  int32_t lastLabel = 0;  // a count is written where it changes
   for (size_t i = 0; i < pts.size(); ++i) {
     const double t0 = pts[i].time;
     const double t1 = i + 1 < pts.size() ? pts[i + 1].time : untilNs;
@@ -107,11 +108,12 @@ void paintInFlight(QPainter& p, const std::vector<layout::InFlightPoint>& pts, d
     const double x0 = g.xOf(t0), x1 = g.xOf(t1);
     const double bar = h * static_cast<double>(pts[i].count) / maxCount;
     p.fillRect(QRectF(x0, base - bar, x1 - x0, bar), inFlightColour());
-    if (x1 - x0 >= 9 && x0 - lastLabelX >= 12) {
+    if (pts[i].count != lastLabel && x1 - x0 >= 9 && x0 - lastLabelX >= 12) {
       p.setPen(pal.color(QPalette::Text));
       p.drawText(QRectF(x0, top, std::max(x1 - x0, 12.0), G::kInFlightRow - 2),
                  Qt::AlignLeft | Qt::AlignVCenter, QString::number(pts[i].count));
       lastLabelX = x0;
+      lastLabel = pts[i].count;
     }
   }
 }

@@ -19,6 +19,7 @@ void addCompareCommand(CLI::App& app, CommandRunner& runner);
 void addExportCommand(CLI::App& app, CommandRunner& runner);
 void addTrainCommand(CLI::App& app, CommandRunner& runner);
 void addRunCommand(CLI::App& app, CommandRunner& runner);
+void addCollectCommand(CLI::App& app, CommandRunner& runner);
 void addImportCommand(CLI::App& app, CommandRunner& runner);
 void addSimulateCommand(CLI::App& app, CommandRunner& runner);
 

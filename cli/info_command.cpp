@@ -27,23 +27,27 @@ ExitCode printInfo(const std::string& path) {
     auto steps = (*reader)->steps(run.id);
     auto range = (*reader)->timeRange(run.id);
     if (!ranks.isOk() || !steps.isOk() || !range.isOk()) {
-      const Status& s = !ranks.isOk() ? ranks.status()
+      const Status& s = !ranks.isOk()   ? ranks.status()
                         : !steps.isOk() ? steps.status()
                                         : range.status();
       std::fprintf(stderr, "error: %s\n", s.message().c_str());
       return 1;
     }
-    std::printf("run %lld  %s  [%s]  backend %s, world %d, %s\n",
-                static_cast<long long>(run.id), run.info.name.c_str(), toString(run.health),
-                run.info.backend.c_str(), run.info.worldSize,
-                run.info.simulated ? "simulated" : "measured");
+    std::printf("run %lld  %s  [%s]  backend %s, world %d, %s\n", static_cast<long long>(run.id),
+                run.info.name.c_str(), toString(run.health), run.info.backend.c_str(),
+                run.info.worldSize, run.info.simulated ? "simulated" : "measured");
     if (!run.error.empty()) std::printf("  error: %s\n", run.error.c_str());
     std::printf("  events %lld over %.3f ms, ranks %zu, step records %zu\n",
                 static_cast<long long>(run.eventCount), (range->second - range->first) / 1e6,
                 ranks->size(), steps->size());
     for (const auto& r : *ranks) {
-      std::printf("  rank %d  dp%d tp%d pp%d  %s  host %s pid %lld\n", r.rank, r.dp, r.tp, r.pp,
-                  r.device.c_str(), r.host.c_str(), static_cast<long long>(r.pid));
+      // The clock: the offset added to this rank's times and its bound
+      // (docs/tracer.md, "One timeline").
+      std::printf(
+          "  rank %d  dp%d tp%d pp%d  %s  host %s pid %lld  clock offset %+.6f s +- %.3f ms\n",
+          r.rank, r.dp, r.tp, r.pp, r.device.c_str(), r.host.c_str(), static_cast<long long>(r.pid),
+          static_cast<double>(r.clockOffsetNs) / 1e9,
+          static_cast<double>(r.clockUncertaintyNs) / 1e6);
     }
     int shown = 0;
     for (const auto& s : *steps) {

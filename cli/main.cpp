@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::addExportCommand(app, runner);
   bubblescope::cli::addTrainCommand(app, runner);
   bubblescope::cli::addRunCommand(app, runner);
+  bubblescope::cli::addCollectCommand(app, runner);
   bubblescope::cli::addImportCommand(app, runner);
   bubblescope::cli::addSimulateCommand(app, runner);
   try {

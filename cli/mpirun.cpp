@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace bubblescope::cli {
 
@@ -46,9 +48,11 @@ bool underSlurm() {
 }
 
 std::vector<std::string> srunCommand(const std::string& srun, int ranks,
-                                     const std::vector<std::string>& program) {
+                                     const std::vector<std::string>& program,
+                                     const std::string& mpiPlugin) {
   std::vector<std::string> argv = {srun, "-n", std::to_string(ranks), "--kill-on-bad-exit=1",
                                    "--export=ALL,OPENBLAS_NUM_THREADS=1"};
+  if (!mpiPlugin.empty()) argv.push_back("--mpi=" + mpiPlugin);
   argv.insert(argv.end(), program.begin(), program.end());
   return argv;
 }
@@ -57,6 +61,25 @@ std::string loopbackBindLibrary() {
   const std::string path =
       std::filesystem::path(selfExecutable()).parent_path() / "libbubblescope_loopback.so";
   return ::access(path.c_str(), R_OK) == 0 ? path : "";
+}
+
+Result<std::vector<std::string>> hostfileHosts(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::notFound("hostfile '" + path + "' cannot be read");
+  std::vector<std::string> hosts;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host, word;
+    if (!(words >> host)) continue;
+    std::string slots;
+    while (words >> word) {
+      if (word.rfind("slots=", 0) == 0) slots = word.substr(6);
+    }
+    hosts.push_back(slots.empty() ? host : host + ":" + slots);
+  }
+  if (hosts.empty()) return Status::invalidArgument("hostfile '" + path + "' names no host");
+  return hosts;
 }
 
 std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& r) {
@@ -69,16 +92,15 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
         preload != nullptr && *preload != '\0' ? std::string(":") + preload : "";
     argv = {"env", "LD_PRELOAD=" + shim + rest};
   }
-  argv.insert(argv.end(), {mpirun, "-np", std::to_string(r.ranks)});
+  argv.push_back(mpirun);
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (r.hosts.empty() && r.hostfile.empty() && r.ranks > cores) argv.push_back("--oversubscribe");
-  if (!r.hosts.empty()) {
-    std::string joined;
-    for (const auto& h : r.hosts) joined += (joined.empty() ? "" : ",") + h;
-    argv.insert(argv.end(), {"--host", joined});
+  const int processes = r.ranks + (r.collector.empty() ? 0 : 1);
+  // The collector shares this machine with whatever ranks run here.
+  if ((local && processes > cores) || !r.collector.empty()) argv.push_back("--oversubscribe");
+  if (!r.hostfile.empty() && r.collector.empty()) {
+    argv.insert(argv.end(), {"--hostfile", r.hostfile});
   }
-  if (!r.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", r.hostfile});
   // Ranks on one machine talk through shared memory: no TCP BTL listener.
   if (local && r.netIf.empty()) argv.insert(argv.end(), {"--mca", "btl", "self,vader"});
   std::string interfaces = local ? "lo" : "";
@@ -92,7 +114,18 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
   }
   // One BLAS thread per rank, exported to every rank.
   argv.insert(argv.end(), {"-x", "OPENBLAS_NUM_THREADS=1"});
+  // The ranks' app context, then the collector's (the job's last rank).
+  argv.insert(argv.end(), {"-np", std::to_string(r.ranks)});
+  if (!r.hosts.empty()) {
+    std::string joined;
+    for (const auto& h : r.hosts) joined += (joined.empty() ? "" : ",") + h;
+    argv.insert(argv.end(), {"--host", joined});
+  }
   argv.insert(argv.end(), r.program.begin(), r.program.end());
+  if (!r.collector.empty()) {
+    argv.insert(argv.end(), {":", "-np", "1", "--host", "localhost"});
+    argv.insert(argv.end(), r.collector.begin(), r.collector.end());
+  }
   return argv;
 }
 

@@ -18,7 +18,16 @@ struct MpirunRequest {
   // otherwise.
   std::vector<std::string> netIf;
   std::vector<std::string> program;  // argv of each rank
+  // argv of the trace collector (collected_job.h): one more process, the
+  // job's last, on this machine (mpirun's own host); empty: none.
+  std::vector<std::string> collector;
 };
+
+// The hosts of an mpirun hostfile as --host entries ("node1:4" for
+// "node1 slots=4"; comments and blank lines skipped), or why it cannot be
+// read. `run` passes a hostfile's hosts to the trainers this way, so the
+// collector can still be placed on this machine.
+Result<std::vector<std::string>> hostfileHosts(const std::string& path);
 
 // The path of mpirun, or a clear error when it is missing.
 Result<std::string> findMpirun();
@@ -27,8 +36,13 @@ Result<std::string> findSrun();
 // True inside a Slurm allocation (SLURM_JOB_ID is set): jobs start with srun.
 bool underSlurm();
 
-// mpirun's argv: as root it adds --allow-run-as-root; with more ranks than
-// cores (on one host) --oversubscribe; hosts and hostfile pass through. The
+// mpirun's argv: as root it adds --allow-run-as-root; with more processes
+// than cores (on one host) --oversubscribe; hosts and hostfile pass through.
+// With a collector, the job has two app contexts (MPMD): the ranks (on
+// request.hosts, or the hostfile's hosts given as --host entries of the
+// ranks' context: the hostfile must have been read into request.hosts by
+// hostfileHosts) and then the collector on `localhost`, which OpenMPI
+// starts itself, never over ssh. The
 // TCP transports (btl_tcp, and oob_tcp of mpirun and its daemons) use
 // request.netIf. A job on this machine alone (and no netIf) uses shared
 // memory between ranks (btl self,vader), oob_tcp on "lo", and mpirun runs
@@ -41,9 +55,11 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
 std::string loopbackBindLibrary();
 
 // srun's argv: one task per rank, and the whole step killed when a task
-// fails (--kill-on-bad-exit), as mpirun does by default.
+// fails (--kill-on-bad-exit), as mpirun does by default. `mpiPlugin`
+// ("pmix", ...) is passed as --mpi; "" leaves Slurm's default.
 std::vector<std::string> srunCommand(const std::string& srun, int ranks,
-                                     const std::vector<std::string>& program);
+                                     const std::vector<std::string>& program,
+                                     const std::string& mpiPlugin = "");
 
 // Runs argv[0] with argv, inheriting stdout and stderr; returns its exit
 // code (128 + signal when a signal ended it).

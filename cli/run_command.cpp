@@ -2,6 +2,9 @@
 // file, starts one `train --layout` rank per process with mpirun (srun under
 // Slurm), streams their output, and exits with the job's status. A failed
 // rank is named, and the trace's run is marked failed with that message.
+// With a trace, the job holds one more process, the collector (`collect`,
+// cli/collected_job.h), on this machine: the trace file is written here
+// whatever hosts the ranks run on.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -51,7 +54,8 @@ struct RunArgs {
 // Everything that would stop the job, in one message.
 struct Plan {
   layout::Layout layout;
-  std::vector<std::string> launcher;  // mpirun or srun argv before the program
+  std::string launcher;            // the path of mpirun or srun
+  std::vector<std::string> hosts;  // the layout's hosts, or its hostfile's
   int64_t worldSize = 1;
 };
 
@@ -100,22 +104,37 @@ Result<Plan> plan(const RunArgs& a) {
   }
   auto launcher = underSlurm() ? findSrun() : findMpirun();
   if (!launcher.isOk()) problems.push_back(launcher.status().message());
+  p.hosts = layoutOk ? p.layout.hosts : std::vector<std::string>{};
+  if (layoutOk && !p.layout.hostfile.empty() && !underSlurm()) {
+    auto hosts = hostfileHosts(p.layout.hostfile);
+    if (hosts.isOk()) {
+      p.hosts = *hosts;
+    } else {
+      problems.push_back(hosts.status().message());
+    }
+  }
   if (!problems.empty()) {
     std::string message;
     for (const auto& s : problems) message += (message.empty() ? "" : "; ") + s;
     return Status::invalidArgument(message);
   }
-  if (underSlurm()) {
-    p.launcher = srunCommand(*launcher, static_cast<int>(p.worldSize), {});
-  } else {
-    MpirunRequest request;
-    request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
-    request.hosts = p.layout.hosts;
-    request.hostfile = p.layout.hostfile;
-    request.netIf = a.netIf;
-    p.launcher = mpirunCommand(*launcher, request);
-  }
+  p.launcher = *launcher;
   return p;
+}
+
+// The job's argv: the launcher, each rank's `train`, and with a trace the
+// collector (mpirun: an app context of its own on this machine).
+std::vector<std::string> jobCommand(const Plan& p, const RunArgs& a,
+                                    std::vector<std::string> program,
+                                    std::vector<std::string> collector) {
+  if (underSlurm()) return srunCommand(p.launcher, static_cast<int>(p.worldSize), program);
+  MpirunRequest request;
+  request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
+  request.hosts = p.hosts;
+  request.netIf = a.netIf;
+  request.program = std::move(program);
+  request.collector = std::move(collector);
+  return mpirunCommand(p.launcher, request);
 }
 
 // The last span of `rank` that reached the trace, e.g. "forward (step 13,
@@ -145,9 +164,9 @@ ExitCode runJob(const RunArgs& a) {
     return 2;
   }
   const Plan& p = *planned;
-  std::vector<std::string> argv = p.launcher;
-  argv.insert(argv.end(),
-              {selfExecutable(), "train", "--layout-json", layout::toJson(p.layout).dump()});
+  std::vector<std::string> argv = {selfExecutable(), "train", "--layout-json",
+                                   layout::toJson(p.layout).dump()};
+  std::vector<std::string> collector;
   // The run exists, with its id, before any rank starts; rank 0 attaches.
   std::optional<LaunchedRun> run;
   int64_t runId = -1;
@@ -162,14 +181,24 @@ ExitCode runJob(const RunArgs& a) {
     runId = run->id();
     std::printf("run_id: %lld\n", static_cast<long long>(runId));  // for the app
     std::fflush(stdout);
-    argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
+    // Slurm places its tasks itself: there rank 0 writes the trace.
+    if (underSlurm()) {
+      argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
+    } else {
+      argv.insert(argv.end(), {"--trace", a.trace, "--collector"});
+      collector = {selfExecutable(), "collect",  "--trace",
+                   a.trace,          "--run-id", std::to_string(runId)};
+    }
   }
   if (!a.injectFailure.empty()) argv.insert(argv.end(), {"--inject-failure", a.injectFailure});
   if (!a.save.empty()) {
     argv.insert(argv.end(), {"--save", std::filesystem::absolute(a.save).string()});
   }
   // The ranks end themselves when this process is gone (parent_watch.h).
-  argv.insert(argv.end(), {"--launcher", launcherArgument(storage::currentProcess())});
+  const std::string self = launcherArgument(storage::currentProcess());
+  argv.insert(argv.end(), {"--launcher", self});
+  if (!collector.empty()) collector.insert(collector.end(), {"--launcher", self});
+  argv = jobCommand(p, a, std::move(argv), std::move(collector));
   std::printf(
       "run: %lld ranks with %s%s\n", static_cast<long long>(p.worldSize),
       underSlurm() ? "srun" : "mpirun",

@@ -317,6 +317,9 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
                   "With --layout and --trace: the run `run` began in the trace file");
   cmd->add_option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)")->group("");
   cmd->add_option("--launcher", layoutArgs->launcher, "HOST:PID:TICKS of `run`")->group("");
+  cmd->add_flag("--collector", layoutArgs->collected,
+                "The job's last process is run's trace collector (collected_job.h)")
+      ->group("");
   auto* steps = cmd->get_option("--steps");
   cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
                  layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads] {

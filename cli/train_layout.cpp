@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cli/backend_option.h"
+#include "cli/collected_job.h"
 #include "cli/heartbeat.h"
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
@@ -43,11 +44,11 @@ double mib(int64_t bytes) {
 }
 
 // Every rank's memory, printed by rank 0.
-void reportMemory(const MemoryReport& m, int rank, int size) {
+void reportMemory(const MemoryReport& m, MPI_Comm job, int rank, int size) {
   const int64_t mine[8] = {m.parameters,     m.gradients,     m.optimizer,     m.activations,
                            m.peakParameters, m.peakGradients, m.peakOptimizer, m.peakActivations};
   std::vector<int64_t> all(rank == 0 ? 8 * size : 0);
-  MPI_Gather(mine, 8, MPI_INT64_T, all.data(), 8, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  MPI_Gather(mine, 8, MPI_INT64_T, all.data(), 8, MPI_INT64_T, 0, job);
   if (rank != 0) return;
   std::printf("memory per rank, bytes now (peak during training):\n");
   std::printf("%6s %22s %22s %22s %22s\n", "rank", "parameters", "gradients", "optimizer",
@@ -105,7 +106,7 @@ struct RankState {
 std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
                                                    const LayoutTrainArgs& args, RankState& st,
                                                    int rank, int size) {
-  if (rank == 0) {
+  if (rank == 0 && !args.collected) {
     st.writer = valueOrAbort(storage::TraceWriter::open(args.trace), rank);
     if (args.runId >= 0) {
       okOrAbort(st.writer->attachRun(args.runId), rank);
@@ -114,6 +115,7 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
     }
   }
   tracer::SessionOptions so;
+  so.lastRankCollects = args.collected;  // the session then spans the collector too
   const engine::Allocator* a = &st.trainer->allocator();
   using engine::MemoryCategory;
   auto gauge = [a](MemoryCategory c) {
@@ -164,11 +166,12 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& l
 }
 
 // One rank's run; any failure aborts the job (see RankState).
-void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int rank, int size) {
+void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Comm job, int rank,
+               int size) {
   RankState st;
   try {
     const Injection inject = valueOrAbort(parseInjection(args.injectFailure), rank);
-    st.grid = valueOrAbort(engine::MpiGrid::create(MPI_COMM_WORLD, layout), rank);
+    st.grid = valueOrAbort(engine::MpiGrid::create(job, layout), rank);
     st.trainer = valueOrAbort(makeTrainer(layout, *st.grid), rank);
     if (!args.trace.empty()) {
       st.session = startTracing(layout, args, st, rank, size);
@@ -202,7 +205,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, int ra
         std::fflush(stdout);
       }
     }
-    reportMemory(st.trainer->memory(), rank, size);
+    reportMemory(st.trainer->memory(), job, rank, size);
     if (st.session) st.trainer->setRecorder(nullptr);
     if (!args.save.empty()) {  // collective: the whole model to the writing rank
       bool wrote = false;
@@ -234,9 +237,10 @@ std::string unsupportedLayoutFeature(const layout::Layout& l) {
 ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  const MPI_Comm job = args.collected ? splitTrainers(/*isCollector=*/false) : MPI_COMM_WORLD;
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(job, &rank);
+  MPI_Comm_size(job, &size);
   std::optional<storage::ProcessIdentity> launcher;
   if (!args.launcher.empty()) {
     auto parsed = parseLauncherArgument(args.launcher);
@@ -246,6 +250,7 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   // Problems every rank finds alike: each returns, rank 0 says why.
   auto refuse = [&](const std::string& message, ExitCode code) {
     if (rank == 0) std::fprintf(stderr, "error: %s\n", message.c_str());
+    if (args.collected) agreeToStart(false);  // the collector ends too
     MPI_Finalize();
     return code;
   };
@@ -270,7 +275,11 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   auto choice = engine::chooseBackend(layout->backend);
   if (!choice.isOk()) return refuse(choice.status().message(), backendExitCode(choice.status()));
   if (rank == 0 && !choice->note.empty()) std::fprintf(stderr, "note: %s\n", choice->note.c_str());
-  trainRank(*layout, args, rank, size);  // aborts the job on failure
+  if (args.collected && !agreeToStart(true)) {  // another rank refused and said why
+    MPI_Finalize();
+    return 1;
+  }
+  trainRank(*layout, args, job, rank, size);  // aborts the job on failure
   MPI_Finalize();
   return 0;
 }

@@ -19,11 +19,16 @@ struct LayoutTrainArgs {
   std::string backend;     // overrides the layout's backend when set
   std::string launcher;    // "HOST:PID:TICKS" of the `run` that started it ("": none)
   std::string save;        // checkpoint written at the end by rank 0 ("": none)
+  // The job's last MPI process is `run`'s trace collector (collected_job.h):
+  // it writes the trace; no trainer opens the file.
+  bool collected = false;
   // Testing: "RANK:STEP" makes that rank throw at the start of that step.
   std::string injectFailure;
 };
 
-// Contract: initialises MPI (MPI_THREAD_MULTIPLE) and finalises it. A rank
+// Contract: initialises MPI (MPI_THREAD_MULTIPLE) and finalises it. The
+// ranks train on MPI_COMM_WORLD, or, with `collected`, on the trainers'
+// communicator (collected_job.h) and ship their trace to the collector. A rank
 // that fails prints "error: rank R: <why>" on stderr and aborts the job
 // (MPI_Abort): the only way to free ranks blocked in a collective with it.
 // Rank 0 prints progress and, at the end, every rank's memory. Every rank

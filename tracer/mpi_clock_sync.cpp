@@ -10,15 +10,16 @@ constexpr int kTagPing = 7101;
 constexpr int kTagPong = 7102;
 }  // namespace
 
-Result<OffsetEstimate> measureOffsetToRankZero(MPI_Comm comm, int rounds,
-                                               const std::function<int64_t()>& localNow) {
+Result<OffsetEstimate> measureOffsetTo(MPI_Comm comm, int reference, int rounds,
+                                       const std::function<int64_t()>& localNow) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   OffsetEstimate estimate;
-  if (rank == 0) {
+  if (rank == reference) {
     estimate.atNs = localNow();
-    for (int peer = 1; peer < size; ++peer) {
+    for (int peer = 0; peer < size; ++peer) {
+      if (peer == reference) continue;
       for (int i = 0; i < rounds; ++i) {
         char ping = 0;
         if (MPI_Recv(&ping, 1, MPI_CHAR, peer, kTagPing, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -34,10 +35,11 @@ Result<OffsetEstimate> measureOffsetToRankZero(MPI_Comm comm, int rounds,
     for (auto& s : samples) {
       const char ping = 0;
       s.sendNs = localNow();
-      MPI_Send(&ping, 1, MPI_CHAR, 0, kTagPing, comm);
-      if (MPI_Recv(&s.refNs, 1, MPI_INT64_T, 0, kTagPong, comm, MPI_STATUS_IGNORE) !=
+      MPI_Send(&ping, 1, MPI_CHAR, reference, kTagPing, comm);
+      if (MPI_Recv(&s.refNs, 1, MPI_INT64_T, reference, kTagPong, comm, MPI_STATUS_IGNORE) !=
           MPI_SUCCESS) {
-        return Status::internal("clock sync: receive from rank 0 failed");
+        return Status::internal("clock sync: receive from rank " + std::to_string(reference) +
+                                " failed");
       }
       s.receiveNs = localNow();
     }

@@ -17,13 +17,13 @@ constexpr int kTagBatch = 7201;
 constexpr int kTagDone = 7202;
 constexpr int kTagSyncPing = 7203;
 constexpr int kTagSyncPong = 7204;
-// After answering a resync round rank 0 polls without sleeping this long, so
+// After answering a resync round the home rank polls without sleeping this long, so
 // the rank's next round is answered at once (a short round trip is a tight
 // bound).
 constexpr int64_t kAwakeAfterPingNs = 2LL * 1000000;
-constexpr int64_t kFlushIntervalNs = 200LL * 1000000;  // rank 0 commits at least this often
+constexpr int64_t kFlushIntervalNs = 200LL * 1000000;  // the home rank commits at least this often
 
-// Fixed-size description of a rank, gathered on rank 0.
+// Fixed-size description of a rank, gathered on the home rank.
 struct WireRank {
   int64_t pid;
   int64_t offsetNs;
@@ -46,6 +46,8 @@ TraceSession::TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink*
     : comm_(comm),
       rank_(rank),
       size_(size),
+      home_(options.lastRankCollects ? size - 1 : 0),
+      collects_(options.lastRankCollects && rank == size - 1),
       sink_(sink),
       options_(std::move(options)),
       recorder_(rank, options_.enabled, options_.recorderCapacity),
@@ -66,8 +68,14 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_
   int rank = 0, size = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  if (rank == 0 && options.enabled && sink == nullptr) {
-    return Status::invalidArgument("the tracer's rank 0 needs a sink to write to");
+  const int home = options.lastRankCollects ? size - 1 : 0;
+  if (options.lastRankCollects && (size < 2 || !options.enabled)) {
+    return Status::invalidArgument(
+        "a collected trace session needs tracing on and a rank to trace");
+  }
+  if (rank == home && options.enabled && sink == nullptr) {
+    return Status::invalidArgument("the tracer's home rank " + std::to_string(home) +
+                                   " needs a sink to write to");
   }
   MPI_Comm comm;
   MPI_Comm_dup(world, &comm);
@@ -78,18 +86,18 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_
     auto nvml = NvmlSampler::open(std::atoi(placement.device.c_str() + 5));
     if (nvml.isOk()) s->nvml_ = std::move(nvml).value();
   }
-  BS_ASSIGN_OR_RETURN(s->startEstimate_,
-                      measureOffsetToRankZero(comm, s->options_.syncRounds,
-                                              [r = &s->recorder_] { return r->now(); }));
+  BS_ASSIGN_OR_RETURN(s->startEstimate_, measureOffsetTo(comm, home, s->options_.syncRounds,
+                                                         [r = &s->recorder_] { return r->now(); }));
   s->clock_.add(s->startEstimate_);
-  // Ranks on rank 0's host read its clock (CLOCK_MONOTONIC is per host): the
-  // start offset is all there is. Others, and a clock skewed by a test, drift.
-  char host[64] = {}, rankZeroHost[64] = {};
+  // Ranks on the home rank's host read its clock (CLOCK_MONOTONIC is per
+  // host): the start offset is all there is. Others, and a clock skewed by a
+  // test, drift.
+  char host[64] = {}, homeHost[64] = {};
   gethostname(host, sizeof host - 1);
-  std::memcpy(rankZeroHost, host, sizeof host);
-  MPI_Bcast(rankZeroHost, sizeof rankZeroHost, MPI_CHAR, 0, comm);
-  s->resyncs_ = rank != 0 && (std::strncmp(host, rankZeroHost, sizeof host) != 0 ||
-                              s->options_.skewForTesting.has_value());
+  std::memcpy(homeHost, host, sizeof host);
+  MPI_Bcast(homeHost, sizeof homeHost, MPI_CHAR, home, comm);
+  s->resyncs_ = rank != home && (std::strncmp(host, homeHost, sizeof host) != 0 ||
+                                 s->options_.skewForTesting.has_value());
   BS_RETURN_IF_ERROR(s->exchangeRankInfo(placement));
   s->thread_ = std::thread([p = s.get()] { p->run(); });
   return s;
@@ -163,13 +171,15 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
   mine.cores = static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN));
   copyTruncated(mine.host, sizeof mine.host, host);
   copyTruncated(mine.device, sizeof mine.device, placement.device);
-  std::vector<WireRank> all(rank_ == 0 ? size_ : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, comm_);
-  if (rank_ != 0) return Status::ok();
+  std::vector<WireRank> all(rank_ == home_ ? size_ : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, home_, comm_);
+  if (rank_ != home_) return Status::ok();
 
+  // The collector is no rank of the run: the trainers are ranks 0..n-1.
+  const int32_t trainers = collects_ ? size_ - 1 : size_;
   std::map<std::string, int32_t> ranksPerHost;
-  for (const WireRank& w : all) ++ranksPerHost[w.host];
-  for (int32_t r = 0; r < size_; ++r) {
+  for (int32_t r = 0; r < trainers; ++r) ++ranksPerHost[all[r].host];
+  for (int32_t r = 0; r < trainers; ++r) {
     const WireRank& w = all[r];
     trace_model::RankInfo info;
     info.rank = r;
@@ -212,11 +222,11 @@ Status TraceSession::resync() {
   for (PingPong& round : rounds) {
     const char ping = 0;
     round.sendNs = recorder_.now();
-    MPI_Send(&ping, 1, MPI_CHAR, 0, kTagSyncPing, comm_);
-    if (MPI_Recv(&round.refNs, 1, MPI_INT64_T, 0, kTagSyncPong, comm_, MPI_STATUS_IGNORE) !=
+    MPI_Send(&ping, 1, MPI_CHAR, home_, kTagSyncPing, comm_);
+    if (MPI_Recv(&round.refNs, 1, MPI_INT64_T, home_, kTagSyncPong, comm_, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS) {
-      return Status::internal("clock resync: receive from rank 0 failed on rank " +
-                              std::to_string(rank_));
+      return Status::internal("clock resync: receive from rank " + std::to_string(home_) +
+                              " failed on rank " + std::to_string(rank_));
     }
     round.receiveNs = recorder_.now();
   }
@@ -285,6 +295,23 @@ bool TraceSession::receiveAvailable() {
   }
 }
 
+void TraceSession::shipLocal(bool sampleNow) {
+  Batch batch = collectLocal(recorder_.now(), sampleNow);
+  if (rank_ == home_) {
+    align(batch);
+    deliver(std::move(batch));
+    return;
+  }
+  if (batch.empty()) return;
+  // Measured after draining: every drained time lies between two
+  // measurements.
+  if (resyncs_) noteError(resync());
+  align(batch);
+  const auto bytes = encodeBatch(batch);
+  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, home_, kTagBatch, comm_);
+  ++batchesShipped_;
+}
+
 void TraceSession::run() {
   using std::chrono::milliseconds;
   const int64_t shipNs = options_.shipIntervalMs * 1000000;
@@ -293,36 +320,27 @@ void TraceSession::run() {
   while (!abort_) {
     const bool stopping = stop_.load();
     const int64_t now = hostNowNs();
-    if (stopping || now - lastShip >= shipNs) {
-      const bool sampleNow = sampleNs > 0 && (now - lastSample >= sampleNs || stopping);
-      if (sampleNow) lastSample = now;
-      Batch batch = collectLocal(recorder_.now(), sampleNow);
+    // A collector has nothing of its own to ship: it only keeps its clock.
+    if ((stopping && !collects_) || now - lastShip >= shipNs) {
       lastShip = now;
       recheckHostClock();  // keeps the TSC's scale on CLOCK_MONOTONIC (tracer/clock.h)
-      if (rank_ == 0) {
-        align(batch);
-        deliver(std::move(batch));
-      } else if (!batch.empty()) {
-        // Measured after draining: every drained time lies between two
-        // measurements.
-        if (resyncs_) noteError(resync());
-        align(batch);
-        const auto bytes = encodeBatch(batch);
-        MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kTagBatch, comm_);
-        ++batchesShipped_;
+      if (!collects_) {
+        const bool sampleNow = sampleNs > 0 && (now - lastSample >= sampleNs || stopping);
+        if (sampleNow) lastSample = now;
+        shipLocal(sampleNow);
       }
     }
-    if (rank_ != 0) {
+    if (rank_ != home_) {
       if (stopping) {
         const char done = 1;
-        MPI_Send(&done, 1, MPI_BYTE, 0, kTagDone, comm_);
+        MPI_Send(&done, 1, MPI_BYTE, home_, kTagDone, comm_);
         return;
       }
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait_for(lock, milliseconds(options_.shipIntervalMs), [&] { return stop_.load(); });
       continue;
     }
-    // Rank 0: receive what has come, commit regularly so readers see it.
+    // Home rank: receive what has come, commit regularly so readers see it.
     const bool received = receiveAvailable();
     if (hostNowNs() - lastFlush >= kFlushIntervalNs) {
       noteError(sink_->flush());

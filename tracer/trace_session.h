@@ -1,23 +1,30 @@
 // TraceSession: the tracer of one rank of an MPI job. It aligns the rank's
-// times to rank 0's clock, then ships the rank's spans, step records and
-// samples in batches to rank 0, which writes everything into one Sink (the
-// trace file's writer) as it comes: times reach the sink already aligned.
+// times to the home rank's clock, then ships the rank's spans, step records
+// and samples in batches to the home rank, which writes everything into one
+// Sink (the trace file's writer) as it comes: times reach the sink already
+// aligned. The home rank is rank 0 (a job started by hand: rank 0 trains and
+// writes), or, with SessionOptions::lastRankCollects, the job's last rank:
+// a collector that `run` places on the launching machine, which records
+// nothing itself and only receives and writes (docs/tracer.md, "Where the
+// trace is written"). Ranks are numbered as in `world`; the collector has no
+// rank in the trace.
 //
 // Contract:
-// - start() and finish() are collective over the job's communicator; the
-//   session talks over its own duplicate, so it never matches the engine's
-//   messages. MPI must be initialised with MPI_THREAD_MULTIPLE.
+// - start() and finish() are collective over `world` (collector included);
+//   the session talks over its own duplicate, so it never matches the
+//   engine's messages. MPI must be initialised with MPI_THREAD_MULTIPLE.
 // - One background thread per rank ships a batch every shipIntervalMs and
 //   samples every sampleIntervalMs; the training thread only fills the
 //   Recorder's ring, so it is never stalled by shipping or writing.
-// - On rank 0 that thread is the only user of `sink` from start() until
-//   finish() returns.
+// - On the home rank that thread is the only user of `sink` from start()
+//   until finish() returns; only the home rank needs a sink.
+// - A collector's finish() returns once every other rank has finished.
 // - Clock alignment (docs/tracer.md, "One timeline"): start() measures each
-//   rank's offset collectively; then, before every batch it ships, a rank
-//   on another host than rank 0 (one host shares one clock) drains what it
-//   recorded, measures its offset again (resyncRounds
-//   ping-pongs that rank 0's thread answers) and maps the drained times
-//   through its ClockTrack, so every shipped time lies between two
+//   rank's offset to the home rank collectively; then, before every batch it
+//   ships, a rank on another host than the home rank (one host shares one
+//   clock) drains what it recorded, measures its offset again (resyncRounds
+//   ping-pongs that the home rank's thread answers) and maps the drained
+//   times through its ClockTrack, so every shipped time lies between two
 //   measurements and offset and drift are both corrected before the sink.
 // - Times given to addStep() come from recorder()->now().
 #pragma once
@@ -47,7 +54,7 @@ namespace bubblescope::tracer {
 
 struct SessionOptions {
   bool enabled = true;             // false: spans cost one branch, nothing is shipped
-  int64_t shipIntervalMs = 100;    // a span reaches rank 0 at most this much after it ends
+  int64_t shipIntervalMs = 100;    // a span reaches the home rank at most this much after it ends
   int64_t sampleIntervalMs = 100;  // 0: no samples
   int syncRounds = 64;             // ping-pong rounds per rank at start
   int resyncRounds = 16;           // ping-pong rounds before each shipped batch
@@ -57,6 +64,10 @@ struct SessionOptions {
   // GPU ranks: the CUPTI collector (not owned; outlives the session). Its
   // activities ship with the rank's batches, on its stream lanes.
   GpuActivitySource* gpu = nullptr;
+  // The last rank of `world` is the collector (the home rank): it writes
+  // every other rank's batches and records nothing. Every rank passes the
+  // same value.
+  bool lastRankCollects = false;
 };
 
 // Where a rank sits, as the engine knows it.
@@ -79,6 +90,8 @@ class TraceSession {
 
   Recorder* recorder() { return &recorder_; }
   int32_t rank() const { return rank_; }
+  // The rank whose clock is the timeline and whose sink is written.
+  int32_t homeRank() const { return home_; }
   void addStep(const trace_model::StepRecord& step);  // thread-safe
   // Which parallel dimension's collectives run on a GPU stream (the engine
   // tells once it has created its communicators). Thread-safe.
@@ -93,22 +106,25 @@ class TraceSession {
 
  private:
   TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink* sink, SessionOptions options);
-  // Collective: rank 0 describes every rank to the sink (again in finish(),
-  // with the final clock uncertainty).
+  // Collective: the home rank describes every training rank to the sink
+  // (again in finish(), with the final clock uncertainty).
   Status exchangeRankInfo(const RankPlacement& placement);
   void run();
   Batch collectLocal(int64_t nowNs, bool sampleNow);
   void collectGpu(std::vector<trace_model::Event>& out);
-  Status resync();                    // ranks > 0: measure the offset again
-  void align(Batch& batch) const;     // this rank's times -> rank 0's
-  void deliver(Batch batch);          // rank 0: write
-  void answerPing(int32_t fromRank);  // rank 0: one resync round
-  bool receiveAvailable();            // rank 0: true if anything came
+  void shipLocal(bool sampleNow);     // drain, align, then write or send
+  Status resync();                    // other ranks: measure the offset again
+  void align(Batch& batch) const;     // this rank's times -> the home rank's
+  void deliver(Batch batch);          // home rank: write
+  void answerPing(int32_t fromRank);  // home rank: one resync round
+  bool receiveAvailable();            // home rank: true if anything came
   void noteError(const Status& s);
 
   MPI_Comm comm_;
   int32_t rank_;
   int32_t size_;
+  int32_t home_;   // 0, or the collector (size_ - 1)
+  bool collects_;  // this rank is the collector: it records nothing
   trace_model::Sink* sink_;
   SessionOptions options_;
   Recorder recorder_;
@@ -116,8 +132,8 @@ class TraceSession {
   std::unique_ptr<NvmlSampler> nvml_;  // GPU ranks, when NVML loads
   OffsetEstimate startEstimate_;
   ClockTrack clock_;        // start(), then the shipping thread, then finish()
-  int64_t lastPingNs_ = 0;  // rank 0: when it last answered a resync round
-  bool resyncs_ = false;    // not on rank 0's host (or skewed): measure again
+  int64_t lastPingNs_ = 0;  // home rank: when it last answered a resync round
+  bool resyncs_ = false;    // not on the home rank's host (or skewed): measure again
   RankPlacement placement_;
 
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling

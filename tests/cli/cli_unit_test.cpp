@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "cli/mpirun.h"
 #include "cli/run_description.h"
@@ -50,8 +51,9 @@ TEST(LauncherCommand, MpirunStartsTheRanksOnTheNamedHostsWithTheProgramLast) {
   const std::vector<std::string> argv = mpirunCommand("mpirun", r);
   ASSERT_GE(argv.size(), 7u);
   EXPECT_EQ(argv[0], "mpirun");
-  EXPECT_EQ(argv[1], "-np");
-  EXPECT_EQ(argv[2], "4");
+  const auto np = std::find(argv.begin(), argv.end(), "-np");
+  ASSERT_NE(np, argv.end());
+  EXPECT_EQ(*(np + 1), "4");
   const auto host = std::find(argv.begin(), argv.end(), "--host");
   ASSERT_NE(host, argv.end());
   EXPECT_EQ(*(host + 1), "a:2,b:2");
@@ -65,6 +67,43 @@ TEST(LauncherCommand, MpirunStartsTheRanksOnTheNamedHostsWithTheProgramLast) {
   const auto file = std::find(withFile.begin(), withFile.end(), "--hostfile");
   ASSERT_NE(file, withFile.end());
   EXPECT_EQ(*(file + 1), "hosts.txt");
+}
+
+TEST(LauncherCommand, TheCollectorIsTheLastAppContextOnThisMachine) {
+  MpirunRequest r;
+  r.ranks = 4;
+  r.hosts = {"a:2", "b:2"};
+  r.program = {"bubblescope-cli", "train", "--collector"};
+  r.collector = {"bubblescope-cli", "collect", "--trace", "t.db", "--run-id", "1"};
+  const std::vector<std::string> argv = mpirunCommand("mpirun", r);
+  const auto colon = std::find(argv.begin(), argv.end(), ":");
+  ASSERT_NE(colon, argv.end());
+  // Ranks first (world ranks 0..3 on the named hosts), then one collector on
+  // mpirun's own host.
+  EXPECT_EQ(std::vector<std::string>(colon - 3, colon),
+            (std::vector<std::string>{"bubblescope-cli", "train", "--collector"}));
+  EXPECT_EQ(*(std::find(argv.begin(), colon, "--host") + 1), "a:2,b:2");
+  std::vector<std::string> tail = {":", "-np", "1", "--host", "localhost"};
+  tail.insert(tail.end(), r.collector.begin(), r.collector.end());
+  EXPECT_EQ(std::vector<std::string>(colon, argv.end()), tail);
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--hostfile"), 0);
+}
+
+TEST(LauncherCommand, HostfileHostsBecomeHostEntries) {
+  const std::string path = ::testing::TempDir() + "/hostfile-test";
+  {
+    std::ofstream out(path);
+    out << "# cluster\nnode1 slots=4\n\n  node2   max_slots=8 slots=2 # two\nnode3\n";
+  }
+  auto hosts = hostfileHosts(path);
+  ASSERT_TRUE(hosts.isOk()) << hosts.status().message();
+  EXPECT_EQ(*hosts, (std::vector<std::string>{"node1:4", "node2:2", "node3"}));
+  {
+    std::ofstream out(path);
+    out << "# nothing\n";
+  }
+  EXPECT_EQ(hostfileHosts(path).status().message(), "hostfile '" + path + "' names no host");
+  EXPECT_FALSE(hostfileHosts(path + ".missing").isOk());
 }
 
 }  // namespace

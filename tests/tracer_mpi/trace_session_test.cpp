@@ -143,6 +143,75 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+// A launched job (cli/collected_job.h): the last rank is the collector. It
+// records nothing, writes every other rank's events on its own timeline and
+// describes only them; ranks 1 and 2 have skewed clocks.
+TEST(TraceSessionTest, TheLastRankCollectsEveryOtherRankOnItsTimeline) {
+  const int rank = worldRank();
+  const int size = worldSize();
+  const int collector = size - 1;
+  const std::string path = sharedTracePath("collected.db");
+  std::unique_ptr<storage::TraceWriter> writer;
+  if (rank == collector) {
+    auto opened = storage::TraceWriter::open(path);
+    ASSERT_TRUE(opened.isOk()) << opened.status().message();
+    writer = std::move(opened).value();
+    ASSERT_TRUE(writer->beginRun({.name = "collected", .worldSize = size - 1}).isOk());
+  }
+  int64_t pivot = hostNowNs();
+  MPI_Bcast(&pivot, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  const ClockSkew skew = skewOf(rank, pivot);
+  SessionOptions options;
+  options.lastRankCollects = true;
+  options.skewForTesting = skew;
+  auto session = TraceSession::start(MPI_COMM_WORLD, writer.get(), {.dp = rank}, options);
+  ASSERT_TRUE(session.isOk()) << session.status().message();
+  EXPECT_EQ((*session)->homeRank(), collector);
+  constexpr int kSpans = 40;
+  if (rank != collector) {
+    for (int i = 0; i < kSpans; ++i) {
+      const int64_t t0 = hostNowNs();
+      std::this_thread::sleep_for(std::chrono::microseconds(1000));
+      const int64_t t1 = hostNowNs();
+      SpanInfo info;
+      info.kind = trace_model::EventKind::kForward;
+      info.name = "forward";
+      info.microBatch = i;
+      info.bytes = t0;
+      info.flops = t1;
+      (*session)->recorder()->record(info, skew.apply(t0), skew.apply(t1));
+    }
+  }
+  Status finished = (*session)->finish();
+  ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
+  if (rank != collector) return;
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+  writer.reset();
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  auto ranks = (*reader)->ranks(1);
+  ASSERT_TRUE(ranks.isOk());
+  ASSERT_EQ(static_cast<int>(ranks->size()), size - 1) << "the collector is no rank of the run";
+  for (const auto& r : *ranks) {
+    EXPECT_EQ(r.dp, r.rank);
+    EXPECT_EQ(r.ranksOnHost, size - 1);
+  }
+  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9, 1e6);
+  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9, 1e6);
+  auto page = (*reader)->eventsAfter(1, 0, 1 << 20);
+  ASSERT_TRUE(page.isOk());
+  std::vector<int> perRank(size - 1, 0);
+  for (const trace_model::Event& e : page->events) {
+    ASSERT_LT(e.rank, collector);
+    ++perRank[e.rank];
+    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000);
+    ASSERT_LE(std::llabs(e.startNs - e.bytes), allowed) << "rank " << e.rank;
+    ASSERT_LE(std::llabs(e.endNs - e.flops), allowed) << "rank " << e.rank;
+  }
+  for (int r = 0; r < size - 1; ++r) EXPECT_EQ(perRank[r], kSpans) << "rank " << r;
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
 // A span is in the file, for a reader in another connection, within one
 // second of its end.
 TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {

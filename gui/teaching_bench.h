@@ -5,7 +5,9 @@
 // frame is one slider value change (the B / F ratio), i.e. the schedule
 // rebuilt, simulated and played back, the labels updated, and the whole lab
 // rendered into an image. Prints `key: value` lines per schedule: ops,
-// frame_ms_p50, frame_ms_p95, frame_ms_max. Needs a QApplication.
+// frame_ms_p50, frame_ms_p95, frame_ms_max (wall clock), frame_cpu_ms_p50,
+// frame_cpu_ms_p95 (the thread's CPU time: what a frame costs on a loaded
+// machine). Needs a QApplication.
 #pragma once
 
 #include <ostream>

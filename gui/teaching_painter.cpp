@@ -26,10 +26,11 @@ void drawBox(QPainter& p, const QRectF& r, const QColor& fill, int32_t microBatc
   p.fillRect(r, fill);
   p.setPen(QPen(fill.darker(150), 0));
   p.drawRect(r);
-  if (microBatch >= 0 && r.width() >= 14) {
-    p.setPen(textOn(fill));
-    p.drawText(r, Qt::AlignCenter, QString::number(microBatch));
-  }
+  if (microBatch < 0 || r.width() < 9) return;
+  const QString text = QString::number(microBatch);
+  if (p.fontMetrics().horizontalAdvance(text) + 2 > r.width()) return;
+  p.setPen(textOn(fill));
+  p.drawText(r, Qt::AlignCenter, text);
 }
 
 void paintHeader(QPainter& p, const TeachingLabModel& m, const G& g, const QPalette& pal) {
@@ -99,8 +100,8 @@ void paintInFlight(QPainter& p, const std::vector<layout::InFlightPoint>& pts, d
   const int base = top + G::kInFlightRow - 2;
   p.setPen(QPen(pal.color(QPalette::Mid), 0));
   p.drawLine(QPointF(g.plot.left(), base + 0.5), QPointF(g.xOf(untilNs), base + 0.5));
-  double lastLabelX = -1e9;
-  int32_t lastLabel = 0;  // a count is written where it changes
+  double lastLabelEnd = -1e9;  // x where the last written count ends
+  int32_t lastLabel = 0;       // a count is written where it changes
   for (size_t i = 0; i < pts.size(); ++i) {
     const double t0 = pts[i].time;
     const double t1 = i + 1 < pts.size() ? pts[i + 1].time : untilNs;
@@ -108,11 +109,13 @@ void paintInFlight(QPainter& p, const std::vector<layout::InFlightPoint>& pts, d
     const double x0 = g.xOf(t0), x1 = g.xOf(t1);
     const double bar = h * static_cast<double>(pts[i].count) / maxCount;
     p.fillRect(QRectF(x0, base - bar, x1 - x0, bar), inFlightColour());
-    if (pts[i].count != lastLabel && x1 - x0 >= 9 && x0 - lastLabelX >= 12) {
+    const QString label = QString::number(pts[i].count);
+    const int labelWidth = p.fontMetrics().horizontalAdvance(label);
+    if (pts[i].count != lastLabel && x1 - x0 >= 9 && x0 >= lastLabelEnd + 3) {
       p.setPen(pal.color(QPalette::Text));
-      p.drawText(QRectF(x0, top, std::max(x1 - x0, 12.0), G::kInFlightRow - 2),
-                 Qt::AlignLeft | Qt::AlignVCenter, QString::number(pts[i].count));
-      lastLabelX = x0;
+      p.drawText(QRectF(x0, top, std::max(x1 - x0, labelWidth + 2.0), G::kInFlightRow - 2),
+                 Qt::AlignLeft | Qt::AlignVCenter, label);
+      lastLabelEnd = x0 + labelWidth;
       lastLabel = pts[i].count;
     }
   }

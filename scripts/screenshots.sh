@@ -9,7 +9,8 @@
 # through `bubblescope-cli run` for charts and compare; real pipeline runs:
 # pp4 x dp2 with 1f1b and gpipe, pp4 interleaved, pp4 zb-h1; a 3D run dp2 x
 # tp2 x pp2), and, for what does not fit here (64 ranks), a run the schedule
-# simulator writes (`bubblescope-cli simulate`, source "simulated").
+# simulator writes (`bubblescope-cli simulate`, source "simulated"). The
+# teaching lab's pictures are the pipeline runs beside their ideal schedules.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -86,4 +87,14 @@ shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/main-window-1f
   --step 2 --select-span --mark-rank 3 --size 1500x900
 shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/charts-1f1b-dark.png" \
   --screenshot-part charts --size 1500x900
+# The teaching lab (docs/teaching.md): each pipeline run's layout simulated
+# beside the run; 1f1b also stepped to its 24th op and with m = 32.
+teach() { shot "$tmp/pipeline.db" --run "$1" --screenshot "$out/teaching-$2.png" \
+  --screenshot-part teaching --size 1500x1000 "${@:3}"; }
+teach 2 gpipe
+teach 1 1f1b
+teach 1 1f1b-step --lab-steps 24
+teach 3 interleaved
+teach 4 zb-h1
+teach 1 1f1b-m32 --edit micro_batches=32
 ls -1 "$out"/*.png

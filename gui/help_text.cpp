@@ -13,6 +13,9 @@ its compute spans (forward, backward, recompute, optimizer), of its collectives 
 and of its waits on a pipeline peer that is not ready yet.</p>
 <p><b>Bubble</b>: the share of a step in which a rank neither computes nor communicates —
 waiting on a pipeline peer or idle, (wait + idle) / step time; the timeline hatches it red.</p>
+<p><b>Timeline</b>: send → receive arrows appear once the spans they join are wide enough to
+read (zoom in); flat grey "not indexed yet" time is still being read from the file (neither
+busy nor bubble); in an interleaved run each model chunk's compute has its own shade.</p>
 <p><b>Formula bubble</b>: GPipe and 1F1B leave (p−1)/(m+p−1) of the step idle with p stages
 and m micro-batches; interleaved with v chunks per stage (p−1)/(v·m+p−1); ZB-H1 about a third
 of 1F1B's, because weight gradients fill the cool-down.</p>

@@ -342,7 +342,7 @@ void paintRuler(QPainter& p, const LayerContext& c) {
     p.drawLine(QPointF(x, 0), QPointF(x, 13));
     const QString label = QStringLiteral("step %1").arg(s.step);
     const int w = p.fontMetrics().horizontalAdvance(label);
-    if (x > lastLabelEnd + 8 && x + 3 + w <= at.plot.right()) {
+    if (x > lastLabelEnd + 14 && x + 3 + w <= at.plot.right()) {
       p.drawText(QPointF(x + 3, 11), label);
       lastLabelEnd = x + 3 + w;
     }

@@ -19,8 +19,8 @@
 // - Not indexed yet: until ingest() has caught up, the overview knows each
 //   rank only up to the latest end time of its ingested events; overview
 //   frames mark the columns past it as unindexed (never as idle).
-// - Arrows: only in window frames, and only when the micro-batch compute
-//   spans in view are wide enough to read (options.minArrowSpanPx).
+// - Arrows: only in window frames, and only when few enough to read
+//   (options.minPxPerArrow pixels of width per arrow between two ranks).
 #pragma once
 
 #include <QObject>
@@ -43,10 +43,12 @@ struct TimelineOptions {
   double maxSpansPerColumn = 0.34;      // above this a row is drawn as coverage
   int32_t overviewBins = 8192;          // bins of the whole-run overview
   int32_t maxArrows = 3000;             // more arrows than this are not drawn
-  // Send -> receive arrows are drawn only when the spans they join are wide
-  // enough to read: the median width of the micro-batch compute spans in
-  // view is at least this many pixels (zoomed out they would be a mesh).
-  double minArrowSpanPx = 6.0;
+  // Send -> receive arrows are drawn only when they are few enough to read:
+  // at least this many pixels of the view's width per arrow between any two
+  // ranks (each leaves one micro-batch's forward or backward, so its spans
+  // are about that wide). Zoomed out to a whole pipeline run they would be
+  // a mesh.
+  double minPxPerArrow = 8.0;
 };
 
 class TimelineModel : public QObject {

@@ -159,24 +159,19 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
 }
 
 void TimelineModel::addArrows(TimelineFrame& f, const std::vector<int32_t>& ranks) const {
-  // Readable: the micro-batch compute spans in view (the work the arrows
-  // feed) have a median width of at least minArrowSpanPx.
-  const double columnNs = f.columnNs();
-  std::vector<double> widthsPx;
-  for (const FrameSpan& s : f.spans) {
-    if (s.microBatch < 0 || rows_[s.row].lane != trace_model::Lane::kCompute) continue;
-    widthsPx.push_back(static_cast<double>(s.endNs - s.startNs) / columnNs);
-  }
-  if (widthsPx.empty()) return;
-  auto median = widthsPx.begin() + static_cast<std::ptrdiff_t>(widthsPx.size() / 2);
-  std::nth_element(widthsPx.begin(), median, widthsPx.end());
-  if (*median < options_.minArrowSpanPx) return;
+  // Readable: the arrows between any two ranks (both directions, one band of
+  // the view) have at least minPxPerArrow of the width each. An arrow leaves
+  // one micro-batch's forward or backward, so this is when those spans get
+  // about that wide; zoomed out further they are a mesh.
+  const auto readable = static_cast<int>(f.columns / options_.minPxPerArrow);
   const std::set<int32_t> visible(ranks.begin(), ranks.end());
+  std::map<std::pair<int32_t, int32_t>, int> perPair;
   for (const FrameArrow& a : cache_.arrows()) {
     if (std::min(a.fromNs, a.toNs) >= f.t1Ns) break;
     if (std::max(a.fromNs, a.toNs) < f.t0Ns) continue;
     if (visible.count(a.fromRank) == 0 && visible.count(a.toRank) == 0) continue;
-    if (static_cast<int32_t>(f.arrows.size()) >= options_.maxArrows) {
+    const int n = ++perPair[std::minmax(a.fromRank, a.toRank)];
+    if (n > readable || static_cast<int32_t>(f.arrows.size()) >= options_.maxArrows) {
       f.arrows.clear();
       return;
     }

@@ -66,7 +66,7 @@ shot "$tmp/pipeline.db" --run 1 --screenshot "$out/timeline-1f1b-step.png" \
 shot "$tmp/pipeline.db" --run 2 --screenshot "$out/timeline-gpipe-step.png" \
   --screenshot-part timeline --step 2 --size 1500x760
 shot "$tmp/pipeline.db" --run 3 --screenshot "$out/timeline-interleaved-step.png" \
-  --screenshot-part timeline --step 2 --size 1500x560
+  --screenshot-part timeline --step 2 --zoom 3 --size 1500x560
 shot "$tmp/pipeline.db" --run 4 --screenshot "$out/timeline-zb-h1-step.png" \
   --screenshot-part timeline --step 2 --size 1500x560
 shot "$tmp/3d.db" --run 1 --screenshot "$out/timeline-3d-step.png" \

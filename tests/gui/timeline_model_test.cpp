@@ -91,23 +91,53 @@ TEST(TimelineModel, WideColumnsGiveSpansBubblesAndArrows) {
   EXPECT_EQ(e->kind, EventKind::kBackward);
 }
 
-// Arrows join spans; zoomed out far enough that those spans are slivers,
-// they would be a mesh over the whole run, so they are left out (the spans
-// stay). The micro-batch compute spans are 150, 150 and 100 ns wide.
-TEST(TimelineModel, ArrowsOnlyWhenTheSpansTheyJoinAreWideEnoughToRead) {
+// Arrows are drawn only when few enough to read: zoomed out over a whole
+// pipeline run they would be a dark mesh, so they are left out (the spans
+// stay). One arrow in view; 100 px of width per arrow required.
+TEST(TimelineModel, ArrowsOnlyWhenFewEnoughToRead) {
   TwoRankTrace t;
   TimelineOptions options;
-  options.minArrowSpanPx = 6;
+  options.minPxPerArrow = 100;
   TimelineModel model(options);
   ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
   ASSERT_TRUE(model.ingest(1000).isOk());
-  // 25 ns per column: median width 150 / 25 = 6 px, readable.
-  EXPECT_EQ(model.frame(1000, 1400, 16, 0, 3).arrows.size(), 1u);
-  // 40 ns per column: 3.75 px, too narrow; the spans are still drawn.
-  const TimelineFrame& narrow = model.frame(1000, 1400, 10, 0, 3);
+  EXPECT_EQ(model.frame(1000, 1400, 100, 0, 3).arrows.size(), 1u);  // 100 px for it
+  const TimelineFrame& narrow = model.frame(1000, 1400, 99, 0, 3);
   EXPECT_FALSE(narrow.fromOverview);
-  EXPECT_EQ(narrow.spans.size(), 5u);
+  EXPECT_EQ(narrow.spans.size(), 5u) << "the spans are still drawn";
   EXPECT_TRUE(narrow.arrows.empty());
+}
+
+// The room is counted per pair of ranks (one band of the view): two dp
+// replicas' pipelines, one arrow each, both fit in 100 px at 100 px each.
+TEST(TimelineModel, ArrowRoomIsCountedPerPairOfRanks) {
+  bubblescope::testing::TempDir dir;
+  std::vector<trace_model::Event> events;
+  for (int32_t first : {0, 2}) {
+    events.push_back(guiSpan(first, Lane::kCompute, EventKind::kForward, 1000, 1150, 0, 0));
+    events.push_back(
+        guiSpan(first, Lane::kPipeline, EventKind::kSend, 1150, 1160, 0, 0, first + 1));
+    events.push_back(
+        guiSpan(first + 1, Lane::kPipeline, EventKind::kRecv, 1100, 1200, 0, 0, first));
+    events.push_back(guiSpan(first + 1, Lane::kCompute, EventKind::kForward, 1200, 1300, 0, 0));
+  }
+  auto writer = testing::writeGuiTrace(
+      dir.file("dp2.db"), {guiRank(0, 0, 0), guiRank(1, 1, 0), guiRank(2, 0, 1), guiRank(3, 1, 1)},
+      events,
+      {{0, 0, 1.0, 0, 1000, 1400},
+       {1, 0, 1.0, 0, 1000, 1400},
+       {2, 0, 1.0, 0, 1000, 1400},
+       {3, 0, 1.0, 0, 1000, 1400}});
+  auto reader = storage::TraceReader::open(dir.file("dp2.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineOptions options;
+  options.minPxPerArrow = 100;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  const int last = int(model.rows().size()) - 1;
+  EXPECT_EQ(model.frame(1000, 1400, 100, 0, last).arrows.size(), 2u);
+  EXPECT_TRUE(model.frame(1000, 1400, 99, 0, last).arrows.empty());
 }
 
 // A rank the overview has not reached yet is "not indexed", never idle: with

@@ -37,6 +37,16 @@ TeachingParams unitParams(ScheduleKind kind, int32_t p, int32_t m, int32_t v = 2
   return t;
 }
 
+// A pipeline layout of the schedule, p stages, m micro-batches, v chunks.
+layout::Layout pipeline(ScheduleKind kind, int32_t p, int32_t m, int32_t v = 1) {
+  layout::Layout l;
+  l.schedule = kind;
+  l.pp = p;
+  l.microBatches = m;
+  l.virtualChunks = v;
+  return l;
+}
+
 QString labelText(const TeachingLab& lab, const char* name) {
   return lab.findChild<QLabel*>(name)->text();
 }
@@ -116,12 +126,7 @@ TEST(TeachingLab, TheBubbleShownIsTheFormula) {
                         // with no run, t_F = t_B = t_W: the paper's assumption
                         Case{ScheduleKind::kZeroBubbleH1, 8, 1, "(p-1)/(3m+p-1) = 3/27 = 0.111"}}) {
     TeachingLab lab;
-    layout::Layout l;
-    l.schedule = c.kind;
-    l.pp = 4;
-    l.microBatches = c.m;
-    l.virtualChunks = std::max(c.v, 1);
-    ASSERT_TRUE(lab.simulate(l).isOk());
+    ASSERT_TRUE(lab.simulate(pipeline(c.kind, 4, c.m, c.v)).isOk());
     const TeachingLabModel& m = lab.model();
     EXPECT_EQ(m.formulaText(), c.text);
     EXPECT_NEAR(m.simulation().bubbleFraction, m.formulaBubble(), 1e-12) << c.text;
@@ -137,11 +142,7 @@ TEST(TeachingLab, TheBubbleShownIsTheFormula) {
 
 TEST(TeachingLab, StepThroughAfterKStepsShowsKOps) {
   TeachingLab lab;
-  layout::Layout l;
-  l.schedule = ScheduleKind::kOneFOneB;
-  l.pp = 4;
-  l.microBatches = 8;
-  ASSERT_TRUE(lab.simulate(l).isOk());
+  ASSERT_TRUE(lab.simulate(pipeline(ScheduleKind::kOneFOneB, 4, 8)).isOk());
   const TeachingLabModel& m = lab.model();
   ASSERT_EQ(m.order().size(), 64u);
   lab.restart();
@@ -176,11 +177,7 @@ TEST(TeachingLab, StepThroughAfterKStepsShowsKOps) {
 
 TEST(TeachingLab, SlidersRebuildTheScheduleAndTheFormula) {
   TeachingLab lab;
-  layout::Layout l;
-  l.schedule = ScheduleKind::kOneFOneB;
-  l.pp = 4;
-  l.microBatches = 8;
-  ASSERT_TRUE(lab.simulate(l).isOk());
+  ASSERT_TRUE(lab.simulate(pipeline(ScheduleKind::kOneFOneB, 4, 8)).isOk());
   lab.findChild<QSlider*>("lab_m")->setValue(16);
   EXPECT_EQ(lab.model().params().m, 16);
   EXPECT_EQ(lab.model().formulaText(), "(p-1)/(m+p-1) = 3/19 = 0.158");
@@ -251,12 +248,9 @@ TEST(TeachingLab, OversubscribedRunsAreSaidSo) {
 TEST(TeachingLab, SimulateInTheEditorUsesTheShownRunsCosts) {
   testing::TempDir dir;
   const std::string path = dir.file("run.db");
-  layout::Layout l;
+  layout::Layout l = pipeline(ScheduleKind::kGPipe, 4, 8);
   l.model = *layout::modelPreset("small");
-  l.pp = 4;
-  l.microBatches = 8;
   l.steps = 3;
-  l.schedule = ScheduleKind::kGPipe;
   {
     auto writer = storage::TraceWriter::open(path);
     ASSERT_TRUE(writer.isOk());

@@ -98,19 +98,29 @@ TorchRun runTorch(const BenchTrainArgs& args, const layout::ModelConfig& config,
       device == "cuda"
           ? "import torch; assert torch.cuda.is_available(), 'no CUDA device for torch'"
           : "import torch";
-  ShellResult probe = runShell("python3 -c \"" + check + "\"");
-  if (probe.exitCode != 0) {
-    std::string why = lastLine(probe.output);
-    if (probe.exitCode == 127) why = "python3 not found";
+  // The first python that has torch: PATH's, then the system's (Debian's
+  // python3-torch lives there when PATH has another python, e.g. pyenv's).
+  std::string python, why;
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    ShellResult probe = runShell(std::string(candidate) + " -c \"" + check + "\"");
+    if (probe.exitCode == 0) {
+      python = candidate;
+      break;
+    }
+    if (why.empty()) why = probe.exitCode == 127 ? "python3 not found" : lastLine(probe.output);
+  }
+  if (python.empty()) {
     return {std::nullopt, "not available (" + (why.empty() ? "python3 failed" : why) + ")"};
   }
+  // One thread on both sides: the engine trains on one (useSingleBlasThread).
   const std::string command =
-      "python3 '" + args.torchScript + "' --vocab " + std::to_string(config.vocabSize) +
-      " --seq-len " + std::to_string(config.seqLen) + " --layers " +
-      std::to_string(config.numLayers) + " --hidden " + std::to_string(config.hidden) +
-      " --heads " + std::to_string(config.numHeads) + " --mlp-ratio " +
-      std::to_string(config.mlpRatio) + " --batch-size " + std::to_string(args.batchSize) +
-      " --steps " + std::to_string(args.steps) + " --device " + device +
+      "OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 " + python + " '" +
+      args.torchScript + "' --vocab " + std::to_string(config.vocabSize) + " --seq-len " +
+      std::to_string(config.seqLen) + " --layers " + std::to_string(config.numLayers) +
+      " --hidden " + std::to_string(config.hidden) + " --heads " + std::to_string(config.numHeads) +
+      " --mlp-ratio " + std::to_string(config.mlpRatio) + " --batch-size " +
+      std::to_string(args.batchSize) + " --steps " + std::to_string(args.steps) + " --device " +
+      device + " --threads 1" +
       // The backend `bench train` creates runs its matmuls in fp32.
       " --precision fp32";
   ShellResult run = runShell(command);

@@ -5,7 +5,9 @@ Trains a GPT of the engine's shape (learned position embeddings, pre-norm
 blocks with biases, GELU MLP of mlp_ratio * hidden, causal attention, final
 layer norm, an output matrix of its own: not tied) eagerly (no
 torch.compile) with AdamW on random tokens, and prints `tokens_per_s: X`
-over the timed steps. One warm-up step is untimed. Precision: fp32, or bf16
+over the timed steps. Causal attention is scaled_dot_product_attention where
+PyTorch has it (2.0+), else computed explicitly (Debian's torch 1.13). One
+CPU thread unless --threads says otherwise (the engine trains on one). One warm-up step is untimed. Precision: fp32, or bf16
 autocast on the matmuls with fp32 weights (the engine's bf16 mode).
 
   scripts/torch_gpt_bench.py --vocab 50257 --seq-len 1024 --layers 12 \
@@ -13,11 +15,24 @@ autocast on the matmuls with fp32 weights (the engine's bf16 mode).
       --device cuda --precision fp32
 """
 import argparse
+import math
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+def causal_attention(q, k, v):
+    """softmax(q k^T / sqrt(hs) + causal mask) v: PyTorch's fused kernel where
+    it has one (2.0 and later), else the explicit computation (1.13, Debian's
+    python3-torch), which is what 1.13's own GPT examples do."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    t = q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
+    mask = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)
+    return F.softmax(scores.masked_fill(mask, float("-inf")), dim=-1) @ v
 
 
 class Block(nn.Module):
@@ -35,7 +50,7 @@ class Block(nn.Module):
         b, t, c = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
         q, k, v = (y.view(b, t, self.heads, c // self.heads).transpose(1, 2) for y in (q, k, v))
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = causal_attention(q, k, v)
         x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
         return x + self.fc_proj(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
@@ -66,10 +81,14 @@ def main():
     p.add_argument("--mlp-ratio", type=int, default=4)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
+    p.add_argument("--threads", type=int, default=1,
+                   help="CPU threads (intra- and inter-op; default 1, as the engine)")
     a = p.parse_args()
     if a.steps <= 0 or a.hidden % a.heads != 0:
         p.error("--steps must be positive and --hidden divisible by --heads")
 
+    torch.set_num_threads(a.threads)
+    torch.set_num_interop_threads(a.threads)
     torch.manual_seed(1337)
     if a.device == "cuda":
         # The engine's fp32 path uses no TF32; neither does this reference.
@@ -103,6 +122,8 @@ def main():
     sync()
     seconds = time.perf_counter() - start
     print(f"torch: {torch.__version__}")
+    print(f"threads: {torch.get_num_threads()}")
+    print(f"attention: {'sdpa' if hasattr(F, 'scaled_dot_product_attention') else 'explicit'}")
     print(f"loss: {loss.item():.4f}")
     print(f"step_ms: {seconds * 1e3 / a.steps:.2f}")
     print(f"tokens_per_s: {a.batch_size * a.seq_len * a.steps / seconds:.1f}")

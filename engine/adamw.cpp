@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/backend.h"
+#include "engine/cpu_vector_math.h"
 
 namespace bubblescope::engine {
 
@@ -21,14 +22,12 @@ Status AdamWConfig::validate() const {
   return Status::ok();
 }
 
-void adamwUpdate(std::span<float> param, std::span<const float> grad, std::span<float> m,
-                 std::span<float> v, const AdamWConfig& c, double lr, int64_t t, bool decay) {
-  const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
-  const float correction1 = static_cast<float>(1.0 - std::pow(c.beta1, static_cast<double>(t)));
-  const float correction2 = static_cast<float>(1.0 - std::pow(c.beta2, static_cast<double>(t)));
-  const float rate = static_cast<float>(lr), eps = static_cast<float>(c.eps);
-  const float wd = decay ? static_cast<float>(c.weightDecay) : 0.0f;
-  for (size_t i = 0; i < param.size(); ++i) {
+namespace {
+// The update's loop, built per vector width (cpu_vector_math.h).
+BS_VECTOR_CLONES void adamwLoop(float* param, const float* grad, float* m, float* v, int64_t n,
+                                float b1, float b2, float correction1, float correction2,
+                                float rate, float eps, float wd) {
+  for (int64_t i = 0; i < n; ++i) {
     const float g = grad[i];
     m[i] = b1 * m[i] + (1.0f - b1) * g;
     v[i] = b2 * v[i] + (1.0f - b2) * g * g;
@@ -36,6 +35,18 @@ void adamwUpdate(std::span<float> param, std::span<const float> grad, std::span<
     const float vHat = v[i] / correction2;
     param[i] -= rate * (mHat / (std::sqrt(vHat) + eps) + wd * param[i]);
   }
+}
+}  // namespace
+
+void adamwUpdate(std::span<float> param, std::span<const float> grad, std::span<float> m,
+                 std::span<float> v, const AdamWConfig& c, double lr, int64_t t, bool decay) {
+  const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
+  const float correction1 = static_cast<float>(1.0 - std::pow(c.beta1, static_cast<double>(t)));
+  const float correction2 = static_cast<float>(1.0 - std::pow(c.beta2, static_cast<double>(t)));
+  const float rate = static_cast<float>(lr), eps = static_cast<float>(c.eps);
+  const float wd = decay ? static_cast<float>(c.weightDecay) : 0.0f;
+  adamwLoop(param.data(), grad.data(), m.data(), v.data(), static_cast<int64_t>(param.size()), b1,
+            b2, correction1, correction2, rate, eps, wd);
 }
 
 AdamW::AdamW(std::vector<Parameter*> params, const AdamWConfig& config, Allocator* allocator)

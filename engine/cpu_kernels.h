@@ -67,11 +67,14 @@ void linearBackwardWeight(S* dweight, S* dbias, const S* dout, const S* inp, int
 // ---- Causal multi-head attention (cpu_kernels_attention.cpp) -----------------
 // qkv (B, T, 3C) holds q | k | v, head h at columns [h*HS, (h+1)*HS) of each.
 // att (B, NH, T, T) receives the softmax probabilities (zero above the
-// diagonal); out (B, T, C) = att · v per head, heads side by side.
+// diagonal); out (B, T, C) = att · v per head, heads side by side. Only the
+// causal part is multiplied: blocks of query rows against the keys they see
+// (about half the FLOPs of the full T x T products at long T).
 template <class S>
 void attentionForward(S* out, S* att, const S* qkv, int64_t b, int64_t t, int64_t c, int64_t nh);
 // dqkv (B, T, 3C) += gradient given dout (B, T, C); scratch (T, T) is
-// overwritten (caller-provided so the kernel does not allocate).
+// overwritten in its causal blocks (caller-provided so the kernel does not
+// allocate).
 template <class S>
 void attentionBackward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S* att, int64_t b,
                        int64_t t, int64_t c, int64_t nh);

@@ -25,7 +25,6 @@ struct RankReplay {
   int64_t commNs = 0;    // t_comm in ns
   int64_t p2pBytes = 0;  // one pipeline message: (B, T, C) fp32
   int32_t step = 0;
-  layout::GradSync sync = layout::GradSync::kAllReduce;
   bool dataParallel = false;
 
   int64_t ns(double units) const { return baseNs + std::llround(units * unitNs); }
@@ -95,12 +94,20 @@ struct RankReplay {
         out.push_back(ev);
         return;
       }
+      case OpType::kAllGatherParams: {
+        if (!dataParallel) return;
+        Event ev = event(Lane::kCommunication, EventKind::kAllGather, op, s, e);
+        ev.dim = trace_model::ParallelDim::kZero;
+        out.push_back(ev);
+        return;
+      }
     }
   }
 };
 
 Status checkCosts(const layout::CostModel& c, int64_t unitNs) {
-  for (double v : {c.forward, c.backwardInput, c.backwardWeight, c.comm, c.gradSync, c.optimizer}) {
+  for (double v : {c.forward, c.backwardInput, c.backwardWeight, c.comm, c.gradSync, c.optimizer,
+                   c.paramGather}) {
     if (!(v >= 0.0) || !std::isfinite(v)) {
       return Status::invalidArgument("simulated op costs must be finite and >= 0");
     }

@@ -180,7 +180,7 @@ Status validate(const Layout& layout, std::optional<int32_t> worldSize) {
 Result<Schedule> scheduleFor(const Layout& layout) {
   BS_RETURN_IF_ERROR(validate(layout));
   return makeSchedule(layout.schedule, layout.pp, layout.microBatches, layout.virtualChunks,
-                      layout.gradSync());
+                      layout.zeroStage);
 }
 
 }  // namespace bubblescope::layout

@@ -7,6 +7,10 @@ bool isCompute(OpType type) {
          type == OpType::kBackwardWeight;
 }
 
+bool isGradientCollective(OpType type) {
+  return type == OpType::kAllReduceGrads || type == OpType::kReduceScatterGrads;
+}
+
 bool isPointToPoint(OpType type) {
   return type == OpType::kSendActivation || type == OpType::kRecvActivation ||
          type == OpType::kSendGrad || type == OpType::kRecvGrad;
@@ -40,6 +44,8 @@ const char* opTypeName(OpType type) {
       return "ReduceScatterGrads";
     case OpType::kOptimizerStep:
       return "OptimizerStep";
+    case OpType::kAllGatherParams:
+      return "AllGatherParams";
   }
   return "Unknown";
 }
@@ -65,6 +71,8 @@ char opTypeLetter(OpType type) {
       return 'A';
     case OpType::kOptimizerStep:
       return 'O';
+    case OpType::kAllGatherParams:
+      return 'G';
   }
   return '?';
 }

@@ -15,22 +15,26 @@ namespace bubblescope::layout {
 
 // Append-only: the numeric values may be stored in traces.
 enum class OpType : uint8_t {
-  kForward = 0,             // F(mb, chunk): forward of one micro-batch through one chunk
-  kBackward = 1,            // B+W fused: input and weight gradients
-  kBackwardInput = 2,       // B only: the gradient sent to the previous stage
-  kBackwardWeight = 3,      // W only: weight gradients; needs its BackwardInput first
-  kSendActivation = 4,      // forward output to the next virtual stage (non-blocking)
-  kRecvActivation = 5,      // forward input from the previous virtual stage (blocking)
-  kSendGrad = 6,            // input gradient to the previous virtual stage (non-blocking)
-  kRecvGrad = 7,            // output gradient from the next virtual stage (blocking)
-  kAllReduceGrads = 8,      // DP gradient all-reduce (ZeRO 0), once per step, all chunks
-  kReduceScatterGrads = 9,  // ZeRO 1-3 gradient reduce-scatter, once per step, all chunks
-  kOptimizerStep = 10,      // once per step, after the collective: norm, clip, AdamW
+  kForward = 0,         // F(mb, chunk): forward of one micro-batch through one chunk
+  kBackward = 1,        // B+W fused: input and weight gradients
+  kBackwardInput = 2,   // B only: the gradient sent to the previous stage
+  kBackwardWeight = 3,  // W only: weight gradients; needs its BackwardInput first
+  kSendActivation = 4,  // forward output to the next virtual stage (non-blocking)
+  kRecvActivation = 5,  // forward input from the previous virtual stage (blocking)
+  kSendGrad = 6,        // input gradient to the previous virtual stage (non-blocking)
+  kRecvGrad = 7,        // output gradient from the next virtual stage (blocking)
+  kAllReduceGrads = 8,  // DP gradient all-reduce (ZeRO 0), once per step, all chunks
+  // ZeRO gradient reduce-scatter: ZeRO 1 once per step (all chunks, mb -1);
+  // ZeRO 2 and 3 once per (micro-batch, chunk), right after its backward (W).
+  kReduceScatterGrads = 9,
+  kOptimizerStep = 10,    // once per step, after the collectives: norm, clip, AdamW
+  kAllGatherParams = 11,  // ZeRO 1, 2: once per step, after OptimizerStep, all chunks
 };
 
 // Contract for the fields:
-//  - microBatch: 0..m-1 for per-micro-batch ops, -1 for step-level ops
-//    (gradient collectives, optimizer step).
+//  - microBatch: 0..m-1 for per-micro-batch ops (ZeRO 2/3's
+//    ReduceScatterGrads included), -1 for step-level ops (the step's gradient
+//    collective, the optimizer step, the parameter all-gather).
 //  - chunk: the local model chunk (0..v-1) the op belongs to. For a send it is
 //    the producing chunk, for a receive the consuming chunk. Chunk c of stage k
 //    is virtual stage c*p + k (Megatron-LM interleaving order).
@@ -47,6 +51,8 @@ struct Op {
 
 // True for Forward, Backward, BackwardInput, BackwardWeight.
 bool isCompute(OpType type);
+// True for AllReduceGrads and ReduceScatterGrads.
+bool isGradientCollective(OpType type);
 // True for the four pipeline sends and receives.
 bool isPointToPoint(OpType type);
 // True for BackwardInput and Backward: the ops that produce the input gradient.

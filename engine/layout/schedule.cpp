@@ -10,7 +10,7 @@ namespace {
 class StageBuilder {
  public:
   StageBuilder(const Schedule& s, int32_t stage, std::vector<Op>& out)
-      : p_(s.stages), v_(s.chunks), stage_(stage), out_(out) {}
+      : p_(s.stages), v_(s.chunks), stage_(stage), zero_(s.zeroStage), out_(out) {}
 
   void forward(int32_t mb, int32_t chunk) {
     const int32_t vs = chunk * p_ + stage_;
@@ -28,24 +28,36 @@ class StageBuilder {
     if (vs < p_ * v_ - 1 && p_ > 1) out_.push_back({OpType::kRecvGrad, mb, chunk, nextStage()});
     out_.push_back({type, mb, chunk, -1});
     if (vs > 0 && p_ > 1) out_.push_back({OpType::kSendGrad, mb, chunk, prevStage()});
+    if (type == OpType::kBackward) reduceMicroBatch(mb, chunk);
   }
 
   void weight(int32_t mb, int32_t chunk) {
     out_.push_back({OpType::kBackwardWeight, mb, chunk, -1});
+    reduceMicroBatch(mb, chunk);
   }
 
-  void finish(GradSync sync) {
-    out_.push_back(
-        {sync == GradSync::kAllReduce ? OpType::kAllReduceGrads : OpType::kReduceScatterGrads, -1,
-         0, -1});
+  void finish() {
+    if (!shardsGradients(zero_)) {
+      const GradSync sync = gradSyncFor(zero_);
+      out_.push_back(
+          {sync == GradSync::kAllReduce ? OpType::kAllReduceGrads : OpType::kReduceScatterGrads, -1,
+           0, -1});
+    }
     out_.push_back({OpType::kOptimizerStep, -1, 0, -1});
+    if (gathersUpdatedParameters(zero_)) out_.push_back({OpType::kAllGatherParams, -1, 0, -1});
   }
 
  private:
+  // ZeRO 2, 3: the micro-batch's gradients of the chunk are final after its
+  // Backward or W; their reduce-scatter is an op of its own.
+  void reduceMicroBatch(int32_t mb, int32_t chunk) {
+    if (shardsGradients(zero_)) out_.push_back({OpType::kReduceScatterGrads, mb, chunk, -1});
+  }
   int32_t prevStage() const { return (stage_ - 1 + p_) % p_; }
   int32_t nextStage() const { return (stage_ + 1) % p_; }
 
   int32_t p_, v_, stage_;
+  ZeroStage zero_;
   std::vector<Op>& out_;
 };
 
@@ -57,14 +69,34 @@ Status checkPM(const char* name, int32_t p, int32_t m) {
   return Status::ok();
 }
 
-Schedule emptySchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v) {
+Schedule emptySchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v, ZeroStage zero) {
   Schedule s;
   s.kind = kind;
+  s.zeroStage = zero;
   s.stages = p;
   s.microBatches = m;
   s.chunks = v;
   s.stageOps.resize(p);
   return s;
+}
+
+// Stage k of 1F1B (v = 1): slot x pairs F_x with B_{x-(p-1-k)}, so the first
+// p-1-k slots are the warm-up forwards and the last p-1-k the cool-down
+// backwards. With `splitWeight` (ZB-H1) the backward is B only and slot x
+// also runs W_{x-(p-1)}: W deferred by k micro-batches fills the cool-down.
+void oneFOneBStage(Schedule& s, int32_t k, bool splitWeight) {
+  const int32_t p = s.stages, m = s.microBatches;
+  StageBuilder b(s, k, s.stageOps[k]);
+  for (int32_t x = 0; x < m + p - 1; ++x) {
+    if (x < m) b.forward(x, 0);
+    const int32_t y = x - (p - 1 - k);
+    if (y >= 0 && y < m) {
+      b.backward(splitWeight ? OpType::kBackwardInput : OpType::kBackward, y, 0);
+    }
+    const int32_t z = x - (p - 1);
+    if (splitWeight && z >= 0 && z < m) b.weight(z, 0);
+  }
+  b.finish();
 }
 
 // Megatron-LM get_model_chunk_id / microbatch id for the interleaved schedule:
@@ -107,36 +139,26 @@ Result<ScheduleKind> parseScheduleKind(const std::string& name) {
   return Status::invalidArgument("unknown schedule '" + name + "' (known: " + known + ")");
 }
 
-Result<Schedule> gpipe(int32_t p, int32_t m, GradSync sync) {
+Result<Schedule> gpipe(int32_t p, int32_t m, ZeroStage zero) {
   BS_RETURN_IF_ERROR(checkPM("gpipe", p, m));
-  Schedule s = emptySchedule(ScheduleKind::kGPipe, p, m, 1);
+  Schedule s = emptySchedule(ScheduleKind::kGPipe, p, m, 1, zero);
   for (int32_t k = 0; k < p; ++k) {
     StageBuilder b(s, k, s.stageOps[k]);
     for (int32_t mb = 0; mb < m; ++mb) b.forward(mb, 0);
     for (int32_t mb = 0; mb < m; ++mb) b.backward(OpType::kBackward, mb, 0);
-    b.finish(sync);
+    b.finish();
   }
   return s;
 }
 
-Result<Schedule> oneFOneB(int32_t p, int32_t m, GradSync sync) {
+Result<Schedule> oneFOneB(int32_t p, int32_t m, ZeroStage zero) {
   BS_RETURN_IF_ERROR(checkPM("1f1b", p, m));
-  Schedule s = emptySchedule(ScheduleKind::kOneFOneB, p, m, 1);
-  for (int32_t k = 0; k < p; ++k) {
-    StageBuilder b(s, k, s.stageOps[k]);
-    // Slot x pairs F_x with B_{x-(p-1-k)}: the first p-1-k slots are the
-    // warm-up forwards, the last p-1-k the cool-down backwards.
-    for (int32_t x = 0; x < m + p - 1; ++x) {
-      if (x < m) b.forward(x, 0);
-      const int32_t y = x - (p - 1 - k);
-      if (y >= 0 && y < m) b.backward(OpType::kBackward, y, 0);
-    }
-    b.finish(sync);
-  }
+  Schedule s = emptySchedule(ScheduleKind::kOneFOneB, p, m, 1, zero);
+  for (int32_t k = 0; k < p; ++k) oneFOneBStage(s, k, false);
   return s;
 }
 
-Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, GradSync sync) {
+Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, ZeroStage zero) {
   BS_RETURN_IF_ERROR(checkPM("interleaved", p, m));
   if (v < 2) {
     return Status::invalidArgument("interleaved needs v >= 2 chunks per stage, got v " +
@@ -146,7 +168,7 @@ Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, GradSync sync) {
     return Status::invalidArgument("interleaved needs m divisible by p, got m " +
                                    std::to_string(m) + ", p " + std::to_string(p));
   }
-  Schedule s = emptySchedule(ScheduleKind::kInterleaved, p, m, v);
+  Schedule s = emptySchedule(ScheduleKind::kInterleaved, p, m, v, zero);
   const int32_t total = m * v;
   for (int32_t k = 0; k < p; ++k) {
     StageBuilder b(s, k, s.stageOps[k]);
@@ -164,42 +186,32 @@ Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, GradSync sync) {
       bwd(i);
     }
     for (int32_t i = total - warmup; i < total; ++i) bwd(i);
-    b.finish(sync);
+    b.finish();
   }
   return s;
 }
 
-Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, GradSync sync) {
+Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, ZeroStage zero) {
   BS_RETURN_IF_ERROR(checkPM("zb-h1", p, m));
   if (m < p) {
     return Status::invalidArgument("zb-h1 needs m >= p, got m " + std::to_string(m) + ", p " +
                                    std::to_string(p));
   }
-  Schedule s = emptySchedule(ScheduleKind::kZeroBubbleH1, p, m, 1);
-  for (int32_t k = 0; k < p; ++k) {
-    StageBuilder b(s, k, s.stageOps[k]);
-    for (int32_t x = 0; x < m + p - 1; ++x) {
-      if (x < m) b.forward(x, 0);
-      const int32_t y = x - (p - 1 - k);
-      if (y >= 0 && y < m) b.backward(OpType::kBackwardInput, y, 0);
-      const int32_t z = x - (p - 1);
-      if (z >= 0 && z < m) b.weight(z, 0);
-    }
-    b.finish(sync);
-  }
+  Schedule s = emptySchedule(ScheduleKind::kZeroBubbleH1, p, m, 1, zero);
+  for (int32_t k = 0; k < p; ++k) oneFOneBStage(s, k, true);
   return s;
 }
 
-Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v, GradSync sync) {
+Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v, ZeroStage zero) {
   switch (kind) {
     case ScheduleKind::kGPipe:
-      return gpipe(p, m, sync);
+      return gpipe(p, m, zero);
     case ScheduleKind::kOneFOneB:
-      return oneFOneB(p, m, sync);
+      return oneFOneB(p, m, zero);
     case ScheduleKind::kInterleaved:
-      return interleaved(p, m, v, sync);
+      return interleaved(p, m, v, zero);
     case ScheduleKind::kZeroBubbleH1:
-      return zeroBubbleH1(p, m, sync);
+      return zeroBubbleH1(p, m, zero);
   }
   return Status::invalidArgument("unknown schedule kind");
 }

@@ -14,11 +14,16 @@
 //    send immediately after the op that produces it. Transfers between two
 //    virtual stages on the same rank (p == 1, v > 1) have no ops: the data stays
 //    local.
-//  - Each stage ends with one gradient collective (AllReduceGrads, or
-//    ReduceScatterGrads for ZeRO >= 1) and one OptimizerStep, both run by the
-//    executor: the collective completes the stage's bucketed gradient
-//    reductions (launched during the backwards; nothing to reduce over a dp
-//    group of one), OptimizerStep clips to the global norm and updates.
+//  - The gradient collectives follow the ZeRO stage (zero_stage.h), and the
+//    executor runs each of them: ZeRO 0 and 1 end the stage with one
+//    AllReduceGrads (ZeRO 0) or ReduceScatterGrads (ZeRO 1) for all chunks
+//    (mb -1); ZeRO 2 and 3 reduce-scatter every micro-batch's gradients: one
+//    ReduceScatterGrads(mb, chunk) right after that micro-batch's Backward
+//    (after its SendGrad) or BackwardWeight. A collective completes the
+//    bucketed reductions that the backward (W) launched as each bucket's
+//    gradients became final (nothing to reduce over a dp group of one).
+//  - Then one OptimizerStep (global norm, clipping, AdamW) and, when ZeRO 1
+//    or 2 leaves each rank with only its shard updated, one AllGatherParams.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +52,11 @@ std::vector<ScheduleKind> allScheduleKinds();
 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::kOneFOneB;
-  int32_t stages = 1;                     // p
-  int32_t microBatches = 1;               // m
-  int32_t chunks = 1;                     // v, model chunks per stage (1 unless interleaved)
-  std::vector<std::vector<Op>> stageOps;  // [stage] -> ops in execution order
+  int32_t stages = 1;                      // p
+  int32_t microBatches = 1;                // m
+  int32_t chunks = 1;                      // v, model chunks per stage (1 unless interleaved)
+  ZeroStage zeroStage = ZeroStage::kNone;  // decides the collectives (above)
+  std::vector<std::vector<Op>> stageOps;   // [stage] -> ops in execution order
 
   int32_t virtualStages() const { return stages * chunks; }
   int32_t virtualStage(int32_t stage, int32_t chunk) const { return chunk * stages + stage; }
@@ -59,26 +65,26 @@ struct Schedule {
 };
 
 // Requirements (errors otherwise): p >= 1, m >= 1.
-Result<Schedule> gpipe(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+Result<Schedule> gpipe(int32_t p, int32_t m, ZeroStage zero = ZeroStage::kNone);
 // Warm-up on stage k: min(p - k - 1, m) forwards (Megatron-LM
 // forward_backward_pipelining_without_interleaving). Any m >= 1.
-Result<Schedule> oneFOneB(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+Result<Schedule> oneFOneB(int32_t p, int32_t m, ZeroStage zero = ZeroStage::kNone);
 // Requirements: v >= 2, m % p == 0 (Megatron-LM's classic interleaved check,
 // "number of microbatches is not divisible by pipeline-parallel size").
 // Warm-up on stage k: min(2(p - k - 1) + (v - 1)·p, m·v) chunk forwards, with
 // micro-batches taken in groups of p (Narayanan et al. 2021, arXiv 2104.04473).
-Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, GradSync sync = GradSync::kAllReduce);
+Result<Schedule> interleaved(int32_t p, int32_t m, int32_t v, ZeroStage zero = ZeroStage::kNone);
 // Requirement: m >= p (the handcrafted schedule's steady state needs it).
 // Stage k runs, for x = 0 .. m+p-2, the triple (F_x, B_{x-(p-1-k)}, W_{x-(p-1)}),
 // skipping indices outside 0..m-1: warm-up p-k-1 forwards as in 1F1B, then W
 // deferred by k micro-batches to fill the cool-down bubble (Qi et al. Fig. 3).
 // At most p micro-batches are between their F and their W on any stage, the
 // same peak as 1F1B's stage 0.
-Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, GradSync sync = GradSync::kAllReduce);
+Result<Schedule> zeroBubbleH1(int32_t p, int32_t m, ZeroStage zero = ZeroStage::kNone);
 
 // Dispatches on kind; v is ignored (taken as 1) except for kInterleaved.
 Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v,
-                              GradSync sync = GradSync::kAllReduce);
+                              ZeroStage zero = ZeroStage::kNone);
 
 // Megatron-LM's num_warmup_microbatches: the forwards (chunk forwards when
 // interleaved) stage k runs before its steady state of one forward, one

@@ -20,8 +20,8 @@ using Work = std::pair<int32_t, int32_t>;  // (micro-batch, chunk)
 struct StageState {
   size_t pc = 0;
   double clock = 0;
-  std::set<Work> forwardDone, inputGradDone, weightGradDone, actIn, gradIn;
-  bool synced = false;
+  std::set<Work> forwardDone, inputGradDone, weightGradDone, actIn, gradIn, reduced;
+  bool synced = false, optimized = false, gathered = false;
   int32_t inFlight = 0;
 };
 
@@ -80,9 +80,11 @@ class Simulator {
   Result<bool> step(int32_t k) {
     StageState& st = state_[k];
     const Op& op = s_.stageOps[k][st.pc];
-    const bool perMicroBatch = op.type != OpType::kAllReduceGrads &&
-                               op.type != OpType::kReduceScatterGrads &&
-                               op.type != OpType::kOptimizerStep;
+    // Step-level: the optimizer step, the parameter gather, and a gradient
+    // collective without a micro-batch (ZeRO 0/1).
+    const bool perMicroBatch = op.type != OpType::kOptimizerStep &&
+                               op.type != OpType::kAllGatherParams &&
+                               !(isGradientCollective(op.type) && op.microBatch < 0);
     if (perMicroBatch && (op.microBatch < 0 || op.microBatch >= s_.microBatches || op.chunk < 0 ||
                           op.chunk >= s_.chunks)) {
       return opError(k, "micro-batch or chunk out of range");
@@ -138,22 +140,48 @@ class Simulator {
         return receive(k, op, w, vs);
       case OpType::kAllReduceGrads:
       case OpType::kReduceScatterGrads:
+        return gradientCollective(k, op, w);
       case OpType::kOptimizerStep: {
         const size_t all = static_cast<size_t>(s_.microBatches) * s_.chunks;
         if (st.weightGradDone.size() != all) {
           return opError(k, "runs before every backward of the stage finished");
         }
-        if (op.type == OpType::kOptimizerStep) {
-          compute(k, c_.optimizer);
-        } else {
-          if (st.synced) return opError(k, "runs a second time");
-          st.synced = true;
-          compute(k, c_.gradSync);
+        if (!st.synced && st.reduced.size() != all) {
+          return opError(k, "runs before the stage's gradients were reduced");
         }
+        if (st.optimized) return opError(k, "runs a second time");
+        st.optimized = true;
+        compute(k, c_.optimizer);
         return true;
       }
+      case OpType::kAllGatherParams:
+        if (!st.optimized) return opError(k, "runs before the OptimizerStep");
+        if (st.gathered) return opError(k, "runs a second time");
+        st.gathered = true;
+        compute(k, c_.paramGather);
+        return true;
     }
     return opError(k, "unknown op type");
+  }
+
+  // Once per step after every backward (mb -1), or once per (micro-batch,
+  // chunk) after its weight gradients (ZeRO 2/3); never both.
+  Result<bool> gradientCollective(int32_t k, const Op& op, const Work& w) {
+    StageState& st = state_[k];
+    if (op.microBatch >= 0) {
+      if (!st.weightGradDone.count(w)) return opError(k, "runs before its backward finished");
+      if (st.synced || !st.reduced.insert(w).second) return opError(k, "runs a second time");
+      compute(k, c_.gradSync / s_.chunks);
+      return true;
+    }
+    const size_t all = static_cast<size_t>(s_.microBatches) * s_.chunks;
+    if (st.weightGradDone.size() != all) {
+      return opError(k, "runs before every backward of the stage finished");
+    }
+    if (st.synced || !st.reduced.empty()) return opError(k, "runs a second time");
+    st.synced = true;
+    compute(k, c_.gradSync);
+    return true;
   }
 
   void bumpInFlight(int32_t k, int32_t delta) {

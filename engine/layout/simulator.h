@@ -11,7 +11,9 @@
 // It returns an error, naming the stage, op index and op, for a deadlock (every
 // unfinished stage blocked in a receive), an op whose inputs are not ready
 // (Forward before its activation arrived, BackwardWeight before its
-// BackwardInput, an optimizer step before the last backward...), an op run
+// BackwardInput, a gradient collective before the backward it reduces, an
+// optimizer step before the last collective, AllGatherParams before the
+// optimizer step...), an op run
 // twice, a send to a stage that is not the adjacent virtual stage, or a
 // message nobody receives.
 //
@@ -32,8 +34,12 @@ struct CostModel {
   double backwardInput = 1.0;   // t_B: input-gradient half of the backward
   double backwardWeight = 0.0;  // t_W: weight-gradient half; a fused Backward costs t_B + t_W
   double comm = 0.0;            // t_comm: from a send until its receive can complete
-  double gradSync = 0.0;        // the step's gradient collective
-  double optimizer = 0.0;       // the optimizer step
+  // One reduction of all the stage's gradients: the step's gradient
+  // collective (ZeRO 0/1); under ZeRO 2/3 each micro-batch's
+  // ReduceScatterGrads of one chunk costs gradSync / v (m of them per chunk).
+  double gradSync = 0.0;
+  double optimizer = 0.0;    // the optimizer step
+  double paramGather = 0.0;  // AllGatherParams (ZeRO 1/2), after the optimizer step
 };
 
 // One op's execution interval. For a receive, start is when the stage began to
@@ -45,7 +51,7 @@ struct OpInterval {
 };
 
 struct StageStats {
-  double busy = 0;      // compute + gradient collective + optimizer time
+  double busy = 0;      // compute + gradient collectives + optimizer + gather time
   double idle = 0;      // makespan - busy: the stage's bubble
   double waitRecv = 0;  // time spent blocked in receives (part of idle)
   double finish = 0;    // when the stage's last op ended

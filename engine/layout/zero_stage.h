@@ -31,6 +31,11 @@ constexpr bool shardsGradients(ZeroStage s) {
 constexpr bool shardsParameters(ZeroStage s) {
   return s == ZeroStage::kParameters;
 }
+// Stages 1 and 2: each rank updates only its shard of full parameters, so the
+// updated shards are all-gathered after the optimizer step.
+constexpr bool gathersUpdatedParameters(ZeroStage s) {
+  return shardsOptimizer(s) && !shardsParameters(s);
+}
 
 // 0..3, as written in layouts, names and reports.
 constexpr int32_t zeroStageNumber(ZeroStage s) {
@@ -40,7 +45,9 @@ constexpr int32_t zeroStageNumber(ZeroStage s) {
 // "zero_stage N is unknown (known: 0, 1, 2, 3)".
 Result<ZeroStage> zeroStageFromNumber(int64_t number);
 
-// The collective each pipeline stage runs after its last backward.
+// The gradient collective of a pipeline stage: once after its last backward
+// (ZeRO 0, 1), or once after every micro-batch's backward (ZeRO 2, 3:
+// shardsGradients()).
 enum class GradSync : uint8_t {
   kAllReduce = 0,      // plain data parallelism (ZeRO 0)
   kReduceScatter = 1,  // ZeRO 1, 2 and 3: each rank keeps the sum of its shard

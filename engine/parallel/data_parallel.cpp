@@ -249,13 +249,6 @@ Status DataParallel::completeBucket(Bucket& b) {
   return Status::ok();
 }
 
-Status DataParallel::endMicroBatch() {
-  // The last micro-batch's buckets stay in flight until the schedule's
-  // gradient collective op (completeGradients()).
-  if (!syncsThisMicroBatch() || lastMicroBatch_) return Status::ok();
-  return completeGradients();
-}
-
 Status DataParallel::completeGradients() {
   for (Bucket& b : buckets_) {
     if (b.done) continue;

@@ -31,8 +31,9 @@
 // seed on every rank); it installs itself as the model's LayerHooks and must
 // outlive the model's passes. The step's calls are GradientSync's
 // (gradient_sync.h): stages 0 and 1 reduce once, after the last backward;
-// stages 2 and 3 reduce every micro-batch's buckets (endMicroBatch() waits for
-// them, except the last micro-batch's, which completeGradients() waits for).
+// stages 2 and 3 reduce every micro-batch's buckets, launched during its
+// backward (W), waited and added into the shard by that micro-batch's
+// ReduceScatterGrads op (completeGradients()).
 // Collectives over `dp` are issued in the same order on every rank. The
 // training thread only; `dp` and `allocator` must outlive this object.
 #pragma once
@@ -69,7 +70,6 @@ class DataParallel final : public LayerHooks, public GradientSync {
   void zeroGradients() override;
   void beginPass(int32_t step, int32_t microBatch) override;
   void beginMicroBatch(int32_t step, int32_t microBatch, bool last) override;
-  Status endMicroBatch() override;
   Status completeGradients() override;
   bool blocksInPasses() const override { return layout::shardsParameters(options_.zeroStage); }
   // Collective at stages >= 1 (the shards' sums over dp).
@@ -94,7 +94,7 @@ class DataParallel final : public LayerHooks, public GradientSync {
 
   const FlatLayout& flat() const { return flat_; }
   FlatRange shard() const { return shard_; }  // whole buffer at stage 0
-  layout::ZeroStage zeroStage() const { return options_.zeroStage; }
+  layout::ZeroStage zeroStage() const override { return options_.zeroStage; }
   int64_t optimizerSteps() const { return adamSteps_; }
 
   // LayerHooks
@@ -123,9 +123,6 @@ class DataParallel final : public LayerHooks, public GradientSync {
   DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
                const DataParallelOptions& options);
   Status setUp();
-  bool syncsThisMicroBatch() const {
-    return layout::shardsGradients(options_.zeroStage) || lastMicroBatch_;
-  }
   Status launchReadyBuckets();
   Status launchBucket(Bucket& bucket);
   Status completeBucket(Bucket& bucket);

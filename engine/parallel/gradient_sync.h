@@ -4,12 +4,15 @@
 // and LocalGradients (one process: the model's own gradients and an AdamW on
 // its Backend, any device).
 //
-// Per step (the ScheduleExecutor calls these in this order):
-// zeroGradients(); per forward or B pass: beginPass(); per backward or W:
-// beginMicroBatch() (`last`: the chunk's last of the step), the model's pass,
-// endMicroBatch(); the gradient collective op: completeGradients(); the
-// OptimizerStep op: gradSquaredSum() (summed by the caller over chunks, pp
-// and tp), scaleGradients() when clipping, applyOptimizer(),
+// Per step (the ScheduleExecutor calls these in this order, as its op list
+// says): zeroGradients(); per forward or B pass: beginPass(); per backward or
+// W: beginMicroBatch() (`last`: the chunk's last of the step), then the
+// model's pass, during which the layer hooks launch each gradient bucket as
+// its last slot's gradients become final; each gradient collective op of the
+// chunk (once per step at ZeRO 0/1, once per micro-batch at ZeRO 2/3):
+// completeGradients(); the OptimizerStep op: gradSquaredSum() (summed by the
+// caller over chunks, pp and tp), scaleGradients() when clipping,
+// applyOptimizer(); the AllGatherParams op (ZeRO 1/2):
 // gatherUpdatedParameters().
 //
 // Contract: the training thread only; calls that say "collective" are made
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/layout/zero_stage.h"
 #include "engine/parallel/tp_group.h"  // NamedValues
 #include "engine/parameter.h"
 
@@ -35,13 +39,15 @@ class GradientSync {
   // Before a backward or W; `last`: the chunk's last backward (or W) of the
   // step, after which its gradients are complete.
   virtual void beginMicroBatch(int32_t step, int32_t microBatch, bool last) = 0;
-  // After that backward or W.
-  virtual Status endMicroBatch() = 0;
-  // The schedule's AllReduceGrads / ReduceScatterGrads op, after the chunk's
-  // last backward: launches what is not launched yet and waits for every
-  // reduction; then this rank's gradients (or its shard) are the group's sums
-  // (collective).
+  // The schedule's AllReduceGrads / ReduceScatterGrads op of this chunk:
+  // after its last backward (ZeRO 0/1), or after each micro-batch's backward
+  // (ZeRO 2/3, which then adds the reduced micro-batch into the shard).
+  // Launches what is not launched yet and waits for every reduction; then
+  // this rank's gradients (or its shard) hold the group's sums (collective).
   virtual Status completeGradients() = 0;
+  // Decides which collectives the op list must hold (schedule.h); kNone for
+  // a process alone.
+  virtual layout::ZeroStage zeroStage() const = 0;
   // True when forward and backward passes block on collectives inside (ZeRO-3
   // gathers): no op-level compute span may enclose them.
   virtual bool blocksInPasses() const = 0;
@@ -53,7 +59,8 @@ class GradientSync {
   virtual void scaleGradients(float factor) = 0;
   // One AdamW update at learning rate lr; ends with the device synchronised.
   virtual Status applyOptimizer(double lr) = 0;
-  // ZeRO-1/2: all-gathers the updated shards (collective); otherwise nothing.
+  // The AllGatherParams op (ZeRO 1/2): all-gathers the updated shards
+  // (collective); nothing otherwise.
   virtual Status gatherUpdatedParameters() = 0;
 
   // Elements of the chunk's parameters this rank trains (its tp slices).

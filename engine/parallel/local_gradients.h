@@ -28,8 +28,8 @@ class LocalGradients final : public GradientSync {
   void zeroGradients() override { model_.zeroGrad(); }
   void beginPass(int32_t, int32_t) override {}
   void beginMicroBatch(int32_t, int32_t, bool) override {}
-  Status endMicroBatch() override { return Status::ok(); }
   Status completeGradients() override { return Status::ok(); }
+  layout::ZeroStage zeroStage() const override { return layout::ZeroStage::kNone; }
   bool blocksInPasses() const override { return false; }
   Result<double> gradSquaredSum(bool countReplicated) override;
   void scaleGradients(float factor) override;

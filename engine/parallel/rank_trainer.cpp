@@ -105,9 +105,11 @@ Status RankTrainer::initialize() {
   }
   const int32_t p = groups_.pp != nullptr ? groups_.pp->size() : 1;
   stage_ = groups_.pp != nullptr ? groups_.pp->rank() : 0;
-  const layout::GradSync sync = layout::gradSyncFor(parallel_.zeroStage);
+  // A process alone has no dp group to shard over: ZeRO does not apply.
+  const layout::ZeroStage zero =
+      groups_.dp != nullptr ? parallel_.zeroStage : layout::ZeroStage::kNone;
   BS_ASSIGN_OR_RETURN(schedule_, layout::makeSchedule(pipeline_.schedule, p, options_.microBatches,
-                                                      pipeline_.chunks, sync));
+                                                      pipeline_.chunks, zero));
   BS_ASSIGN_OR_RETURN(
       split_, layout::stageSplit(options_.model, p, pipeline_.chunks, pipeline_.stageLayers));
   BS_ASSIGN_OR_RETURN(DataLoader loader, createDataLoader(options_, dataSource_));

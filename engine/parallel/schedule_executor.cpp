@@ -169,7 +169,7 @@ Status ScheduleExecutor::backward(const Op& op, bool lastOfChunk) {
     BS_RETURN_IF_ERROR(chunk.model->backward(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }
   f.backwardDone = true;
-  return chunk.sync->endMicroBatch();
+  return Status::ok();
 }
 
 Status ScheduleExecutor::backwardInput(const Op& op) {
@@ -205,7 +205,7 @@ Status ScheduleExecutor::backwardWeight(const Op& op, bool lastOfChunk) {
     BS_RETURN_IF_ERROR(chunk.model->backwardWeight(*f.acts, trace));
   }
   f.backwardDone = true;
-  return chunk.sync->endMicroBatch();
+  return Status::ok();
 }
 
 Status ScheduleExecutor::activationsFor(const Op& op) {
@@ -242,13 +242,15 @@ void ScheduleExecutor::release(const Op& op) {
   inFlight_.erase(it);
 }
 
-Status ScheduleExecutor::completeGradients() {
+Status ScheduleExecutor::completeGradients(const Op& op) {
+  if (op.microBatch >= 0) return chunks_.at(op.chunk).sync->completeGradients();  // ZeRO 2, 3
   BS_RETURN_IF_ERROR(completeSends());
   for (const ExecutorChunk& chunk : chunks_) BS_RETURN_IF_ERROR(chunk.sync->completeGradients());
   return Status::ok();
 }
 
 Status ScheduleExecutor::optimizerStep() {
+  BS_RETURN_IF_ERROR(completeSends());  // ZeRO 2, 3 have no step-level collective to do it
   const bool countReplicated = groups_.tp == nullptr || groups_.tp->rank() == 0;
   double squares = 0.0;
   for (const ExecutorChunk& chunk : chunks_) {
@@ -277,15 +279,18 @@ Status ScheduleExecutor::optimizerStep() {
       BS_RETURN_IF_ERROR(chunk.sync->applyOptimizer(outcome_.lr));
     }
   }
-  for (const ExecutorChunk& chunk : chunks_) {
-    BS_RETURN_IF_ERROR(chunk.sync->gatherUpdatedParameters());
-  }
   return Status::ok();
 }
 
 Status ScheduleExecutor::checkList(const std::vector<Op>& ops) const {
-  size_t lastCompute = 0, collective = ops.size(), optimizer = ops.size();
-  int32_t collectives = 0, optimizers = 0;
+  const layout::ZeroStage zero = chunks_.front().sync->zeroStage();
+  const bool perMicroBatch = layout::shardsGradients(zero);
+  size_t lastCompute = 0, lastCollective = 0, optimizer = ops.size(), gather = ops.size();
+  int32_t stepCollectives = 0, microBatchCollectives = 0, optimizers = 0, gathers = 0;
+  // ZeRO 2, 3: (micro-batch, chunk) -> its reduce-scatters minus its
+  // gradient-completing backwards (Backward or W), each in that order.
+  std::map<std::pair<int32_t, int32_t>, int32_t> unreduced;
+  bool reducedBeforeBackward = false;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks ||
@@ -295,20 +300,53 @@ Status ScheduleExecutor::checkList(const std::vector<Op>& ops) const {
                                      "chunk < chunks held)");
     }
     if (layout::isCompute(op.type)) lastCompute = i;
-    if (op.type == OpType::kAllReduceGrads || op.type == OpType::kReduceScatterGrads) {
-      collective = i;
-      ++collectives;
+    if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
+      ++unreduced[{op.microBatch, op.chunk}];
+    }
+    if (layout::isGradientCollective(op.type)) {
+      lastCollective = i;
+      if (op.microBatch < 0) {
+        ++stepCollectives;
+      } else {
+        ++microBatchCollectives;
+        reducedBeforeBackward |= --unreduced[{op.microBatch, op.chunk}] < 0;
+      }
     }
     if (op.type == OpType::kOptimizerStep) {
       optimizer = i;
       ++optimizers;
     }
+    if (op.type == OpType::kAllGatherParams) {
+      gather = i;
+      ++gathers;
+    }
   }
-  if (collectives != 1 || optimizers != 1 || collective < lastCompute || optimizer < collective) {
+  const std::string who = "stage " + std::to_string(stage_) + "'s op list";
+  const bool everyMicroBatchReduced =
+      std::all_of(unreduced.begin(), unreduced.end(), [](const auto& u) { return u.second == 0; });
+  if (perMicroBatch
+          ? stepCollectives != 0 || reducedBeforeBackward || !everyMicroBatchReduced
+          : stepCollectives != 1 || microBatchCollectives != 0 || lastCollective < lastCompute) {
     return Status::invalidArgument(
-        "stage " + std::to_string(stage_) +
-        "'s op list must hold one gradient collective after its last backward and one "
+        who + (perMicroBatch ? " must reduce-scatter each micro-batch's gradients (one "
+                               "ReduceScatterGrads per micro-batch and chunk, after its backward) "
+                               "under ZeRO " +
+                                   std::to_string(layout::zeroStageNumber(zero))
+                             : " must hold one gradient collective after its last backward"));
+  }
+  if (optimizers != 1 || optimizer < lastCollective || optimizer < lastCompute) {
+    return Status::invalidArgument(
+        who +
+        " must hold one gradient collective after its last backward and one "
         "OptimizerStep after that");
+  }
+  const int32_t wantGathers = layout::gathersUpdatedParameters(zero) ? 1 : 0;
+  if (gathers != wantGathers || (wantGathers == 1 && gather < optimizer)) {
+    return Status::invalidArgument(
+        who +
+        (wantGathers == 1 ? " must hold one AllGatherParams after its OptimizerStep under ZeRO "
+                          : " must hold no AllGatherParams under ZeRO ") +
+        std::to_string(layout::zeroStageNumber(zero)));
   }
   return Status::ok();
 }
@@ -320,7 +358,7 @@ Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
   outcome_ = {};
   for (const ExecutorChunk& chunk : chunks_) chunk.sync->zeroGradients();
   // The last backward (or W) of each chunk: a chunk's gradients are complete
-  // after it, so ZeRO 0/1 reduce the chunk's buckets there.
+  // after it, so ZeRO 0/1 launch the chunk's buckets during it.
   std::vector<size_t> lastBackward(chunks_.size(), ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -380,10 +418,15 @@ Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
       }
       case OpType::kAllReduceGrads:
       case OpType::kReduceScatterGrads:
-        BS_RETURN_IF_ERROR(completeGradients());
+        BS_RETURN_IF_ERROR(completeGradients(op));
         break;
       case OpType::kOptimizerStep:
         BS_RETURN_IF_ERROR(optimizerStep());
+        break;
+      case OpType::kAllGatherParams:
+        for (const ExecutorChunk& chunk : chunks_) {
+          BS_RETURN_IF_ERROR(chunk.sync->gatherUpdatedParameters());
+        }
         break;
     }
   }

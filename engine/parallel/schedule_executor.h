@@ -40,15 +40,26 @@
 //    of activations per chunk is alive at a time (with zb-h1: those of the
 //    micro-batches between their B and their W); the result is bit-identical
 //    to the plain run.
-//  - AllReduceGrads / ReduceScatterGrads: completes outstanding sends, then
-//    every chunk's gradient collective (GradientSync::completeGradients():
-//    launches the buckets not launched yet, waits for all of them).
-//  - OptimizerStep: the global gradient norm (squares summed over the
-//    chunks, the dp shards, then pp and tp), clipping to the options'
-//    gradClip, AdamW at the step's learning rate (one kOptimizer span), and
-//    the ZeRO gather of the updated parameters, chunk by chunk.
-// A list must hold exactly one gradient collective and one OptimizerStep,
-// after its last backward, in that order.
+//  - AllReduceGrads / ReduceScatterGrads (mb -1, ZeRO 0/1): completes
+//    outstanding sends, then every chunk's gradient collective
+//    (GradientSync::completeGradients(): launches the buckets not launched
+//    yet, waits for all of them). Their buckets were launched during the
+//    chunk's last backward (W) as each bucket's gradients became final.
+//  - ReduceScatterGrads(mb, chunk) (ZeRO 2/3): that micro-batch's
+//    reduce-scatter of the chunk's gradients: its buckets were launched
+//    during the micro-batch's backward (W); the op waits for them and adds
+//    this rank's piece into the gradient shard.
+//  - OptimizerStep: completes outstanding sends; the global gradient norm
+//    (squares summed over the chunks, the dp shards, then pp and tp),
+//    clipping to the options' gradClip, AdamW at the step's learning rate
+//    (one kOptimizer span).
+//  - AllGatherParams (ZeRO 1/2): all-gathers the updated parameter shards,
+//    chunk by chunk.
+// A list must match the chunks' ZeRO stage (schedule.h): one step-level
+// gradient collective after its last backward (ZeRO 0/1) or one
+// ReduceScatterGrads after each (micro-batch, chunk)'s backward (ZeRO 2/3);
+// one OptimizerStep after every collective; one AllGatherParams after it
+// exactly at ZeRO 1/2. Any other list is refused before anything runs.
 // Messages are matched by tag = direction·16384 + micro-batch·8 + the
 // receiving chunk (a send's op names its producing chunk, a receive's its
 // consuming one; they differ across the p − 1 -> 0 boundary when v > 1), so a
@@ -151,8 +162,8 @@ class ScheduleExecutor {
   std::span<const float> outputGradOf(const layout::Op& op);
   void releaseIfDone(const layout::Op& op);
   Status completeSends();
-  Status completeGradients();  // AllReduceGrads / ReduceScatterGrads
-  Status optimizerStep();      // OptimizerStep
+  Status completeGradients(const layout::Op& op);  // AllReduceGrads / ReduceScatterGrads
+  Status optimizerStep();                          // OptimizerStep
   Status checkList(const std::vector<layout::Op>& ops) const;
   InFlight& slot(const layout::Op& op) { return inFlight_[{op.microBatch, op.chunk}]; }
   void release(const layout::Op& op);

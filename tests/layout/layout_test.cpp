@@ -59,6 +59,7 @@ TEST(ZeroStage, NumbersPredicatesAndGradSync) {
     EXPECT_EQ(shardsOptimizer(s), n >= 1) << n;
     EXPECT_EQ(shardsGradients(s), n >= 2) << n;
     EXPECT_EQ(shardsParameters(s), n == 3) << n;
+    EXPECT_EQ(gathersUpdatedParameters(s), n == 1 || n == 2) << n;
     EXPECT_EQ(gradSyncFor(s), n == 0 ? GradSync::kAllReduce : GradSync::kReduceScatter) << n;
   }
   EXPECT_EQ(layoutFromJson(json{{"zero_stage", 4}}).status().message(),
@@ -201,8 +202,10 @@ TEST(LayoutJson, ParsesEveryKey) {
   EXPECT_EQ(l.gradSync(), GradSync::kReduceScatter);
   const Schedule s = scheduleFor(l).value();
   EXPECT_EQ(s.chunks, 2);
-  EXPECT_EQ(s.stageOps[0].back().type, OpType::kOptimizerStep);
-  EXPECT_EQ(s.stageOps[0][s.stageOps[0].size() - 2].type, OpType::kReduceScatterGrads);
+  EXPECT_EQ(s.zeroStage, ZeroStage::kOptimizer);
+  EXPECT_EQ(s.stageOps[0].back().type, OpType::kAllGatherParams);
+  EXPECT_EQ(s.stageOps[0][s.stageOps[0].size() - 2].type, OpType::kOptimizerStep);
+  EXPECT_EQ(s.stageOps[0][s.stageOps[0].size() - 3].type, OpType::kReduceScatterGrads);
 }
 
 TEST(LayoutJson, RoundTrip) {

@@ -259,13 +259,61 @@ TEST(ScheduleProperties, GeneratorsRejectWhatTheyCannotSchedule) {
   EXPECT_EQ(zeroBubbleH1(4, 3).status().message(), "zb-h1 needs m >= p, got m 3, p 4");
 }
 
-TEST(ScheduleProperties, ReduceScatterReplacesAllReduceForZero) {
-  const Schedule s = oneFOneB(2, 2, GradSync::kReduceScatter).value();
+TEST(ScheduleProperties, ReduceScatterReplacesAllReduceForZeroOne) {
+  const Schedule s = oneFOneB(2, 2, ZeroStage::kOptimizer).value();
+  EXPECT_EQ(s.zeroStage, ZeroStage::kOptimizer);
   for (const auto& ops : s.stageOps) {
-    EXPECT_EQ(ops[ops.size() - 2].type, OpType::kReduceScatterGrads);
+    ASSERT_GE(ops.size(), 3u);
+    EXPECT_EQ(ops[ops.size() - 3], (Op{OpType::kReduceScatterGrads, -1, 0, -1}));
+    EXPECT_EQ(ops[ops.size() - 2].type, OpType::kOptimizerStep);
+    EXPECT_EQ(ops.back(), (Op{OpType::kAllGatherParams, -1, 0, -1}));  // ZeRO 1 updates a shard
     EXPECT_EQ(std::count_if(ops.begin(), ops.end(),
                             [](const Op& op) { return op.type == OpType::kAllReduceGrads; }),
               0);
+  }
+}
+
+// ZeRO 2 and 3 reduce-scatter every micro-batch's gradients: the op list holds
+// one ReduceScatterGrads(mb, chunk) right after the op that completes that
+// micro-batch's weight gradients (Backward, or its SendGrad; W), and no
+// step-level collective; the updated shards are all-gathered at ZeRO 2 only.
+TEST(ScheduleProperties, ZeroTwoAndThreeReduceEachMicroBatchRightAfterItsBackward) {
+  for (ZeroStage zero : {ZeroStage::kGradients, ZeroStage::kParameters}) {
+    for (const Case& c : allCases()) {
+      const Schedule s = makeSchedule(c.kind, c.p, c.m, c.v, zero).value();
+      for (int32_t k = 0; k < c.p; ++k) {
+        const auto& ops = s.stageOps[k];
+        int32_t reductions = 0;
+        for (size_t i = 0; i < ops.size(); ++i) {
+          const Op& op = ops[i];
+          if (op.type == OpType::kAllReduceGrads) ADD_FAILURE() << name(c);
+          if (op.type != OpType::kReduceScatterGrads) continue;
+          ++reductions;
+          ASSERT_GE(op.microBatch, 0) << name(c) << " stage " << k;
+          ASSERT_GE(i, 1u);
+          // The op before it: the W, the fused Backward, or that Backward's SendGrad.
+          const Op& before = ops[i - 1];
+          const Op& completing =
+              before.type == OpType::kSendGrad && i >= 2 ? ops[i - 2] : ops[i - 1];
+          EXPECT_TRUE(completing.type ==
+                      (s.splitsBackward() ? OpType::kBackwardWeight : OpType::kBackward))
+              << name(c) << " stage " << k << " op " << i;
+          EXPECT_EQ(completing.microBatch, op.microBatch) << name(c);
+          EXPECT_EQ(completing.chunk, op.chunk) << name(c);
+        }
+        EXPECT_EQ(reductions, c.m * s.chunks) << name(c) << " stage " << k;
+        const bool gathers = zero == ZeroStage::kGradients;
+        EXPECT_EQ(ops.back().type, gathers ? OpType::kAllGatherParams : OpType::kOptimizerStep)
+            << name(c);
+      }
+      // The simulator accepts the lists and charges gradSync / v per reduction:
+      // m reductions of the whole stage's gradients per step.
+      CostModel costs = unitCosts(s);
+      costs.gradSync = 1.0;
+      const Simulation sim = simulate(s, costs).value();
+      const double compute = c.m * (costs.forward + costs.backwardInput + costs.backwardWeight);
+      EXPECT_NEAR(sim.stages[0].busy, compute + c.m * costs.gradSync, 1e-9) << name(c);
+    }
   }
 }
 

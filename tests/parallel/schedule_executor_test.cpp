@@ -76,5 +76,23 @@ TEST(ScheduleExecutorTest, AListWithoutItsCollectiveOrOptimizerStepIsRefused) {
   EXPECT_EQ(firstWeights(*p.model), before);  // nothing ran
 }
 
+// A process alone trains as ZeRO 0: a list written for ZeRO 2 (one
+// ReduceScatterGrads per micro-batch, an AllGatherParams) or for ZeRO 1 does
+// not describe what it runs, and is refused before anything runs.
+TEST(ScheduleExecutorTest, AListOfAnotherZeroStageIsRefused) {
+  OneProcess p;
+  const std::vector<float> before = firstWeights(*p.model);
+  for (layout::ZeroStage zero : {layout::ZeroStage::kOptimizer, layout::ZeroStage::kGradients}) {
+    const auto ops = layout::oneFOneB(1, 2, zero).value().stageOps[0];
+    auto outcome = p.executor->runStep(ops, {});
+    ASSERT_FALSE(outcome.isOk());
+    EXPECT_EQ(outcome.status().code(), StatusCode::kInvalidArgument);
+  }
+  auto zeroTwo = layout::oneFOneB(1, 2, layout::ZeroStage::kGradients).value().stageOps[0];
+  EXPECT_EQ(p.executor->runStep(zeroTwo, {}).status().message(),
+            "stage 0's op list must hold one gradient collective after its last backward");
+  EXPECT_EQ(firstWeights(*p.model), before);  // nothing ran
+}
+
 }  // namespace
 }  // namespace bubblescope::engine

@@ -20,6 +20,21 @@ std::string runName(const layout::Layout& l) {
   return name + " " + l.model.preset;
 }
 
+layout::Layout singleProcessLayout(const engine::TrainerOptions& o, int64_t steps,
+                                   layout::Backend backend) {
+  layout::Layout l;  // dp = tp = pp = 1, ZeRO 0, 1f1b with v = 1
+  l.model = o.model;
+  l.microBatches = o.microBatches;
+  l.microBatchSize = static_cast<int32_t>(o.batchSize);
+  l.globalBatch = o.batchSize * o.microBatches;
+  l.steps = static_cast<int32_t>(steps);
+  l.seed = o.seed;
+  l.backend = backend;
+  l.learningRate = o.schedule.peak;
+  l.dataFile = o.dataPath;
+  return l;
+}
+
 storage::RunInfo describeRun(const layout::Layout& l, int32_t worldSize, const std::string& name) {
   storage::RunInfo info;
   info.name = name.empty() ? runName(l) : name;

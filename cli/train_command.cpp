@@ -11,6 +11,7 @@
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/run_description.h"
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
@@ -61,18 +62,16 @@ void printMemory(const engine::Allocator& a) {
 class TraceOutput {
  public:
   // `backend`: what the run trains on ("cpu", or the GPU's description).
+  // The run is described as `run` describes one: from its (1x1x1) layout.
   static Result<std::unique_ptr<TraceOutput>> open(const std::string& path,
                                                    const engine::TrainerOptions& options,
-                                                   const std::string& backend) {
+                                                   int64_t steps, const std::string& backend) {
     auto out = std::unique_ptr<TraceOutput>(new TraceOutput());
     BS_ASSIGN_OR_RETURN(out->writer_, storage::TraceWriter::open(path));
-    storage::RunInfo info;
-    info.name = "train " + options.model.preset;
-    info.layoutJson = "{}";
-    info.modelJson = layout::toJson(options.model).dump();
-    info.backend = backend == "cpu" ? "cpu" : "cuda";
-    info.worldSize = 1;
-    BS_RETURN_IF_ERROR(out->writer_->beginRun(info).status());
+    const layout::Layout layout = singleProcessLayout(
+        options, steps, backend == "cpu" ? layout::Backend::kCpu : layout::Backend::kCuda);
+    BS_RETURN_IF_ERROR(
+        out->writer_->beginRun(describeRun(layout, 1, "train " + options.model.preset)).status());
     storage::RankInfo rank;
     rank.rank = 0;
     rank.host = storage::currentHostName();
@@ -207,7 +206,7 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
   std::unique_ptr<TraceOutput> trace;
   if (!args.trace.empty()) {
     recorder = std::make_unique<tracer::Recorder>(0, true);
-    auto opened = TraceOutput::open(args.trace, *options, backendName);
+    auto opened = TraceOutput::open(args.trace, *options, args.steps, backendName);
     if (!opened.isOk()) {
       std::fprintf(stderr, "error: trace file: %s\n", opened.status().message().c_str());
       return 1;

@@ -36,6 +36,35 @@ TEST(RunName, NamesTheDegreesZeroOverlapScheduleAndModel) {
   EXPECT_EQ(runName(l), "dp2-tp2 small");
 }
 
+// Single-process `train` describes its run as `run` does, from its layout: the
+// 1x1x1 one, which reads back as a valid layout with the options' values.
+TEST(RunDescription, SingleProcessTrainIsTheOneByOneByOneLayout) {
+  engine::TrainerOptions o;
+  o.model = layout::modelPreset("small").value();
+  o.batchSize = 4;
+  o.microBatches = 3;
+  o.seed = 7;
+  o.schedule.peak = 0.002;
+  o.dataPath = "corpus.txt";
+  const layout::Layout l = singleProcessLayout(o, 5, layout::Backend::kCpu);
+  const storage::RunInfo info = describeRun(l, 1, "train small");
+  EXPECT_EQ(info.name, "train small");
+  EXPECT_EQ(info.worldSize, 1);
+  EXPECT_EQ(info.backend, "cpu");
+  const layout::Layout back = layout::layoutFromString(info.layoutJson, 1).value();
+  EXPECT_EQ(back.worldSize(), 1);
+  EXPECT_EQ(back.zeroStage, layout::ZeroStage::kNone);
+  EXPECT_EQ(back.model, o.model);
+  EXPECT_EQ(back.microBatches, 3);
+  EXPECT_EQ(back.microBatchSize, 4);
+  EXPECT_EQ(back.globalBatch, 12);
+  EXPECT_EQ(back.steps, 5);
+  EXPECT_EQ(back.seed, 7u);
+  EXPECT_DOUBLE_EQ(back.learningRate, 0.002);
+  EXPECT_EQ(back.dataFile, "corpus.txt");
+  EXPECT_EQ(back, l);
+}
+
 TEST(LauncherCommand, SrunRunsOneTaskPerRankAndKillsTheStepOnAFailure) {
   EXPECT_EQ(srunCommand("/usr/bin/srun", 8, {"bubblescope-cli", "train", "--layout", "l.json"}),
             (std::vector<std::string>{"/usr/bin/srun", "-n", "8", "--kill-on-bad-exit=1",

@@ -201,7 +201,8 @@ std::string describe(const Edge& e, const std::string& why) {
 }
 
 std::vector<std::string> forbiddenEdges(const std::vector<Edge>& edges,
-                                        std::set<size_t>* usedExceptions) {
+                                        std::set<size_t>* usedExceptions,
+                                        const std::vector<KnownException>& exceptions) {
   std::vector<std::string> out;
   for (const Edge& e : edges) {
     std::string why;
@@ -217,14 +218,85 @@ std::vector<std::string> forbiddenEdges(const std::vector<Edge>& edges,
     }
     if (why.empty()) continue;
     bool excused = false;
-    for (size_t i = 0; i < kKnownExceptions.size(); ++i) {
-      const KnownException& k = kKnownExceptions[i];
+    for (size_t i = 0; i < exceptions.size(); ++i) {
+      const KnownException& k = exceptions[i];
       if (matches(k.from, e.from, e.file) && matches(k.to, e.to, e.target)) {
         excused = true;
         if (usedExceptions) usedExceptions->insert(i);
       }
     }
     if (!excused) out.push_back(describe(e, why));
+  }
+  return out;
+}
+
+std::string libraryOfPath(const std::string& path, const std::vector<Library>& libraries) {
+  std::string best;
+  for (const Library& l : libraries) {
+    if (startsWith(path, l.folder + "/") && l.folder.size() > best.size()) best = l.folder;
+  }
+  return best;
+}
+
+std::vector<std::string> privateHeaderIncludes(const std::vector<Edge>& edges,
+                                               const std::vector<Library>& libraries,
+                                               const std::vector<TestMirror>& mirrors) {
+  std::vector<std::string> out;
+  for (const Edge& e : edges) {
+    if (fs::path(e.file).filename() == "CMakeLists.txt") continue;  // link lines
+    const std::string lib = libraryOfPath(e.target, libraries);
+    // Not a library's header, or one of the file's own library.
+    if (lib.empty() || libraryOfPath(e.file, libraries) == lib) continue;
+    const auto owner = std::find_if(libraries.begin(), libraries.end(),
+                                    [&](const Library& l) { return l.folder == lib; });
+    const std::string name = e.target.substr(lib.size() + 1);
+    if (std::count(owner->publicHeaders.begin(), owner->publicHeaders.end(), name) > 0) continue;
+    bool mirrored = false;
+    for (const TestMirror& m : mirrors) {
+      if (startsWith(e.file, "tests/" + m.testFolder + "/")) {
+        mirrored = std::count(m.libraries.begin(), m.libraries.end(), lib) > 0;
+      }
+    }
+    if (mirrored) continue;
+    out.push_back(e.file + ":" + std::to_string(e.line) + ": includes " + e.target +
+                  ", a private header of " + lib +
+                  " (its public headers: kLibraries in tests/architecture/dependency_rules.h)");
+  }
+  return out;
+}
+
+std::vector<std::string> declarationProblems(const fs::path& root,
+                                             const std::vector<Library>& libraries,
+                                             const std::vector<TestMirror>& mirrors) {
+  std::vector<std::string> out;
+  for (const Library& l : libraries) {
+    for (const std::string& h : l.publicHeaders) {
+      if (!fs::exists(root / l.folder / h)) {
+        out.push_back("public header " + l.folder + "/" + h + " does not exist");
+      }
+    }
+  }
+  std::set<std::string> named;
+  for (const TestMirror& m : mirrors) {
+    named.insert(m.testFolder);
+    if (!fs::is_directory(root / "tests" / m.testFolder)) {
+      out.push_back("tests/" + m.testFolder + " is named as a test mirror but does not exist");
+    }
+    for (const std::string& lib : m.libraries) {
+      const bool known = std::any_of(libraries.begin(), libraries.end(),
+                                     [&](const Library& l) { return l.folder == lib; });
+      if (!known) out.push_back("tests/" + m.testFolder + " mirrors unknown library " + lib);
+    }
+  }
+  std::vector<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(root / "tests")) {
+    if (entry.is_directory()) folders.push_back(entry.path().filename().string());
+  }
+  std::sort(folders.begin(), folders.end());
+  for (const std::string& f : folders) {
+    if (!named.count(f)) {
+      out.push_back("tests/" + f + " mirrors no source folder (add it to kTestMirrors)");
+    }
   }
   return out;
 }

@@ -37,8 +37,28 @@ std::vector<Edge> scanTree(const std::filesystem::path& root);
 std::string describe(const Edge& edge, const std::string& why);
 
 // The forbidden edges (described). `usedExceptions` receives the indexes of
-// kKnownExceptions that excused at least one edge.
-std::vector<std::string> forbiddenEdges(const std::vector<Edge>& edges,
-                                        std::set<size_t>* usedExceptions = nullptr);
+// `exceptions` that excused at least one edge.
+std::vector<std::string> forbiddenEdges(
+    const std::vector<Edge>& edges, std::set<size_t>* usedExceptions = nullptr,
+    const std::vector<KnownException>& exceptions = kKnownExceptions);
+
+// The library folder of a path, the most specific one ("engine/parallel/x.h"
+// -> "engine/parallel"); "" outside every library.
+std::string libraryOfPath(const std::string& path,
+                          const std::vector<Library>& libraries = kLibraries);
+
+// Includes of a header that its library does not declare public, from a file
+// of another folder (described). A file under tests/<folder>/ may include the
+// private headers of the libraries its mirror names.
+std::vector<std::string> privateHeaderIncludes(
+    const std::vector<Edge>& edges, const std::vector<Library>& libraries = kLibraries,
+    const std::vector<TestMirror>& mirrors = kTestMirrors);
+
+// The declarations against the tree at `root` (described): a public header
+// that does not exist, a folder under tests/ that no mirror names, a mirror
+// that names no folder of tests/ or an unknown library.
+std::vector<std::string> declarationProblems(const std::filesystem::path& root,
+                                             const std::vector<Library>& libraries = kLibraries,
+                                             const std::vector<TestMirror>& mirrors = kTestMirrors);
 
 }  // namespace bubblescope::architecture

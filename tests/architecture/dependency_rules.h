@@ -76,7 +76,7 @@ inline const std::vector<Library> kLibraries = {
     // The bottom library: the layout, its schedules, formulas and simulator.
     {"engine/layout",
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
-      "formulas.h", "grid.h", "stage_split.h"}},
+      "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
@@ -96,8 +96,9 @@ inline const std::vector<Library> kLibraries = {
       "insert_baseline.h"}},
     // Metrics, reports and exports computed from the store.
     {"storage/analysis",
-     {"run_analyzer.h", "run_report.h", "run_layout.h", "run_comparison.h", "bubbles.h",
-      "report_text.h", "report_json.h", "text_table.h", "chrome_export.h", "kineto_export.h"}},
+     {"run_analyzer.h", "run_report.h", "run_layout.h", "run_comparison.h", "measured_step.h",
+      "bubbles.h", "report_text.h", "report_json.h", "text_table.h", "chrome_export.h",
+      "kineto_export.h"}},
     // Kineto / PyTorch profiler traces into the store.
     {"storage/import",
      {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h"}},

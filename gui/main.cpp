@@ -45,13 +45,17 @@ int main(int argc, char** argv) {
   QCommandLineOption compare("compare", "With --screenshot: compare runs A,B", "A,B");
   QCommandLineOption mark("mark-rank", "With --screenshot: mark a rank as a chart click does", "N",
                           "-1");
+  QCommandLineOption indexed("indexed-events",
+                             "With --screenshot: stop indexing after N events (the view while a "
+                             "big file is still being indexed)",
+                             "N", "-1");
   QCommandLineOption labSteps(
       "lab-steps", "With --screenshot-part teaching: show only the first N ops", "N", "-1");
   QCommandLineOption benchTeaching("bench-teaching",
                                    "Print the teaching lab's frame time (p = 8, m = 32)");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     compare, mark, labSteps, benchTeaching, paletteOpt});
+                     compare, mark, indexed, labSteps, benchTeaching, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -105,6 +109,7 @@ int main(int argc, char** argv) {
     o.selectFirstSpan = parser.isSet(select);
     o.markRank = parser.value(mark).toInt();
     o.labSteps = parser.value(labSteps).toInt();
+    o.indexedEvents = parser.value(indexed).toLongLong();
     if (parser.isSet(compare)) {
       const QStringList ab = parser.value(compare).split(',');
       o.compareA = ab.value(0).toLongLong();

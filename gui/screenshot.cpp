@@ -21,7 +21,9 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   window.show();
   QApplication::processEvents();
   TimelinePanel* panel = window.timeline();
-  if (Status s = panel->ingestAll(); !s.isOk()) {
+  const Status indexed =
+      o.indexedEvents >= 0 ? panel->ingestOnly(o.indexedEvents) : panel->ingestAll();
+  if (Status s = indexed; !s.isOk()) {
     std::cerr << "bubblescope: " << s.message() << "\n";
     return 1;
   }

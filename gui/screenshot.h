@@ -20,6 +20,7 @@ struct ScreenshotOptions {
   bool selectFirstSpan = false;        // show a span in the detail panel
   int64_t compareA = 0, compareB = 0;  // > 0: open compare on these runs
   int markRank = -1;                   // >= 0: mark this rank as a chart click does
+  int64_t indexedEvents = -1;          // >= 0: stop indexing there (a file still being indexed)
   int labSteps = -1;                   // what == "teaching": >= 0 shows only the first labSteps ops
 };
 

@@ -80,6 +80,20 @@ Status TimelinePanel::ingestAll() {
   return Status::ok();
 }
 
+Status TimelinePanel::ingestOnly(int64_t events) {
+  ingestTimer_.stop();
+  pollTimer_.stop();
+  int64_t ingested = 0;
+  while (model_.hasRun() && ingested < events) {
+    auto n = model_.ingest(std::min<int64_t>(kIngestPageEvents, events - ingested));
+    if (!n.isOk()) return n.status();
+    ingested += *n;
+    if (*n == 0) break;
+  }
+  legend_->setChunkCount(model_.chunkCount());
+  return Status::ok();
+}
+
 void TimelinePanel::ingestPage() {
   if (!model_.hasRun()) {
     ingestTimer_.stop();

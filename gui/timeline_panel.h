@@ -33,6 +33,10 @@ class TimelinePanel : public QWidget {
   void clear();
   // Ingests everything committed so far, synchronously (tests, screenshots).
   Status ingestAll();
+  // Stops indexing once the overview holds `events` events (ingesting up to
+  // there, synchronously): the view as it looks while a big file is still
+  // being indexed (screenshots, tests).
+  Status ingestOnly(int64_t events);
 
   TimelineModel* model() { return &model_; }
   TimelineView* view() { return view_; }

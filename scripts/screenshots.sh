@@ -73,6 +73,8 @@ shot "$tmp/3d.db" --run 1 --screenshot "$out/timeline-3d-step.png" \
   --screenshot-part timeline --step 3 --select-span --size 1500x900
 shot "$tmp/big.db" --screenshot "$out/timeline-64-ranks-overview.png" --screenshot-part timeline \
   --size 1500x900
+shot "$tmp/big.db" --screenshot "$out/timeline-not-indexed-yet.png" --screenshot-part timeline \
+  --indexed-events 140000 --size 1500x600
 shot "$tmp/tiny.db" --screenshot "$out/layout-editor-problem.png" --screenshot-part layout \
   --edit tp=3 --edit pp=2 --edit micro_batches=4 --size 1500x900
 shot "$tmp/pipeline.db" --run 1 --screenshot "$out/charts-1f1b.png" --screenshot-part charts \

@@ -2,11 +2,13 @@
 // hatched exactly over its x range, and span colours are the legend's.
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
 #include <QGuiApplication>
 #include <QImage>
 
 #include "gui/legend_widget.h"
 #include "gui/span_palette.h"
+#include "gui/timeline_panel.h"
 #include "gui/timeline_view.h"
 #include "tests/gui/gui_trace.h"
 #include "tests/storage/temp_dir.h"
@@ -264,6 +266,22 @@ TEST(TimelineRender, TimeNotIndexedYetIsNeutralNotBubble) {
 
   ASSERT_TRUE(model.ingest(100).isOk());
   expectBubbleOnStage2Only(model);  // caught up: the real bubble, exactly
+}
+
+// The panel can stop indexing part-way (the docs' picture of a file still
+// being indexed): it ingests exactly that many events and no more, even
+// while the event loop runs.
+TEST(TimelineRender, ThePanelCanStopIndexingPartWay) {
+  ThreeStageTrace t;
+  TimelinePanel panel;
+  ASSERT_TRUE(panel.showRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(panel.ingestOnly(2).isOk());
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(panel.model()->caughtUp());
+  EXPECT_DOUBLE_EQ(panel.model()->ingestProgress(), 0.5);  // 2 of 4 events
+  ASSERT_TRUE(panel.ingestAll().isOk());
+  EXPECT_TRUE(panel.model()->caughtUp());
+  EXPECT_DOUBLE_EQ(panel.model()->ingestProgress(), 1.0);
 }
 
 // Interleaved schedules: chunk 0 has the kind's colour, chunk 1 a shade of

@@ -26,6 +26,65 @@ inline S expOf(S x) {
     return std::exp(x);
   }
 }
+
+// Causal softmax of a block's rows in place: row r (query i0 + r) over keys
+// 0 .. i0 + r, zero to the end of the row (T).
+template <class S>
+inline void softmaxBlock(S* a, int64_t rows, int64_t i0, int64_t t) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    S* row = a + r * t;  // (T); keys 0..i are visible
+    const S maxScore = *std::max_element(row, row + i + 1);
+    for (int64_t j = 0; j <= i; ++j) row[j] = expOf(row[j] - maxScore);
+    const S inv = S(1) / laneSum<S>(i + 1, [&](int64_t j) { return row[j]; });
+    for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
+    std::fill(row + i + 1, row + t, S(0));
+  }
+}
+
+// Softmax backward of a block's rows: dP_I (in place, stride T) becomes
+// P * (dP - rowsum(P * dP)) over each row's visible keys, zero after them up
+// to the block's last key (i0 + rows − 1).
+template <class S>
+inline void softmaxBackwardBlock(S* dp, const S* p, int64_t rows, int64_t i0, int64_t t) {
+  const int64_t keys = i0 + rows;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    const S* prow = p + r * t;
+    S* drow = dp + r * t;
+    const S dot = laneSum<S>(i + 1, [&](int64_t j) { return prow[j] * drow[j]; });
+    for (int64_t j = 0; j <= i; ++j) drow[j] = prow[j] * (drow[j] - dot);
+    std::fill(drow + i + 1, drow + keys, S(0));
+  }
+}
+
+BS_VECTOR_CLONES void softmaxBlockF32(float* a, int64_t rows, int64_t i0, int64_t t) {
+  softmaxBlock(a, rows, i0, t);
+}
+
+BS_VECTOR_CLONES void softmaxBackwardBlockF32(float* dp, const float* p, int64_t rows, int64_t i0,
+                                              int64_t t) {
+  softmaxBackwardBlock(dp, p, rows, i0, t);
+}
+
+// The fp32 blocks per vector width, the double reference as it is.
+template <class S>
+void softmaxRows(S* a, int64_t rows, int64_t i0, int64_t t) {
+  if constexpr (std::is_same_v<S, float>) {
+    softmaxBlockF32(a, rows, i0, t);
+  } else {
+    softmaxBlock(a, rows, i0, t);
+  }
+}
+
+template <class S>
+void softmaxBackwardRows(S* dp, const S* p, int64_t rows, int64_t i0, int64_t t) {
+  if constexpr (std::is_same_v<S, float>) {
+    softmaxBackwardBlockF32(dp, p, rows, i0, t);
+  } else {
+    softmaxBackwardBlock(dp, p, rows, i0, t);
+  }
+}
 }  // namespace
 
 // Per (batch, head) and query block: scores (R, i0 + R) = q_I k^T / sqrt(HS)
@@ -46,17 +105,7 @@ void attentionForward(S* out, S* att, const S* qkv, int64_t b, int64_t t, int64_
         const int64_t rows = std::min(kQueryBlock, t - i0), keys = i0 + rows;
         S* a = att + ((bi * nh + h) * t + i0) * t;  // (R, T), keys 0 .. keys − 1 computed
         gemm<S>(false, true, rows, keys, hs, scale, q + i0 * 3 * c, 3 * c, k, 3 * c, S(0), a, t);
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          S* row = a + r * t;  // (T); keys 0..i are visible
-          const S maxScore = *std::max_element(row, row + i + 1);
-          for (int64_t j = 0; j <= i; ++j) row[j] = expOf(row[j] - maxScore);  // vectorises
-          S sum = 0;
-          for (int64_t j = 0; j <= i; ++j) sum += row[j];
-          const S inv = S(1) / sum;
-          for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
-          std::fill(row + i + 1, row + t, S(0));
-        }
+        softmaxRows(a, rows, i0, t);
         gemm<S>(false, false, rows, hs, keys, S(1), a, t, v, 3 * c, S(0), o + i0 * c, c);
       }
     }
@@ -91,15 +140,7 @@ void attentionBackward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S
         S* dpI = scratch + i0 * t;   // (R, T), keys 0 .. keys − 1 used
         gemm<S>(true, false, keys, hs, rows, S(1), pI, t, dOI, c, S(1), dv, 3 * c);
         gemm<S>(false, true, rows, keys, hs, S(1), dOI, c, v, 3 * c, S(0), dpI, t);
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          const S* prow = pI + r * t;
-          S* drow = dpI + r * t;
-          S dot = 0;
-          for (int64_t j = 0; j <= i; ++j) dot += prow[j] * drow[j];
-          for (int64_t j = 0; j <= i; ++j) drow[j] = prow[j] * (drow[j] - dot);
-          std::fill(drow + i + 1, drow + keys, S(0));
-        }
+        softmaxBackwardRows(dpI, pI, rows, i0, t);
         gemm<S>(false, false, rows, hs, keys, scale, dpI, t, k, 3 * c, S(1), dq + i0 * 3 * c,
                 3 * c);
         gemm<S>(true, false, keys, hs, rows, scale, dpI, t, q + i0 * 3 * c, 3 * c, S(1), dk, 3 * c);

@@ -6,7 +6,7 @@
 // x = n ln2 + r, |r| <= ln2 / 2, a degree-7 Taylor polynomial of e^r (error
 // |r|^8 / 8! < 6e-9, below half an ulp of fp32) and 2^n built in the
 // exponent bits: within 2 ulp of std::exp in fp32, no libm call, so loops
-// using it vectorise.
+// using it vectorise. laneSum: a sum whose loop vectorises.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +40,24 @@ inline float vexp(float x) {
   p = p * r + 1.0f;
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   return p * std::bit_cast<float>(bits);
+}
+
+// Σ term(i) for i in [0, n), added in kSumLanes interleaved partial sums
+// (lane l takes i ≡ l mod kSumLanes) then the lanes and the tail in order:
+// the same terms as a sequential sum in another order, so its loop
+// vectorises (a compiler keeps a sequential float sum sequential).
+inline constexpr int kSumLanes = 16;
+template <class S, class Term>
+inline S laneSum(int64_t n, Term&& term) {
+  S lanes[kSumLanes] = {};
+  int64_t i = 0;
+  for (; i + kSumLanes <= n; i += kSumLanes) {
+    for (int l = 0; l < kSumLanes; ++l) lanes[l] += term(i + l);
+  }
+  S sum = 0;
+  for (int l = 0; l < kSumLanes; ++l) sum += lanes[l];
+  for (; i < n; ++i) sum += term(i);
+  return sum;
 }
 
 }  // namespace bubblescope::engine::kernels

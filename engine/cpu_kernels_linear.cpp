@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "engine/cpu_gemm.h"
 #include "engine/cpu_kernels.h"
 
@@ -6,13 +8,14 @@ namespace bubblescope::engine::kernels {
 template <class S>
 void linearForward(S* out, const S* inp, const S* weight, const S* bias, int64_t n, int64_t ic,
                    int64_t oc) {
-  // out (N, OC) = inp (N, IC) · weight^T (IC, OC)
-  gemm<S>(false, true, n, oc, ic, S(1), inp, ic, weight, ic, S(0), out, oc);
-  if (bias == nullptr) return;
-  for (int64_t r = 0; r < n; ++r) {
-    S* o = out + r * oc;  // (OC)
-    for (int64_t j = 0; j < oc; ++j) o[j] += bias[j];
+  // out (N, OC) = inp (N, IC) · weight^T (IC, OC) + bias: the bias rows are
+  // written first and the GEMM adds into them (beta 1), so the bias costs no
+  // pass of its own over out (the GEMM would clear out with beta 0 anyway).
+  if (bias != nullptr) {
+    for (int64_t r = 0; r < n; ++r) std::copy(bias, bias + oc, out + r * oc);
   }
+  gemm<S>(false, true, n, oc, ic, S(1), inp, ic, weight, ic, bias != nullptr ? S(1) : S(0), out,
+          oc);
 }
 
 template <class S>

@@ -67,6 +67,16 @@ QVariant MetricsTableModel::value(const analysis::RankReport& r, int column) con
   }
 }
 
+QString MetricsTableModel::clockToolTip(const trace_model::RankInfo& info) {
+  return QStringLiteral(
+             "host %1 · pid %2\nclock offset %3 s ± %4 ms (added to this rank's times "
+             "to put them on the run's timeline)")
+      .arg(QString::fromStdString(info.host))
+      .arg(info.pid)
+      .arg(static_cast<double>(info.clockOffsetNs) / 1e9, 0, 'f', 6)
+      .arg(static_cast<double>(info.clockUncertaintyNs) / 1e6, 0, 'f', 3);
+}
+
 QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
   const analysis::RankReport& r = ranks_[index.row()];
@@ -77,6 +87,7 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
     return column == kCoords ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
+  if (role == Qt::ToolTipRole && column == kCoords) return clockToolTip(r.info);
   if (role != Qt::DisplayRole) return {};
   if (column == kCoords) {
     return QStringLiteral("pp%1 tp%2 dp%3 · %4")

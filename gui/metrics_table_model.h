@@ -44,6 +44,9 @@ class MetricsTableModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
+  // The coordinates column's tooltip: the rank's host, pid, and its clock
+  // offset onto the run's timeline with the offset's bound (docs/cluster.md).
+  static QString clockToolTip(const trace_model::RankInfo& info);
 
  private:
   QVariant value(const analysis::RankReport& r, int column) const;

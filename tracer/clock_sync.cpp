@@ -57,7 +57,12 @@ int64_t ClockTrack::toReference(int64_t localNs) const {
   const OffsetEstimate& b = *after;
   const int64_t change = b.offsetNs - a.offsetNs;
   if (std::llabs(change) <= a.uncertaintyNs + b.uncertaintyNs) {
-    return localNs + a.offsetNs + change / 2;
+    // No drift shown: the offset lies in both estimates' intervals; the
+    // middle of their intersection (the mean when their bounds are equal)
+    // is within the tighter bound even when the other round trips were slow.
+    const int64_t low = std::max(a.offsetNs - a.uncertaintyNs, b.offsetNs - b.uncertaintyNs);
+    const int64_t high = std::min(a.offsetNs + a.uncertaintyNs, b.offsetNs + b.uncertaintyNs);
+    return localNs + low + (high - low) / 2;
   }
   const double slope = static_cast<double>(change) / static_cast<double>(b.atNs - a.atNs);
   return localNs + a.offsetNs +

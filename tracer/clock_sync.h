@@ -41,15 +41,16 @@ Result<OffsetEstimate> estimateOffset(std::span<const PingPong> rounds,
 
 // The offsets measured through a run, and the map of this rank's times onto
 // rank 0's. Between two consecutive kept estimates a and b the offset is
-// linear (drift corrected) when they differ by more than a.u + b.u, and their
-// mean otherwise (a difference that noise explains is not taken for drift, so
-// durations are not bent by it). Either way a time between a and b is mapped
-// within 2·max(a.u, b.u) of the truth if the drift is linear between them.
-// A segment grows (its last estimate is replaced) until it is kMinSegmentNs
-// long, so a slope is never fitted over a short baseline. Outside the
-// estimates the nearest segment's map is extended (one estimate: its offset).
-// The tracer measures again before it ships what it drained, so every shipped
-// time lies between two estimates. Value type; not thread-safe.
+// linear (drift corrected) when they differ by more than a.u + b.u, and
+// otherwise the middle of the intersection of their intervals [o - u, o + u]
+// (their mean when a.u = b.u; a difference that noise explains is not taken
+// for drift, so durations are not bent by it, and one estimate with slow
+// round trips does not pull the offset away from a tight one). Either way a time between a and b is
+// mapped within 2·max(a.u, b.u) of the truth if the drift is linear between them. A segment grows
+// (its last estimate is replaced) until it is kMinSegmentNs long, so a slope is never fitted over a
+// short baseline. Outside the estimates the nearest segment's map is extended (one estimate: its
+// offset). The tracer measures again before it ships what it drained, so every shipped time lies
+// between two estimates. Value type; not thread-safe.
 class ClockTrack {
  public:
   static constexpr int64_t kMinSegmentNs = 1'000'000'000;

@@ -251,5 +251,18 @@ TEST_F(PipelineFixture, WorkerAnalysesOffTheGuiThread) {
   ASSERT_TRUE(failed.wait(10000));
 }
 
+// The app shows each rank's clock offset onto the run's timeline and its
+// bound (a rank on another host: docs/cluster.md).
+TEST(MetricsTableModelTest, CoordinatesTooltipShowsTheClockOffsetAndItsBound) {
+  trace_model::RankInfo info;
+  info.host = "hostB";
+  info.pid = 42;
+  info.clockOffsetNs = -6999876000;
+  info.clockUncertaintyNs = 12343000;
+  EXPECT_EQ(MetricsTableModel::clockToolTip(info).toStdString(),
+            "host hostB · pid 42\nclock offset -6.999876 s ± 12.343 ms (added to this rank's "
+            "times to put them on the run's timeline)");
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

@@ -105,6 +105,18 @@ TEST(ClockSyncTest, TrackTakesNoDriftFromNoiseSoDurationsKeep) {
   EXPECT_LE(std::llabs(a - 20000000), track.uncertaintyNs());
 }
 
+TEST(ClockSyncTest, TrackKeepsATightEstimateOverALooseOne) {
+  // True offset 0: a tight estimate (+10 +- 15 us) and a loose one measured
+  // on a busy core (+400 us +- 8 ms). Their mean would be 205 us off; the
+  // middle of their intervals' intersection stays within the tight bound.
+  ClockTrack track;
+  track.add(OffsetEstimate{0, 10000, 15000});
+  track.add(OffsetEstimate{50000000, 400000, 8000000});
+  for (int64_t t = 0; t <= 50000000; t += 10000000) {
+    EXPECT_LE(std::llabs(track.toReference(t) - t), 15000) << t;
+  }
+}
+
 TEST(ClockSyncTest, TrackGrowsAShortSegmentInsteadOfFittingOverIt) {
   ClockTrack track;
   for (int64_t t : {int64_t{0}, int64_t{100000000}, int64_t{200000000}, int64_t{1200000000}}) {

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# multihost_test.sh CLI WORKDIR: a dp2 x pp2 `run` over two "remote hosts"
+# on this machine, launched from a third, with the trace coming home.
+#
+# Hosts: network namespaces on a bridge (10.213.0.0/24; the bridge lives in
+# the launcher's namespace, so nothing is added to this machine's own
+# network), each with its own mount namespace and a private tmpfs /tmp (a
+# file a remote rank writes is not visible on the launcher) and its own host
+# name (UTS namespace). hostA and hostB each run an sshd on their address;
+# the launcher reaches them with a key made for the test (mpirun's ssh).
+# hostB is also in a time namespace whose CLOCK_MONOTONIC is 7 s ahead.
+#
+# Checks: the run's per-step loss equals the single-rank run's (1e-5
+# relative); the trace is on the launcher (its /tmp), holds all 4 ranks
+# with their host names, and is finished; every pipeline send starts before
+# its receive ends on the aligned timeline; hostB's ranks' estimated clock
+# offsets are -7 s within their stated uncertainty (printed by `info`);
+# neither remote host's /tmp holds a file afterwards.
+# Skips (exit 77, saying why) without root, network/time namespaces, sshd.
+# Everything it makes (namespaces, links, daemons, mounts) is removed on
+# every exit path.
+set -u
+cli="$(readlink -f "$1")"
+dir="$(readlink -f "$2")"
+here="$(cd "$(dirname "$0")" && pwd)"
+net=10.213.0
+tag="bsmh$$"
+ns_l="$tag-l" ns_a="$tag-a" ns_b="$tag-b"
+offset_s=7
+holders=""  # pids of the processes that hold each host's namespaces
+made_run_sshd=""
+
+skip() { echo "SKIP: $*"; exit 77; }
+cleanup() {
+  for ns in "$ns_l" "$ns_a" "$ns_b"; do
+    # Every process still in the test's namespaces (sshd sessions, orted,
+    # ranks) was started by this test.
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  done
+  for p in $holders; do kill -9 "$p" 2>/dev/null; done
+  for ns in "$ns_l" "$ns_a" "$ns_b"; do ip netns del "$ns" 2>/dev/null; done
+  [ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+  return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+fail() { echo "FAIL: $*"; [ -f "$dir/run.err" ] && { echo "--- run stderr"; tail -30 "$dir/run.err"; }; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (network, mount and time namespaces)"
+command -v ip >/dev/null || skip "iproute2's ip is missing"
+ip netns add "$tag-probe" 2>/dev/null || skip "cannot create network namespaces here"
+ip netns del "$tag-probe"
+unshare --time --monotonic 1 --fork true 2>/dev/null || skip "no time namespaces (kernel >= 5.6)"
+if [ ! -x /usr/sbin/sshd ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null 2>&1 ||
+    skip "sshd is missing and openssh-server cannot be installed"
+fi
+[ -x /usr/sbin/sshd ] || skip "sshd is missing"
+if [ ! -d /run/sshd ]; then mkdir -p /run/sshd && made_run_sshd=1; fi
+
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || fail "cannot use $dir"
+ssh-keygen -q -t ed25519 -N '' -f "$dir/id" || fail "ssh-keygen"
+cp "$dir/id.pub" "$dir/authorized_keys"
+cat >"$dir/ssh_config" <<CONF
+Host *
+  IdentityFile $dir/id
+  StrictHostKeyChecking no
+  UserKnownHostsFile /dev/null
+  BatchMode yes
+  LogLevel ERROR
+CONF
+
+# The network: a bridge in the launcher's namespace, a veth to each host.
+for ns in "$ns_l" "$ns_a" "$ns_b"; do
+  ip netns add "$ns" || fail "ip netns add $ns"
+  ip -n "$ns" link set lo up
+done
+ip -n "$ns_l" link add br0 type bridge && ip -n "$ns_l" link set br0 up &&
+  ip -n "$ns_l" addr add "$net.1/24" dev br0 || fail "bridge"
+i=11
+for ns in "$ns_a" "$ns_b"; do
+  ip -n "$ns_l" link add "v$i" type veth peer name eth0 netns "$ns" &&
+    ip -n "$ns_l" link set "v$i" master br0 up &&
+    ip -n "$ns" addr add "$net.$i/24" dev eth0 && ip -n "$ns" link set eth0 up ||
+    fail "veth to $ns"
+  i=$((i + 1))
+done
+
+# host NS NAME PIDFILE [UNSHARE-ARGS...] -- CMD...: starts CMD as the holder
+# of a host: in NS, a new mount and UTS namespace with a private /tmp and
+# host name NAME. CMD writes its pid to PIDFILE (or the shell does).
+start_host() {
+  local ns="$1" name="$2" pidfile="$3"
+  shift 3
+  local extra=()
+  while [ "$1" != -- ]; do extra+=("$1"); shift; done
+  shift
+  ip netns exec "$ns" unshare --mount --uts --propagation private "${extra[@]}" \
+    sh -c 'mount -t tmpfs tmpfs /tmp && hostname "$0" && echo $$ >"$1" && shift && exec "$@"' \
+    "$name" "$pidfile" "$@" </dev/null >"$dir/$name.log" 2>&1 &
+  disown
+  for _ in $(seq 1 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+  [ -s "$pidfile" ] || fail "host $name did not start: $(cat "$dir/$name.log")"
+  holders="$holders $(cat "$pidfile")"
+}
+sshd_config() {  # ADDRESS NAME
+  cat >"$dir/sshd-$2.conf" <<CONF
+ListenAddress $1
+HostKey $dir/hostkey-$2
+PidFile none
+AuthorizedKeysFile $dir/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+CONF
+  ssh-keygen -q -t ed25519 -N '' -f "$dir/hostkey-$2"
+}
+sshd_config "$net.11" hostA
+sshd_config "$net.12" hostB
+start_host "$ns_l" bs-launcher "$dir/launcher.pid" -- sleep 600
+start_host "$ns_a" hostA "$dir/hostA.pid" -- /usr/sbin/sshd -D -e -f "$dir/sshd-hostA.conf"
+start_host "$ns_b" hostB "$dir/hostB.pid" --time --monotonic "$offset_s" --fork -- \
+  /usr/sbin/sshd -D -e -f "$dir/sshd-hostB.conf"
+launcher=$(cat "$dir/launcher.pid")
+# in_host PIDFILE CMD...: runs CMD in that host's namespaces.
+in_host() { local p; p=$(cat "$1"); shift; nsenter -t "$p" -n -m -u -T "$@"; }
+in_launcher() { nsenter -t "$launcher" -n -m -u "$@"; }
+# waited CMD...: runs CMD in the background and waits, so a signal to this
+# script runs its traps at once (bash defers them during a foreground child).
+waited() { "$@" & wait $!; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+export OMPI_MCA_plm_rsh_agent="ssh -F $dir/ssh_config"
+# One rank per host in turn (0,2 on hostA; 1,3 on hostB): each pipeline pair
+# (ranks 0-1, 2-3) spans the two hosts, so its sends cross the clock offset.
+export OMPI_MCA_rmaps_base_mapping_policy=node
+for h in "$net.11" "$net.12"; do
+  for _ in $(seq 1 50); do
+    in_launcher ssh -F "$dir/ssh_config" "$h" true 2>/dev/null && break
+    sleep 0.1
+  done
+  echo "ssh $h: $(in_launcher ssh -F "$dir/ssh_config" "$h" 'hostname; cat /proc/uptime' 2>&1 | tr '\n' ' ')"
+done
+
+layout=(--dp 2 --pp 2 --micro-batches 2 --steps 4 --model tiny)
+in_launcher mkdir -p /tmp/mh
+waited in_launcher "$cli" run "${layout[@]}" --hosts "$net.11:2,$net.12:2" --net-if "$net.0/24" \
+  --trace /tmp/mh/trace.db >"$dir/run.out" 2>"$dir/run.err" || fail "the two-host run failed"
+grep '^step' "$dir/run.out" | tail -1
+# The single-rank run, on the launcher alone (same global batch).
+waited in_launcher "$cli" run --micro-batches 4 --steps 4 --model tiny --trace /tmp/mh/single.db \
+  >"$dir/single.out" 2>&1 || fail "the single-rank run failed: $(tail -5 "$dir/single.out")"
+in_launcher "$cli" info /tmp/mh/trace.db | tee "$dir/info.txt" | grep -E '^run|  rank'
+in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db hostA hostB \
+  "$offset_s" || fail "the trace's checks failed"
+# Nothing of the job was left on the remote hosts.
+for h in hostA hostB; do
+  left=$(in_host "$dir/$h.pid" find /tmp -mindepth 1 2>/dev/null)
+  [ -z "$left" ] || fail "files left on $h: $left"
+done
+[ ! -e "$dir/trace.db" ] || fail "a trace file outside the launcher's /tmp"
+echo "PASS: dp2 x pp2 over hostA and hostB; the trace came home to bs-launcher; hostB's clock offset found"

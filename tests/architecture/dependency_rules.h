@@ -129,6 +129,9 @@ inline const std::vector<TestMirror> kTestMirrors = {
     {"import", {"storage/import"}},
     {"cli", {"cli"}},
     {"gui", {"gui"}},
+    // Scripts over the built programs: several hosts made of namespaces
+    // (the launcher, the collector, clock alignment).
+    {"multihost", {"cli", "tracer"}},
     {"reference", {}},     // scripts over the built programs
     {"architecture", {}},  // this test
 };

@@ -159,6 +159,11 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
           [this](const QString& m) { statusLabel_->setText(m); });
   connect(editor_, &LayoutEditor::runRequested, this, &MainWindow::startRun);
   connect(editor_, &LayoutEditor::simulateRequested, this, &MainWindow::simulateInLab);
+  // The lab's schedule, p, m and v are the editor's: "Run this layout" (in
+  // either) runs what the lab shows.
+  connect(teaching_, &TeachingLab::layoutEdited, this,
+          [this] { editor_->setLayout(teaching_->model().params().appliedTo(editor_->layout())); });
+  connect(teaching_, &TeachingLab::runRequested, this, &MainWindow::startRun);
   connect(launcher_.get(), &RunLauncher::outputLine, this, [this, outputDock](const QString& l) {
     outputDock->show();
     output_->appendPlainText(l);

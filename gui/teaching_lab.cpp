@@ -78,6 +78,11 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
   button("lab_step", tr("Step ▶"), &TeachingLab::stepForward);
   play_ = button("lab_play", tr("Play"), nullptr);
   button("lab_all", tr("Show all ▶|"), &TeachingLab::showAll);
+  auto* run = button("lab_run", tr("Run this layout"), nullptr);
+  run->setToolTip(
+      tr("Train this schedule, p, m and v for real (the layout editor holds them), "
+         "then compare the run with this ideal schedule"));
+  connect(run, &QPushButton::clicked, this, &TeachingLab::runRequested);
   sameScale_ = new QCheckBox(tr("same time scale as the run"), this);
   sameScale_->setObjectName("lab_same_scale");
   sameScale_->setToolTip(
@@ -87,8 +92,9 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(sameScale_);
   buttons->addStretch(1);
   column->addLayout(buttons);
-  connect(findChild<QPushButton*>("lab_from_run"), &QPushButton::clicked, this,
-          [this] { (void)simulate(lastLayout_); });
+  connect(findChild<QPushButton*>("lab_from_run"), &QPushButton::clicked, this, [this] {
+    if (simulate(lastLayout_).isOk()) emit layoutEdited();
+  });
   connect(play_, &QPushButton::clicked, this, [this] { setPlaying(!playing()); });
   connect(sameScale_, &QCheckBox::toggled, this, [this](bool same) {
     model_.setSameTimeScale(same);
@@ -192,13 +198,15 @@ void TeachingLab::onScheduleChosen() {
   l.pp = p_->value();
   l.microBatches = m_->value();
   l.virtualChunks = v_->value();
-  (void)simulate(l);
+  const Status s = simulate(l);
   lastLayout_.schedule = l.schedule;
+  if (s.isOk()) emit layoutEdited();
 }
 
 void TeachingLab::onControlsChanged() {
   if (updating_) return;
-  TeachingParams t = model_.params();
+  const TeachingParams before = model_.params();
+  TeachingParams t = before;
   t.p = p_->value();
   t.m = m_->value();
   t.v = v_->value();
@@ -208,6 +216,8 @@ void TeachingLab::onControlsChanged() {
   const Status s = model_.setParams(t);
   error_->setText(s.isOk() ? QString() : QString::fromStdString(s.message()));
   refresh();
+  const bool layoutMoved = t.p != before.p || t.m != before.m || t.chunks() != before.chunks();
+  if (s.isOk() && layoutMoved) emit layoutEdited();
 }
 
 void TeachingLab::stepForward() {

@@ -8,8 +8,15 @@
 // Controls are named for tests and scripts: lab_schedule, lab_p, lab_m,
 // lab_v, lab_b, lab_w, lab_comm (sliders; the ratios in hundredths of t_F),
 // lab_from_run, lab_restart, lab_back, lab_step, lab_play, lab_all,
-// lab_same_scale (the measured step on the ideal one's time scale); labels
-// lab_formula, lab_bubble, lab_memory, lab_error.
+// lab_same_scale (the measured step on the ideal one's time scale), lab_run
+// (run the lab's layout); labels lab_formula, lab_bubble, lab_memory,
+// lab_error.
+//
+// The schedule, p, m and v are the layout's: moving them (or "Reset to the
+// run") emits layoutEdited once the lab shows the new schedule, so the
+// layout editor can take them (TeachingParams::appliedTo) and "Run this
+// layout" runs what the lab shows. The cost ratios are not the layout's (they
+// describe the hardware) and change nothing outside the lab.
 //
 // Contract: GUI thread only; the reader given to setMeasuredRun is not owned
 // and is read only inside simulate(); headless tests call stepForward()
@@ -62,6 +69,12 @@ class TeachingLab : public QWidget {
 
  signals:
   void changed();
+  // The user moved the schedule, p, m or v and the lab shows them: the
+  // layout is now params().appliedTo(the editor's layout).
+  void layoutEdited();
+  // "Run this": run the lab's layout (after layoutEdited has put it in the
+  // editor).
+  void runRequested();
 
  private:
   QSlider* addSlider(const QString& name, int min, int max);

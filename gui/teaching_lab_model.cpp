@@ -82,21 +82,20 @@ std::vector<int32_t> TeachingLabModel::peakInFlight() const {
   return peaks;
 }
 
-layout::Layout TeachingLabModel::layoutOf(const TeachingParams& p) const {
-  layout::Layout l;
-  l.schedule = p.kind;
-  l.pp = p.p;
-  l.microBatches = p.m;
-  l.virtualChunks = p.chunks();
-  return l;
+layout::Layout TeachingParams::appliedTo(layout::Layout base) const {
+  base.schedule = kind;
+  base.pp = p;
+  base.microBatches = m;
+  base.virtualChunks = chunks();
+  return base;
 }
 
 double TeachingLabModel::formulaBubble() const {
-  return layout::formulaBubble(layoutOf(params_));
+  return layout::formulaBubble(params_.appliedTo({}));
 }
 
 QString TeachingLabModel::formulaText() const {
-  return QString::fromStdString(layout::bubbleFormulaText(layoutOf(params_)));
+  return QString::fromStdString(layout::bubbleFormulaText(params_.appliedTo({})));
 }
 
 QString TeachingLabModel::timelineFormulaText() const {

@@ -37,6 +37,9 @@ struct TeachingParams {
   double unitNs = 1e6;  // t_F in ns: one micro-batch through a whole stage
 
   int32_t chunks() const { return kind == layout::ScheduleKind::kInterleaved ? v : 1; }
+  // `base` with this schedule, pp = p, micro-batches = m and chunks(); every
+  // other key (model, dp, tp, ZeRO, steps, ...) is base's.
+  layout::Layout appliedTo(layout::Layout base) const;
   bool operator==(const TeachingParams&) const = default;
 };
 
@@ -93,7 +96,6 @@ class TeachingLabModel {
 
  private:
   void updatePlayback();
-  layout::Layout layoutOf(const TeachingParams& p) const;
 
   TeachingParams params_;
   layout::Schedule schedule_;

@@ -11,11 +11,13 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTabWidget>
 
 #include "engine/layout/formulas.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/run_launcher.h"
 #include "gui/teaching_painter.h"
 #include "gui/teaching_view.h"
 #include "storage/simulated_run.h"
@@ -79,6 +81,33 @@ QRgb colourOf(const layout::PlaybackOp& o) {
 bool underFormula(const TeachingGeometry& g, const layout::PlaybackOp& o) {
   return g.formula.contains(sampleOf(g, o));
 }
+
+// A trace with one simulated run of the small model, gpipe, pp 4, m 8, 3
+// steps, t_F = 2 ms, t_B = 3 ms.
+Status writeGPipeRun(const std::string& path) {
+  layout::Layout l = pipeline(ScheduleKind::kGPipe, 4, 8);
+  l.model = *layout::modelPreset("small");
+  l.steps = 3;
+  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
+  storage::SimulatedRunOptions o;
+  o.costs.forward = 2.0;
+  o.costs.backwardInput = 3.0;
+  o.unitNs = 1'000'000;
+  return storage::writeSimulatedRun(*writer, l, o).status();
+}
+
+// Records what it was asked to run (the layout file read back); runs nothing.
+class RecordingLauncher : public RunLauncher {
+ public:
+  Status start(const RunRequest& request) override {
+    BS_ASSIGN_OR_RETURN(layout::Layout l, layout::layoutFromFile(request.layoutPath.toStdString()));
+    started.push_back(l);
+    return Status::ok();
+  }
+  void stop() override {}
+  bool isRunning() const override { return false; }
+  std::vector<layout::Layout> started;
+};
 
 TEST(TeachingLab, OneFOneBHoldsPMinusStageActivationsGPipeHoldsM) {
   TeachingLabModel model;
@@ -248,18 +277,7 @@ TEST(TeachingLab, OversubscribedRunsAreSaidSo) {
 TEST(TeachingLab, SimulateInTheEditorUsesTheShownRunsCosts) {
   testing::TempDir dir;
   const std::string path = dir.file("run.db");
-  layout::Layout l = pipeline(ScheduleKind::kGPipe, 4, 8);
-  l.model = *layout::modelPreset("small");
-  l.steps = 3;
-  {
-    auto writer = storage::TraceWriter::open(path);
-    ASSERT_TRUE(writer.isOk());
-    storage::SimulatedRunOptions o;
-    o.costs.forward = 2.0;
-    o.costs.backwardInput = 3.0;
-    o.unitNs = 1'000'000;
-    ASSERT_TRUE(storage::writeSimulatedRun(**writer, l, o).isOk());
-  }
+  ASSERT_TRUE(writeGPipeRun(path).isOk());
   MainWindow window;
   ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
   window.layoutEditor()->findChild<QPushButton*>("simulate")->click();
@@ -280,6 +298,80 @@ TEST(TeachingLab, SimulateInTheEditorUsesTheShownRunsCosts) {
   const TeachingGeometry g = teachingGeometry(m, 1200, QApplication::font());
   EXPECT_DOUBLE_EQ(g.xOf(static_cast<double>(m.measured()->stages[0].spans[0].startNs)),
                    g.xOf(m.order()[0].start));
+}
+
+// The lab's schedule, p, m and v are the layout editor's: moving them moves
+// the editor's fields (the keys the lab does not show are kept), the cost
+// ratios and a schedule the lab refuses do not, and "Run this layout" in the
+// lab runs the lab's layout through the app's run path.
+TEST(TeachingLab, SlidersMoveTheEditorsLayoutAndRunThisRunsIt) {
+  testing::TempDir dir;
+  const std::string path = dir.file("run.db");
+  ASSERT_TRUE(writeGPipeRun(path).isOk());
+  auto owned = std::make_unique<RecordingLauncher>();
+  RecordingLauncher* launcher = owned.get();
+  MainWindow window(std::move(owned));
+  ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
+  LayoutEditor* editor = window.layoutEditor();
+  ASSERT_EQ(editor->layout().pp, 4);  // the editor follows the shown run
+  editor->findChild<QSpinBox*>("steps")->setValue(5);
+  editor->findChild<QPushButton*>("simulate")->click();
+  TeachingLab* lab = window.teachingLab();
+
+  lab->findChild<QSlider*>("lab_p")->setValue(2);
+  lab->findChild<QSlider*>("lab_m")->setValue(6);
+  EXPECT_EQ(editor->layout().pp, 2);
+  EXPECT_EQ(editor->layout().microBatches, 6);
+  EXPECT_EQ(editor->layout().schedule, ScheduleKind::kGPipe);
+  auto* schedule = lab->findChild<QComboBox*>("lab_schedule");
+  schedule->setCurrentIndex(schedule->findData(static_cast<int>(ScheduleKind::kInterleaved)));
+  lab->findChild<QSlider*>("lab_v")->setValue(2);
+  layout::Layout l = editor->layout();
+  EXPECT_EQ(l.schedule, ScheduleKind::kInterleaved);
+  EXPECT_EQ(l.virtualChunks, 2);
+  EXPECT_EQ(l.pp, 2);
+  EXPECT_EQ(l.microBatches, 6);
+  EXPECT_EQ(l.steps, 5);  // not the lab's: kept
+  EXPECT_EQ(l.model.preset, "small");
+  EXPECT_TRUE(editor->isValid()) << editor->problems().join("; ").toStdString();
+  // The editor's formula is the lab's.
+  EXPECT_DOUBLE_EQ(layout::formulaBubble(l), lab->model().formulaBubble());
+
+  // Cost ratios are the hardware's, not the layout's; m = 5 with p = 2 is
+  // refused by the interleaved schedule: the lab keeps m = 6, so does the
+  // editor.
+  lab->findChild<QSlider*>("lab_b")->setValue(250);
+  lab->findChild<QSlider*>("lab_m")->setValue(5);
+  EXPECT_FALSE(labelText(*lab, "lab_error").isEmpty());
+  EXPECT_EQ(editor->layout().microBatches, 6);
+
+  // Back to a schedule without chunks: the editor's v goes back to 1.
+  schedule->setCurrentIndex(schedule->findData(static_cast<int>(ScheduleKind::kOneFOneB)));
+  lab->findChild<QSlider*>("lab_m")->setValue(8);
+  l = editor->layout();
+  EXPECT_EQ(l.schedule, ScheduleKind::kOneFOneB);
+  EXPECT_EQ(l.virtualChunks, 1);
+  EXPECT_EQ(l.microBatches, 8);
+  EXPECT_TRUE(editor->isValid()) << editor->problems().join("; ").toStdString();
+
+  lab->findChild<QPushButton*>("lab_run")->click();
+  ASSERT_EQ(launcher->started.size(), 1u);
+  const layout::Layout& ran = launcher->started.front();
+  EXPECT_EQ(ran.schedule, ScheduleKind::kOneFOneB);
+  EXPECT_EQ(ran.pp, 2);
+  EXPECT_EQ(ran.microBatches, 8);
+  EXPECT_EQ(ran.virtualChunks, 1);
+  EXPECT_EQ(ran.steps, 5);
+
+  // "Reset to the run" takes the run's cost ratios back; the editor still
+  // holds what the lab shows.
+  lab->findChild<QPushButton*>("lab_from_run")->click();
+  EXPECT_EQ(lab->findChild<QSlider*>("lab_b")->value(), 150);
+  const TeachingParams& shown = lab->model().params();
+  EXPECT_EQ(editor->layout().schedule, shown.kind);
+  EXPECT_EQ(editor->layout().pp, shown.p);
+  EXPECT_EQ(editor->layout().microBatches, shown.m);
+  EXPECT_EQ(editor->layout().virtualChunks, shown.chunks());
 }
 
 }  // namespace

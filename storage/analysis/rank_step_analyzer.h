@@ -21,26 +21,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "storage/analysis/step_times.h"
 #include "trace_model/event.h"
 #include "trace_model/interval_set.h"
 #include "trace_model/step_window.h"
 
 namespace bubblescope::analysis {
 
-struct RankStepMetrics {
+struct RankStepMetrics : StepTimes {
   int32_t rank = 0;
   int32_t step = 0;
-  int64_t stepNs = 0;
-  int64_t computeNs = 0;
-  int64_t commNs = 0;
-  int64_t overlapNs = 0;      // |comm ∩ compute|
-  int64_t exposedCommNs = 0;  // |comm \ compute|
-  int64_t waitNs = 0;         // |wait \ (compute ∪ comm)|
-  int64_t idleNs = 0;         // step − |compute ∪ comm ∪ wait|
-  std::array<int64_t, trace_model::kParallelDimCount> commNsByDim{};
-  std::array<int64_t, trace_model::kParallelDimCount> commBytesByDim{};
-  // Data-parallel volume: all-reduce bytes count twice (formulas.h).
-  std::array<int64_t, trace_model::kParallelDimCount> commVolumeByDim{};
   // HTA straggler signal: start of the last collective (not a send/recv)
   // lasting at least 1% of the step; -1 when there is none.
   int64_t lastCollectiveStartNs = -1;

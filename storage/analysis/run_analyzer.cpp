@@ -63,18 +63,7 @@ Result<std::map<int32_t, std::vector<trace_model::StepWindow>>> stepWindows(
 
 void addTo(RankReport& r, const RankStepMetrics& m) {
   ++r.steps;
-  r.stepNs += m.stepNs;
-  r.computeNs += m.computeNs;
-  r.commNs += m.commNs;
-  r.overlapNs += m.overlapNs;
-  r.exposedCommNs += m.exposedCommNs;
-  r.waitNs += m.waitNs;
-  r.idleNs += m.idleNs;
-  for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
-    r.commNsByDim[d] += m.commNsByDim[d];
-    r.commBytesByDim[d] += m.commBytesByDim[d];
-    r.commVolumeByDim[d] += m.commVolumeByDim[d];
-  }
+  r += m;
 }
 
 std::vector<StepSummary> summarizeSteps(

@@ -14,6 +14,7 @@
 
 #include "engine/layout/layout.h"
 #include "storage/analysis/gpu_time_analyzer.h"
+#include "storage/analysis/step_times.h"
 #include "storage/run_info.h"
 #include "trace_model/event.h"
 
@@ -28,20 +29,11 @@ struct StepSummary {
   int64_t timeNs = 0;
 };
 
-// Sums over the rank's steps; ratios divide by the summed step time.
-struct RankReport {
+// Sums over the rank's steps (StepTimes); ratios divide by the summed step
+// time.
+struct RankReport : StepTimes {
   storage::RankInfo info;
   int32_t steps = 0;
-  int64_t stepNs = 0;
-  int64_t computeNs = 0;
-  int64_t commNs = 0;
-  int64_t overlapNs = 0;
-  int64_t exposedCommNs = 0;
-  int64_t waitNs = 0;
-  int64_t idleNs = 0;
-  std::array<int64_t, trace_model::kParallelDimCount> commNsByDim{};
-  std::array<int64_t, trace_model::kParallelDimCount> commBytesByDim{};
-  std::array<int64_t, trace_model::kParallelDimCount> commVolumeByDim{};
 
   // Peak of the samples "mem.<category>", and the ZeRO formula for the rank.
   struct Memory {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "storage/analysis/imported_layout.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -35,18 +36,23 @@ ExitCode printInfo(const std::string& path) {
     }
     std::printf("run %lld  %s  [%s]  backend %s, world %d, %s\n", static_cast<long long>(run.id),
                 run.info.name.c_str(), toString(run.health), run.info.backend.c_str(),
-                run.info.worldSize, run.info.simulated ? "simulated" : "measured");
+                run.info.worldSize, storage::sourceName(run.info));
     if (!run.error.empty()) std::printf("  error: %s\n", run.error.c_str());
     std::printf("  events %lld over %.3f ms, ranks %zu, step records %zu\n",
                 static_cast<long long>(run.eventCount), (range->second - range->first) / 1e6,
                 ranks->size(), steps->size());
+    if (run.info.imported) {
+      std::printf("  layout: %s\n", analysis::importedLayoutSummary(run.info).c_str());
+    }
     for (const auto& r : *ranks) {
       // The clock: the offset added to this rank's times and its bound
       // (docs/tracer.md, "One timeline").
+      using analysis::coordinateText;
       std::printf(
-          "  rank %d  dp%d tp%d pp%d  %s  host %s pid %lld  clock offset %+.6f s +- %.3f ms\n",
-          r.rank, r.dp, r.tp, r.pp, r.device.c_str(), r.host.c_str(), static_cast<long long>(r.pid),
-          static_cast<double>(r.clockOffsetNs) / 1e9,
+          "  rank %d  dp%s tp%s pp%s  %s  host %s pid %lld  clock offset %+.6f s +- %.3f ms\n",
+          r.rank, coordinateText(r.dp).c_str(), coordinateText(r.tp).c_str(),
+          coordinateText(r.pp).c_str(), r.device.c_str(), r.host.c_str(),
+          static_cast<long long>(r.pid), static_cast<double>(r.clockOffsetNs) / 1e9,
           static_cast<double>(r.clockUncertaintyNs) / 1e6);
     }
     int shown = 0;

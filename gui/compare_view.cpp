@@ -91,7 +91,7 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
     return tr("<b>%1 · run %2</b> · %3 · %4")
         .arg(QString::fromLatin1(side))
         .arg(r.id)
-        .arg(layoutSummary(r.info.layoutJson, r.info.modelJson).toHtmlEscaped())
+        .arg(layoutSummary(r.info).toHtmlEscaped())
         .arg(healthText(r.health));
   };
   titleA_->setText(title("A", a_));

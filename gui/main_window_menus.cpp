@@ -137,7 +137,7 @@ QString MainWindow::timelineTitle() const {
   QString title = tr("run %1").arg(run.id);
   if (!run.info.name.empty()) title += " · " + QString::fromStdString(run.info.name);
   // The layout summary, unless the layout is not one (it would repeat the raw JSON).
-  const QString summary = layoutSummary(run.info.layoutJson, run.info.modelJson);
+  const QString summary = layoutSummary(run.info);
   if (summary != QString::fromStdString(run.info.layoutJson)) title += " · " + summary;
   if (!path_.isEmpty()) title += " · " + QFileInfo(path_).fileName();
   return title;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "storage/analysis/imported_layout.h"
 #include "storage/analysis/run_layout.h"
 
 namespace bubblescope::gui {
@@ -31,6 +32,11 @@ QString layoutSummary(const std::string& layoutJson, const std::string& modelJso
   return parts.join(QStringLiteral(" · "));
 }
 
+QString layoutSummary(const storage::RunInfo& info) {
+  if (info.imported) return QString::fromStdString(analysis::importedLayoutSummary(info));
+  return layoutSummary(info.layoutJson, info.modelJson);
+}
+
 QString healthText(storage::RunHealth health) {
   return QString::fromUtf8(storage::toString(health));
 }
@@ -39,9 +45,9 @@ Result<RunRow> loadRunRow(storage::TraceReader& reader, const storage::RunRecord
   RunRow row;
   row.id = run.id;
   row.name = QString::fromStdString(run.info.name);
-  row.layoutSummary = layoutSummary(run.info.layoutJson, run.info.modelJson);
+  row.layoutSummary = layoutSummary(run.info);
   row.backend = QString::fromStdString(run.info.backend);
-  row.source = run.info.simulated ? QStringLiteral("simulated") : QStringLiteral("measured");
+  row.source = QString::fromUtf8(storage::sourceName(run.info));
   row.worldSize = run.info.worldSize;
   row.health = run.health;
   row.error = QString::fromStdString(run.error);

@@ -18,7 +18,7 @@ struct RunRow {
   QString name;
   QString layoutSummary;  // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny"
   QString backend;
-  QString source;  // "measured" or "simulated"
+  QString source;  // "measured", "simulated" or "imported"
   int32_t worldSize = 0;
   storage::RunHealth health = storage::RunHealth::kRunning;
   QString error;
@@ -34,6 +34,9 @@ struct RunRow {
 // (analysis::runLayout; "single process · tiny" for one rank, the stored text
 // itself when it is not a valid layout).
 QString layoutSummary(const std::string& layoutJson, const std::string& modelJson);
+// The same for a run: an imported run's line says what the import knows
+// (analysis::importedLayoutSummary), never dp1 tp1 pp1.
+QString layoutSummary(const storage::RunInfo& info);
 // "running", "finished", "failed", "interrupted".
 QString healthText(storage::RunHealth health);
 

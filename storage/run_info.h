@@ -30,7 +30,11 @@ struct RunInfo {
   std::string backend = "cpu";
   int32_t worldSize = 1;
   bool simulated = false;  // true for the simulator's replays
+  bool imported = false;   // true for another tool's traces (import, docs/import.md)
 };
+
+// runs.source: "measured", "simulated" or "imported".
+const char* sourceName(const RunInfo& info);
 
 // A run as a reader sees it.
 struct RunRecord {

@@ -143,6 +143,34 @@ INSERT INTO runs_v3 SELECT * FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v3 RENAME TO runs;
 )sql",
+    // v3 -> v4: runs.source may be 'imported' (another tool's traces,
+    // docs/import.md). Same columns in the same order.
+    R"sql(
+CREATE TABLE runs_v4 (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_unix_ns INTEGER NOT NULL,
+  ended_unix_ns INTEGER NOT NULL DEFAULT 0,
+  layout_json TEXT NOT NULL,
+  model_json TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  world_size INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed', 'stopped')),
+  error TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL CHECK (source IN ('measured', 'simulated', 'imported')),
+  writer_host TEXT NOT NULL,
+  writer_pid INTEGER NOT NULL,
+  writer_start_ticks INTEGER NOT NULL,
+  heartbeat_unix_ns INTEGER NOT NULL,
+  max_event_ns INTEGER NOT NULL DEFAULT 0,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  first_ns INTEGER NOT NULL DEFAULT 0,
+  last_ns INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO runs_v4 SELECT * FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v4 RENAME TO runs;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");
 
@@ -291,8 +319,9 @@ Status checkTraceDatabase(SqliteDb& db, int32_t* schemaVersion) {
                                " is not a Bubblescope trace: a SQLite database from another "
                                "program (it has no Bubblescope meta table)");
   }
-  auto query = db.prepare("SELECT key, value FROM meta WHERE key IN ('application', "
-                          "'schema_version')");
+  auto query = db.prepare(
+      "SELECT key, value FROM meta WHERE key IN ('application', "
+      "'schema_version')");
   if (!query.isOk()) return query.status();
   std::string application;
   std::string version;
@@ -305,14 +334,14 @@ Status checkTraceDatabase(SqliteDb& db, int32_t* schemaVersion) {
   if (application != kApplicationName) {
     return Status::unsupported(path +
                                " is not a Bubblescope trace: a SQLite database from another "
-                               "program (meta.application is '" + application + "')");
+                               "program (meta.application is '" +
+                               application + "')");
   }
   int32_t v = 0;
   try {
     v = std::stoi(version);
   } catch (...) {
-    return Status::corrupt(path + " is corrupt: schema_version '" + version +
-                           "' is not a number");
+    return Status::corrupt(path + " is corrupt: schema_version '" + version + "' is not a number");
   }
   if (v > kSchemaVersion) {
     return Status::unsupported(path + " was written with trace schema v" + std::to_string(v) +

@@ -201,6 +201,7 @@ Result<std::vector<RunRecord>> TraceReader::runs() {
         r.status = parseStatus(s.columnText(6));
         r.error = s.columnText(7);
         r.info.simulated = s.columnText(8) == "simulated";
+        r.info.imported = s.columnText(8) == "imported";
         r.createdUnixNs = s.columnInt(9);
         r.endedUnixNs = s.columnInt(10);
         r.writerHost = s.columnText(11);

@@ -94,7 +94,7 @@ class TraceWriter::Impl {
     insert.bind(4, std::string_view(info.modelJson.empty() ? "{}" : info.modelJson));
     insert.bind(5, std::string_view(info.backend));
     insert.bind(6, int64_t{info.worldSize});
-    insert.bind(7, std::string_view(info.simulated ? "simulated" : "measured"));
+    insert.bind(7, std::string_view(sourceName(info)));
     insert.bind(8, std::string_view(me.host));
     insert.bind(9, me.pid);
     insert.bind(10, me.startTicks);

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "storage/analysis/imported_layout.h"
 #include "storage/analysis/json_text.h"
 
 namespace bubblescope::analysis {
@@ -205,8 +206,8 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
   LaunchFlows launches(&nextFlowId);
   ChromeExportStats stats;
   for (const auto& r : ranks) {
-    const std::string process = "rank " + std::to_string(r.rank) + " (dp" + std::to_string(r.dp) +
-                                " tp" + std::to_string(r.tp) + " pp" + std::to_string(r.pp) + ")";
+    const std::string process = "rank " + std::to_string(r.rank) + " (dp" + coordinateText(r.dp) +
+                                " tp" + coordinateText(r.tp) + " pp" + coordinateText(r.pp) + ")";
     appendMetadata(t, "process_name", r.rank, 0, "name", process, true);
     appendMetadata(t, "process_sort_index", r.rank, 0, "sort_index", std::to_string(r.rank), false);
     std::set<int32_t> lanes;

@@ -48,10 +48,12 @@ json rankJson(const RankReport& r) {
     formula[m.category] = orNull(m.formulaBytes);
     transient[m.category] = orNull(m.formulaTransientBytes);
   }
+  // A coordinate below 0 is unknown (an imported rank's): null.
+  auto coordinate = [](int32_t c) { return c < 0 ? json(nullptr) : json(c); };
   return {{"rank", r.info.rank},
-          {"dp", r.info.dp},
-          {"tp", r.info.tp},
-          {"pp", r.info.pp},
+          {"dp", coordinate(r.info.dp)},
+          {"tp", coordinate(r.info.tp)},
+          {"pp", coordinate(r.info.pp)},
           {"host", r.info.host},
           {"steps", r.steps},
           {"step_ms", r.steps > 0 ? json(r.stepNs / 1e6 / r.steps) : json(nullptr)},
@@ -107,7 +109,7 @@ json runToJson(const RunReport& r) {
           {"name", r.run.info.name},
           {"status", storage::toString(r.run.health)},
           {"error", r.run.error},
-          {"source", r.run.info.simulated ? "simulated" : "measured"},
+          {"source", storage::sourceName(r.run.info)},
           {"backend", r.run.info.backend},
           {"world_size", r.run.info.worldSize},
           {"events", r.run.eventCount},

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "storage/analysis/imported_layout.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -45,8 +46,8 @@ std::string ranksTable(const RunReport& report, bool markdown) {
               /*lastColumnLeft=*/true};
   for (const auto& r : report.ranks) {
     t.rows.push_back({std::to_string(r.info.rank),
-                      std::to_string(r.info.dp) + "/" + std::to_string(r.info.tp) + "/" +
-                          std::to_string(r.info.pp),
+                      coordinateText(r.info.dp) + "/" + coordinateText(r.info.tp) + "/" +
+                          coordinateText(r.info.pp),
                       r.steps ? formatMs(static_cast<double>(r.stepNs) / r.steps) : "-",
                       formatPercent(r.utilization()), formatPercent(r.commRatio()),
                       formatPercent(r.overlap()), formatPercent(r.exposedCommRatio()),
@@ -80,6 +81,7 @@ std::string gpuTable(const RunReport& report, bool markdown) {
 }
 
 std::string stagesTable(const RunReport& report, bool markdown) {
+  if (report.stages.empty()) return "";  // no rank's stage is known (an imported run)
   TextTable t{{"stage", "ranks", "bubble measured", "bubble formula", "formula"}, {}, true};
   for (const auto& s : report.stages) {
     std::string ranks;
@@ -174,11 +176,12 @@ std::string reportToText(const RunReport& report, bool markdown) {
   std::snprintf(line, sizeof line, "%srun %lld  %s  [%s]  %s, world %d, %s, %lld events\n",
                 markdown ? "## " : "", static_cast<long long>(run.id), run.info.name.c_str(),
                 storage::toString(run.health), run.info.backend.c_str(), run.info.worldSize,
-                run.info.simulated ? "simulated" : "measured",
-                static_cast<long long>(run.eventCount));
+                storage::sourceName(run.info), static_cast<long long>(run.eventCount));
   std::string out = line;
   if (markdown) out += '\n';
-  out += "layout: " + layoutSummary(report.layout) + "\n";
+  out += "layout: " +
+         (run.info.imported ? importedLayoutSummary(run.info) : layoutSummary(report.layout)) +
+         "\n";
   for (const auto& note : report.notes) out += (markdown ? "- note: " : "note: ") + note + "\n";
 
   std::string slowest;

@@ -131,6 +131,7 @@ void buildStages(RunReport& report) {
   std::map<int32_t, StageReport> stages;
   std::map<int32_t, std::pair<double, int>> bubbleSums;
   for (const auto& r : report.ranks) {
+    if (r.info.pp < 0) continue;  // an imported rank whose stage is not known
     StageReport& s = stages[r.info.pp];
     s.stage = r.info.pp;
     s.ranks.push_back(r.info.rank);
@@ -168,7 +169,8 @@ void buildCommVolume(RunReport& report) {
   };
   const Row rows[] = {{"dp+zero", {ParallelDim::kDp, ParallelDim::kZero}},
                       {"tp", {ParallelDim::kTp}},
-                      {"pp", {ParallelDim::kPp}}};
+                      {"pp", {ParallelDim::kPp}},
+                      {"unknown", {ParallelDim::kUnknown}}};  // imported, group not named
   for (const Row& row : rows) {
     double measured = 0, formulaSum = 0;
     int measuredRanks = 0, formulaRanks = 0;

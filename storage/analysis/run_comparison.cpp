@@ -61,6 +61,21 @@ std::optional<double> peakMemory(const RunReport& r) {
   return peak;
 }
 
+// HTA's GPU figure `share` (a share of the steps' time) meaned over the
+// ranks with GPU records; unknown when no rank has any.
+std::optional<double> gpuMean(const RunReport& r, double (*share)(const GpuTime&)) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& rank : r.ranks) {
+    if (rank.gpu && rank.gpu->windowNs > 0) sum += share(*rank.gpu), ++n;
+  }
+  return n ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+double gpuShare(int64_t ns, const GpuTime& g) {
+  return static_cast<double>(ns) / static_cast<double>(g.windowNs);
+}
+
 std::optional<double> volumeOf(const RunReport& r, const std::string& dim) {
   for (const auto& v : r.commVolume) {
     if (v.dim == dim) return v.measuredBytesPerStep;
@@ -92,6 +107,10 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
   rows.push_back({"name", a.run.info.name, b.run.info.name, ""});
   rows.push_back({"status", storage::toString(a.run.health), storage::toString(b.run.health),
                   a.run.health == b.run.health ? "same" : "changed"});
+  rows.push_back({"source", storage::sourceName(a.run.info), storage::sourceName(b.run.info),
+                  std::string(storage::sourceName(a.run.info)) == storage::sourceName(b.run.info)
+                      ? "same"
+                      : "changed"});
   rows.push_back({"world size", std::to_string(a.run.info.worldSize),
                   std::to_string(b.run.info.worldSize),
                   a.run.info.worldSize == b.run.info.worldSize ? "same" : "changed"});
@@ -133,8 +152,20 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
            meanOverRanks(b, &RankReport::idleRatio));
   shareRow("bubble measured (mean over stages)", bubbleMean(a), bubbleMean(b));
   shareRow("bubble formula", bubbleFormulaOf(a), bubbleFormulaOf(b));
+  // HTA's temporal breakdown of the GPU (runs with GPU records: imported
+  // traces, CUDA runs).
+  const auto busy = [](const GpuTime& g) { return gpuShare(g.busyNs, g); };
+  const auto compute = [](const GpuTime& g) { return gpuShare(g.computeNs, g); };
+  const auto nonCompute = [](const GpuTime& g) { return gpuShare(g.nonComputeNs(), g); };
+  const auto idle = [](const GpuTime& g) { return gpuShare(g.idleNs(), g); };
+  if (gpuMean(a, busy) || gpuMean(b, busy)) {
+    shareRow("GPU busy (mean over ranks)", gpuMean(a, busy), gpuMean(b, busy));
+    shareRow("GPU compute", gpuMean(a, compute), gpuMean(b, compute));
+    shareRow("GPU non-compute", gpuMean(a, nonCompute), gpuMean(b, nonCompute));
+    shareRow("GPU idle", gpuMean(a, idle), gpuMean(b, idle));
+  }
   bytesRow("peak memory per rank", peakMemory(a), peakMemory(b));
-  for (const char* dim : {"dp+zero", "tp", "pp"}) {
+  for (const char* dim : {"dp+zero", "tp", "pp", "unknown"}) {
     const auto x = volumeOf(a, dim), y = volumeOf(b, dim);
     if (x || y) bytesRow(std::string("comm volume ") + dim + " per step", x, y);
   }

@@ -73,6 +73,7 @@ Status RunImport::beginRun(const KinetoHeader& header) {
   if (!groups.empty()) layout["process_groups"] = groups;
   info.layoutJson = layout.dump();
   info.modelJson = "{}";
+  info.imported = true;
   const bool gpu = !header.deviceNames.empty() || header.backend == "nccl";
   info.backend = gpu ? "cuda" : "cpu";
   const int64_t files64 = static_cast<int64_t>(paths_.size());

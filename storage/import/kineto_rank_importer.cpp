@@ -295,7 +295,29 @@ Status KinetoRankImporter::finish(const KinetoHeader& header) {
   info.rank = rank_;
   info.pid = hostPid_;
   info.device = device();
-  (void)header;
+  // Coordinates: unknown (-1) unless the user named a group of that
+  // dimension (--group); then the rank's position in that group's ranks.
+  info.dp = info.tp = info.pp = -1;
+  for (const KinetoGroup& g : header.groups) {
+    int32_t* coordinate = nullptr;
+    switch (groupDim(g.name, g.desc, groups_)) {
+      case trace_model::ParallelDim::kDp:
+        coordinate = &info.dp;
+        break;
+      case trace_model::ParallelDim::kTp:
+        coordinate = &info.tp;
+        break;
+      case trace_model::ParallelDim::kPp:
+        coordinate = &info.pp;
+        break;
+      default:
+        break;
+    }
+    auto at = std::find(g.ranks.begin(), g.ranks.end(), int64_t{rank_});
+    if (coordinate != nullptr && at != g.ranks.end()) {
+      *coordinate = static_cast<int32_t>(at - g.ranks.begin());
+    }
+  }
   return sink_.describeRank(info);
 }
 

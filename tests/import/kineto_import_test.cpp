@@ -11,46 +11,20 @@
 #include "storage/import/kineto_importer.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
+#include "tests/import/imported_runs.h"
 #include "tests/import/kineto_fixtures.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::import {
 namespace {
 
+using testing::allEvents;
+using testing::importFiles;
 using testing::kinetoFixture;
 using trace_model::EventKind;
 using trace_model::Lane;
 
 const char* kNccl = "nccl_parser_config/nccl_data.json.gz";
-
-struct Imported {
-  ImportSummary summary;
-  std::unique_ptr<storage::TraceReader> reader;
-};
-
-Result<Imported> importFiles(const std::string& db, const std::vector<std::string>& files,
-                             ImportOptions options = {}) {
-  BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(db));
-  std::vector<std::string> paths;
-  for (const auto& f : files) paths.push_back(kinetoFixture(f));
-  BS_ASSIGN_OR_RETURN(auto summary, importKineto(*writer, paths, options));
-  writer.reset();
-  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(db));
-  return Imported{std::move(summary), std::move(reader)};
-}
-
-std::vector<trace_model::Event> allEvents(storage::TraceReader& reader, int64_t runId) {
-  std::vector<trace_model::Event> out;
-  int64_t cursor = 0;
-  for (;;) {
-    auto page = reader.eventsAfter(runId, cursor);
-    EXPECT_TRUE(page.isOk());
-    if (!page.isOk() || page->events.empty()) break;
-    out.insert(out.end(), page->events.begin(), page->events.end());
-    cursor = page->cursor;
-  }
-  return out;
-}
 
 TEST(KinetoImport, NcclTraceEventsLanesAndCollectives) {
   BS_REQUIRE_KINETO_FIXTURES();

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 
+#include "storage/schema.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 #include "tests/storage/temp_dir.h"
@@ -109,7 +110,8 @@ TEST(TraceBadInputTest, NewerSchemaVersion) {
   expectRefused(path, StatusCode::kUnsupported,
                 path +
                     " was written with trace schema v7; this build of Bubblescope reads up to "
-                    "v3: upgrade Bubblescope");
+                    "v" +
+                    std::to_string(kSchemaVersion) + ": upgrade Bubblescope");
 }
 
 TEST(TraceBadInputTest, TruncatedFile) {

@@ -57,7 +57,7 @@ TEST(TraceRoundTripTest, EveryFieldOfEveryRecordSurvives) {
   }
   auto reader = openReader(path);
   ASSERT_NE(reader, nullptr);
-  EXPECT_EQ(reader->schemaVersion(), 3);
+  EXPECT_EQ(reader->schemaVersion(), 4);
 
   auto run = reader->run(runId);
   ASSERT_TRUE(run.isOk()) << run.status().message();

@@ -47,6 +47,33 @@ bool underSlurm() {
   return job != nullptr && *job != '\0';
 }
 
+Result<std::string> srunMpiPlugin(const std::string& srun) {
+  const char* chosen = std::getenv("SLURM_MPI_TYPE");
+  if (chosen != nullptr && *chosen != '\0') return std::string();
+  const std::string command = "'" + srun + "' --mpi=list 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return Status::ioError("cannot run " + srun + " --mpi=list");
+  std::string listed;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) listed += buffer;
+  ::pclose(pipe);
+  // "MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\nspecific pmix plugin
+  // versions available: pmix_v4"
+  std::istringstream words(listed);
+  std::vector<std::string> plugins;
+  for (std::string w; words >> w;) {
+    if (w == "pmix" || w.rfind("pmix_v", 0) == 0) return std::string("pmix");
+    if (w == "none" || w.rfind("pmi", 0) == 0 || w.rfind("cray", 0) == 0) plugins.push_back(w);
+  }
+  std::string offered;
+  for (const auto& p : plugins) offered += (offered.empty() ? "" : ", ") + p;
+  return Status::failedPrecondition(
+      "srun offers no pmix MPI plugin (srun --mpi=list: " +
+      (offered.empty() ? std::string("nothing") : offered) +
+      "), and OpenMPI's ranks need one to start: install Slurm's pmix plugin, or set "
+      "SLURM_MPI_TYPE (or MpiDefault in slurm.conf) to a plugin your MPI supports");
+}
+
 std::vector<std::string> srunCommand(const std::string& srun, int ranks,
                                      const std::vector<std::string>& program,
                                      const std::string& mpiPlugin) {

@@ -54,6 +54,13 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
 // The loopback-bind library next to this executable, or "" when missing.
 std::string loopbackBindLibrary();
 
+// The MPI plugin srun must start the ranks with (OpenMPI's ranks need a
+// PMI server: Slurm's default MpiDefault=none makes MPI_Init fail): "" when
+// SLURM_MPI_TYPE is set (the user's choice, which srun honours), "pmix" when
+// `srun --mpi=list` offers a pmix plugin, otherwise an error saying what
+// srun offers and what to set.
+Result<std::string> srunMpiPlugin(const std::string& srun);
+
 // srun's argv: one task per rank, and the whole step killed when a task
 // fails (--kill-on-bad-exit), as mpirun does by default. `mpiPlugin`
 // ("pmix", ...) is passed as --mpi; "" leaves Slurm's default.

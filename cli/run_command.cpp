@@ -55,6 +55,7 @@ struct RunArgs {
 struct Plan {
   layout::Layout layout;
   std::string launcher;            // the path of mpirun or srun
+  std::string mpiPlugin;           // srun's --mpi ("": Slurm's choice)
   std::vector<std::string> hosts;  // the layout's hosts, or its hostfile's
   int64_t worldSize = 1;
 };
@@ -104,6 +105,14 @@ Result<Plan> plan(const RunArgs& a) {
   }
   auto launcher = underSlurm() ? findSrun() : findMpirun();
   if (!launcher.isOk()) problems.push_back(launcher.status().message());
+  if (underSlurm() && launcher.isOk()) {
+    auto plugin = srunMpiPlugin(*launcher);
+    if (plugin.isOk()) {
+      p.mpiPlugin = *plugin;
+    } else {
+      problems.push_back(plugin.status().message());
+    }
+  }
   p.hosts = layoutOk ? p.layout.hosts : std::vector<std::string>{};
   if (layoutOk && !p.layout.hostfile.empty() && !underSlurm()) {
     auto hosts = hostfileHosts(p.layout.hostfile);
@@ -127,7 +136,9 @@ Result<Plan> plan(const RunArgs& a) {
 std::vector<std::string> jobCommand(const Plan& p, const RunArgs& a,
                                     std::vector<std::string> program,
                                     std::vector<std::string> collector) {
-  if (underSlurm()) return srunCommand(p.launcher, static_cast<int>(p.worldSize), program);
+  if (underSlurm()) {
+    return srunCommand(p.launcher, static_cast<int>(p.worldSize), program, p.mpiPlugin);
+  }
   MpirunRequest request;
   request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
   request.hosts = p.hosts;

@@ -130,8 +130,9 @@ inline const std::vector<TestMirror> kTestMirrors = {
     {"cli", {"cli"}},
     {"gui", {"gui"}},
     // Scripts over the built programs: several hosts made of namespaces
-    // (the launcher, the collector, clock alignment).
+    // (the launcher, the collector, clock alignment); a real Slurm.
     {"multihost", {"cli", "tracer"}},
+    {"slurm", {"cli"}},
     {"reference", {}},     // scripts over the built programs
     {"architecture", {}},  // this test
 };

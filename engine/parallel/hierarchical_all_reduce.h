@@ -1,0 +1,42 @@
+// HierarchicalAllReduce: a sum all-reduce in three phases over nodes (issue
+// 19): reduce-scatter inside the node, all-reduce of each shard across the
+// nodes, all-gather inside the node. Only the shard (n / K elements) crosses
+// between nodes, instead of the whole buffer.
+//
+// Contract:
+// - intraNode: the K ranks of this rank's node; interNode: the ranks holding
+//   the same position (intra-node rank) in every node. Every node has the
+//   same K (NodeGroups builds such a pair). Both outlive this object.
+// - allReduce(data) leaves every rank of both groups with the same sum of
+//   every rank's data; it equals a flat all-reduce up to fp32 reassociation
+//   (each element is a sum of the same N values in another order).
+// - Every rank calls it in the same order (MPI's rule), from one thread.
+// - Traced as its phases (names kIntraReduceScatterName, kInterAllReduceName,
+//   kIntraAllGatherName; step etc. from `trace`).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/parallel/communicator.h"
+
+namespace bubblescope::engine {
+
+inline constexpr const char* kIntraReduceScatterName = "reduce_scatter.intra_node";
+inline constexpr const char* kInterAllReduceName = "all_reduce.inter_node";
+inline constexpr const char* kIntraAllGatherName = "all_gather.intra_node";
+
+class HierarchicalAllReduce {
+ public:
+  HierarchicalAllReduce(Communicator& intraNode, Communicator& interNode)
+      : intraNode_(intraNode), interNode_(interNode) {}
+
+  Status allReduce(std::span<float> data, const CommTrace& trace = {});
+
+ private:
+  Communicator& intraNode_;
+  Communicator& interNode_;
+  std::vector<float> shard_;  // (counts[intra rank]) this rank's part of the node's sum
+};
+
+}  // namespace bubblescope::engine

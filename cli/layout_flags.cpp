@@ -8,6 +8,28 @@
 
 namespace bubblescope::cli {
 
+void addMoeFlags(CLI::App* cmd, MoeFlags& flags) {
+  cmd->add_option("--experts", flags.experts,
+                  "Mixture of experts: E experts in every MoE block (0: dense)");
+  cmd->add_option("--top-k", flags.topK, "Experts per token: 1 (Switch) or 2 (GShard)");
+  cmd->add_option("--capacity-factor", flags.capacityFactor,
+                  "Expert capacity = ceil(factor * tokens * top_k / E); default 1.0");
+  cmd->add_option("--moe-every", flags.moeEvery, "Every N-th block is MoE, the others dense");
+  cmd->add_option("--aux-loss-coef", flags.auxLossCoef,
+                  "Coefficient of the load-balancing loss; default 0.01");
+}
+
+void MoeFlags::applyTo(nlohmann::json& model) const {
+  auto set = [&model](const char* key, const auto& value) {
+    if (value) model[key] = *value;
+  };
+  set("experts", experts);
+  set("top_k", topK);
+  set("capacity_factor", capacityFactor);
+  set("moe_every", moeEvery);
+  set("aux_loss_coef", auxLossCoef);
+}
+
 void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
   cmd->add_option("--layout", flags.layoutFile, "Layout file (flags below override its keys)");
   cmd->add_option("--dp", flags.dp, "Data-parallel degree");
@@ -37,6 +59,7 @@ void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
   cmd->add_option("--hostfile", flags.hostfile, "An mpirun hostfile");
   cmd->add_option("--data", flags.data, "Text file to train on (default: built-in corpus)");
   cmd->add_option("--backend", flags.backend, kBackendHelp);
+  addMoeFlags(cmd, flags.moe);
 }
 
 Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
@@ -73,6 +96,12 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
   set("hostfile", a.hostfile);
   set("data_file", a.data);
   set("backend", a.backend);
+  if (a.moe.any()) {  // the model as an object: its preset (or the file's model) plus the keys
+    nlohmann::json model = j.contains("model") ? j["model"] : nlohmann::json("tiny");
+    if (model.is_string()) model = {{"preset", model}};
+    if (model.is_object()) a.moe.applyTo(model);
+    j["model"] = model;
+  }
   if (!a.hosts.empty()) j["hosts"] = a.hosts;
   if (a.noOverlap) j["overlap"] = false;
   if (a.recompute) j["recompute"] = true;

@@ -14,10 +14,23 @@
 
 namespace bubblescope::cli {
 
+// The mixture-of-experts flags `run` and `train` share (model keys experts,
+// top_k, capacity_factor, moe_every, aux_loss_coef; docs/engine.md).
+struct MoeFlags {
+  std::optional<int32_t> experts, topK, moeEvery;
+  std::optional<double> capacityFactor, auxLossCoef;
+  bool any() const { return experts || topK || moeEvery || capacityFactor || auxLossCoef; }
+  // Sets the keys given on a model JSON object.
+  void applyTo(nlohmann::json& model) const;
+};
+// Registers --experts, --top-k, --capacity-factor, --moe-every, --aux-loss-coef.
+void addMoeFlags(CLI::App* cmd, MoeFlags& flags);
+
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct LayoutFlags {
   std::string layoutFile;
   std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps;
+  MoeFlags moe;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
   std::optional<std::string> model, schedule, hostfile, data, backend;

@@ -2,6 +2,7 @@
 // CPU, a progress line per step, optional checkpoints and trace file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/layout_flags.h"
 #include "cli/run_description.h"
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
@@ -41,6 +43,7 @@ struct TrainArgs {
   std::string backend = "cpu";
   std::pair<int64_t, std::string> dumpBatch{-1, ""};  // --dump-batch STEP FILE
   std::string saveGrads;
+  MoeFlags moe;  // --experts, --top-k, --capacity-factor, --moe-every, --aux-loss-coef
 };
 
 double mib(int64_t bytes) {
@@ -115,6 +118,16 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
   } else {
     BS_ASSIGN_OR_RETURN(o.model, layout::modelPreset(args.model));
   }
+  if (args.moe.any()) {
+    if (!args.load.empty() && !modelGiven) {
+      return Status::invalidArgument(
+          "--experts, --top-k, --capacity-factor, --moe-every and --aux-loss-coef change the "
+          "model; a resumed run keeps the checkpoint's (give --model to start a new one)");
+    }
+    nlohmann::json model = layout::toJson(o.model);
+    args.moe.applyTo(model);
+    BS_ASSIGN_OR_RETURN(o.model, layout::modelConfigFromJson(model));
+  }
   if (args.steps < 0) {
     return Status::invalidArgument("--steps must not be negative, got " +
                                    std::to_string(args.steps));
@@ -132,6 +145,25 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
   o.gradClip = args.gradClip;
   o.loadPath = args.load;
   return o;
+}
+
+// One line per MoE block of the step: aux loss (mean over micro-batches),
+// dropped assignments, load imbalance max/mean of the tokens routed per expert.
+void printMoeStats(const std::vector<engine::MoeBlockStats>& blocks) {
+  for (const auto& b : blocks) {
+    int64_t routed = 0, dropped = 0, most = 0;
+    for (size_t e = 0; e < b.routed.size(); ++e) {
+      routed += b.routed[e];
+      dropped += b.dropped[e];
+      most = std::max(most, b.routed[e]);
+    }
+    if (routed == 0) continue;
+    const double mean = static_cast<double>(routed) / static_cast<double>(b.routed.size());
+    std::printf("      moe h.%d | aux %.4f | dropped %lld/%lld (%.1f%%) | load max/mean %.2f\n",
+                b.block, b.auxLossSum / b.forwards, static_cast<long long>(dropped),
+                static_cast<long long>(routed), 100.0 * static_cast<double>(dropped) / routed,
+                static_cast<double>(most) / mean);
+  }
 }
 
 // Runs the training loop; progress on stdout. Returns the outcome.
@@ -153,6 +185,7 @@ Status train(engine::RankTrainer& trainer, const TrainArgs& args, tracer::Record
                 static_cast<long long>(r.step + 1), static_cast<long long>(args.steps), r.loss,
                 r.lr, r.gradNorm, static_cast<double>(r.tokens) / stepSeconds, elapsed);
     std::fflush(stdout);
+    printMoeStats(trainer.model().takeMoeStats());
     if (trace != nullptr) BS_RETURN_IF_ERROR(trace->appendStep(*recorder, r));
   }
   if (!args.save.empty()) {
@@ -226,6 +259,14 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
               static_cast<long long>(t.model().parameterCount()),
               engine::describeShape(eff.model).c_str(), t.dataSource().c_str(),
               static_cast<long long>(t.dataTokenCount()));
+  if (eff.model.hasMoe()) {
+    std::printf(
+        "moe: %d experts, top-%d, capacity factor %.3g, every %d-th block (%d MoE blocks), aux "
+        "loss coefficient %.3g; %lld parameters active per token\n",
+        eff.model.experts, eff.model.topK, eff.model.capacityFactor, eff.model.moeEvery,
+        eff.model.moeBlockCount(), eff.model.auxLossCoef,
+        static_cast<long long>(eff.model.activeParameterCount()));
+  }
   std::printf(
       "batch %lld x %lld tokens x %d micro-batches = %lld tokens/step; seed %llu; "
       "lr %.2e, warm-up %lld, schedule %lld steps\n",
@@ -304,6 +345,7 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
       "--save-grads", args->saveGrads,
       "Write the last step's gradients (after clipping) as safetensors (docs/engine.md)");
   auto* backend = cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
+  addMoeFlags(cmd, args->moe);
   // One rank of a parallel run (under mpirun or srun; see `run`).
   auto layoutArgs = std::make_shared<LayoutTrainArgs>();
   auto* layoutFile = cmd->add_option("--layout", layoutArgs->layoutFile,
@@ -325,6 +367,11 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
     if (layoutFile->count() > 0 || layoutJson->count() > 0) {
       if (dumpBatch->count() > 0 || saveGrads->count() > 0) {
         throw CLI::ValidationError("--dump-batch and --save-grads are for single-process train");
+      }
+      if (args->moe.any()) {
+        throw CLI::ValidationError(
+            "--experts and the other MoE flags are for single-process train; a layout gives them "
+            "in its model (or use `run --experts`)");
       }
       LayoutTrainArgs a = *layoutArgs;
       a.trace = args->trace;

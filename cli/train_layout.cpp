@@ -226,6 +226,13 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Co
 }  // namespace
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
+  // Mixture of experts: one rank only until expert parallelism (issue 18).
+  if (l.model.hasMoe() && l.worldSize() > 1) {
+    return "mixture of experts (--experts " + std::to_string(l.model.experts) +
+           ") runs on one rank only for now: the layout has dp " + std::to_string(l.dp) + ", tp " +
+           std::to_string(l.tp) + ", pp " + std::to_string(l.pp) +
+           " (expert parallelism, --ep, is not built yet)";
+  }
   // cuda: no usable GPU here, or (today) parallel training not wired to CUDA.
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/layout/model_config.h"
+#include "engine/moe_activations.h"
 #include "engine/tensor.h"
 
 namespace bubblescope::engine {
@@ -20,19 +21,20 @@ namespace bubblescope::engine {
 // What one transformer block keeps for its backward pass.
 template <class S>
 struct BlockActivationsT {
-  TensorT<S> ln1;      // (B, T, C)
-  TensorT<S> ln1Mean;  // (B, T)
-  TensorT<S> ln1Rstd;  // (B, T)
-  TensorT<S> qkv;      // (B, T, 3C/P) this tp rank's heads: q | k | v (P = tp size)
-  TensorT<S> att;      // (B, NH/P, T, T) softmax probabilities
-  TensorT<S> attY;     // (B, T, C/P) attention output before the projection
-  TensorT<S> res1;     // (B, T, C) x + attention branch
-  TensorT<S> ln2;      // (B, T, C)
-  TensorT<S> ln2Mean;  // (B, T)
-  TensorT<S> ln2Rstd;  // (B, T)
-  TensorT<S> fc;       // (B, T, F/P)
-  TensorT<S> fcGelu;   // (B, T, F/P)
-  TensorT<S> out;      // (B, T, C) res1 + MLP branch: the block's output
+  TensorT<S> ln1;          // (B, T, C)
+  TensorT<S> ln1Mean;      // (B, T)
+  TensorT<S> ln1Rstd;      // (B, T)
+  TensorT<S> qkv;          // (B, T, 3C/P) this tp rank's heads: q | k | v (P = tp size)
+  TensorT<S> att;          // (B, NH/P, T, T) softmax probabilities
+  TensorT<S> attY;         // (B, T, C/P) attention output before the projection
+  TensorT<S> res1;         // (B, T, C) x + attention branch
+  TensorT<S> ln2;          // (B, T, C)
+  TensorT<S> ln2Mean;      // (B, T)
+  TensorT<S> ln2Rstd;      // (B, T)
+  TensorT<S> fc;           // (B, T, F/P) (empty in an MoE block)
+  TensorT<S> fcGelu;       // (B, T, F/P) (empty in an MoE block)
+  TensorT<S> out;          // (B, T, C) res1 + MLP branch: the block's output
+  MoeActivationsT<S> moe;  // an MoE block's routing and experts (else empty)
 };
 
 // What the output head (final layer norm, projection, loss) keeps.
@@ -58,18 +60,20 @@ struct BackwardScratchT {
   TensorT<S> dFcGelu;   // (B, T, F/P)
   TensorT<S> dStreamA;  // (B, T, C) gradient of the residual stream (ping)
   TensorT<S> dStreamB;  // (B, T, C) (pong)
+  MoeGradKeepT<S> moe;  // an MoE block's gradients (when the range has one)
 };
 
 // What backwardInput() ("B") keeps for backwardWeight() ("W") of one block:
 // the gradients of the outputs of its linear layers and layer norms.
 template <class S>
 struct BlockGradKeepT {
-  TensorT<S> dOut;   // (B, T, C) gradient of the block output (mlp.proj's output)
-  TensorT<S> dFc;    // (B, T, F/P) gradient of mlp.fc's output
-  TensorT<S> dRes1;  // (B, T, C) gradient of attn.proj's output
-  TensorT<S> dQkv;   // (B, T, 3C/P) gradient of attn.qkv's output
-  TensorT<S> dLn2;   // (B, T, C) gradient of ln_2's output
-  TensorT<S> dLn1;   // (B, T, C) gradient of ln_1's output
+  TensorT<S> dOut;      // (B, T, C) gradient of the block output (mlp.proj's output)
+  TensorT<S> dFc;       // (B, T, F/P) gradient of mlp.fc's output
+  TensorT<S> dRes1;     // (B, T, C) gradient of attn.proj's output
+  TensorT<S> dQkv;      // (B, T, 3C/P) gradient of attn.qkv's output
+  TensorT<S> dLn2;      // (B, T, C) gradient of ln_2's output
+  TensorT<S> dLn1;      // (B, T, C) gradient of ln_1's output
+  MoeGradKeepT<S> moe;  // an MoE block's: router logits' and experts' gradients
 };
 
 // Everything W needs besides the forward activations (the head's dlogits

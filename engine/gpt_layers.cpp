@@ -83,6 +83,10 @@ TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32
   projBias_ = make("attn.proj.bias", {c}, InitKind::kZeros, 0, false, replicated);
   ln2Weight_ = make("ln_2.weight", {c}, InitKind::kOnes, 0, false, replicated);
   ln2Bias_ = make("ln_2.bias", {c}, InitKind::kZeros, 0, false, replicated);
+  if (config.isMoeBlock(index)) {
+    moe_ = std::make_unique<MoeFeedForwardT<S>>(config, name_, projStd, allocator, ops);
+    return;
+  }
   fcWeight_ = make("mlp.fc.weight", {f, c}, InitKind::kNormal, kInitStd, true, rows);
   fcBias_ = make("mlp.fc.bias", {f}, InitKind::kZeros, 0, false, rows);
   fcProjWeight_ = make("mlp.proj.weight", {c, f}, InitKind::kNormal, projStd, true, columns);
@@ -91,8 +95,14 @@ TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32
 
 template <class S>
 std::vector<ParameterT<S>*> TransformerBlockT<S>::parameters() {
-  return {&ln1Weight_, &ln1Bias_, &qkvWeight_, &qkvBias_, &projWeight_,   &projBias_,
-          &ln2Weight_, &ln2Bias_, &fcWeight_,  &fcBias_,  &fcProjWeight_, &fcProjBias_};
+  std::vector<ParameterT<S>*> all{&ln1Weight_,  &ln1Bias_,  &qkvWeight_, &qkvBias_,
+                                  &projWeight_, &projBias_, &ln2Weight_, &ln2Bias_};
+  if (moe_) {
+    for (auto* p : moe_->parameters()) all.push_back(p);
+  } else {
+    for (auto* p : {&fcWeight_, &fcBias_, &fcProjWeight_, &fcProjBias_}) all.push_back(p);
+  }
+  return all;
 }
 
 template <class S>
@@ -139,11 +149,15 @@ Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_
   ops_.residualForward(a.res1.data(), x, a.res1.data(), n * c);
   ops_.layerNormForward(a.ln2.data(), a.ln2Mean.data(), a.ln2Rstd.data(), a.res1.data(),
                         ln2Weight_.value.data(), ln2Bias_.value.data(), n, c);
-  ops_.linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n, c,
-                     fl);
-  ops_.geluForward(a.fcGelu.data(), a.fc.data(), n * fl);
-  BS_RETURN_IF_ERROR(rowParallelForward(a.out.data(), a.fcGelu.data(), fcProjWeight_, fcProjBias_,
-                                        n, fl, "tp_mlp_all_reduce", trace, segment));
+  if (moe_) {
+    moe_->forward(a.out.data(), a.ln2.data(), a.moe);  // no tp (the model refuses it)
+  } else {
+    ops_.linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n,
+                       c, fl);
+    ops_.geluForward(a.fcGelu.data(), a.fc.data(), n * fl);
+    BS_RETURN_IF_ERROR(rowParallelForward(a.out.data(), a.fcGelu.data(), fcProjWeight_, fcProjBias_,
+                                          n, fl, "tp_mlp_all_reduce", trace, segment));
+  }
   segment.begin(0);
   ops_.residualForward(a.out.data(), a.res1.data(), a.out.data(), n * c);
   return Status::ok();
@@ -152,9 +166,9 @@ Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_
 template <class S>
 Status TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& a,
                                       BackwardScratchT<S>& g, int64_t b, int64_t t,
-                                      const TraceContext& trace) {
+                                      double lossScale, const TraceContext& trace) {
   const BlockGradsT<S> keep{g.dFc.data(), g.dRes1.data(), g.dQkv.data(), g.dLn2.data(),
-                            g.dLn.data()};
+                            g.dLn.data(), &g.moe,         lossScale};
   BS_RETURN_IF_ERROR(backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace,
                                            trace_model::EventKind::kBackward));
   ComputeSegments segment(trace, tpSize() > 1, trace_model::EventKind::kBackward, name_.c_str());
@@ -186,12 +200,17 @@ Status TransformerBlockT<S>::backwardInputSegments(S* dx, const S* dout, const S
   // out = res1 + mlp(res1): dres1 = dout + (MLP branch below). The exit's
   // all-reduce is the identity backward: dout is already the full gradient.
   ops_.copy(keep.dRes1, dout, n * c);
-  ops_.zero(g.dFcGelu);
-  ops_.linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);
-  ops_.zero(keep.dFc, n * fl);
-  ops_.geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * fl);
-  ops_.zero(keep.dLn2, n * c);
-  ops_.linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, fl);
+  if (moe_) {
+    ops_.zero(keep.dLn2, n * c);
+    moe_->backwardInput(keep.dLn2, dout, a.moe, *keep.moe, keep.lossScale);
+  } else {
+    ops_.zero(g.dFcGelu);
+    ops_.linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);
+    ops_.zero(keep.dFc, n * fl);
+    ops_.geluBackward(keep.dFc, a.fc.data(), g.dFcGelu.data(), n * fl);
+    ops_.zero(keep.dLn2, n * c);
+    ops_.linearBackwardInput(keep.dLn2, keep.dFc, fcWeight_.value.data(), n, c, fl);
+  }
   // Entry: the gradient of ln_2's output sums every tp rank's part (W reads
   // the sum too).
   segment.end();
@@ -223,10 +242,14 @@ void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const Block
   const int64_t cl = c / p, fl = config_.mlpHidden() / p;
   // The same layers as backwardInput(), in the same order; no communication
   // (the replicated layer norms and biases read gradients B already summed).
-  ops_.linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout,
-                            a.fcGelu.data(), n, fl, c);
-  ops_.linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n,
-                            c, fl);
+  if (moe_) {
+    moe_->backwardWeight(a.ln2.data(), a.moe, *keep.moe);
+  } else {
+    ops_.linearBackwardWeight(fcProjWeight_.grad.data(), fcProjBias_.grad.data(), dout,
+                              a.fcGelu.data(), n, fl, c);
+    ops_.linearBackwardWeight(fcWeight_.grad.data(), fcBias_.grad.data(), keep.dFc, a.ln2.data(), n,
+                              c, fl);
+  }
   ops_.layerNormBackwardWeight(ln2Weight_.grad.data(), ln2Bias_.grad.data(), keep.dLn2,
                                a.res1.data(), a.ln2Mean.data(), a.ln2Rstd.data(), n, c);
   ops_.linearBackwardWeight(projWeight_.grad.data(), projBias_.grad.data(), keep.dRes1,
@@ -239,8 +262,8 @@ void TransformerBlockT<S>::backwardWeight(const S* dout, const S* x, const Block
 
 template <class S>
 int64_t TransformerBlockT<S>::weightGradFlops(int64_t b, int64_t t) const {
-  const int64_t n = b * t, c = config_.hidden, f = config_.mlpHidden();
-  return 2 * n * (3 * c * c + c * c + 2 * c * f) / tpSize();
+  const int64_t n = b * t, c = config_.hidden;
+  return 2 * n * (3 * c * c + c * c) / tpSize() + mlpFlops(b, t);
 }
 
 template <class S>
@@ -253,6 +276,8 @@ int64_t TransformerBlockT<S>::attentionFlops(int64_t b, int64_t t) const {
 
 template <class S>
 int64_t TransformerBlockT<S>::mlpFlops(int64_t b, int64_t t) const {
+  // MoE: the router and topK experts per token (drops not subtracted).
+  if (moe_) return moe_->forwardFlops(b * t, b * t * config_.topK);
   return 2 * b * t * 2 * config_.hidden * config_.mlpHidden() / tpSize();  // split by F
 }
 

@@ -23,12 +23,14 @@
 // tensors and so are equal on every tp rank.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/gpt_activations.h"
 #include "engine/layer_ops.h"
 #include "engine/layout/model_config.h"
+#include "engine/moe_layer.h"
 #include "engine/parameter.h"
 #include "engine/tensor_parallel.h"
 #include "engine/trace_context.h"
@@ -61,14 +63,17 @@ class EmbeddingLayerT {
 // reads (shapes as in BlockGradKeepT; dOut is passed separately).
 template <class S>
 struct BlockGradsT {
-  S* dFc = nullptr;    // (B, T, F/P)
-  S* dRes1 = nullptr;  // (B, T, C)
-  S* dQkv = nullptr;   // (B, T, 3C/P)
-  S* dLn2 = nullptr;   // (B, T, C)
-  S* dLn1 = nullptr;   // (B, T, C)
+  S* dFc = nullptr;                // (B, T, F/P)
+  S* dRes1 = nullptr;              // (B, T, C)
+  S* dQkv = nullptr;               // (B, T, 3C/P)
+  S* dLn2 = nullptr;               // (B, T, C)
+  S* dLn1 = nullptr;               // (B, T, C)
+  MoeGradKeepT<S>* moe = nullptr;  // an MoE block's kept gradients
+  double lossScale = 1.0;  // an MoE block's aux loss gradient is that of lossScale · α · aux
 };
 
-// One pre-norm block: x + attn(ln1(x)), then + mlp(ln2(.)).
+// One pre-norm block: x + attn(ln1(x)), then + mlp(ln2(.)); in an MoE
+// block (ModelConfig::isMoeBlock) the MLP is a MoeFeedForwardT (moe_layer.h).
 //
 // Backward comes in two halves over the same sequence of kernels (zero-bubble
 // "B" and "W", Qi et al., arXiv 2401.10241): backwardInput() computes the
@@ -85,14 +90,17 @@ class TransformerBlockT {
   const std::string& name() const { return name_; }  // "h.<index>"
   int32_t index() const { return index_; }
   std::vector<ParameterT<S>*> parameters();
+  // The MoE feed-forward of an MoE block; null in a dense block.
+  const MoeFeedForwardT<S>* moe() const { return moe_.get(); }
   // x (B, T, C) -> acts.out (B, T, C). `trace` tags the tp all-reduces (and,
   // under tp, the block's own compute spans, of kind trace.forwardKind).
   Status forward(const S* x, BlockActivationsT<S>& acts, int64_t b, int64_t t,
                  const TraceContext& trace = {}) const;
   // dx (B, T, C) += gradient of x given dout (B, T, C) (dout is not modified);
   // parameter gradients += theirs. Uses scratch for what B keeps for W.
+  // `lossScale`: that of the step's loss (an MoE block's aux loss gradient).
   Status backward(S* dx, const S* dout, const S* x, BlockActivationsT<S>& acts,
-                  BackwardScratchT<S>& scratch, int64_t b, int64_t t,
+                  BackwardScratchT<S>& scratch, int64_t b, int64_t t, double lossScale = 1.0,
                   const TraceContext& trace = {});
   // B: dx (B, T, C) += gradient of x; overwrites `keep`. Reads the parameter
   // values, writes no parameter gradient. Holds the block's two backward tp
@@ -136,7 +144,8 @@ class TransformerBlockT {
   ParameterT<S> projWeight_, projBias_;      // (C, C/P), (C)
   ParameterT<S> ln2Weight_, ln2Bias_;        // (C), (C)
   ParameterT<S> fcWeight_, fcBias_;          // (F/P, C), (F/P)
-  ParameterT<S> fcProjWeight_, fcProjBias_;  // (C, F/P), (C)
+  ParameterT<S> fcProjWeight_, fcProjBias_;  // (C, F/P), (C) (dense blocks)
+  std::unique_ptr<MoeFeedForwardT<S>> moe_;  // MoE blocks: replaces fc and its projection
 };
 
 // Final layer norm, output projection to the vocabulary, softmax cross-entropy.

@@ -54,6 +54,9 @@ GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator,
         std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, ops_, tp_));
   }
   if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_, ops_);
+  for (const auto& block : blocks_) {
+    if (block->moe()) moeStats_.push_back({.block = block->index()});
+  }
 }
 
 template <class S>
@@ -74,6 +77,11 @@ Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(
     const layout::ModelConfig& config, Backend& backend, LayerRange range,
     TensorParallelGroup* tp) requires std::is_same_v<S, float> {
   BS_RETURN_IF_ERROR(validate(config, range, tp));
+  if (config.hasMoe() && backend.device() != Device::kHost) {
+    return Status::invalidArgument(
+        "mixture of experts (--experts) runs on the CPU backend only, not " +
+        backend.description());
+  }
   const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
   return std::unique_ptr<GptModelT<S>>(
       new GptModelT<S>(config, &backend.allocator(), nullptr, &backend, range.first, last, tp));
@@ -88,6 +96,10 @@ Status GptModelT<S>::validate(const layout::ModelConfig& config, LayerRange rang
     return Status::invalidArgument("tp " + std::to_string(p) + " must divide the " +
                                    std::to_string(config.numHeads) + " heads and the MLP size " +
                                    std::to_string(config.mlpHidden()));
+  }
+  if (config.hasMoe() && p > 1) {
+    return Status::invalidArgument("mixture of experts does not support tensor parallelism (tp " +
+                                   std::to_string(p) + ")");
   }
   const int32_t slots = config.numLayers + 2;
   const int32_t last = range.last < 0 ? slots : range.last;
@@ -184,8 +196,12 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     a.ln2 = make({b, t, c});
     a.ln2Mean = make({b, t});
     a.ln2Rstd = make({b, t});
-    a.fc = make({b, t, f});
-    a.fcGelu = make({b, t, f});
+    if (const auto* moe = blocks_[i]->moe()) {
+      a.moe = moe->newActivations(b * t, al);
+    } else {
+      a.fc = make({b, t, f});
+      a.fcGelu = make({b, t, f});
+    }
     a.out = make({b, t, c});
     acts->blocks.push_back(std::move(a));
   }
@@ -208,6 +224,9 @@ Result<std::unique_ptr<ActivationsT<S>>> GptModelT<S>::newActivations(int64_t b,
     g.dAtt = make(ops_.attentionScratchShape(t, nh));
     g.dFc = make({b, t, f});
     g.dFcGelu = make({b, t, f});
+  }
+  for (const auto& block : blocks_) {
+    if (block->moe()) g.moe = block->moe()->newGradKeep(b * t, al);  // one shape for all
   }
   if (!embedding_) acts->inputGrad = make({b, t, c});
   return acts;
@@ -246,6 +265,11 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
           tpSize() > 1 ? nullptr : trace.recorder,
           trace.span(trace.forwardKind, block.name().c_str(), block.forwardFlops(b, t)));
       BS_RETURN_IF_ERROR(block.forward(x, acts.blocks[i], b, t, trace));
+    }
+    if (block.moe()) {
+      for (auto& stats : moeStats_) {
+        if (stats.block == block.index()) stats.add(acts.blocks[i].moe);
+      }
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterForward(slot) : Status::ok());
     x = acts.blocks[i].out.data();
@@ -300,8 +324,8 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
           tpSize() > 1 ? nullptr : trace.recorder,
           trace.span(EventKind::kBackward, block.name().c_str(), 2 * block.forwardFlops(b, t)));
       ops_.zero(*dNext);
-      BS_RETURN_IF_ERROR(
-          block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t, trace));
+      BS_RETURN_IF_ERROR(block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t,
+                                        lossScale, trace));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackward(slot) : Status::ok());
     std::swap(dCur, dNext);
@@ -346,7 +370,11 @@ void GptModelT<S>::allocateKeep(ActivationsT<S>& acts) {
   for (size_t i = 0; i < blocks_.size(); ++i) {
     BlockGradKeepT<S> k;
     k.dOut = make({b, t, c});
-    k.dFc = make({b, t, f});
+    if (const auto* moe = blocks_[i]->moe()) {
+      k.moe = moe->newGradKeep(b * t, al);
+    } else {
+      k.dFc = make({b, t, f});
+    }
     k.dRes1 = make({b, t, c});
     k.dQkv = make({b, t, 3 * cl});
     k.dLn2 = make({b, t, c});
@@ -360,8 +388,9 @@ void GptModelT<S>::allocateKeep(ActivationsT<S>& acts) {
 
 namespace {
 template <class S>
-BlockGradsT<S> gradsOf(BlockGradKeepT<S>& k) {
-  return {k.dFc.data(), k.dRes1.data(), k.dQkv.data(), k.dLn2.data(), k.dLn1.data()};
+BlockGradsT<S> gradsOf(BlockGradKeepT<S>& k, double lossScale = 1.0) {
+  return {k.dFc.data(),  k.dRes1.data(), k.dQkv.data(), k.dLn2.data(),
+          k.dLn1.data(), &k.moe,         lossScale};
 }
 }  // namespace
 
@@ -409,8 +438,8 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
       tracer::ScopedSpan span(tpSize() > 1 ? nullptr : trace.recorder,
                               trace.span(EventKind::kBackwardInput, block.name().c_str(), flops));
       BS_RETURN_IF_ERROR(block.backwardInput(dx.data(), keep.blocks[i].dOut.data(), x,
-                                             acts.blocks[i], acts.scratch, gradsOf(keep.blocks[i]),
-                                             b, t, trace));
+                                             acts.blocks[i], acts.scratch,
+                                             gradsOf(keep.blocks[i], lossScale), b, t, trace));
     }
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->afterBackwardInput(slot) : Status::ok());
   }
@@ -480,6 +509,13 @@ int32_t GptModelT<S>::slotOf(const ParameterT<S>* param) {
     }
   }
   return -1;
+}
+
+template <class S>
+std::vector<MoeBlockStats> GptModelT<S>::takeMoeStats() {
+  std::vector<MoeBlockStats> taken = moeStats_;
+  for (auto& stats : moeStats_) stats = {.block = stats.block};
+  return taken;
 }
 
 template <class S>

@@ -136,6 +136,10 @@ class GptModelT {
   // share of the blocks; backward is about 2x).
   int64_t forwardFlops(int64_t b, int64_t t) const;
 
+  // The MoE blocks' routing counts since the last call (one entry per MoE
+  // block of the range, in block order; empty for a dense model), and resets them.
+  std::vector<MoeBlockStats> takeMoeStats();
+
   // Called around every slot of forward() and the backward passes (layer_hooks.h);
   // null: none. Not owned; must outlive the passes that use it.
   void setHooks(LayerHooks* hooks) { hooks_ = hooks; }
@@ -162,6 +166,7 @@ class GptModelT {
   std::vector<std::unique_ptr<TransformerBlockT<S>>> blocks_;
   std::optional<OutputHeadT<S>> head_;
   LayerHooks* hooks_ = nullptr;
+  std::vector<MoeBlockStats> moeStats_;  // per MoE block, since takeMoeStats()
 };
 
 using GptModel = GptModelT<float>;

@@ -62,7 +62,8 @@ double parametersPerRank(const Layout& l) {
 
 int64_t largestSlotParameters(const ModelConfig& model) {
   return std::max(
-      {model.embeddingParameterCount(), model.blockParameterCount(), model.headParameterCount()});
+      {model.embeddingParameterCount(), model.largestBlockParameterCount(),
+       model.headParameterCount()});
 }
 
 ModelStateBytes zeroModelStateBytes(const Layout& l, double psi) {

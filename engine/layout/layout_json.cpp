@@ -133,7 +133,8 @@ class LayoutParser {
     }
     if (!v.is_object()) return fail("model must be a preset name or an object, got " + v.dump());
     static const std::vector<std::string> kModelKeys = {
-        "preset", "vocab_size", "seq_len", "layers", "hidden", "heads", "mlp_ratio"};
+        "preset",    "vocab_size", "seq_len", "layers",          "hidden",    "heads",
+        "mlp_ratio", "experts",    "top_k",   "capacity_factor", "moe_every", "aux_loss_coef"};
     json sizes = json::object();
     bool ok = true;
     for (const auto& [key, value] : v.items()) {

@@ -1,5 +1,7 @@
 #include "engine/layout/model_config.h"
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace bubblescope::layout {
@@ -21,7 +23,40 @@ const PresetEntry kPresets[] = {
 }  // namespace
 
 int64_t ModelConfig::parameterCount() const {
-  return embeddingParameterCount() + numLayers * blockParameterCount() + headParameterCount();
+  int64_t blocks = 0;
+  for (int32_t i = 0; i < numLayers; ++i) blocks += blockParameterCount(i);
+  return embeddingParameterCount() + blocks + headParameterCount();
+}
+
+int64_t ModelConfig::expertCapacity(int64_t tokens) const {
+  if (experts <= 0) return 0;
+  return static_cast<int64_t>(
+      std::ceil(capacityFactor * static_cast<double>(tokens) * topK / experts));
+}
+
+namespace {
+// One MLP (fc and its projection, with biases): 2·C·F + F + C.
+int64_t mlpParameterCount(const ModelConfig& m) {
+  const int64_t c = m.hidden, f = m.mlpHidden();
+  return c * f + f + f * c + c;
+}
+}  // namespace
+
+int64_t ModelConfig::blockParameterCount(int32_t index) const {
+  if (!isMoeBlock(index)) return blockParameterCount();
+  return blockParameterCount() - mlpParameterCount(*this) + int64_t{experts} * hidden /*router*/ +
+         int64_t{experts} * mlpParameterCount(*this);
+}
+
+int64_t ModelConfig::largestBlockParameterCount() const {
+  int64_t most = 0;
+  for (int32_t i = 0; i < numLayers; ++i) most = std::max(most, blockParameterCount(i));
+  return most;
+}
+
+int64_t ModelConfig::activeParameterCount() const {
+  const int64_t idle = int64_t{experts - topK} * mlpParameterCount(*this);
+  return parameterCount() - moeBlockCount() * idle;
 }
 
 int64_t ModelConfig::embeddingParameterCount() const {
@@ -39,7 +74,7 @@ int64_t ModelConfig::headParameterCount() const {
 }
 
 double ModelConfig::trainingFlopsPerToken() const {
-  return 6.0 * static_cast<double>(parameterCount()) +
+  return 6.0 * static_cast<double>(activeParameterCount()) +
          6.0 * static_cast<double>(numLayers) * hidden * seqLen;
 }
 
@@ -74,6 +109,24 @@ Status validate(const ModelConfig& c) {
     add("hidden " + std::to_string(c.hidden) + " is not divisible by heads " +
         std::to_string(c.numHeads));
   }
+  if (c.experts < 0) add("experts must not be negative, got " + std::to_string(c.experts));
+  if (c.experts > 0) {
+    if (c.topK != 1 && c.topK != 2) add("top_k must be 1 or 2, got " + std::to_string(c.topK));
+    if (c.topK > c.experts) {
+      add("top_k " + std::to_string(c.topK) + " exceeds the " + std::to_string(c.experts) +
+          " experts");
+    }
+    if (!(c.capacityFactor > 0.0) || !std::isfinite(c.capacityFactor)) {
+      add("capacity_factor must be a positive number, got " + std::to_string(c.capacityFactor));
+    }
+    if (c.moeEvery < 1 || (c.numLayers > 0 && c.moeEvery > c.numLayers)) {
+      add("moe_every must be in [1, layers " + std::to_string(c.numLayers) + "], got " +
+          std::to_string(c.moeEvery));
+    }
+    if (!(c.auxLossCoef >= 0.0) || !std::isfinite(c.auxLossCoef)) {
+      add("aux_loss_coef must be a non-negative number, got " + std::to_string(c.auxLossCoef));
+    }
+  }
   if (problems.empty()) return Status::ok();
   return Status::invalidArgument("invalid model: " + problems);
 }
@@ -90,6 +143,8 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
       {"vocab_size", &ModelConfig::vocabSize}, {"seq_len", &ModelConfig::seqLen},
       {"layers", &ModelConfig::numLayers},     {"hidden", &ModelConfig::hidden},
       {"heads", &ModelConfig::numHeads},       {"mlp_ratio", &ModelConfig::mlpRatio},
+      {"experts", &ModelConfig::experts},      {"top_k", &ModelConfig::topK},
+      {"moe_every", &ModelConfig::moeEvery},
   };
   for (const auto& [key, member] : kFields) {
     if (!j.contains(key)) continue;
@@ -100,14 +155,34 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
     if (c.*member != value) c.preset = "custom";
     c.*member = value;
   }
+  static const std::pair<const char*, double ModelConfig::*> kNumbers[] = {
+      {"capacity_factor", &ModelConfig::capacityFactor},
+      {"aux_loss_coef", &ModelConfig::auxLossCoef},
+  };
+  for (const auto& [key, member] : kNumbers) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_number()) {
+      return Status::invalidArgument(std::string("model.") + key + " must be a number");
+    }
+    c.*member = j[key].get<double>();
+    c.preset = "custom";
+  }
   BS_RETURN_IF_ERROR(validate(c));
   return c;
 }
 
 nlohmann::json toJson(const ModelConfig& c) {
-  return {{"preset", c.preset},     {"vocab_size", c.vocabSize}, {"seq_len", c.seqLen},
-          {"layers", c.numLayers},  {"hidden", c.hidden},        {"heads", c.numHeads},
-          {"mlp_ratio", c.mlpRatio}};
+  nlohmann::json j = {{"preset", c.preset},     {"vocab_size", c.vocabSize}, {"seq_len", c.seqLen},
+                      {"layers", c.numLayers},  {"hidden", c.hidden},        {"heads", c.numHeads},
+                      {"mlp_ratio", c.mlpRatio}};
+  if (c.experts > 0) {
+    j["experts"] = c.experts;
+    j["top_k"] = c.topK;
+    j["capacity_factor"] = c.capacityFactor;
+    j["moe_every"] = c.moeEvery;
+    j["aux_loss_coef"] = c.auxLossCoef;
+  }
+  return j;
 }
 
 }  // namespace bubblescope::layout

@@ -1,0 +1,95 @@
+// MoeFeedForwardT<S>: the mixture-of-experts feed-forward of an MoE block
+// (ModelConfig::isMoeBlock): a softmax router and E expert MLPs
+// (fc (F, C) + bias, GELU, proj (C, F) + bias), each token sent to its topK
+// best experts, at most cap = ceil(capacityFactor · N · topK / E) tokens per
+// expert, the rest dropped (their MoE output is 0: the residual passes
+// through). Switch Transformer (Fedus et al., arXiv 2101.03961) for top-1,
+// GShard (Lepikhin et al., arXiv 2006.16668) for top-2; the exact maths are
+// in docs/engine.md, "Mixture of experts".
+//
+// Contract: like the other layers (gpt_layers.h): owns its parameters,
+// computes through LayerOpsT, forward overwrites, backward adds into
+// parameter gradients and into the input gradient. Runs on host memory only
+// (the routing reads the probabilities in place): the model refuses MoE on a
+// device backend. No tensor parallelism.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/layer_ops.h"
+#include "engine/layout/model_config.h"
+#include "engine/moe_activations.h"
+#include "engine/parameter.h"
+
+namespace bubblescope::engine {
+
+// Routing counts of one MoE block, summed over the forwards since they were
+// last taken (GptModelT::takeMoeStats).
+struct MoeBlockStats {
+  int32_t block = 0;             // block index (h.<block>)
+  int64_t tokens = 0;            // tokens routed, Σ N
+  int32_t forwards = 0;          // forward passes (micro-batches)
+  std::vector<int64_t> routed;   // per expert: assignments (kept + dropped)
+  std::vector<int64_t> dropped;  // per expert: assignments over capacity
+  double auxLossSum = 0.0;       // Σ aux over the forwards
+  // Adds one forward's counts.
+  template <class S>
+  void add(const MoeActivationsT<S>& a) {
+    if (routed.empty()) {
+      routed.assign(a.routed.size(), 0);
+      dropped.assign(a.dropped.size(), 0);
+    }
+    for (size_t e = 0; e < routed.size(); ++e) {
+      routed[e] += a.routed[e];
+      dropped[e] += a.dropped[e];
+    }
+    tokens += a.tokens;
+    ++forwards;
+    auxLossSum += a.auxLoss;
+  }
+};
+
+template <class S>
+class MoeFeedForwardT {
+ public:
+  // `prefix`: the block's name ("h.3"); parameters are "<prefix>.moe.router.weight"
+  // (E, C) and "<prefix>.moe.experts.<e>.{fc,proj}.{weight,bias}".
+  // `projStd`: the init std of the projections into the residual stream.
+  MoeFeedForwardT(const layout::ModelConfig& config, const std::string& prefix, double projStd,
+                  Allocator* allocator, LayerOpsT<S> ops);
+  std::vector<ParameterT<S>*> parameters();
+
+  // Buffers for N tokens (activations and W's kept gradients).
+  MoeActivationsT<S> newActivations(int64_t n, Allocator* allocator) const;
+  MoeGradKeepT<S> newGradKeep(int64_t n, Allocator* allocator) const;
+
+  // y (N, C) = Σ_j gate_ij · expert_{e_ij}(x_i) over the kept assignments;
+  // x (N, C). Fills acts (routing, counts, aux loss).
+  void forward(S* y, const S* x, MoeActivationsT<S>& acts) const;
+  // B: dx (N, C) += gradient of x given dy (N, C), including the gradient of
+  // lossScale · auxLossCoef · aux; overwrites `keep`.
+  void backwardInput(S* dx, const S* dy, const MoeActivationsT<S>& acts, MoeGradKeepT<S>& keep,
+                     double lossScale) const;
+  // W: parameter gradients += theirs from x, the activations and `keep`.
+  void backwardWeight(const S* x, const MoeActivationsT<S>& acts, const MoeGradKeepT<S>& keep);
+
+  // FLOPs: router 2·N·C·E + the kept tokens' expert MLPs 4·C·F each, for
+  // `rows` kept assignments (forward; weight gradients the same).
+  int64_t forwardFlops(int64_t n, int64_t rows) const;
+
+ private:
+  struct Expert {
+    ParameterT<S> fcWeight, fcBias;      // (F, C), (F)
+    ParameterT<S> projWeight, projBias;  // (C, F), (C)
+  };
+  // Top-k choices, gates and rows (capacity, token order) from acts.probs.
+  void route(MoeActivationsT<S>& acts) const;
+
+  layout::ModelConfig config_;
+  LayerOpsT<S> ops_;
+  ParameterT<S> router_;  // (E, C), fp32 (no bias)
+  std::vector<Expert> experts_;
+};
+
+}  // namespace bubblescope::engine

@@ -104,7 +104,9 @@ Status TimelineModel::loadSteps() {
   } else {
     auto spans = reader_->stepSpans(runId_);
     if (!spans.isOk()) return spans.status();
-    for (const storage::StepSpan& s : *spans) addStep(s.rank, s.step, s.startNs, s.endNs);
+    for (const storage::StepSpan& s : *spans) {
+      addStep(s.rank, s.window.step, s.window.startNs, s.window.endNs);
+    }
   }
   for (auto& [rank, windows] : rankSteps_) {
     std::sort(windows.begin(), windows.end(),

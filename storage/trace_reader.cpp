@@ -418,7 +418,8 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
       [&](SqliteStatement& s) { s.bind(1, runId); },
       [&](SqliteStatement& s) -> Status {
         BS_ASSIGN_OR_RETURN(const int32_t rank, impl_->rankAt(s, 0));
-        out.push_back({rank, static_cast<int32_t>(s.columnInt(1)), s.columnInt(2), s.columnInt(3)});
+        out.push_back(
+            {rank, {static_cast<int32_t>(s.columnInt(1)), s.columnInt(2), s.columnInt(3)}});
         return Status::ok();
       }));
   return out;

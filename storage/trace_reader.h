@@ -15,6 +15,7 @@
 #include "common/result.h"
 #include "storage/run_info.h"
 #include "trace_model/event.h"
+#include "trace_model/step_window.h"
 
 namespace bubblescope::storage {
 
@@ -24,13 +25,12 @@ struct EventPage {
   int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
 };
 
-// Where one rank spent one step, from the events' step field: the first
-// start and the last end of the rank's events tagged with that step.
+// Where one rank spent one step, from the events' step field: the rank's
+// StepWindow, the first start and the last end of its events tagged with
+// that step.
 struct StepSpan {
   int32_t rank = 0;
-  int32_t step = 0;
-  int64_t startNs = 0;
-  int64_t endNs = 0;
+  trace_model::StepWindow window;
 
   bool operator==(const StepSpan&) const = default;
 };

@@ -43,7 +43,7 @@ Result<std::map<int32_t, std::vector<trace_model::StepWindow>>> stepWindows(
   // Only ranks without step rows take their windows from their events.
   bool fromSpans = false;
   std::map<int32_t, std::vector<trace_model::StepWindow>> fromEvents;
-  for (const auto& s : spans) fromEvents[s.rank].push_back({s.step, s.startNs, s.endNs});
+  for (const auto& s : spans) fromEvents[s.rank].push_back(s.window);
   BS_ASSIGN_OR_RETURN(auto range, reader.timeRange(runId));
   bool wholeRun = false;
   for (const auto& r : ranks) {

@@ -104,7 +104,7 @@ TEST_F(TraceAnalysisQueriesTest, StepSpansAndSamplePeaks) {
   auto spans = (*reader)->stepSpans(run_);
   ASSERT_TRUE(spans.isOk());
   EXPECT_EQ(*spans, (std::vector<StepSpan>{
-                        {0, 0, 5, 60}, {0, 1, 50, 130}, {1, 0, 10, 30}, {1, 1, 70, 90}}));
+                        {0, {0, 5, 60}}, {0, {1, 50, 130}}, {1, {0, 10, 30}}, {1, {1, 70, 90}}}));
   auto peaks = (*reader)->samplePeaks(run_, "mem.gradients");
   ASSERT_TRUE(peaks.isOk());
   EXPECT_EQ(*peaks, (std::vector<SeriesPeak>{{0, 30.0}, {1, 7.5}}));

@@ -162,7 +162,7 @@ TEST(TraceCorrelationTest, V1FilesOpenAndMigrateWhenAppendedTo) {
       ASSERT_TRUE(spans.isOk());
       spansBefore = *spans;
       ASSERT_EQ(spansBefore.size(), 4u);  // ranks 0 and 1, steps 0 and 1
-      EXPECT_EQ(spansBefore[0], (StepSpan{0, 0, 0, 2700}));
+      EXPECT_EQ(spansBefore[0], (StepSpan{0, {0, 0, 2700}}));
       auto ranks = (*reader)->ranks(1);  // v1 has no ranks.parameters: read as unknown
       ASSERT_TRUE(ranks.isOk()) << ranks.status().message();
       ASSERT_EQ(ranks->size(), 2u);

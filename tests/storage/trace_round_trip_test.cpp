@@ -311,7 +311,7 @@ TEST(TraceStepSpansTest, WriterSummaryMatchesTheEventsAcrossBatches) {
   }
   std::vector<StepSpan> expected;
   for (const auto& [key, span] : truth) {
-    expected.push_back({key.first, key.second, span.first, span.second});
+    expected.push_back({key.first, {key.second, span.first, span.second}});
   }
   ASSERT_EQ(expected.size(), 4u * 50u);
   auto readSpans = [&]() -> std::vector<StepSpan> {

@@ -1,18 +1,31 @@
-// File > Import PyTorch traces…: asks for Kineto traces (one per rank) and,
-// when no trace file is open, where to store them; imports them as one run
-// (storage/import, docs/import.md) under a progress dialog. Interactive only:
-// headless modes never call it.
+// File > Import PyTorch traces…: Kineto traces (one per rank) imported as one
+// run (storage/import, docs/import.md). chooseKinetoImport asks for the files
+// and, when no trace file is open, where to store them (interactive only:
+// headless modes never call it); importKinetoFiles does the import, with a
+// progress dialog only when given a parent for it (MainWindow::importTraces
+// calls both).
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include "common/result.h"
+#include "storage/import/kineto_importer.h"
 
 class QWidget;
 
 namespace bubblescope::gui {
 
-// The trace file that now holds the imported run; "" when the user cancelled.
-Result<QString> importKinetoTraces(QWidget* parent, const QString& openTrace);
+struct KinetoImportChoice {
+  QStringList files;  // empty: the user cancelled
+  QString target;     // the trace file to append the run to
+};
+
+KinetoImportChoice chooseKinetoImport(QWidget* parent, const QString& openTrace);
+
+// Imports `files` as one run appended to `target`. `progressParent`: the
+// window a progress dialog belongs to; nullptr for none (headless, tests).
+Result<import::ImportSummary> importKinetoFiles(const QStringList& files, const QString& target,
+                                                QWidget* progressParent);
 
 }  // namespace bubblescope::gui

@@ -70,6 +70,11 @@ class MainWindow : public QMainWindow {
   // Shows the teaching lab with the ideal schedule of the editor's layout
   // beside the shown run (TeachingLab::simulate).
   Status simulateInLab();
+  // File > Import PyTorch traces once its dialogs have answered: imports
+  // `files` (Kineto traces, one per rank) as one run appended to `target`,
+  // opens `target` on that run. Its notes go to the status bar, and (not
+  // headless) to a message box; a progress dialog only when not headless.
+  Status importTraces(const QStringList& files, const QString& target);
   // Marks `ranks` in the timeline and shows the timeline tab.
   void showRanksInTimeline(const std::vector<int32_t>& ranks);
 

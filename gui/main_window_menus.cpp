@@ -50,13 +50,10 @@ void MainWindow::buildMenus() {
   tool(file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen),
        QStyle::SP_DialogOpenButton);
   file->addAction(tr("&Import PyTorch traces…"), this, [this] {
-    auto imported = importKinetoTraces(this, path_);
-    if (!imported.isOk()) {
-      showError(tr("Import PyTorch traces"), imported.status());
-    } else if (!imported->isEmpty()) {
-      const Status s = openFile(*imported);  // the new run is the last: it is shown
-      if (!s.isOk()) showError(tr("Open trace"), s);
-    }
+    const KinetoImportChoice choice = chooseKinetoImport(this, path_);
+    if (choice.files.isEmpty()) return;
+    const Status s = importTraces(choice.files, choice.target);
+    if (!s.isOk()) showError(tr("Import PyTorch traces"), s);
   });
   recentMenu_ = file->addMenu(tr("Open &recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);

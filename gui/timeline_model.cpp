@@ -209,8 +209,13 @@ void TimelineModel::rebuildRows() {
   int32_t lastStage = -1;
   for (int32_t rank : order) {
     auto [pp, dp, tp, r] = coords(rank);
-    const QString label =
-        QStringLiteral("rank %1 · pp%2 tp%3 dp%4").arg(rank).arg(pp).arg(tp).arg(dp);
+    // Coordinates below 0 are unknown (an imported rank): not shown.
+    auto coordinate = [](int32_t c) { return c < 0 ? QStringLiteral("-") : QString::number(c); };
+    const QString label = pp < 0 && tp < 0 && dp < 0
+                              ? QStringLiteral("rank %1").arg(rank)
+                              : QStringLiteral("rank %1 · pp%2 tp%3 dp%4")
+                                    .arg(rank)
+                                    .arg(coordinate(pp), coordinate(tp), coordinate(dp));
     bool first = true;
     for (int32_t lane : lanesOfRank_[rank]) {
       TimelineRow row;

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::addCollectCommand(app, runner);
   bubblescope::cli::addImportCommand(app, runner);
   bubblescope::cli::addSimulateCommand(app, runner);
+  bubblescope::cli::addCalibrateCommand(app, runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
+#include "cli/prediction_text.h"
+#include "cli/run_description.h"
 #include "engine/layout/layout.h"
 #include "storage/simulated_run.h"
 
@@ -18,6 +20,8 @@ struct SimulateArgs {
   std::string name;
   std::string costs = "1:1:1:0.05:1.5:0.3";
   double unitMs = 1.0;
+  std::string calibration;  // a trace file holding a calibration
+  int64_t calibrationId = 0;
 };
 
 // "F:B:W:comm[:grad_sync[:optimizer]]": costs of one forward (of a whole
@@ -66,12 +70,20 @@ ExitCode simulateRun(const SimulateArgs& a) {
   auto parsed = layout::layoutFromJson(*json);
   if (!parsed.isOk()) return fail(2, parsed.status().message());
   storage::SimulatedRunOptions options;
-  auto costs = parseCosts(a.costs);
-  if (!costs.isOk()) return fail(2, costs.status().message());
-  options.costs = *costs;
-  if (!(a.unitMs > 0)) return fail(2, "--unit-ms must be > 0");
-  options.unitNs = static_cast<int64_t>(a.unitMs * 1e6);
   options.name = a.name;
+  if (!a.calibration.empty()) {
+    auto prediction = predictFromFile(*parsed, a.calibration, a.calibrationId);
+    if (!prediction.isOk()) return fail(1, prediction.status().message());
+    std::fputs(predictionToText(*parsed, *prediction).c_str(), stdout);
+    options = predictedRunOptions(*prediction);
+    options.name = a.name.empty() ? "predicted " + runName(*parsed) : a.name;
+  } else {
+    auto costs = parseCosts(a.costs);
+    if (!costs.isOk()) return fail(2, costs.status().message());
+    options.costs = *costs;
+    if (!(a.unitMs > 0)) return fail(2, "--unit-ms must be > 0");
+    options.unitNs = static_cast<int64_t>(a.unitMs * 1e6);
+  }
   auto writer = storage::TraceWriter::open(a.trace);
   if (!writer.isOk()) return fail(1, "trace file: " + writer.status().message());
   auto runId = storage::writeSimulatedRun(**writer, *parsed, options);
@@ -97,6 +109,13 @@ void addSimulateCommand(CLI::App& app, CommandRunner& runner) {
                   "backward costs B+W; the gradient collective runs only when dp > 1")
       ->capture_default_str();
   cmd->add_option("--unit-ms", a->unitMs, "Milliseconds of one cost unit")->capture_default_str();
+  auto* calibration =
+      cmd->add_option("--calibration", a->calibration,
+                      "Trace file holding a calibration (bubblescope-cli calibrate): predict the "
+                      "layout's step from it instead of --costs");
+  cmd->add_option("--calibration-id", a->calibrationId,
+                  "Which calibration of that file (default: the newest)")
+      ->needs(calibration);
   cmd->callback([a, &runner] { runner = [a] { return simulateRun(*a); }; });
 }
 

@@ -26,6 +26,7 @@ struct TraceContext {
     info.stage = stage;
     info.chunk = chunk;
     info.flops = flops;
+    info.threadCpu = true;  // the cost model reads it (docs/prediction.md)
     return info;
   }
 };

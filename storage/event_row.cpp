@@ -19,6 +19,7 @@ void bindEventRow(SqliteStatement& s, int64_t runId, const trace_model::Event& e
   s.bind(14, e.flops);
   s.bind(15, int64_t{e.peer});
   s.bind(16, e.correlationId);
+  s.bind(17, e.cpuNs);
 }
 
 }  // namespace bubblescope::storage

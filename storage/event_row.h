@@ -12,8 +12,8 @@ namespace bubblescope::storage {
 
 inline constexpr const char* kInsertEventSql =
     "INSERT INTO events(run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, "
-    "stage, chunk, dim, bytes, flops, peer, correlation) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "stage, chunk, dim, bytes, flops, peer, correlation, cpu_ns) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 // Binds every parameter of kInsertEventSql; `nameId` is the strings row of e.name.
 void bindEventRow(SqliteStatement& insert, int64_t runId, const trace_model::Event& e,

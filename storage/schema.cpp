@@ -171,6 +171,47 @@ INSERT INTO runs_v4 SELECT * FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v4 RENAME TO runs;
 )sql",
+    // v4 -> v5: events.cpu_ns (thread CPU time of a compute span) and the
+    // calibration tables (a cost model of the machine, docs/prediction.md).
+    R"sql(
+ALTER TABLE events ADD COLUMN cpu_ns INTEGER NOT NULL DEFAULT -1;
+CREATE TABLE calibrations (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  source_run INTEGER NOT NULL,
+  method TEXT NOT NULL CHECK (method IN ('run', 'benchmark')),
+  created_unix_ns INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  cores INTEGER NOT NULL,
+  ranks_per_host INTEGER NOT NULL,
+  model_json TEXT NOT NULL,
+  backend TEXT NOT NULL
+);
+CREATE TABLE calibration_ops (
+  calibration INTEGER NOT NULL REFERENCES calibrations(id),
+  part TEXT NOT NULL,
+  op TEXT NOT NULL,
+  micro_batch_size INTEGER NOT NULL,
+  tp INTEGER NOT NULL,
+  wall_ns REAL NOT NULL,
+  cpu_ns REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  PRIMARY KEY (calibration, part, op, micro_batch_size, tp)
+) WITHOUT ROWID;
+CREATE TABLE calibration_links (
+  calibration INTEGER NOT NULL REFERENCES calibrations(id),
+  dim TEXT NOT NULL,
+  link TEXT NOT NULL,
+  collective TEXT NOT NULL,
+  group_size INTEGER NOT NULL,
+  alpha_ns REAL NOT NULL,
+  beta_ns_per_byte REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  min_bytes INTEGER NOT NULL,
+  max_bytes INTEGER NOT NULL,
+  PRIMARY KEY (calibration, dim, link, collective, group_size)
+) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");
 

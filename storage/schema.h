@@ -2,7 +2,9 @@
 //
 // v1: the first schema. v2: events.correlation (links a GPU record to the
 // host call that launched it) and its index events_by_correlation. v3:
-// runs.status may be 'stopped'. v4: runs.source may be 'imported'.
+// runs.status may be 'stopped'. v4: runs.source may be 'imported'. v5: events.cpu_ns (thread CPU
+// time of a compute span, -1 unknown) and the calibration tables (calibrations, calibration_ops,
+// calibration_links: a cost model, docs/prediction.md).
 //
 // Contract: kSchemaVersion only grows. A reader accepts files with a version
 // in [1, kSchemaVersion] (a v1 file reads as if every correlation were 0); a
@@ -19,7 +21,7 @@ namespace bubblescope::storage {
 
 class SqliteDb;
 
-inline constexpr int32_t kSchemaVersion = 4;
+inline constexpr int32_t kSchemaVersion = 5;
 inline constexpr const char* kApplicationName = "bubblescope";
 
 // Creates every table and index of the current schema and fills `meta`:

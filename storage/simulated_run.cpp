@@ -130,6 +130,7 @@ Status writeSteps(TraceWriter& writer, const layout::Layout& layout,
   replay.dataParallel = layout.dp > 1;
   std::vector<Event> events;
   std::vector<trace_model::StepRecord> steps;
+  std::vector<trace_model::Sample> samples;
   for (int32_t step = 0; step < layout.steps; ++step) {
     replay.step = step;
     replay.baseNs = step * makespanNs;
@@ -142,9 +143,16 @@ Status writeSteps(TraceWriter& writer, const layout::Layout& layout,
       }
       steps.push_back({rank, step, std::numeric_limits<double>::quiet_NaN(), 0, replay.baseNs,
                        replay.baseNs + makespanNs});
+      if (step == 0 && replay.coord.pp < static_cast<int32_t>(o.memoryBytesByStage.size())) {
+        for (const auto& [category, bytes] : o.memoryBytesByStage[replay.coord.pp]) {
+          samples.push_back({rank, "mem." + category, replay.baseNs, bytes});
+        }
+      }
     }
     BS_RETURN_IF_ERROR(writer.appendEvents(events));
     BS_RETURN_IF_ERROR(writer.appendSteps(steps));
+    BS_RETURN_IF_ERROR(writer.appendSamples(samples));
+    samples.clear();
     events.clear();
     steps.clear();
   }
@@ -157,7 +165,7 @@ Result<int64_t> writeSimulatedRun(TraceWriter& writer, const layout::Layout& lay
                                   const SimulatedRunOptions& o) {
   BS_RETURN_IF_ERROR(checkCosts(o.costs, o.unitNs));
   BS_ASSIGN_OR_RETURN(layout::Schedule schedule, layout::scheduleFor(layout));
-  BS_ASSIGN_OR_RETURN(layout::Simulation sim, layout::simulate(schedule, o.costs));
+  BS_ASSIGN_OR_RETURN(layout::Simulation sim, layout::simulate(schedule, o.costs, o.opCosts));
   BS_ASSIGN_OR_RETURN(layout::ProcessGrid grid,
                       layout::ProcessGrid::create(layout.dp, layout.pp, layout.tp));
   RunInfo info;

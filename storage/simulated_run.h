@@ -29,6 +29,12 @@ struct SimulatedRunOptions {
   layout::CostModel costs;     // per op, in units of unitNs
   int64_t unitNs = 1'000'000;  // one cost unit: 1 ms
   std::string name;            // empty: "simulated <schedule> pp<p> m<m>"
+  // Per-op costs replacing `costs` (simulator.h), in units of unitNs: a
+  // prediction's (engine/layout/prediction.h). Empty: `costs` alone.
+  layout::OpCosts opCosts;
+  // Samples "mem.<category>" per pipeline stage, written at the step's
+  // start for every rank of the stage, so the report shows predicted memory.
+  std::vector<std::vector<std::pair<std::string, double>>> memoryBytesByStage;
 };
 
 // Begins a run in `writer`, writes layout.steps steps, finishes it; returns

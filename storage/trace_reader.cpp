@@ -22,7 +22,7 @@ std::string eventColumns(int32_t version) {
   return std::string(
              "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, "
              "dim, bytes, flops, peer, ") +
-         (version >= 2 ? "correlation" : "0");
+         (version >= 2 ? "correlation" : "0") + (version >= 5 ? ", cpu_ns" : ", -1");
 }
 
 RunStatus parseStatus(const std::string& s) {
@@ -153,6 +153,7 @@ class TraceReader::Impl {
     e.flops = s.columnInt(first + 12);
     e.peer = static_cast<int32_t>(s.columnInt(first + 13));
     e.correlationId = s.columnInt(first + 14);
+    e.cpuNs = s.columnInt(first + 15);
     return e;
   }
 

@@ -104,6 +104,10 @@ struct Event {
   // that launched it (on Lane::kCudaApi): both carry the same id, unique
   // within one rank (CUPTI's correlation id). 0 = not linked.
   int64_t correlationId = 0;
+  // CPU time the recording thread spent inside the span (CLOCK_THREAD_CPUTIME_ID),
+  // -1 when not measured (only model and executor compute spans measure it).
+  // Unlike endNs - startNs it is not stretched when ranks share cores.
+  int64_t cpuNs = -1;
 
   bool operator==(const Event&) const = default;
 };

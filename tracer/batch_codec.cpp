@@ -7,11 +7,11 @@
 namespace bubblescope::tracer {
 namespace {
 
-constexpr uint32_t kMagic = 0x42534232;  // "BSB2": events carry a correlation id
+constexpr uint32_t kMagic = 0x42534233;  // "BSB3": events carry a thread CPU time
 
 // Fixed-size records; names are indexes into the batch's string table.
 struct WireEvent {
-  int64_t startNs, endNs, bytes, flops, correlationId;
+  int64_t startNs, endNs, bytes, flops, correlationId, cpuNs;
   int32_t rank, lane, kind, name, step, microBatch, stage, chunk, dim, peer;
 };
 struct WireSample {
@@ -86,7 +86,7 @@ std::vector<uint8_t> encodeBatch(const Batch& batch) {
   for (const std::string* s : strings) w.putString(*s);
   for (size_t i = 0; i < batch.events.size(); ++i) {
     const trace_model::Event& e = batch.events[i];
-    w.put(WireEvent{e.startNs, e.endNs, e.bytes, e.flops, e.correlationId, e.rank,
+    w.put(WireEvent{e.startNs, e.endNs, e.bytes, e.flops, e.correlationId, e.cpuNs, e.rank,
                     static_cast<int32_t>(e.lane), static_cast<int32_t>(e.kind), eventNames[i],
                     e.step, e.microBatch, e.stage, e.chunk, static_cast<int32_t>(e.dim), e.peer});
   }
@@ -126,6 +126,7 @@ Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
     e.bytes = w.bytes;
     e.flops = w.flops;
     e.correlationId = w.correlationId;
+    e.cpuNs = w.cpuNs;
     e.rank = w.rank;
     e.lane = static_cast<trace_model::Lane>(w.lane);
     e.kind = static_cast<trace_model::EventKind>(w.kind);

@@ -32,6 +32,7 @@ size_t Recorder::drainInto(std::vector<trace_model::Event>& out) {
     e.bytes = s.info.bytes;
     e.flops = s.info.flops;
     e.peer = s.info.peer;
+    e.cpuNs = s.cpuNs;
     out.push_back(std::move(e));
   }
   tail_.store(head, std::memory_order_release);

@@ -34,6 +34,9 @@ struct SpanInfo {
   int64_t bytes = 0;
   int64_t flops = 0;
   int32_t peer = -1;
+  // ScopedSpan also measures the thread's CPU time (Event::cpuNs); set for
+  // compute spans, whose cost the calibration and the replay read.
+  bool threadCpu = false;
 };
 
 // A deliberate error in a rank's clock, for tests of the clock alignment:
@@ -73,14 +76,15 @@ class Recorder {
   }
 
   // Producer side.
-  void record(const SpanInfo& info, int64_t startNs, int64_t endNs) {
+  // `cpuNs`: the thread CPU time spent in the span, -1 when not measured.
+  void record(const SpanInfo& info, int64_t startNs, int64_t endNs, int64_t cpuNs = -1) {
     if (!enabled_) return;
     const uint64_t head = head_.load(std::memory_order_relaxed);
     if (head - tail_.load(std::memory_order_acquire) == capacity_) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    slots_[head & (capacity_ - 1)] = {info, startNs, endNs};
+    slots_[head & (capacity_ - 1)] = {info, startNs, endNs, cpuNs};
     head_.store(head + 1, std::memory_order_release);
   }
   OpenSpan begin(const SpanInfo& info) const { return {info, enabled_ ? now() : 0}; }
@@ -108,6 +112,7 @@ class Recorder {
     SpanInfo info;
     int64_t startNs;
     int64_t endNs;
+    int64_t cpuNs;
   };
   int32_t rank_;
   bool enabled_;
@@ -125,10 +130,16 @@ class ScopedSpan {
  public:
   ScopedSpan(Recorder* recorder, const SpanInfo& info)
       : recorder_(recorder != nullptr && recorder->enabled() ? recorder : nullptr), info_(info) {
-    if (recorder_) startNs_ = recorder_->now();
+    if (recorder_) {
+      if (info_.threadCpu) startCpuNs_ = threadCpuNowNs();
+      startNs_ = recorder_->now();
+    }
   }
   ~ScopedSpan() {
-    if (recorder_) recorder_->record(info_, startNs_, recorder_->now());
+    if (!recorder_) return;
+    const int64_t endNs = recorder_->now();
+    recorder_->record(info_, startNs_, endNs,
+                      info_.threadCpu ? threadCpuNowNs() - startCpuNs_ : int64_t{-1});
   }
   ScopedSpan(const ScopedSpan&) = delete;
   ScopedSpan& operator=(const ScopedSpan&) = delete;
@@ -137,6 +148,7 @@ class ScopedSpan {
   Recorder* recorder_;
   SpanInfo info_;
   int64_t startNs_ = 0;
+  int64_t startCpuNs_ = 0;
 };
 
 }  // namespace bubblescope::tracer

@@ -27,7 +27,8 @@ struct StageState {
 
 class Simulator {
  public:
-  Simulator(const Schedule& s, const CostModel& c) : s_(s), c_(c), state_(s.stages) {
+  Simulator(const Schedule& s, const CostModel& c, const OpCosts& o)
+      : s_(s), c_(c), o_(o), state_(s.stages) {
     result_.stages.resize(s.stages);
   }
 
@@ -56,7 +57,15 @@ class Simulator {
  private:
   int32_t vstage(int32_t k, int32_t chunk) const { return s_.virtualStage(k, chunk); }
   int32_t lastV() const { return s_.virtualStages() - 1; }
-  double chunkCost(double t) const { return t / s_.chunks; }
+  // The override of the current op of stage k, or `fallback`.
+  double costOr(int32_t k, double fallback) const {
+    const size_t pc = state_[k].pc;
+    if (static_cast<size_t>(k) < o_.size() && pc < o_[k].size() && o_[k][pc] >= 0.0) {
+      return o_[k][pc];
+    }
+    return fallback;
+  }
+  double chunkCost(int32_t k, double t) const { return costOr(k, t / s_.chunks); }
 
   Status opError(int32_t k, const std::string& what) const {
     const size_t pc = state_[k].pc;
@@ -102,7 +111,7 @@ class Simulator {
         }
         st.forwardDone.insert(w);
         bumpInFlight(k, +1);
-        compute(k, chunkCost(c_.forward));
+        compute(k, chunkCost(k, c_.forward));
         return true;
       }
       case OpType::kBackward:
@@ -121,7 +130,7 @@ class Simulator {
           bumpInFlight(k, -1);
           cost += c_.backwardWeight;
         }
-        compute(k, chunkCost(cost));
+        compute(k, chunkCost(k, cost));
         return true;
       }
       case OpType::kBackwardWeight: {
@@ -129,7 +138,7 @@ class Simulator {
         if (st.weightGradDone.count(w)) return opError(k, "runs a second time");
         st.weightGradDone.insert(w);
         bumpInFlight(k, -1);
-        compute(k, chunkCost(c_.backwardWeight));
+        compute(k, chunkCost(k, c_.backwardWeight));
         return true;
       }
       case OpType::kSendActivation:
@@ -151,14 +160,14 @@ class Simulator {
         }
         if (st.optimized) return opError(k, "runs a second time");
         st.optimized = true;
-        compute(k, c_.optimizer);
+        compute(k, costOr(k, c_.optimizer));
         return true;
       }
       case OpType::kAllGatherParams:
         if (!st.optimized) return opError(k, "runs before the OptimizerStep");
         if (st.gathered) return opError(k, "runs a second time");
         st.gathered = true;
-        compute(k, c_.paramGather);
+        compute(k, costOr(k, c_.paramGather));
         return true;
     }
     return opError(k, "unknown op type");
@@ -171,7 +180,7 @@ class Simulator {
     if (op.microBatch >= 0) {
       if (!st.weightGradDone.count(w)) return opError(k, "runs before its backward finished");
       if (st.synced || !st.reduced.insert(w).second) return opError(k, "runs a second time");
-      compute(k, c_.gradSync / s_.chunks);
+      compute(k, costOr(k, c_.gradSync / s_.chunks));
       return true;
     }
     const size_t all = static_cast<size_t>(s_.microBatches) * s_.chunks;
@@ -180,7 +189,7 @@ class Simulator {
     }
     if (st.synced || !st.reduced.empty()) return opError(k, "runs a second time");
     st.synced = true;
-    compute(k, c_.gradSync);
+    compute(k, costOr(k, c_.gradSync));
     return true;
   }
 
@@ -209,7 +218,7 @@ class Simulator {
     const MessageKey key{grad, toStage, op.microBatch, toChunk};
     if (inbox_.count(key) || sent_.count(key)) return opError(k, "sends a second time");
     sent_.insert(key);
-    inbox_[key] = {st.clock + c_.comm, k, static_cast<int32_t>(st.pc)};
+    inbox_[key] = {st.clock + costOr(k, c_.comm), k, static_cast<int32_t>(st.pc)};
     record(k, st.clock, st.clock);
     return true;
   }
@@ -291,6 +300,7 @@ class Simulator {
 
   const Schedule& s_;
   const CostModel& c_;
+  const OpCosts& o_;
   std::vector<StageState> state_;
   std::map<MessageKey, Message> inbox_;
   std::set<MessageKey> sent_;
@@ -312,7 +322,13 @@ double Simulation::totalIdle() const {
 }
 
 Result<Simulation> simulate(const Schedule& schedule, const CostModel& costs) {
-  return Simulator(schedule, costs).run();
+  static const OpCosts kNone;
+  return Simulator(schedule, costs, kNone).run();
+}
+
+Result<Simulation> simulate(const Schedule& schedule, const CostModel& costs,
+                            const OpCosts& opCosts) {
+  return Simulator(schedule, costs, opCosts).run();
 }
 
 CostModel unitCosts(const Schedule& schedule) {

@@ -73,6 +73,17 @@ struct Simulation {
 
 Result<Simulation> simulate(const Schedule& schedule, const CostModel& costs);
 
+// Per-op costs that replace the CostModel's: opCosts[stage][opIndex] is the
+// duration of a compute op, gradient collective or optimizer step, or, for a
+// send, the time from the send until its receive can complete. A negative
+// entry (or a missing stage or index) keeps the CostModel's cost. Unlike the
+// CostModel's, a chunk op's entry is its own cost, not divided by v. Used by
+// the ideal-hardware replay (measured costs per op) and the prediction
+// (stages of unequal cost).
+using OpCosts = std::vector<std::vector<double>>;
+Result<Simulation> simulate(const Schedule& schedule, const CostModel& costs,
+                            const OpCosts& opCosts);
+
 // Costs under which every chunk op takes one time unit: t_F = t_B = v, and
 // t_W = v for split schedules (0 otherwise); no communication cost.
 CostModel unitCosts(const Schedule& schedule);

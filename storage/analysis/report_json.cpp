@@ -88,6 +88,7 @@ json runToJson(const RunReport& r) {
     stages.push_back({{"stage", s.stage},
                       {"ranks", s.ranks},
                       {"bubble_fraction", orNull(s.bubbleFraction)},
+                      {"bubble_replayed", orNull(s.bubbleReplayed)},
                       {"bubble_formula", orNull(s.bubbleFormula)},
                       {"bubble_formula_text", s.bubbleFormulaText}});
   }
@@ -123,6 +124,7 @@ json runToJson(const RunReport& r) {
           {"ranks", ranks},
           {"stages", stages},
           {"tokens_per_s", orNull(r.tokensPerS)},
+          {"replayed_step_time_ms", msOrNull(r.replayedStepNs)},
           {"slowest_rank", orNull(r.slowestRank)},
           {"slowest_stage", orNull(r.slowestStage)},
           {"stragglers", stragglers},

@@ -82,7 +82,9 @@ std::string gpuTable(const RunReport& report, bool markdown) {
 
 std::string stagesTable(const RunReport& report, bool markdown) {
   if (report.stages.empty()) return "";  // no rank's stage is known (an imported run)
-  TextTable t{{"stage", "ranks", "bubble measured", "bubble formula", "formula"}, {}, true};
+  TextTable t{{"stage", "ranks", "bubble measured", "bubble replayed", "bubble formula", "formula"},
+              {},
+              true};
   for (const auto& s : report.stages) {
     std::string ranks;
     for (int32_t r : s.ranks) {
@@ -90,7 +92,7 @@ std::string stagesTable(const RunReport& report, bool markdown) {
       ranks += std::to_string(r);
     }
     t.rows.push_back({std::to_string(s.stage), ranks, formatPercent(s.bubbleFraction),
-                      formatPercent(s.bubbleFormula),
+                      formatPercent(s.bubbleReplayed), formatPercent(s.bubbleFormula),
                       s.bubbleFormulaText.empty() ? "-" : s.bubbleFormulaText});
   }
   return heading("Pipeline stages (bubble = (wait + idle) / step)", markdown) + t.render(markdown);

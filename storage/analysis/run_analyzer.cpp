@@ -6,6 +6,7 @@
 
 #include "engine/layout/formulas.h"
 #include "storage/analysis/gpu_time_analyzer.h"
+#include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
 #include "storage/analysis/rank_step_analyzer.h"
 #include "storage/analysis/run_layout.h"
@@ -263,6 +264,33 @@ void addNotes(RunReport& report) {
   }
 }
 
+// The ideal-hardware replay of an oversubscribed measured run (a run whose
+// spans carry no CPU time gets a note instead).
+Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& report) {
+  bool oversubscribed = false;
+  for (const auto& r : report.ranks) {
+    oversubscribed |= r.info.coresOnHost > 0 && r.info.ranksOnHost > r.info.coresOnHost;
+  }
+  if (!oversubscribed || report.run.info.simulated || !report.layout) return Status::ok();
+  BS_ASSIGN_OR_RETURN(const MeasuredOps measured, measureOps(reader, runId));
+  auto replay = replayIdealHardware(measured);
+  if (!replay.isOk()) {
+    report.notes.push_back("no ideal-hardware replay: " + replay.status().message());
+    return Status::ok();
+  }
+  for (StageReport& s : report.stages) {
+    if (s.stage >= 0 && s.stage < static_cast<int32_t>(replay->bubble.size())) {
+      s.bubbleReplayed = replay->bubble[s.stage];
+    }
+  }
+  report.replayedStepNs = replay->stepNs;
+  report.notes.push_back(
+      "bubble replayed: the run's measured thread CPU costs per op replayed "
+      "with one core per rank (" +
+      std::to_string(replay->steps) + " steps)");
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
@@ -306,6 +334,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
   report.stragglers = findStragglers(perStep, stageOfRank, options.stragglers);
   summarizeRun(report);
   addNotes(report);
+  BS_RETURN_IF_ERROR(addIdealReplay(reader, runId, report));
   return report;
 }
 

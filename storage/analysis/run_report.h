@@ -80,6 +80,9 @@ struct StageReport {
   std::optional<double> bubbleFormula;   // engine/layout/formulas.h, for the run's schedule
   std::string bubbleFormulaText;
   int64_t computeNsPerStep = 0;  // the largest of its ranks', per step
+  // The ideal-hardware replay's bubble (ideal_replay.h): oversubscribed
+  // measured runs with thread CPU times only.
+  std::optional<double> bubbleReplayed;
 };
 
 // A rank late against the other ranks of its stage in most steps.
@@ -111,7 +114,8 @@ struct RunReport {
   std::optional<int32_t> slowestStage;  // the stage whose slowest rank computes most
   std::vector<Straggler> stragglers;
   std::vector<CommVolume> commVolume;
-  std::vector<std::string> notes;  // run health, oversubscription, missing data
+  std::vector<std::string> notes;        // run health, oversubscription, missing data
+  std::optional<double> replayedStepNs;  // the ideal-hardware replay's step (ideal_replay.h)
 };
 
 }  // namespace bubblescope::analysis

@@ -338,9 +338,13 @@ TEST(RunAnalyzerTest, OversubscribedHostsAreNoted) {
                                  .events = {span(0, EventKind::kForward, 0, 5, 0)},
                                  .steps = {stepRecord(0, 0, 0, 5)}});
   const RunReport r = analyze(trace, run);
-  ASSERT_EQ(r.notes.size(), 1u);
+  ASSERT_EQ(r.notes.size(), 2u);
   EXPECT_EQ(r.notes[0],
             "oversubscribed: host h0 ran 8 ranks on 2 cores, so spans stretch unevenly");
+  // Its spans carry no thread CPU time, so it cannot be replayed.
+  EXPECT_EQ(r.notes[1],
+            "no ideal-hardware replay: the run's spans carry no thread CPU time (traced before "
+            "schema v5): nothing to replay");
 }
 
 // onRankDone reports each rank once, in order, and returning false cancels.

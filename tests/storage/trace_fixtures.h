@@ -25,6 +25,7 @@ inline trace_model::Event makeEvent(int64_t i, int32_t ranks = 4) {
   e.flops = 1000000007LL * i;
   e.peer = static_cast<int32_t>((i + 1) % ranks);
   e.correlationId = i % 3 ? 0 : 5000000000LL + i;  // some linked, beyond 32 bits
+  e.cpuNs = i % 4 ? -1 : 400 + i;                  // some measured thread CPU times
   return e;
 }
 

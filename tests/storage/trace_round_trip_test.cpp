@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "storage/schema.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 #include "tests/storage/temp_dir.h"
@@ -57,7 +58,7 @@ TEST(TraceRoundTripTest, EveryFieldOfEveryRecordSurvives) {
   }
   auto reader = openReader(path);
   ASSERT_NE(reader, nullptr);
-  EXPECT_EQ(reader->schemaVersion(), 4);
+  EXPECT_EQ(reader->schemaVersion(), kSchemaVersion);
 
   auto run = reader->run(runId);
   ASSERT_TRUE(run.isOk()) << run.status().message();

@@ -24,6 +24,7 @@ Batch sampleBatch() {
     e.flops = -1;
     e.peer = 2;
     e.correlationId = i % 5 ? 0 : (int64_t{1} << 32) + i;  // beyond 32 bits survives too
+    e.cpuNs = i % 2 ? -1 : 777 + i;
     b.events.push_back(e);
   }
   b.steps.push_back({3, 7, 4.5, 2048, 10, 20});

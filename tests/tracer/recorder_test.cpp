@@ -87,6 +87,26 @@ TEST(RecorderTest, ScopedAndBeginEndMeasureTheirScope) {
   EXPECT_LE(events[1].endNs, after);
 }
 
+TEST(RecorderTest, ScopedSpanMeasuresThreadCpuTimeOnlyWhenAsked) {
+  Recorder r(0, true);
+  SpanInfo measured = forward(0);
+  measured.threadCpu = true;
+  volatile double sink = 0;
+  {
+    ScopedSpan span(&r, measured);
+    const int64_t until = threadCpuNowNs() + 2'000'000;  // burn 2 ms of this thread's CPU
+    while (threadCpuNowNs() < until) sink = sink + 1.0;
+  }
+  { ScopedSpan span(&r, forward(1)); }
+  auto events = r.drain();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_GE(events[0].cpuNs, 2'000'000);
+  // CPU time of one thread cannot exceed the wall time it ran in (clock
+  // granularity aside).
+  EXPECT_LE(events[0].cpuNs, events[0].endNs - events[0].startNs + 100'000);
+  EXPECT_EQ(events[1].cpuNs, -1);
+}
+
 TEST(RecorderTest, SkewedClockShiftsRecordedTimes) {
   Recorder r(1, true);
   r.setClockSkewForTesting({.offsetNs = 5000000000LL, .drift = 0.0, .pivotNs = 0});

@@ -1,0 +1,82 @@
+// `bubblescope-cli calibrate --trace F [--run ID] [--json]`: a cost model of
+// this machine extracted from a measured run of F (the newest finished one
+// by default), stored in F's calibration tables (docs/prediction.md).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "storage/analysis/calibration_text.h"
+#include "storage/analysis/run_calibration.h"
+#include "storage/calibration_store.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::string trace;
+  int64_t runId = 0;  // 0: the newest finished measured run
+  std::string name;
+  bool json = false;
+};
+
+Result<int64_t> pickRun(storage::TraceReader& reader, const std::string& path) {
+  BS_ASSIGN_OR_RETURN(auto runs, reader.runs());
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (!it->info.simulated && it->status == storage::RunStatus::kFinished) return it->id;
+  }
+  return Status::notFound(path +
+                          " holds no finished measured run to calibrate from: run one "
+                          "first (bubblescope-cli run --trace " +
+                          path + ")");
+}
+
+Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
+  layout::Calibration c;
+  {
+    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(a.trace));
+    int64_t runId = a.runId;
+    if (runId == 0) {
+      BS_ASSIGN_OR_RETURN(runId, pickRun(*reader, a.trace));
+    }
+    BS_ASSIGN_OR_RETURN(c, analysis::calibrateFromRun(*reader, runId));
+  }
+  if (!a.name.empty()) c.name = a.name;
+  BS_ASSIGN_OR_RETURN(c.id, storage::saveCalibration(a.trace, c));
+  return c;
+}
+
+ExitCode runCalibrate(const CalibrateArgs& a) {
+  auto c = calibrate(a);
+  if (!c.isOk()) {
+    std::fprintf(stderr, "error: %s\n", c.status().message().c_str());
+    return 1;
+  }
+  if (a.json) {
+    std::printf("%s\n", analysis::calibrationToJson(*c).dump(2).c_str());
+  } else {
+    std::fputs(analysis::calibrationToText(*c).c_str(), stdout);
+    std::printf("calibration_id: %lld\n", static_cast<long long>(c->id));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addCalibrateCommand(CLI::App& app, CommandRunner& runner) {
+  auto a = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Extract a cost model of this machine from a measured run and store it");
+  cmd->add_option("--trace", a->trace,
+                  "Trace file (.db) holding the run; the calibration is "
+                  "stored in it")
+      ->required();
+  cmd->add_option("--run", a->runId, "Run id (default: the newest finished measured run)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--name", a->name, "Name of the calibration (default 'from run N')");
+  cmd->add_flag("--json", a->json, "Print the calibration as JSON");
+  cmd->callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,115 @@
+#include "engine/layout/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+namespace bubblescope::layout {
+namespace {
+// Below this a message's time is taken as latency (alpha) when only one size
+// was measured; at or above it as bandwidth (beta).
+constexpr double kLatencyBoundBytes = 65536;
+}  // namespace
+
+std::optional<double> Calibration::opCostNs(const std::string& part, const std::string& op,
+                                            int32_t b, int32_t tp, bool cpuTime) const {
+  // The measured tp degree nearest to the requested one.
+  int32_t bestTp = -1;
+  for (const OpCostEntry& e : ops) {
+    if (e.part != part || e.op != op) continue;
+    if (bestTp < 0 || std::abs(e.tp - tp) < std::abs(bestTp - tp)) bestTp = e.tp;
+  }
+  if (bestTp < 0) return std::nullopt;
+  std::map<int32_t, double> bySize;  // micro-batch size -> ns
+  for (const OpCostEntry& e : ops) {
+    if (e.part == part && e.op == op && e.tp == bestTp) {
+      bySize[e.microBatchSize] = cpuTime ? e.cpuNs : e.wallNs;
+    }
+  }
+  const double tpScale = static_cast<double>(bestTp) / tp;
+  if (bySize.count(b)) return bySize[b] * tpScale;
+  if (bySize.size() == 1 || b <= 0) {
+    const auto [size, ns] = *bySize.begin();
+    return size > 0 ? ns * b / size * tpScale : ns * tpScale;
+  }
+  // Interpolate between the two measured sizes around b (or the two nearest
+  // at either end: extrapolation along the last segment).
+  auto hi = bySize.lower_bound(b);
+  if (hi == bySize.end()) --hi;
+  if (hi == bySize.begin()) ++hi;
+  auto lo = std::prev(hi);
+  const double slope = (hi->second - lo->second) / (hi->first - lo->first);
+  return std::max(0.0, lo->second + slope * (b - lo->first)) * tpScale;
+}
+
+const LinkFit* Calibration::linkFit(const std::string& dim, const std::string& collective,
+                                    const std::string& link) const {
+  const LinkFit* sameLink = nullptr;
+  const LinkFit* any = nullptr;
+  for (const LinkFit& f : links) {
+    if (f.collective != collective) continue;
+    if (f.dim == dim && f.link == link) return &f;
+    if (f.link == link && sameLink == nullptr) sameLink = &f;
+    if (any == nullptr) any = &f;
+  }
+  return sameLink != nullptr ? sameLink : any;
+}
+
+LinkFit fitAlphaBeta(const std::vector<std::pair<double, double>>& points) {
+  LinkFit fit;
+  const double n = static_cast<double>(points.size());
+  fit.samples = static_cast<int64_t>(points.size());
+  if (points.empty()) return fit;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  double minX = points.front().first, maxX = points.front().first;
+  for (const auto& [x, y] : points) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+    minX = std::min(minX, x);
+    maxX = std::max(maxX, x);
+  }
+  fit.minBytes = static_cast<int64_t>(minX);
+  fit.maxBytes = static_cast<int64_t>(maxX);
+  const double meanY = sy / n;
+  const double varX = sxx - sx * sx / n;
+  if (maxX <= minX || varX <= 0) {  // one size: no intercept to separate
+    if (maxX >= kLatencyBoundBytes) {
+      fit.betaNsPerByte = meanY / maxX;
+    } else {
+      fit.alphaNs = meanY;
+    }
+    return fit;
+  }
+  double beta = (sxy - sx * sy / n) / varX;
+  double alpha = meanY - beta * sx / n;
+  if (beta < 0) {  // time does not grow with size: a constant
+    beta = 0;
+    alpha = meanY;
+  } else if (alpha < 0) {  // refit through the origin
+    alpha = 0;
+    beta = sxy / sxx;
+  }
+  fit.alphaNs = alpha;
+  fit.betaNsPerByte = beta;
+  return fit;
+}
+
+std::vector<std::string> calibrationMismatches(const Calibration& c, const ModelConfig& model) {
+  std::vector<std::string> out;
+  const ModelConfig& m = c.model;
+  if (m.hidden != model.hidden || m.seqLen != model.seqLen || m.vocabSize != model.vocabSize ||
+      m.numHeads != model.numHeads || m.mlpRatio != model.mlpRatio) {
+    out.push_back("the calibration was measured on model " +
+                  (m.preset.empty() ? std::string("custom") : m.preset) + " (C " +
+                  std::to_string(m.hidden) + ", T " + std::to_string(m.seqLen) + ", V " +
+                  std::to_string(m.vocabSize) + "), not on this one (C " +
+                  std::to_string(model.hidden) + ", T " + std::to_string(model.seqLen) + ", V " +
+                  std::to_string(model.vocabSize) + "): layer costs are taken as they are");
+  }
+  return out;
+}
+
+}  // namespace bubblescope::layout

@@ -1,0 +1,97 @@
+// Calibration: a cost model of one machine (or cluster) for one model, from
+// measurements (docs/prediction.md). It holds
+//  - per-op compute costs of each layer slot ("embedding", "block", "head")
+//    and op ("forward", "backward", "backward_input", "backward_weight",
+//    "recompute") per micro-batch size and tensor-parallel degree, in wall
+//    time and in thread CPU time, and the optimizer's cost per parameter
+//    (part "optimizer", op "step", micro-batch size 0);
+//  - per parallel dimension, link and collective, an alpha-beta fit
+//    time = alpha + beta · bytes (Thakur, Rabenseifner, Gropp 2005).
+// Stored in a trace file's calibration tables (storage/calibration_store.h).
+//
+// Pure value type; lookups interpolate linearly in the micro-batch size.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/layout/model_config.h"
+
+namespace bubblescope::layout {
+
+// The cost of one op of one layer slot, per micro-batch (or, for the
+// optimizer, per parameter), median over the samples.
+struct OpCostEntry {
+  std::string part;  // "embedding", "block", "head", "optimizer"
+  std::string
+      op;  // "forward", "backward", "backward_input", "backward_weight", "recompute", "step"
+  int32_t microBatchSize = 1;  // 0 for the optimizer
+  int32_t tp = 1;              // tensor-parallel degree the cost was measured at
+  double wallNs = 0;
+  double cpuNs = 0;  // thread CPU time; equals wallNs when the run measured none
+  int64_t samples = 0;
+
+  bool operator==(const OpCostEntry&) const = default;
+};
+
+// time(bytes) = alphaNs + betaNsPerByte · bytes for one collective kind
+// ("allreduce", "reduce_scatter", "all_gather", "p2p") of one dimension ("dp",
+// "tp", "pp", "zero") over one link ("same_host", "other_host") and group size.
+struct LinkFit {
+  std::string dim;
+  std::string link;
+  std::string collective;
+  int32_t groupSize = 2;
+  double alphaNs = 0;
+  double betaNsPerByte = 0;
+  int64_t samples = 0;
+  int64_t minBytes = 0;
+  int64_t maxBytes = 0;
+
+  double timeNs(double bytes) const { return alphaNs + betaNsPerByte * bytes; }
+  bool operator==(const LinkFit&) const = default;
+};
+
+struct Calibration {
+  int64_t id = 0;              // its row in the trace file (0: not stored)
+  std::string name;            // e.g. "from run 3"
+  int64_t sourceRun = 0;       // the run it was extracted from (0: a benchmark)
+  std::string method = "run";  // "run" or "benchmark"
+  std::string host;            // the machine measured
+  int32_t cores = 0;           // its cores
+  int32_t ranksPerHost = 0;    // ranks that shared them while measuring
+  ModelConfig model;
+  std::string backend = "cpu";
+  std::vector<OpCostEntry> ops;
+  std::vector<LinkFit> links;
+
+  // True when the measuring run had more ranks than cores: wall times are
+  // stretched, so predictions use thread CPU times.
+  bool oversubscribed() const { return cores > 0 && ranksPerHost > cores; }
+
+  // The cost in ns of `op` of `part` at micro-batch size b and tp degree:
+  // the entry measured at tp (or, if none, the nearest tp, scaled by its
+  // tp / tp: compute splits over the tp group), linearly interpolated (or
+  // extrapolated through the origin from one size) in b. nullopt when the
+  // part and op were never measured.
+  std::optional<double> opCostNs(const std::string& part, const std::string& op, int32_t b,
+                                 int32_t tp, bool cpuTime) const;
+  // The fit of `collective` on dim; falls back to another dimension's fit of
+  // the same collective on the same link, then any link. nullptr when none.
+  const LinkFit* linkFit(const std::string& dim, const std::string& collective,
+                         const std::string& link = "same_host") const;
+};
+
+// Least-squares fit of time = alpha + beta · bytes over (bytes, ns) points.
+// One distinct size: below 64 KiB all latency (alpha = mean ns, beta 0), from
+// 64 KiB all bandwidth (alpha 0, beta = mean ns / bytes). A negative slope or intercept is clamped
+// to 0 and the other term refitted. Requires at least one point.
+LinkFit fitAlphaBeta(const std::vector<std::pair<double, double>>& bytesAndNs);
+
+// Problems that make a calibration a poor fit for a model, one sentence each
+// ("calibrated on model small, predicting tiny"); empty when it matches.
+std::vector<std::string> calibrationMismatches(const Calibration& c, const ModelConfig& model);
+
+}  // namespace bubblescope::layout

@@ -1,0 +1,279 @@
+#include "engine/layout/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/layout/formulas.h"
+#include "engine/layout/stage_split.h"
+
+namespace bubblescope::layout {
+namespace {
+
+// What one virtual stage (a chunk) holds.
+struct ChunkParts {
+  int32_t layers = 0;
+  bool embedding = false;
+  bool head = false;
+  double parameters = 0;  // on one tp rank
+};
+
+class Predictor {
+ public:
+  Predictor(const Layout& l, const Calibration& c) : l_(l), c_(c), cpu_(c.oversubscribed()) {}
+
+  Result<Prediction> run() {
+    BS_RETURN_IF_ERROR(validate(l_));
+    for (std::string& w : calibrationMismatches(c_, l_.model)) warn(std::move(w));
+    BS_ASSIGN_OR_RETURN(p_.schedule, scheduleFor(l_));
+    BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
+                        stageSplit(l_.model, l_.pp, l_.virtualChunks, l_.stageLayers));
+    const int32_t vs = static_cast<int32_t>(split.size());
+    for (int32_t v = 0; v < vs; ++v) {
+      ChunkParts part;
+      part.layers = split[v];
+      part.embedding = v == 0;
+      part.head = v == vs - 1;
+      part.parameters = (static_cast<double>(l_.model.blockParameterCount()) * part.layers +
+                         (part.embedding ? l_.model.embeddingParameterCount() : 0) +
+                         (part.head ? l_.model.headParameterCount() : 0)) /
+                        l_.tp;
+      chunks_.push_back(part);
+    }
+    BS_RETURN_IF_ERROR(checkMeasured());
+    actBytes_ = 4.0 * l_.microBatchSize * l_.model.seqLen * l_.model.hidden;
+    p_.p2pNs = l_.pp > 1 ? collectiveNs("pp", "p2p", actBytes_, 1) : 0.0;
+    buildOpCosts();
+    CostModel base;  // every op has its own cost; the base only fills gaps
+    base.comm = p_.p2pNs;
+    BS_ASSIGN_OR_RETURN(p_.simulation, simulate(p_.schedule, base, p_.opCostsNs));
+    finish();
+    return std::move(p_);
+  }
+
+ private:
+  void warn(std::string w) {
+    if (std::find(p_.warnings.begin(), p_.warnings.end(), w) == p_.warnings.end()) {
+      p_.warnings.push_back(std::move(w));
+    }
+  }
+
+  Status checkMeasured() const {
+    for (const char* op : {"forward", "backward"}) {
+      if (!c_.opCostNs("block", op, 1, 1, false)) {
+        return Status::invalidArgument(std::string("the calibration has no ") + op +
+                                       " cost of a block: calibrate from a run that trained");
+      }
+    }
+    return Status::ok();
+  }
+
+  // One part's op cost; a missing one is estimated and said so.
+  double partNs(const char* part, const std::string& op) {
+    const int32_t b = l_.microBatchSize;
+    if (auto ns = c_.opCostNs(part, op, b, l_.tp, cpu_)) return *ns;
+    // Split halves from the fused backward: B and W each half (Qi et al.).
+    if (op == "backward_input" || op == "backward_weight") {
+      if (auto ns = c_.opCostNs(part, "backward", b, l_.tp, cpu_)) {
+        warn(std::string("no ") + op + " cost of " + part + " measured: half its backward");
+        return *ns / 2;
+      }
+    }
+    if (op == "recompute") {
+      if (auto ns = c_.opCostNs(part, "forward", b, l_.tp, cpu_)) return *ns;
+    }
+    if (op == "backward") {
+      auto bi = c_.opCostNs(part, "backward_input", b, l_.tp, cpu_);
+      auto bw = c_.opCostNs(part, "backward_weight", b, l_.tp, cpu_);
+      if (bi && bw) return *bi + *bw;
+    }
+    warn(std::string("no ") + op + " cost of " + part + " measured: taken as 0");
+    return 0.0;
+  }
+
+  double chunkComputeNs(const ChunkParts& c, const std::string& op) {
+    double ns = c.layers * partNs("block", op);
+    if (c.embedding) ns += partNs("embedding", op);
+    if (c.head) ns += partNs("head", op);
+    return ns;
+  }
+
+  // `calls` collectives moving `bytes` in all over dim; 0 when unmeasured
+  // (said once). A reduce-scatter or all-gather with no fit of its own
+  // costs half an all-reduce of the same bytes (REFERENCE.md: an all-reduce
+  // is a reduce-scatter then an all-gather).
+  double collectiveNs(const std::string& dim, const std::string& collective, double bytes,
+                      double calls) {
+    if (const LinkFit* f = c_.linkFit(dim, collective)) {
+      return calls * f->alphaNs + f->betaNsPerByte * bytes;
+    }
+    if (collective != "allreduce" && collective != "p2p") {
+      if (const LinkFit* f = c_.linkFit(dim, "allreduce")) {
+        return (calls * f->alphaNs + f->betaNsPerByte * bytes) / 2;
+      }
+    }
+    warn("no " + collective + " time measured (dim " + dim + "): taken as 0");
+    return 0.0;
+  }
+
+  double tpCommNs(const ChunkParts& c, int32_t allReducesPerLayer) {
+    if (l_.tp <= 1) return 0.0;
+    const double calls = static_cast<double>(allReducesPerLayer) * c.layers;
+    const double ns = collectiveNs("tp", "allreduce", calls * actBytes_, calls);
+    tpNs_ += ns;
+    return ns;
+  }
+
+  double zeroNs(const std::string& collective, double parameters, double calls) {
+    if (l_.dp <= 1) return 0.0;
+    const double ns = collectiveNs("zero", collective, parameters * kBytesPerElement, calls);
+    dpNs_ += ns;
+    return ns;
+  }
+
+  double opNs(const Op& op) {
+    const ChunkParts& c = chunks_.at(p_.schedule.virtualStage(stage_, op.chunk));
+    const ZeroStage z = l_.zeroStage;
+    const bool gathers = z == ZeroStage::kParameters;
+    const double slots = c.layers + (c.embedding ? 1 : 0) + (c.head ? 1 : 0);
+    switch (op.type) {
+      case OpType::kForward: {
+        double ns = chunkComputeNs(c, "forward") + tpCommNs(c, 2);
+        if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
+        return ns;
+      }
+      case OpType::kBackward:
+      case OpType::kBackwardInput:
+      case OpType::kBackwardWeight: {
+        const std::string name = op.type == OpType::kBackward        ? "backward"
+                                 : op.type == OpType::kBackwardInput ? "backward_input"
+                                                                     : "backward_weight";
+        double ns = chunkComputeNs(c, name);
+        if (op.type != OpType::kBackwardWeight) ns += tpCommNs(c, 2);
+        if (l_.recompute && op.type != OpType::kBackwardWeight) {
+          ns += chunkComputeNs(c, "recompute") + tpCommNs(c, 2);
+          if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
+        }
+        // ZeRO-3 gathers the parameters again for the weight gradients.
+        if (op.type != OpType::kBackwardInput && gathers) {
+          ns += zeroNs("all_gather", c.parameters, slots);
+        }
+        return ns;
+      }
+      case OpType::kSendActivation:
+      case OpType::kSendGrad:
+        ppNs_ += p_.p2pNs;
+        return p_.p2pNs;
+      case OpType::kRecvActivation:
+      case OpType::kRecvGrad:
+        return -1.0;  // the simulator's wait
+      case OpType::kAllReduceGrads: {
+        if (l_.dp <= 1) return 0.0;
+        const double params = stageParameters();
+        const double buckets = std::ceil(params / static_cast<double>(l_.bucketElementCount(4)));
+        const double ns =
+            collectiveNs("dp", "allreduce", params * kBytesPerElement, std::max(1.0, buckets));
+        dpNs_ += ns;
+        return ns;
+      }
+      case OpType::kReduceScatterGrads:
+        // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
+        // micro-batch, after its backward.
+        if (op.microBatch < 0) return zeroNs("reduce_scatter", stageParameters(), 1);
+        return zeroNs("reduce_scatter", c.parameters, slots);
+      case OpType::kOptimizerStep: {
+        const double params = stageParameters();
+        const bool sharded = l_.zeroStage != ZeroStage::kNone && l_.dp > 1;
+        return (sharded ? params / l_.dp : params) * partNs("optimizer", "step");
+      }
+      case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards
+        return zeroNs("all_gather", stageParameters(), 1);
+    }
+    return -1.0;
+  }
+
+  double stageParameters() const {
+    double params = 0;
+    for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
+      params += chunks_[p_.schedule.virtualStage(stage_, c)].parameters;
+    }
+    return params;
+  }
+
+  void buildOpCosts() {
+    const Schedule& s = p_.schedule;
+    p_.opCostsNs.assign(s.stages, {});
+    double maxTp = 0, maxDp = 0, maxPp = 0;
+    for (stage_ = 0; stage_ < s.stages; ++stage_) {
+      tpNs_ = dpNs_ = ppNs_ = 0;
+      for (const Op& op : s.stageOps[stage_]) p_.opCostsNs[stage_].push_back(opNs(op));
+      maxTp = std::max(maxTp, tpNs_);
+      maxDp = std::max(maxDp, dpNs_);
+      maxPp = std::max(maxPp, ppNs_);
+    }
+    if (l_.tp > 1) p_.exposedCommNs["tp"] = maxTp;
+    if (l_.dp > 1) p_.exposedCommNs[l_.zeroStage == ZeroStage::kNone ? "dp" : "zero"] = maxDp;
+    if (l_.pp > 1) p_.exposedCommNs["pp"] = maxPp;
+  }
+
+  void finish() {
+    const Simulation& sim = p_.simulation;
+    p_.stepNs = sim.makespan;
+    const double tokens =
+        static_cast<double>(l_.microBatchSize) * l_.microBatches * l_.dp * l_.model.seqLen;
+    p_.tokensPerSecond = p_.stepNs > 0 ? tokens / (p_.stepNs * 1e-9) : 0.0;
+    const ModelStateBytes ms = zeroModelStateBytes(l_, parametersPerRank(l_));
+    const double states = ms.parameters + ms.gradients + ms.optimizer + ms.transientParameters +
+                          ms.transientGradients;
+    for (int32_t k = 0; k < p_.schedule.stages; ++k) {
+      const StageStats& st = sim.stages[k];
+      p_.bubble.push_back(sim.makespan > 0 ? st.idle / sim.makespan : 0.0);
+      // The largest chunk of the stage holds each in-flight micro-batch (an
+      // upper bound for interleaved stages, whose chunks differ).
+      double perMb = 0, full = 0;
+      for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
+        const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];
+        perMb = std::max(perMb,
+                         activationBytesPerMicroBatch(l_, part.layers, part.embedding, part.head));
+        if (l_.recompute) {
+          Layout noRecompute = l_;
+          noRecompute.recompute = false;
+          full = std::max(full, activationBytesPerMicroBatch(noRecompute, part.layers,
+                                                             part.embedding, part.head));
+        }
+      }
+      const double acts = st.peakInFlight * perMb + full;
+      p_.activationBytes.push_back(acts);
+      p_.memoryBytes.push_back(states + acts);
+    }
+  }
+
+  const Layout& l_;
+  const Calibration& c_;
+  const bool cpu_;
+  Prediction p_;
+  std::vector<ChunkParts> chunks_;  // per virtual stage
+  double actBytes_ = 0;
+  int32_t stage_ = 0;
+  double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0;  // the current stage's comm per step
+};
+
+}  // namespace
+
+double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedding, bool head) {
+  const double b = l.microBatchSize, t = l.model.seqLen, c = l.model.hidden;
+  const double f = l.model.mlpHidden(), tp = l.tp;
+  const double input = b * t * c;
+  if (l.recompute) return kBytesPerElement * input;
+  const double block =
+      b * t * (5 * c + 4 + (3 * c + c + 2 * f) / tp) + b * (l.model.numHeads / tp) * t * t;
+  double elements = input + layers * block;
+  if (head) elements += b * t * (c + l.model.vocabSize + 3);
+  if (embedding) elements += 2 * b * t;  // token ids and targets (int32)
+  return kBytesPerElement * elements;
+}
+
+Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration) {
+  return Predictor(layout, calibration).run();
+}
+
+}  // namespace bubblescope::layout

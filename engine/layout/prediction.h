@@ -1,0 +1,65 @@
+// predictLayout(): a layout's step predicted from a calibration
+// (docs/prediction.md): the schedule simulator over the layout's own op lists
+// (scheduleFor, the lists the executor runs), each op costed from the
+// calibration's measured layer costs plus alpha-beta times of the
+// collectives the op runs.
+//
+// Per op of stage k (chunk c holds the layers stageSplit gives it):
+//  - Forward: the chunk's parts' forward costs (embedding on virtual stage 0,
+//    head on the last), plus per layer 2 tp all-reduces of b·T·C fp32
+//    (Megatron-LM f/g) when tp > 1, plus a ZeRO-3 all-gather of the chunk's
+//    parameters;
+//  - Backward (fused) / BackwardInput / BackwardWeight: the same with the
+//    backward ops (2 tp all-reduces on B; ZeRO-3's second gather on the
+//    backward that produces weight gradients); with recompute, the
+//    forward again ("recompute" costs, or forward's when not measured);
+//  - a send: the pp p2p time of b·T·C fp32;
+//  - the gradient collectives: ZeRO 0 all-reduces of every bucket, ZeRO 1 a
+//    reduce-scatter of the stage's gradients, ZeRO 2/3 a reduce-scatter of
+//    one chunk's per ReduceScatterGrads(mb, chunk); nothing when dp = 1;
+//  - OptimizerStep: the optimizer's cost per parameter × the parameters this
+//    rank updates (Ψ_rank, /dp under ZeRO >= 1);
+//  - AllGatherParams (ZeRO 1/2): an all-gather of the stage's parameters.
+// Times are wall ns, or thread-CPU ns when the calibration's run was
+// oversubscribed (Calibration::oversubscribed).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/layout/calibration.h"
+#include "engine/layout/layout.h"
+#include "engine/layout/simulator.h"
+
+namespace bubblescope::layout {
+
+struct Prediction {
+  Schedule schedule;
+  Simulation simulation;  // in ns
+  OpCosts opCostsNs;      // [stage][op] the durations simulated
+  double p2pNs = 0;       // one pipeline transfer
+  double stepNs = 0;
+  double tokensPerSecond = 0;
+  std::vector<double> bubble;  // per stage: idle / step
+  std::map<std::string, double>
+      exposedCommNs;  // per dim ("dp", "tp", "pp", "zero"), per step, the slowest stage
+  std::vector<double> memoryBytes;      // per stage: model states (kept + transient) + activations
+  std::vector<double> activationBytes;  // per stage: peak in-flight activations
+  std::vector<std::string> warnings;    // parts not measured, calibration mismatches
+};
+
+// Errors: an invalid layout ("invalid layout: ..." as run says), a
+// calibration without forward and backward costs of the model's parts.
+Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration);
+
+// Activation bytes one micro-batch leaves on a stage chunk of `layers`
+// blocks (with the embedding / head when it holds them), from the engine's
+// kept tensors (engine/gpt_activations.h), fp32: per block
+// B·T·(5C + 4 + (3C + C + 2F)/t) + B·(NH/t)·T²; head B·T·(C + V + 3); the
+// chunk input B·T·C. With recompute a chunk keeps only its input.
+double activationBytesPerMicroBatch(const Layout& layout, int32_t layers, bool embedding,
+                                    bool head);
+
+}  // namespace bubblescope::layout

@@ -1,0 +1,136 @@
+#include "storage/analysis/measured_ops.h"
+
+#include <algorithm>
+
+#include "storage/analysis/run_layout.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using trace_model::Event;
+using trace_model::EventKind;
+using trace_model::ParallelDim;
+
+std::string partOf(const std::string& spanName) {
+  if (spanName == "embedding" || spanName == "head") return spanName;
+  if (spanName.rfind("h.", 0) == 0) return "block";
+  return "";
+}
+
+bool isOpSpan(const std::string& name) {
+  return name == "forward" || name == "backward" || name == "backward_input" ||
+         name == "backward_weight" || name == "recompute" || name == "optimizer";
+}
+
+std::string dimName(ParallelDim d) {
+  switch (d) {
+    case ParallelDim::kDp:
+      return "dp";
+    case ParallelDim::kTp:
+      return "tp";
+    case ParallelDim::kPp:
+      return "pp";
+    case ParallelDim::kZero:
+      return "zero";
+    default:
+      return "";
+  }
+}
+
+std::string collectiveName(EventKind k) {
+  switch (k) {
+    case EventKind::kAllReduce:
+      return "allreduce";
+    case EventKind::kReduceScatter:
+      return "reduce_scatter";
+    case EventKind::kAllGather:
+      return "all_gather";
+    case EventKind::kRecv:
+      return "p2p";
+    default:
+      return "";
+  }
+}
+
+MeasuredCost costOf(const Event& e) {
+  const double wall = static_cast<double>(e.endNs - e.startNs);
+  return {wall, e.cpuNs >= 0 ? static_cast<double>(e.cpuNs) : wall};
+}
+
+void add(MeasuredCost& into, const MeasuredCost& c) {
+  into.wallNs += c.wallNs;
+  into.cpuNs += c.cpuNs;
+}
+
+}  // namespace
+
+std::string opNameOf(EventKind kind) {
+  switch (kind) {
+    case EventKind::kForward:
+      return "forward";
+    case EventKind::kBackward:
+      return "backward";
+    case EventKind::kBackwardInput:
+      return "backward_input";
+    case EventKind::kBackwardWeight:
+      return "backward_weight";
+    case EventKind::kRecompute:
+      return "recompute";
+    case EventKind::kOptimizer:
+      return "optimizer";
+    default:
+      return "";
+  }
+}
+
+std::optional<MeasuredCost> MeasuredOps::op(int32_t rank, int32_t step, int32_t microBatch,
+                                            int32_t chunk, const std::string& name) const {
+  auto it = ops.find({rank, step, microBatch, chunk, name});
+  if (it == ops.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
+  MeasuredOps out;
+  BS_ASSIGN_OR_RETURN(const storage::RunRecord run, reader.run(runId));
+  out.layout = runLayout(run.info.layoutJson, run.info.modelJson);
+  BS_ASSIGN_OR_RETURN(out.ranks, reader.ranks(runId));
+  for (const storage::RankInfo& r : out.ranks) {
+    // Op spans, and layer spans summed per op key and layer name.
+    std::map<OpKey, MeasuredCost> opSpans, layerSums;
+    std::map<std::pair<OpKey, std::string>, MeasuredCost> layerByName;
+    BS_RETURN_IF_ERROR(reader.visitEvents(runId, r.rank, [&](const Event& e) {
+      if (e.step < 0) return Status::ok();
+      out.steps = std::max(out.steps, e.step + 1);
+      const std::string op = opNameOf(e.kind);
+      if (!op.empty() && e.lane == trace_model::Lane::kCompute) {
+        if (e.cpuNs >= 0) out.cpuMeasured = true;
+        const int32_t mb = op == "optimizer" ? -1 : e.microBatch;
+        const int32_t chunk = op == "optimizer" ? -1 : std::max(0, e.chunk);
+        const OpKey key{r.rank, e.step, mb, chunk, op};
+        if (isOpSpan(e.name)) {
+          add(opSpans[key], costOf(e));
+        } else if (!partOf(e.name).empty()) {
+          add(layerSums[key], costOf(e));
+          add(layerByName[{key, e.name}], costOf(e));
+        }
+        return Status::ok();
+      }
+      const std::string dim = dimName(e.dim), coll = collectiveName(e.kind);
+      if (!dim.empty() && !coll.empty() && e.bytes > 0) {
+        out.comms.push_back({r.rank, e.step, e.microBatch, dim, coll, e.bytes,
+                             static_cast<double>(e.endNs - e.startNs)});
+      }
+      return Status::ok();
+    }));
+    for (const auto& [key, cost] : layerSums) out.ops[key] = cost;
+    for (const auto& [key, cost] : opSpans) out.ops[key] = cost;  // the op span wins
+    for (const auto& [k, cost] : layerByName) {
+      out.layers.push_back(
+          {r.rank, std::get<1>(k.first), partOf(k.second), std::get<4>(k.first), cost});
+    }
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,77 @@
+// MeasuredOps: a measured run's costs per schedule op, per layer slot and per
+// communication, read from its events (the input of the calibration and of
+// the ideal-hardware replay, docs/prediction.md).
+//
+// Contract: per rank, step, micro-batch, chunk and op kind (forward,
+// backward, backward_input, backward_weight, recompute, optimizer) the op's
+// cost is its op-level span ("forward", "backward", ...; the executor's span
+// around the model's pass), or, where the executor records none (tensor
+// parallelism, ZeRO-3), the sum of the layers' spans. Costs are wall ns and
+// thread-CPU ns (Event::cpuNs; the wall time when a span has none). A layer
+// slot's cost sums its spans of one op (tensor-parallel blocks record one
+// span per stretch between all-reduces). Chunk -1 (runs that are not
+// pipelined) reads as chunk 0.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/layout/layout.h"
+#include "storage/run_info.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::analysis {
+
+struct MeasuredCost {
+  double wallNs = 0;
+  double cpuNs = 0;
+};
+
+// (rank, step, micro-batch, chunk, op name); micro-batch and chunk -1 for
+// the optimizer.
+using OpKey = std::tuple<int32_t, int32_t, int32_t, int32_t, std::string>;
+
+struct LayerSample {
+  int32_t rank = 0;
+  int32_t step = 0;
+  std::string part;  // "embedding", "block", "head"
+  std::string op;
+  MeasuredCost cost;
+};
+
+struct CommSample {
+  int32_t rank = 0;
+  int32_t step = 0;
+  int32_t microBatch = -1;
+  std::string dim;         // "dp", "tp", "pp", "zero"
+  std::string collective;  // "allreduce", "reduce_scatter", "all_gather", "p2p"
+  int64_t bytes = 0;
+  double wallNs = 0;
+};
+
+struct MeasuredOps {
+  std::optional<layout::Layout> layout;
+  std::vector<storage::RankInfo> ranks;
+  int32_t steps = 0;         // highest step + 1
+  bool cpuMeasured = false;  // some compute span carried a thread CPU time
+  std::map<OpKey, MeasuredCost> ops;
+  std::vector<LayerSample> layers;
+  std::vector<CommSample> comms;
+
+  // The op's cost, if measured.
+  std::optional<MeasuredCost> op(int32_t rank, int32_t step, int32_t microBatch, int32_t chunk,
+                                 const std::string& name) const;
+};
+
+// Reads every rank's events of `runId` once.
+Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId);
+
+// The schedule op name of an EventKind ("forward", ...; "" for others).
+std::string opNameOf(trace_model::EventKind kind);
+
+}  // namespace bubblescope::analysis

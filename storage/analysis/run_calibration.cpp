@@ -1,0 +1,122 @@
+#include "storage/analysis/run_calibration.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/layout/formulas.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * (v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
+  if (dim == "tp") return l.tp;
+  if (dim == "pp") return l.pp;
+  return l.dp;
+}
+
+}  // namespace
+
+Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
+  if (!m.layout) {
+    return Status::invalidArgument("run " + std::to_string(runId) +
+                                   " has no readable layout: cannot tell its layers apart");
+  }
+  const layout::Layout& l = *m.layout;
+  const int32_t firstStep = m.steps > 1 ? 1 : 0;
+  layout::Calibration c;
+  c.name = "from run " + std::to_string(runId);
+  c.sourceRun = runId;
+  c.method = "run";
+  c.model = l.model;
+  c.backend = layout::backendName(l.backend);
+  std::set<std::string> hosts;
+  for (const storage::RankInfo& r : m.ranks) {
+    hosts.insert(r.host);
+    c.cores = std::max(c.cores, r.coresOnHost);
+    c.ranksPerHost = std::max(c.ranksPerHost, r.ranksOnHost);
+  }
+  c.host = hosts.empty() ? "" : *hosts.begin();
+  const std::string link = hosts.size() > 1 ? "other_host" : "same_host";
+
+  std::map<std::pair<std::string, std::string>, std::vector<MeasuredCost>> parts;
+  for (const LayerSample& s : m.layers) {
+    if (s.step >= firstStep) parts[{s.part, s.op}].push_back(s.cost);
+  }
+  // The optimizer per parameter this rank updates.
+  const bool sharded = l.zeroStage != layout::ZeroStage::kNone && l.dp > 1;
+  for (const auto& [key, cost] : m.ops) {
+    if (std::get<4>(key) != "optimizer" || std::get<1>(key) < firstStep) continue;
+    const int32_t rank = std::get<0>(key);
+    double params = layout::parametersPerRank(l);
+    for (const storage::RankInfo& r : m.ranks) {
+      if (r.rank == rank && r.parameters > 0) params = static_cast<double>(r.parameters);
+    }
+    if (sharded) params /= l.dp;
+    if (params > 0)
+      parts[{"optimizer", "step"}].push_back({cost.wallNs / params, cost.cpuNs / params});
+  }
+  if (parts.empty()) {
+    return Status::invalidArgument("run " + std::to_string(runId) +
+                                   " has no compute spans to calibrate from (was it traced?)");
+  }
+  for (const auto& [key, samples] : parts) {
+    std::vector<double> wall, cpu;
+    for (const MeasuredCost& s : samples) {
+      wall.push_back(s.wallNs);
+      cpu.push_back(s.cpuNs);
+    }
+    layout::OpCostEntry e;
+    e.part = key.first;
+    e.op = key.second;
+    e.microBatchSize = e.part == "optimizer" ? 0 : l.microBatchSize;
+    e.tp = e.part == "optimizer" ? 1 : l.tp;
+    e.wallNs = quantile(wall, 0.5);
+    e.cpuNs = quantile(cpu, 0.5);
+    e.samples = static_cast<int64_t>(samples.size());
+    c.ops.push_back(e);
+  }
+
+  // (dim, collective) -> bytes -> times
+  std::map<std::pair<std::string, std::string>, std::map<int64_t, std::vector<double>>> comms;
+  for (const CommSample& s : m.comms) {
+    if (s.step >= firstStep) comms[{s.dim, s.collective}][s.bytes].push_back(s.wallNs);
+  }
+  for (const auto& [key, bySize] : comms) {
+    std::vector<std::pair<double, double>> points;
+    int64_t n = 0;
+    for (const auto& [bytes, times] : bySize) {
+      points.emplace_back(static_cast<double>(bytes),
+                          quantile(times, key.second == "p2p" ? 0.5 : 0.25));
+      n += static_cast<int64_t>(times.size());
+    }
+    layout::LinkFit f = layout::fitAlphaBeta(points);
+    f.dim = key.first;
+    f.collective = key.second;
+    f.link = link;
+    f.groupSize = groupSizeOf(l, key.first);
+    f.samples = n;
+    c.links.push_back(f);
+  }
+  return c;
+}
+
+Result<layout::Calibration> calibrateFromRun(storage::TraceReader& reader, int64_t runId) {
+  BS_ASSIGN_OR_RETURN(const storage::RunRecord run, reader.run(runId));
+  if (run.info.simulated) {
+    return Status::invalidArgument("run " + std::to_string(runId) +
+                                   " is simulated: calibrate from a measured run");
+  }
+  BS_ASSIGN_OR_RETURN(const MeasuredOps m, measureOps(reader, runId));
+  return calibrationOf(m, runId);
+}
+
+}  // namespace bubblescope::analysis

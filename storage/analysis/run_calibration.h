@@ -1,0 +1,30 @@
+// calibrateFromRun(): a cost model (layout::Calibration) extracted from one
+// measured run of a trace file (docs/prediction.md, "Calibration").
+//
+// Contract: steps after the first are used when the run has more than one
+// (the first pays for allocation and warm caches). Per layer slot and op the
+// median over every (rank, step, micro-batch, layer) sample of its wall and
+// thread-CPU time; the optimizer's median per parameter updated (Ψ_rank,
+// /dp under ZeRO >= 1); per dimension and collective an alpha-beta fit
+// (layout::fitAlphaBeta) over the distinct message sizes, each size's time
+// the lower quartile of its samples (a collective's wall time includes
+// waiting for the last peer; the earliest finishers measure the transfer),
+// the p2p time the median receive transfer (the wait is its own span).
+// Errors: a run that is not measured, has no layout, or no compute spans.
+#pragma once
+
+#include <cstdint>
+
+#include "common/result.h"
+#include "engine/layout/calibration.h"
+#include "storage/analysis/measured_ops.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::analysis {
+
+Result<layout::Calibration> calibrateFromRun(storage::TraceReader& reader, int64_t runId);
+
+// The same from already measured ops of run `runId`.
+Result<layout::Calibration> calibrationOf(const MeasuredOps& measured, int64_t runId);
+
+}  // namespace bubblescope::analysis

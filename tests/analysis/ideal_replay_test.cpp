@@ -1,0 +1,234 @@
+// The ideal-hardware replay and the calibration from a run, on hand-built
+// "oversubscribed" runs whose wall times are stretched unevenly per stage
+// while their thread CPU times are the true costs: the replay must recover
+// the schedule's own bubble from the CPU times, and the calibration must
+// recover the per-layer costs and the alpha-beta fit.
+#include "storage/analysis/ideal_replay.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/layout/formulas.h"
+#include "engine/layout/simulator.h"
+#include "storage/analysis/report_json.h"
+#include "storage/analysis/run_analyzer.h"
+#include "storage/analysis/run_calibration.h"
+#include "storage/calibration_store.h"
+#include "storage/trace_reader.h"
+#include "tests/analysis/trace_builder.h"
+
+namespace bubblescope::testing {
+namespace {
+
+using layout::OpType;
+using trace_model::EventKind;
+
+constexpr int64_t kMs = 1'000'000;
+
+// A pp4 run of `schedule` with m = 8: true costs F = 1 ms, B = 2 ms (fused)
+// or B = W = 1 ms (split), stretched on stage k by 1 + 0.6·k (and 2 at
+// stage 2), as ranks sharing cores see it; 3 steps. Every op span holds one
+// layer span "h.<k>" with the same times.
+TraceBuilder::RunSpec stretchedRun(layout::ScheduleKind kind, const std::string& name) {
+  layout::Layout l;
+  l.model = *layout::modelPreset("small");  // 4 layers: one per stage
+  l.pp = 4;
+  l.microBatches = 8;
+  l.schedule = kind;
+  const layout::Schedule s = *layout::scheduleFor(l);
+  const bool split = s.splitsBackward();
+  auto trueCost = [&](OpType t) -> double {
+    switch (t) {
+      case OpType::kForward:
+        return 1.0;
+      case OpType::kBackward:
+        return 2.0;
+      case OpType::kBackwardInput:
+      case OpType::kBackwardWeight:
+        return 1.0;
+      default:
+        return 0.0;
+    }
+  };
+  const double stretch[] = {1.0, 1.6, 2.0, 2.8};
+  layout::OpCosts stretched(4);
+  for (int32_t k = 0; k < 4; ++k) {
+    for (const layout::Op& op : s.stageOps[k])
+      stretched[k].push_back(trueCost(op.type) * stretch[k]);
+  }
+  const layout::Simulation sim = *layout::simulate(s, layout::CostModel{}, stretched);
+  TraceBuilder::RunSpec spec;
+  spec.name = name;
+  spec.layoutJson = layout::toJson(l).dump();
+  spec.worldSize = 4;
+  for (int32_t k = 0; k < 4; ++k) {
+    storage::RankInfo r = rankInfo(k, 0, 0, k);
+    r.coresOnHost = 2;
+    r.ranksOnHost = 4;
+    spec.ranks.push_back(r);
+  }
+  const int64_t stepNs = static_cast<int64_t>(sim.makespan * kMs) + kMs;
+  for (int32_t step = 0; step < 3; ++step) {
+    const int64_t base = step * stepNs;
+    for (int32_t k = 0; k < 4; ++k) {
+      for (const layout::OpInterval& iv : sim.stages[k].timeline) {
+        const layout::Op& op = s.stageOps[k][iv.opIndex];
+        const int64_t t0 = base + static_cast<int64_t>(iv.start * kMs);
+        const int64_t t1 = base + static_cast<int64_t>(iv.end * kMs);
+        EventKind ek;
+        switch (op.type) {
+          case OpType::kForward:
+            ek = EventKind::kForward;
+            break;
+          case OpType::kBackward:
+            ek = EventKind::kBackward;
+            break;
+          case OpType::kBackwardInput:
+            ek = EventKind::kBackwardInput;
+            break;
+          case OpType::kBackwardWeight:
+            ek = EventKind::kBackwardWeight;
+            break;
+          case OpType::kRecvActivation:
+          case OpType::kRecvGrad:
+            if (t1 > t0) spec.events.push_back(span(k, EventKind::kWait, t0, t1, step));
+            continue;
+          default:
+            continue;
+        }
+        trace_model::Event e = span(k, ek, t0, t1, step);
+        e.name = split ? (op.type == OpType::kForward         ? "forward"
+                          : op.type == OpType::kBackwardInput ? "backward_input"
+                                                              : "backward_weight")
+                       : (op.type == OpType::kForward ? "forward" : "backward");
+        e.microBatch = op.microBatch;
+        e.chunk = op.chunk;
+        e.stage = k;
+        e.cpuNs = static_cast<int64_t>(trueCost(op.type) * kMs);
+        spec.events.push_back(e);
+        e.name = "h." + std::to_string(k);
+        spec.events.push_back(e);
+      }
+      spec.steps.push_back(stepRecord(k, step, base, base + stepNs));
+    }
+  }
+  // dp-free: pipeline transfers only, none costly.
+  return spec;
+}
+
+Result<analysis::IdealReplay> replayOf(TraceBuilder& b, int64_t run) {
+  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(b.path()));
+  BS_ASSIGN_OR_RETURN(auto measured, analysis::measureOps(*reader, run));
+  return analysis::replayIdealHardware(measured);
+}
+
+TEST(IdealReplay, GPipeAnd1F1BReplayToTheFormulaWhereTheMeasuredBubbleIsFarAbove) {
+  for (auto kind : {layout::ScheduleKind::kGPipe, layout::ScheduleKind::kOneFOneB}) {
+    TraceBuilder b;
+    const int64_t run = b.run(stretchedRun(kind, "pp4"));
+    auto replay = replayOf(b, run);
+    ASSERT_TRUE(replay.isOk()) << replay.status().message();
+    const double formula = layout::formulaBubble(kind, 4, 8);  // 3/11
+    ASSERT_EQ(replay->bubble.size(), 4u);
+    for (double bubble : replay->bubble) EXPECT_NEAR(bubble, formula, 1e-6);
+    EXPECT_EQ(replay->steps, 2);                       // the first step is skipped
+    EXPECT_NEAR(replay->stepNs, 11 * 3.0 * kMs, 1e3);  // (m + p - 1)(t_F + t_B)
+
+    // The report shows both: the stretched measurement is far from the formula.
+    auto reader = storage::TraceReader::open(b.path());
+    ASSERT_TRUE(reader.isOk());
+    auto report = analysis::analyzeRun(**reader, run);
+    ASSERT_TRUE(report.isOk()) << report.status().message();
+    const nlohmann::json j = analysis::reportToJson({*report});
+    const auto& stages = j["runs"][0]["stages"];
+    ASSERT_EQ(stages.size(), 4u);
+    for (const auto& s : stages) {
+      EXPECT_NEAR(s["bubble_replayed"].get<double>(), formula, 1e-6);
+    }
+    EXPECT_GT(std::abs(stages[0]["bubble_fraction"].get<double>() - formula), 0.05);
+  }
+}
+
+TEST(IdealReplay, ZeroBubbleReplaysBelow1F1B) {
+  TraceBuilder b;
+  const int64_t run = b.run(stretchedRun(layout::ScheduleKind::kZeroBubbleH1, "zb"));
+  auto replay = replayOf(b, run);
+  ASSERT_TRUE(replay.isOk()) << replay.status().message();
+  // The simulator's own bubble of ZB-H1 at t_F = t_B = t_W.
+  const layout::Schedule s = *layout::zeroBubbleH1(4, 8);
+  const layout::Simulation sim = *layout::simulate(s, layout::unitCosts(s));
+  const double oneFOneB = layout::formulaBubble(layout::ScheduleKind::kOneFOneB, 4, 8);
+  for (int32_t k = 0; k < 4; ++k) {
+    EXPECT_NEAR(replay->bubble[k], sim.stages[k].idle / sim.makespan, 1e-6);
+    EXPECT_LT(replay->bubble[k], oneFOneB - 0.05);
+  }
+}
+
+TEST(IdealReplay, ARunWithoutCpuTimesSaysSo) {
+  TraceBuilder b;
+  auto spec = stretchedRun(layout::ScheduleKind::kOneFOneB, "old");
+  for (auto& e : spec.events) e.cpuNs = -1;
+  const int64_t run = b.run(spec);
+  auto replay = replayOf(b, run);
+  ASSERT_FALSE(replay.isOk());
+  EXPECT_NE(replay.status().message().find("no thread CPU time"), std::string::npos);
+}
+
+TEST(RunCalibration, RecoversLayerCostsInCpuAndWallTimeAndStoresThem) {
+  TraceBuilder b;
+  auto spec = stretchedRun(layout::ScheduleKind::kOneFOneB, "pp4");
+  // dp all-reduces of two sizes at alpha 20 us, beta 0.5 ns/byte.
+  for (int32_t step = 1; step < 3; ++step) {
+    for (int64_t bytes : {int64_t{1} << 16, int64_t{1} << 20}) {
+      const int64_t t = 20000 + bytes / 2;
+      spec.events.push_back(
+          span(0, EventKind::kAllReduce, 0, t, step, trace_model::ParallelDim::kDp, bytes));
+    }
+  }
+  const int64_t run = b.run(spec);
+  auto reader = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(reader.isOk());
+  auto c = analysis::calibrateFromRun(**reader, run);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  EXPECT_TRUE(c->oversubscribed());
+  EXPECT_NEAR(*c->opCostNs("block", "forward", 1, 1, true), 1.0 * kMs, 1.0);
+  EXPECT_NEAR(*c->opCostNs("block", "backward", 1, 1, true), 2.0 * kMs, 1.0);
+  // The wall medians are stretched (stages 1.0, 1.6, 2.0, 2.8 -> median 1.8).
+  EXPECT_NEAR(*c->opCostNs("block", "forward", 1, 1, false), 1.8 * kMs, 1e3);
+  const layout::LinkFit* f = c->linkFit("dp", "allreduce");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->alphaNs, 20000, 1.0);
+  EXPECT_NEAR(f->betaNsPerByte, 0.5, 1e-6);
+
+  auto id = storage::saveCalibration(b.path(), *c);
+  ASSERT_TRUE(id.isOk()) << id.status().message();
+  auto back = storage::loadCalibration(b.path());
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(back->id, *id);
+  EXPECT_EQ(back->ops.size(), c->ops.size());
+  EXPECT_EQ(back->links, c->links);
+  EXPECT_EQ(back->model, c->model);
+  EXPECT_EQ(back->ranksPerHost, 4);
+  EXPECT_NEAR(*back->opCostNs("block", "backward", 1, 1, true), 2.0 * kMs, 1.0);
+}
+
+TEST(RunCalibration, ABadSourceIsOneClearError) {
+  TraceBuilder b;
+  TraceBuilder::RunSpec spec;
+  spec.layoutJson = "{}";
+  spec.ranks.push_back(rankInfo(0, 0, 0, 0));
+  spec.events.push_back(span(0, EventKind::kAllReduce, 0, 10, 0, trace_model::ParallelDim::kDp, 8));
+  const int64_t run = b.run(spec);
+  auto reader = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(reader.isOk());
+  auto c = analysis::calibrateFromRun(**reader, run);
+  ASSERT_FALSE(c.isOk());
+  EXPECT_NE(c.status().message().find("no compute spans"), std::string::npos);
+  auto none = storage::loadCalibration(b.path());
+  ASSERT_FALSE(none.isOk());
+  EXPECT_NE(none.status().message().find("holds no calibration"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bubblescope::testing

@@ -1,0 +1,188 @@
+// The cost model: alpha-beta fits, calibration lookups and the prediction of
+// a layout's step from known per-layer costs (engine/layout/prediction.h).
+#include "engine/layout/prediction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/layout/formulas.h"
+
+namespace bubblescope::layout {
+namespace {
+
+constexpr double kMs = 1e6;
+
+TEST(AlphaBetaFit, RecoversLatencyAndBandwidthExactly) {
+  std::vector<std::pair<double, double>> points;
+  for (double bytes : {1e3, 1e5, 1e6, 4e6}) points.emplace_back(bytes, 5000.0 + 0.25 * bytes);
+  const LinkFit f = fitAlphaBeta(points);
+  EXPECT_NEAR(f.alphaNs, 5000.0, 1e-6);
+  EXPECT_NEAR(f.betaNsPerByte, 0.25, 1e-12);
+  EXPECT_EQ(f.minBytes, 1000);
+  EXPECT_EQ(f.maxBytes, 4000000);
+  EXPECT_NEAR(f.timeNs(2e6), 5000.0 + 0.5e6, 1e-6);
+}
+
+TEST(AlphaBetaFit, OneSizeIsLatencyWhenSmallAndBandwidthWhenLarge) {
+  const LinkFit small = fitAlphaBeta({{8, 30000}, {8, 50000}});
+  EXPECT_DOUBLE_EQ(small.alphaNs, 40000);
+  EXPECT_DOUBLE_EQ(small.betaNsPerByte, 0);
+  const LinkFit large = fitAlphaBeta({{1 << 20, 2e6}});
+  EXPECT_DOUBLE_EQ(large.alphaNs, 0);
+  EXPECT_DOUBLE_EQ(large.betaNsPerByte, 2e6 / (1 << 20));
+}
+
+TEST(AlphaBetaFit, DecreasingTimesClampToAConstant) {
+  const LinkFit f = fitAlphaBeta({{1e3, 900}, {1e6, 100}});
+  EXPECT_DOUBLE_EQ(f.betaNsPerByte, 0);
+  EXPECT_DOUBLE_EQ(f.alphaNs, 500);
+}
+
+Calibration blockCalibration(double fwdMs, double bwdMs, double optNsPerParam = 0) {
+  Calibration c;
+  c.model = defaultLayoutModel();
+  c.host = "h";
+  c.cores = 2;
+  c.ranksPerHost = 1;
+  for (const char* part : {"block", "embedding", "head"}) {
+    const bool block = std::string(part) == "block";
+    c.ops.push_back({part, "forward", 1, 1, block ? fwdMs * kMs : 0, block ? fwdMs * kMs : 0, 1});
+    c.ops.push_back({part, "backward", 1, 1, block ? bwdMs * kMs : 0, block ? bwdMs * kMs : 0, 1});
+  }
+  c.ops.push_back({"optimizer", "step", 0, 1, optNsPerParam, optNsPerParam, 1});
+  return c;
+}
+
+TEST(CalibrationLookup, InterpolatesInMicroBatchSizeAndScalesByTp) {
+  Calibration c;
+  c.ops.push_back({"block", "forward", 1, 1, 10, 4, 1});
+  c.ops.push_back({"block", "forward", 2, 1, 18, 6, 1});
+  EXPECT_DOUBLE_EQ(*c.opCostNs("block", "forward", 3, 1, false), 26);  // extrapolated
+  EXPECT_DOUBLE_EQ(*c.opCostNs("block", "forward", 2, 1, true), 6);
+  EXPECT_DOUBLE_EQ(*c.opCostNs("block", "forward", 2, 2, false), 9);  // split over tp 2
+  EXPECT_FALSE(c.opCostNs("block", "backward", 1, 1, false));
+  Calibration one;
+  one.ops.push_back({"head", "forward", 2, 1, 8, 8, 1});
+  EXPECT_DOUBLE_EQ(*one.opCostNs("head", "forward", 4, 1, false), 16);  // through the origin
+}
+
+TEST(Prediction, SingleRankStepIsTheSumOfItsOps) {
+  Layout l;  // tiny: 2 layers
+  l.microBatches = 4;
+  auto p = predictLayout(l, blockCalibration(1.0, 2.0, 10.0));
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  const double optimizer = 10.0 * l.model.parameterCount();
+  EXPECT_NEAR(p->stepNs, 4 * 2 * (1.0 + 2.0) * kMs + optimizer, 1.0);
+  EXPECT_NEAR(p->tokensPerSecond, 4.0 * l.model.seqLen / (p->stepNs * 1e-9), 1e-6);
+  ASSERT_EQ(p->bubble.size(), 1u);
+  EXPECT_NEAR(p->bubble[0], 0.0, 1e-12);
+  EXPECT_TRUE(p->warnings.empty());
+}
+
+TEST(Prediction, RecomputeRunsTheForwardAgainBeforeEachBackward) {
+  Layout l;
+  l.microBatches = 3;
+  l.recompute = true;
+  auto p = predictLayout(l, blockCalibration(1.0, 2.0));
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->stepNs, 3 * 2 * (1.0 + 1.0 + 2.0) * kMs, 1.0);
+  // Only the stage input (B, T, C) of each micro-batch is kept, plus one
+  // micro-batch's full activations during its backward.
+  Layout keep = l;
+  keep.recompute = false;
+  EXPECT_LT(p->activationBytes[0], activationBytesPerMicroBatch(keep, 2, true, true) + 1.0 +
+                                       4.0 * l.model.seqLen * l.model.hidden);
+}
+
+TEST(Prediction, EvenPipelineStagesReachTheFormulaBubble) {
+  for (ScheduleKind kind : {ScheduleKind::kGPipe, ScheduleKind::kOneFOneB}) {
+    Layout l;
+    l.pp = 2;
+    l.microBatches = 4;
+    l.schedule = kind;
+    auto p = predictLayout(l, blockCalibration(1.0, 2.0));
+    ASSERT_TRUE(p.isOk()) << p.status().message();
+    ASSERT_EQ(p->bubble.size(), 2u);
+    for (double b : p->bubble) EXPECT_NEAR(b, formulaBubble(l), 1e-9) << scheduleKindName(kind);
+    EXPECT_NEAR(p->stepNs, (4 + 1) * 3.0 * kMs, 1.0);
+  }
+}
+
+TEST(Prediction, PipelineTransfersAndTensorParallelAllReducesAddTheirFittedTimes) {
+  Calibration c = blockCalibration(1.0, 2.0);
+  LinkFit p2p{"pp", "same_host", "p2p", 2, 100000, 0, 1, 1, 1};
+  c.links.push_back(p2p);
+  Layout l;
+  l.pp = 2;
+  l.microBatches = 1;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  // F0, transfer, F1, B1, transfer, B0.
+  EXPECT_NEAR(p->stepNs, (1.0 + 0.1 + 1.0 + 2.0 + 0.1 + 2.0) * kMs, 1.0);
+  EXPECT_NEAR(p->exposedCommNs.at("pp"), 0.1 * kMs, 1.0);
+
+  LinkFit ar{"tp", "same_host", "allreduce", 2, 50000, 0, 1, 1, 1};
+  c.links.push_back(ar);
+  Layout t;
+  t.tp = 2;
+  auto q = predictLayout(t, c);
+  ASSERT_TRUE(q.isOk()) << q.status().message();
+  // Compute halves over tp 2; 2 all-reduces forward and 2 backward per layer.
+  EXPECT_NEAR(q->stepNs, 2 * (0.5 + 1.0) * kMs + 2 * 4 * 0.05 * kMs, 1.0);
+  EXPECT_NEAR(q->exposedCommNs.at("tp"), 2 * 4 * 0.05 * kMs, 1.0);
+}
+
+TEST(Prediction, SplitBackwardFromAFusedCalibrationIsHalvedAndSaidSo) {
+  Layout l;
+  l.pp = 2;
+  l.microBatches = 4;
+  l.schedule = ScheduleKind::kZeroBubbleH1;
+  auto p = predictLayout(l, blockCalibration(1.0, 2.0));
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  bool said = false;
+  for (const auto& w : p->warnings) said |= w.find("half its backward") != std::string::npos;
+  EXPECT_TRUE(said);
+  Layout f = l;
+  f.schedule = ScheduleKind::kOneFOneB;
+  auto q = predictLayout(f, blockCalibration(1.0, 2.0));
+  ASSERT_TRUE(q.isOk());
+  EXPECT_LT(p->stepNs, q->stepNs);  // ZB-H1 fills 1F1B's cool-down with W
+  EXPECT_LT(p->bubble[0], q->bubble[0]);
+}
+
+TEST(Prediction, BadInputIsOneClearError) {
+  Layout bad;
+  bad.pp = 4;  // tiny has 2 layers
+  auto p = predictLayout(bad, blockCalibration(1.0, 2.0));
+  ASSERT_FALSE(p.isOk());
+  EXPECT_NE(p.status().message().find("invalid layout"), std::string::npos);
+  Calibration empty;
+  empty.model = defaultLayoutModel();
+  auto q = predictLayout(Layout{}, empty);
+  ASSERT_FALSE(q.isOk());
+  EXPECT_NE(q.status().message().find("no forward cost of a block"), std::string::npos);
+  Calibration other = blockCalibration(1.0, 2.0);
+  other.model.hidden = 64;
+  auto r = predictLayout(Layout{}, other);
+  ASSERT_TRUE(r.isOk());
+  ASSERT_FALSE(r->warnings.empty());
+  EXPECT_NE(r->warnings[0].find("not on this one"), std::string::npos);
+}
+
+TEST(Prediction, OneFOneBHoldsFewerActivationsThanGPipe) {
+  Layout l;
+  l.pp = 2;
+  l.microBatches = 8;
+  l.schedule = ScheduleKind::kGPipe;
+  auto g = predictLayout(l, blockCalibration(1.0, 2.0));
+  l.schedule = ScheduleKind::kOneFOneB;
+  auto o = predictLayout(l, blockCalibration(1.0, 2.0));
+  ASSERT_TRUE(g.isOk() && o.isOk());
+  const double perMb = activationBytesPerMicroBatch(l, 1, true, false);
+  EXPECT_NEAR(g->activationBytes[0], 8 * perMb, 1.0);  // every micro-batch in flight
+  EXPECT_NEAR(o->activationBytes[0], 2 * perMb, 1.0);  // p on stage 0
+}
+
+}  // namespace
+}  // namespace bubblescope::layout

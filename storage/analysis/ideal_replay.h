@@ -8,9 +8,9 @@
 // compute op of stage k costs the largest CPU time of that op over the
 // stage's ranks (tp and dp peers wait for each other), a backward with
 // recompute adds its recompute; the optimizer likewise; a send costs the
-// run's median pipeline receive transfer (wall); the gradient collective the
-// smallest, over the stage's ranks, of the step's dp/zero communication time
-// (the last rank to arrive waits least). An op not measured in a step costs
+// run's median pipeline receive transfer (wall); a gradient collective or
+// parameter gather the smallest, over the stage's ranks, of the dp/zero
+// communication time it stands for (the last rank to arrive waits least). An op not measured in a step costs
 // the median of that op over the run. Bubble of stage k = its idle time /
 // the replayed step, averaged over the steps.
 #pragma once

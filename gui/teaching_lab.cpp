@@ -14,6 +14,8 @@
 #include <cmath>
 
 #include "gui/teaching_view.h"
+#include "storage/analysis/ideal_replay.h"
+#include "storage/analysis/measured_ops.h"
 
 namespace bubblescope::gui {
 namespace {
@@ -161,6 +163,15 @@ void TeachingLab::loadMeasured() {
           : QStringLiteral("run %1").arg(runId_);
   auto step = analysis::measuredStep(*reader_, runId_);
   model_.setMeasured(step.isOk() ? std::optional(*step) : std::nullopt, label);
+  if (step.isOk() && !step->oversubscribed.empty()) {
+    // Its lengths mean little: replay its thread-CPU op costs as if each
+    // rank had its own core.
+    auto ops = analysis::measureOps(*reader_, runId_);
+    auto replay = ops.isOk() ? analysis::replayIdealHardware(*ops)
+                             : Result<analysis::IdealReplay>(ops.status());
+    model_.setReplay(replay.isOk() ? std::optional(*replay) : std::nullopt,
+                     replay.isOk() ? QString() : QString::fromStdString(replay.status().message()));
+  }
   const QSignalBlocker block(sameScale_);
   sameScale_->setChecked(model_.sameTimeScale());
 }

@@ -19,7 +19,9 @@
 // describe the hardware) and change nothing outside the lab.
 //
 // Contract: GUI thread only; the reader given to setMeasuredRun is not owned
-// and is read only inside simulate(); headless tests call stepForward()
+// and is read only inside simulate(): one step of the run, and for an
+// oversubscribed run every event once more for its ideal-hardware replay
+// (analysis::replayIdealHardware); headless tests call stepForward()
 // instead of waiting for the timer.
 #pragma once
 

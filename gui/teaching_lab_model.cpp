@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/layout/formulas.h"
+#include "gui/time_format.h"
 
 namespace bubblescope::gui {
 
@@ -108,17 +109,43 @@ void TeachingLabModel::setMeasured(std::optional<analysis::MeasuredStep> step, Q
   measured_ = std::move(step);
   measuredLabel_ = std::move(runLabel);
   sameTimeScale_ = !measured_ || measured_->oversubscribed.empty();
+  replay_.reset();
+  noReplayReason_.clear();
+}
+
+void TeachingLabModel::setReplay(std::optional<analysis::IdealReplay> replay, QString whyNone) {
+  replay_ = std::move(replay);
+  noReplayReason_ = replay_ ? QString() : std::move(whyNone);
+}
+
+QString TeachingLabModel::replayNote() const {
+  if (!replay_ || oversubscribedNote().isEmpty()) return {};
+  QStringList bubbles;
+  for (double b : replay_->bubble) bubbles << QStringLiteral("%1%").arg(b * 100, 0, 'f', 0);
+  return QStringLiteral(
+             "Replayed on ideal hardware (its thread-CPU op costs through the simulator, one "
+             "core per rank; %1 %2): step %3 · bubble per stage %4")
+      .arg(replay_->steps)
+      .arg(replay_->steps == 1 ? QStringLiteral("step") : QStringLiteral("steps"))
+      .arg(formatDuration(replay_->stepNs))
+      .arg(bubbles.join(QStringLiteral(" · ")));
 }
 
 QString TeachingLabModel::oversubscribedNote() const {
   if (!measured_ || measured_->oversubscribed.empty()) return {};
   QStringList hosts;
   for (const std::string& h : measured_->oversubscribed) hosts << QString::fromStdString(h);
+  const QString replay =
+      replay_
+          ? QStringLiteral("its replay on ideal hardware is below")
+          : QStringLiteral("no ideal-hardware replay: %1")
+                .arg(noReplayReason_.isEmpty() ? QStringLiteral("not computed") : noReplayReason_);
   return QStringLiteral(
              "%1 was oversubscribed (%2): its spans stretch unevenly; compare shapes, not "
-             "lengths (no ideal-hardware replay yet).")
+             "lengths (%3).")
       .arg(measuredLabel_.isEmpty() ? QStringLiteral("The measured run") : measuredLabel_)
-      .arg(hosts.join(", "));
+      .arg(hosts.join(", "))
+      .arg(replay);
 }
 
 }  // namespace bubblescope::gui

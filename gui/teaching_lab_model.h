@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "engine/layout/layout.h"
 #include "engine/layout/schedule_playback.h"
+#include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
 
 namespace bubblescope::gui {
@@ -88,6 +89,17 @@ class TeachingLabModel {
   const QString& measuredLabel() const { return measuredLabel_; }
   // "run 3 was oversubscribed (host h0 ran 8 ranks on 2 cores): ..." or "".
   QString oversubscribedNote() const;
+  // The measured run replayed on ideal hardware (analysis::
+  // replayIdealHardware: its thread-CPU op costs through the simulator, one
+  // core per rank), shown beside an oversubscribed measured step; or none
+  // and why (e.g. the run recorded no thread CPU times). setMeasured()
+  // clears it.
+  void setReplay(std::optional<analysis::IdealReplay> replay, QString whyNone = {});
+  const std::optional<analysis::IdealReplay>& replay() const { return replay_; }
+  // "Replayed on ideal hardware (...): step 1.02 s · bubble per stage 20% ·
+  // 25% · 27% · 30%" for an oversubscribed measured step with a replay, else
+  // "".
+  QString replayNote() const;
   // Whether the measured step is drawn on the ideal one's time scale (else
   // stretched to the ideal step's length). setMeasured() turns it off for an
   // oversubscribed run, whose lengths mean little, and on otherwise.
@@ -106,6 +118,8 @@ class TeachingLabModel {
   std::vector<std::vector<layout::InFlightPoint>> inFlight_;
   std::optional<analysis::MeasuredStep> measured_;
   QString measuredLabel_;
+  std::optional<analysis::IdealReplay> replay_;
+  QString noReplayReason_;
   bool sameTimeScale_ = true;
 };
 

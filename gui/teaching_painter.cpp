@@ -50,6 +50,16 @@ void paintHeader(QPainter& p, const TeachingLabModel& m, const G& g, const QPale
   p.drawText(QRect(6, 0, g.plot.right(), G::kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft, text);
 }
 
+// The lines under the measured step's title: the oversubscription note
+// (red), then the ideal-hardware replay.
+QStringList measuredNotes(const TeachingLabModel& m) {
+  QStringList notes;
+  for (const QString& n : {m.oversubscribedNote(), m.replayNote()}) {
+    if (!n.isEmpty()) notes << n;
+  }
+  return notes;
+}
+
 void paintMeasured(QPainter& p, const TeachingLabModel& m, const G& g, const QPalette& pal) {
   if (!m.measured()) return;
   const analysis::MeasuredStep& s = *m.measured();
@@ -68,12 +78,14 @@ void paintMeasured(QPainter& p, const TeachingLabModel& m, const G& g, const QPa
                                         : QStringLiteral(" · drawn to the ideal step's length")));
   p.restore();
   y += G::kTitleHeight;
-  const QString note = m.oversubscribedNote();
-  if (!note.isEmpty()) {
+  const QColor noteColours[] = {QColor(0xc6, 0x28, 0x28), pal.color(QPalette::Text)};
+  const QStringList notes = measuredNotes(m);
+  for (int i = 0; i < notes.size(); ++i) {
     p.save();
-    p.setPen(QColor(0xc6, 0x28, 0x28));
+    p.setPen(noteColours[std::min(i, 1)]);
     const QRect r(6, y, g.plot.right() - 6, G::kNoteHeight);
-    p.drawText(r, Qt::AlignVCenter, p.fontMetrics().elidedText(note, Qt::ElideRight, r.width()));
+    p.drawText(r, Qt::AlignVCenter,
+               p.fontMetrics().elidedText(notes[i], Qt::ElideRight, r.width()));
     p.restore();
     y += G::kNoteHeight;
   }
@@ -254,7 +266,7 @@ TeachingGeometry teachingGeometry(const TeachingLabModel& m, int width, const QF
     }
     g.measuredTop = y;
     y += G::kTitleHeight + static_cast<int>(m.measured()->stages.size()) * G::kMeasuredRow;
-    if (!m.oversubscribedNote().isEmpty()) y += G::kNoteHeight;
+    y += static_cast<int>(measuredNotes(m).size()) * G::kNoteHeight;
     y += G::kStageGap;
   }
   y += G::kTitleHeight;

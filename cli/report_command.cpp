@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "storage/analysis/moe_load.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"
 #include "storage/analysis/run_analyzer.h"
@@ -21,7 +22,13 @@ struct ReportOptions {
   bool markdown = false;
 };
 
-Result<std::vector<analysis::RunReport>> analyzeRuns(const ReportOptions& o) {
+// A run's report and its MoE blocks' load (storage/analysis/moe_load.h).
+struct AnalyzedRun {
+  analysis::RunReport report;
+  std::vector<analysis::MoeBlockLoad> moe;
+};
+
+Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(o.path));
   std::vector<int64_t> ids;
   if (o.runId >= 0) {
@@ -30,12 +37,16 @@ Result<std::vector<analysis::RunReport>> analyzeRuns(const ReportOptions& o) {
     BS_ASSIGN_OR_RETURN(auto runs, reader->runs());
     for (const auto& r : runs) ids.push_back(r.id);
   }
-  std::vector<analysis::RunReport> reports;
+  std::vector<AnalyzedRun> runs;
   for (int64_t id : ids) {
-    BS_ASSIGN_OR_RETURN(auto report, analysis::analyzeRun(*reader, id));
-    reports.push_back(std::move(report));
+    AnalyzedRun run;
+    BS_ASSIGN_OR_RETURN(run.report, analysis::analyzeRun(*reader, id));
+    // MoE samples come from rank 0 (MoE trains on one rank today).
+    BS_ASSIGN_OR_RETURN(auto samples, reader->samples(id, 0));
+    run.moe = analysis::moeLoadFromSamples(samples);
+    runs.push_back(std::move(run));
   }
-  return reports;
+  return runs;
 }
 
 ExitCode runReport(const ReportOptions& o) {
@@ -45,13 +56,21 @@ ExitCode runReport(const ReportOptions& o) {
     return 1;
   }
   if (o.json) {
-    std::printf("%s\n", analysis::reportToJson(*reports).dump(2).c_str());
+    std::vector<analysis::RunReport> plain;
+    for (const auto& r : *reports) plain.push_back(r.report);
+    auto j = analysis::reportToJson(plain);
+    for (size_t i = 0; i < reports->size(); ++i) {
+      if (!(*reports)[i].moe.empty())
+        j["runs"][i]["moe"] = analysis::moeLoadJson((*reports)[i].moe);
+    }
+    std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
   if (reports->empty()) std::printf("%s holds no runs\n", o.path.c_str());
   for (size_t i = 0; i < reports->size(); ++i) {
     if (i > 0) std::printf("\n");
-    std::fputs(analysis::reportToText((*reports)[i], o.markdown).c_str(), stdout);
+    std::fputs(analysis::reportToText((*reports)[i].report, o.markdown).c_str(), stdout);
+    std::fputs(analysis::moeLoadText((*reports)[i].moe, o.markdown).c_str(), stdout);
   }
   return 0;
 }

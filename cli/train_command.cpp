@@ -17,6 +17,7 @@
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
+#include "engine/layout/moe_samples.h"
 #include "engine/parallel/rank_trainer.h"
 #include "engine/trainer_options.h"
 #include "storage/process_identity.h"
@@ -87,9 +88,25 @@ class TraceOutput {
     return out;
   }
 
-  Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r) {
+  // `moe`: the step's MoE counts, written as "moe.*" samples at the step's
+  // end (engine/layout/moe_samples.h).
+  Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r,
+                    const std::vector<engine::MoeBlockStats>& moe) {
     const auto events = recorder.drain();
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
+    std::vector<trace_model::Sample> samples;
+    for (const auto& b : moe) {
+      using layout::MoeSeries;
+      auto add = [&](MoeSeries series, int32_t expert, double value) {
+        samples.push_back({0, layout::moeSampleName({b.block, series, expert}), r.endNs, value});
+      };
+      for (size_t e = 0; e < b.routed.size(); ++e) {
+        add(MoeSeries::kRouted, static_cast<int32_t>(e), static_cast<double>(b.routed[e]));
+        add(MoeSeries::kDropped, static_cast<int32_t>(e), static_cast<double>(b.dropped[e]));
+      }
+      if (b.forwards > 0) add(MoeSeries::kAuxLoss, -1, b.auxLossSum / b.forwards);
+    }
+    if (!samples.empty()) BS_RETURN_IF_ERROR(writer_->appendSamples(samples));
     const trace_model::StepRecord step{.rank = 0,
                                        .step = static_cast<int32_t>(r.step),
                                        .loss = r.loss,
@@ -185,8 +202,9 @@ Status train(engine::RankTrainer& trainer, const TrainArgs& args, tracer::Record
                 static_cast<long long>(r.step + 1), static_cast<long long>(args.steps), r.loss,
                 r.lr, r.gradNorm, static_cast<double>(r.tokens) / stepSeconds, elapsed);
     std::fflush(stdout);
-    printMoeStats(trainer.model().takeMoeStats());
-    if (trace != nullptr) BS_RETURN_IF_ERROR(trace->appendStep(*recorder, r));
+    const auto moe = trainer.model().takeMoeStats();
+    printMoeStats(moe);
+    if (trace != nullptr) BS_RETURN_IF_ERROR(trace->appendStep(*recorder, r, moe));
   }
   if (!args.save.empty()) {
     BS_RETURN_IF_ERROR(trainer.save(args.save));

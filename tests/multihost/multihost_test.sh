@@ -46,6 +46,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 fail() { echo "FAIL: $*"; [ -f "$dir/run.err" ] && { echo "--- run stderr"; tail -30 "$dir/run.err"; }; exit 1; }
 
+# A run of this test killed outright (ctest's timeout) cannot clean up: its
+# namespaces, named after its pid, are removed here once that pid is gone.
+for old in $(ip netns list 2>/dev/null | sed -n 's/^\(bsmh[0-9]*\)[-a-z]*\( .*\)\{0,1\}$/\1/p' | sort -u); do
+  [ -d "/proc/${old#bsmh}" ] && continue
+  for n in $(ip netns list | awk '{print $1}' | grep -E "^$old(-[a-z]+)?$"); do
+    for p in $(ip netns pids "$n" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    ip netns del "$n" 2>/dev/null
+  done
+done
 [ "$(id -u)" = 0 ] || skip "needs root (network, mount and time namespaces)"
 command -v ip >/dev/null || skip "iproute2's ip is missing"
 ip netns add "$tag-probe" 2>/dev/null || skip "cannot create network namespaces here"

@@ -31,6 +31,15 @@ trap 'exit 130' INT TERM HUP
 logs() { for f in "$dir"/*.log "$dir"/job-*.out; do [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done; }
 fail() { echo "FAIL: $*"; logs; exit 1; }
 
+# A run of this test killed outright (ctest's timeout) cannot clean up: its
+# namespaces, named after its pid, are removed here once that pid is gone.
+for old in $(ip netns list 2>/dev/null | sed -n 's/^\(bsslurm[0-9]*\)[-a-z]*\( .*\)\{0,1\}$/\1/p' | sort -u); do
+  [ -d "/proc/${old#bsslurm}" ] && continue
+  for n in $(ip netns list | awk '{print $1}' | grep -E "^$old(-[a-z]+)?$"); do
+    for p in $(ip netns pids "$n" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    ip netns del "$n" 2>/dev/null
+  done
+done
 [ "$(id -u)" = 0 ] || skip "needs root (Slurm's daemons as SlurmUser root, a network namespace)"
 if [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/munged ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1 ||

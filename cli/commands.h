@@ -23,6 +23,7 @@ void addCollectCommand(CLI::App& app, CommandRunner& runner);
 void addImportCommand(CLI::App& app, CommandRunner& runner);
 void addSimulateCommand(CLI::App& app, CommandRunner& runner);
 void addCalibrateCommand(CLI::App& app, CommandRunner& runner);
+void addPlanCommand(CLI::App& app, CommandRunner& runner);
 
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);

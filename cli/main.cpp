@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   bubblescope::cli::addImportCommand(app, runner);
   bubblescope::cli::addSimulateCommand(app, runner);
   bubblescope::cli::addCalibrateCommand(app, runner);
+  bubblescope::cli::addPlanCommand(app, runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

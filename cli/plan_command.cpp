@@ -1,0 +1,140 @@
+// `bubblescope-cli plan --world N --model M [--memory-per-rank GiB]
+// [--calibration F] [--top K] [--json] [--out-dir D]`: the valid layouts of N
+// ranks for model M, predicted (engine/layout/planner.h), the best K by
+// tokens/s printed with the seeds' reasons and written as layout files.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/run_description.h"
+#include "engine/layout/planner.h"
+#include "storage/analysis/text_table.h"
+#include "storage/calibration_store.h"
+
+namespace bubblescope::cli {
+namespace {
+
+struct PlanArgs {
+  int32_t world = 1;
+  std::string model = "tiny";
+  double memoryGiB = 0;  // 0: no limit
+  std::string calibration;
+  int64_t calibrationId = 0;
+  int32_t top = 5;
+  int32_t microBatchSize = 1;
+  bool json = false;
+  std::string outDir = "plan";
+};
+
+Status writeLayouts(const layout::Plan& plan, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::invalidArgument("--out-dir " + dir + ": " + ec.message());
+  for (size_t i = 0; i < plan.best.size(); ++i) {
+    const std::string path = dir + "/plan-" + std::to_string(i + 1) + ".json";
+    std::ofstream out(path);
+    out << layout::toJson(plan.best[i].layout).dump(2) << "\n";
+    if (!out) return Status::invalidArgument("cannot write " + path);
+  }
+  return Status::ok();
+}
+
+ExitCode runPlan(const PlanArgs& a) {
+  auto fail = [](int code, const std::string& message) {
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return code;
+  };
+  auto model = layout::modelPreset(a.model);
+  if (!model.isOk()) return fail(2, model.status().message());
+  layout::Calibration calibration;
+  if (a.calibration.empty()) {
+    calibration = layout::flopsCalibration(*model, 10e9);
+  } else {
+    auto loaded = storage::loadCalibration(a.calibration, a.calibrationId);
+    if (!loaded.isOk()) return fail(1, loaded.status().message());
+    calibration = *loaded;
+  }
+  layout::PlanRequest request;
+  request.world = a.world;
+  request.model = *model;
+  request.top = a.top;
+  request.microBatchSize = a.microBatchSize;
+  if (a.memoryGiB > 0) request.memoryPerRankBytes = a.memoryGiB * 1024.0 * 1024.0 * 1024.0;
+  auto plan = layout::planLayouts(request, calibration);
+  if (!plan.isOk()) return fail(1, plan.status().message());
+  if (Status s = writeLayouts(*plan, a.outDir); !s.isOk()) return fail(1, s.message());
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < plan->best.size(); ++i) {
+      const layout::PlanCandidate& c = plan->best[i];
+      out.push_back({{"rank", i + 1},
+                     {"name", runName(c.layout)},
+                     {"layout_file", a.outDir + "/plan-" + std::to_string(i + 1) + ".json"},
+                     {"layout", layout::toJson(c.layout)},
+                     {"step_ms", c.prediction.stepNs / 1e6},
+                     {"tokens_per_s", c.prediction.tokensPerSecond},
+                     {"bubble", c.prediction.bubble},
+                     {"exposed_comm_ms", c.prediction.exposedCommNs},
+                     {"peak_memory_bytes", c.peakMemoryBytes},
+                     {"rule", c.rule},
+                     {"limit", c.limit}});
+    }
+    std::printf("%s\n", nlohmann::json{{"valid", plan->valid},
+                                       {"fitting", plan->fitting},
+                                       {"calibration", calibration.name},
+                                       {"candidates", out}}
+                            .dump(2)
+                            .c_str());
+    return 0;
+  }
+  std::printf("%d valid layouts of %d ranks, %d fit; calibration: %s%s\n", plan->valid, a.world,
+              plan->fitting, calibration.name.c_str(),
+              a.calibration.empty() ? " (no --calibration: 10 GFLOP/s, communication free)" : "");
+  analysis::TextTable t{{"#", "layout", "m", "recompute", "step ms", "tokens/s", "memory",
+                         "why (seed rule)", "limited by"},
+                        {},
+                        true};
+  for (size_t i = 0; i < plan->best.size(); ++i) {
+    const layout::PlanCandidate& c = plan->best[i];
+    t.rows.push_back({std::to_string(i + 1), runName(c.layout),
+                      std::to_string(c.layout.microBatches), c.layout.recompute ? "yes" : "no",
+                      analysis::formatMs(c.prediction.stepNs),
+                      analysis::formatNumber(c.prediction.tokensPerSecond, 0),
+                      analysis::formatBytes(c.peakMemoryBytes), c.rule, c.limit});
+  }
+  std::fputs(t.render(false).c_str(), stdout);
+  std::printf("layout files: %s/plan-1.json ... (bubblescope-cli run --layout FILE)\n",
+              a.outDir.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addPlanCommand(CLI::App& app, CommandRunner& runner) {
+  auto a = std::make_shared<PlanArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
+  cmd->add_option("--world", a->world, "Ranks")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--model", a->model, "Model preset")->capture_default_str();
+  cmd->add_option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--calibration", a->calibration,
+                  "Trace file holding a calibration (default: FLOPs at 10 GFLOP/s)");
+  cmd->add_option("--calibration-id", a->calibrationId, "Which calibration of that file");
+  cmd->add_option("--top", a->top, "How many to print and write")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--out-dir", a->outDir, "Folder the layout files are written to")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "One JSON object");
+  cmd->callback([a, &runner] { runner = [a] { return runPlan(*a); }; });
+}
+
+}  // namespace bubblescope::cli

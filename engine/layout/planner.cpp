@@ -1,0 +1,161 @@
+#include "engine/layout/planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/layout/formulas.h"
+#include "engine/layout/stage_split.h"
+
+namespace bubblescope::layout {
+namespace {
+
+std::vector<Layout> candidates(const PlanRequest& r) {
+  std::vector<Layout> out;
+  for (int32_t tp = 1; tp <= r.world; ++tp) {
+    if (r.world % tp) continue;
+    for (int32_t pp = 1; pp <= r.world / tp; ++pp) {
+      if ((r.world / tp) % pp) continue;
+      const int32_t dp = r.world / tp / pp;
+      std::vector<ZeroStage> zeros = {ZeroStage::kNone};
+      if (dp > 1) {
+        zeros = {ZeroStage::kNone, ZeroStage::kOptimizer, ZeroStage::kGradients,
+                 ZeroStage::kParameters};
+      }
+      std::vector<ScheduleKind> schedules = {ScheduleKind::kOneFOneB};
+      if (pp > 1) schedules = allScheduleKinds();
+      for (ZeroStage z : zeros) {
+        for (ScheduleKind s : schedules) {
+          for (int32_t m : {1, 2, 4, 8, 16}) {
+            if (pp > 1 && m < pp) continue;
+            for (bool recompute : {false, true}) {
+              Layout l;
+              l.model = r.model;
+              l.dp = dp;
+              l.tp = tp;
+              l.pp = pp;
+              l.zeroStage = z;
+              l.schedule = s;
+              l.virtualChunks = s == ScheduleKind::kInterleaved ? 2 : 1;
+              l.microBatches = m;
+              l.microBatchSize = r.microBatchSize;
+              l.recompute = recompute;
+              out.push_back(l);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string ruleOf(const Layout& l) {
+  if (l.tp == 1 && l.pp == 1) {
+    return l.zeroStage == ZeroStage::kNone
+               ? "fits one device: data parallel"
+               : "data parallel, ZeRO " + std::to_string(static_cast<int>(l.zeroStage)) +
+                     " where memory is short";
+  }
+  std::string rule;
+  if (l.tp > 1) rule = "tensor parallel " + std::to_string(l.tp) + " inside a node";
+  if (l.pp > 1) {
+    if (!rule.empty()) rule += ", ";
+    rule += "pipeline " + std::to_string(l.pp) + " (" + scheduleKindName(l.schedule) + ")";
+  }
+  if (l.dp > 1) rule += ", data parallel " + std::to_string(l.dp);
+  return rule;
+}
+
+std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
+  const Prediction& p = c.prediction;
+  double bubble = 0;
+  for (double b : p.bubble) bubble = std::max(bubble, b);
+  double comm = 0;
+  std::string commDim;
+  for (const auto& [dim, ns] : p.exposedCommNs) {
+    if (p.stepNs > 0 && ns / p.stepNs > comm) {
+      comm = ns / p.stepNs;
+      commDim = dim;
+    }
+  }
+  const double memory = r.memoryPerRankBytes ? c.peakMemoryBytes / *r.memoryPerRankBytes : 0.0;
+  auto pct = [](double x) { return std::to_string(static_cast<int>(std::lround(100 * x))) + "%"; };
+  if (memory >= bubble && memory >= comm && memory > 0) {
+    return "memory (" + pct(memory) + " of the limit)";
+  }
+  if (comm > bubble) return "exposed " + commDim + " communication (" + pct(comm) + " of the step)";
+  if (bubble > 0) return "pipeline bubble (" + pct(bubble) + ")";
+  return "compute";
+}
+
+}  // namespace
+
+Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
+  if (r.world < 1) return Status::invalidArgument("--world must be >= 1");
+  Plan plan;
+  std::string firstProblem;
+  double leastMemory = -1;
+  std::vector<PlanCandidate> fitting;
+  for (const Layout& l : candidates(r)) {
+    if (Status s = validate(l); !s.isOk()) {
+      if (firstProblem.empty()) firstProblem = s.message();
+      continue;
+    }
+    auto p = predictLayout(l, c);
+    if (!p.isOk()) return p.status();
+    ++plan.valid;
+    PlanCandidate cand;
+    cand.layout = l;
+    cand.prediction = std::move(*p);
+    for (double m : cand.prediction.memoryBytes) {
+      cand.peakMemoryBytes = std::max(cand.peakMemoryBytes, m);
+    }
+    leastMemory =
+        leastMemory < 0 ? cand.peakMemoryBytes : std::min(leastMemory, cand.peakMemoryBytes);
+    if (r.memoryPerRankBytes && cand.peakMemoryBytes > *r.memoryPerRankBytes) continue;
+    cand.rule = ruleOf(l);
+    cand.limit = limitOf(cand, r);
+    fitting.push_back(std::move(cand));
+  }
+  if (plan.valid == 0) {
+    return Status::invalidArgument("no valid layout of world " + std::to_string(r.world) +
+                                   " for this model: the layout rules removed them all (" +
+                                   firstProblem + ")");
+  }
+  if (fitting.empty()) {
+    return Status::invalidArgument("no layout fits the memory limit: all " +
+                                   std::to_string(plan.valid) + " valid layouts need more than " +
+                                   std::to_string(*r.memoryPerRankBytes / (1024.0 * 1024 * 1024)) +
+                                   " GiB per rank (the least needs " +
+                                   std::to_string(leastMemory / (1024.0 * 1024 * 1024)) + " GiB)");
+  }
+  plan.fitting = static_cast<int32_t>(fitting.size());
+  std::stable_sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) {
+    return a.prediction.tokensPerSecond > b.prediction.tokensPerSecond;
+  });
+  if (static_cast<int32_t>(fitting.size()) > r.top) fitting.resize(std::max(0, r.top));
+  plan.best = std::move(fitting);
+  return plan;
+}
+
+Calibration flopsCalibration(const ModelConfig& model, double flopsPerSecond) {
+  const LayerCosts costs = layerCostsFor(model);  // forward FLOPs per token
+  const double tokens = model.seqLen;             // one sequence per micro-batch
+  const double block = costs.layers.empty() ? 0.0 : costs.layers.front();
+  Calibration c;
+  c.name = "from FLOPs";
+  c.method = "flops";
+  c.model = model;
+  auto add = [&](const char* part, double flopsPerToken) {
+    const double ns = flopsPerToken * tokens / flopsPerSecond * 1e9;
+    c.ops.push_back({part, "forward", 1, 1, ns, ns, 0});
+    c.ops.push_back({part, "backward", 1, 1, 2 * ns, 2 * ns, 0});
+  };
+  add("block", block);
+  add("embedding", costs.embedding);
+  add("head", costs.head);
+  c.ops.push_back({"optimizer", "step", 0, 1, 10.0, 10.0, 0});
+  return c;
+}
+
+}  // namespace bubblescope::layout

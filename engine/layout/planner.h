@@ -1,0 +1,60 @@
+// planLayouts(): the valid layouts of a world size for a model, predicted
+// from a calibration (prediction.h), the ones that fit the memory limit
+// ranked by predicted tokens/s (docs/prediction.md, "Plan").
+//
+// Candidates: every dp × tp × pp = world with tp dividing the heads and pp at
+// most the layers; ZeRO 0-3 when dp > 1 (0 otherwise); for pp > 1 each
+// schedule (interleaved with v = 2); m in {1, 2, 4, 8, 16} (pp > 1: m >= pp);
+// recompute off and on; micro-batch size `microBatchSize`. Each is checked
+// by validate() (the same rules as `run`) and predicted.
+// Reasons follow the seeds' rules (REFERENCE.md, "The seeds' rules"): fits
+// one device -> data parallel; tensor parallel inside a node; pipeline when
+// layers must be split; ZeRO when memory is short; and each names what
+// limits it most: bubble, exposed communication, or memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/layout/calibration.h"
+#include "engine/layout/layout.h"
+#include "engine/layout/prediction.h"
+
+namespace bubblescope::layout {
+
+struct PlanRequest {
+  int32_t world = 1;
+  ModelConfig model;
+  std::optional<double> memoryPerRankBytes;  // none: no memory limit
+  int32_t microBatchSize = 1;
+  int32_t top = 5;
+};
+
+struct PlanCandidate {
+  Layout layout;
+  Prediction prediction;
+  double peakMemoryBytes = 0;  // the largest stage's
+  std::string rule;            // which seed rule picked it
+  std::string limit;           // what limits it most
+};
+
+struct Plan {
+  std::vector<PlanCandidate> best;  // at most `top`, best first
+  int32_t valid = 0;                // layouts that passed validate()
+  int32_t fitting = 0;              // of those, the ones within memory
+};
+
+// Errors: world < 1, no valid layout (naming the constraint that removed
+// them all: the layout rules, with the first problem met, or memory, with
+// the least any layout needs).
+Result<Plan> planLayouts(const PlanRequest& request, const Calibration& calibration);
+
+// A calibration from FLOPs alone for planning without measurements:
+// forward of a part = its forward FLOPs (stage_split.h) / flopsPerSecond,
+// backward twice that, optimizer 10 ns per parameter, no communication.
+Calibration flopsCalibration(const ModelConfig& model, double flopsPerSecond);
+
+}  // namespace bubblescope::layout

@@ -95,8 +95,17 @@ for ns in "$ns_a" "$ns_b"; do
   i=$((i + 1))
 done
 
+# The build and source trees every host must see: when one lives under /tmp
+# (a clone in /tmp), its top folder is bound back into each private /tmp.
+keep=""
+for p in "$cli" "$dir" "$here"; do
+  case "$p" in /tmp/?*) top="/tmp/$(echo "${p#/tmp/}" | cut -d/ -f1)"
+    case " $keep " in *" $top "*) ;; *) keep="$keep $top" ;; esac ;; esac
+done
+if [ -n "$keep" ] && [ ! -d /mnt ]; then skip "the build is under /tmp and there is no /mnt to carry it"; fi
 # host NS NAME PIDFILE [UNSHARE-ARGS...] -- CMD...: starts CMD as the holder
-# of a host: in NS, a new mount and UTS namespace with a private /tmp and
+# of a host: in NS, a new mount and UTS namespace with a private /tmp (the
+# kept folders bound back in through /mnt, inside that namespace only) and
 # host name NAME. CMD writes its pid to PIDFILE (or the shell does).
 start_host() {
   local ns="$1" name="$2" pidfile="$3"
@@ -104,8 +113,13 @@ start_host() {
   local extra=()
   while [ "$1" != -- ]; do extra+=("$1"); shift; done
   shift
-  ip netns exec "$ns" unshare --mount --uts --propagation private "${extra[@]}" \
-    sh -c 'mount -t tmpfs tmpfs /tmp && hostname "$0" && echo $$ >"$1" && shift && exec "$@"' \
+  BS_KEEP="$keep" ip netns exec "$ns" unshare --mount --uts --propagation private "${extra[@]}" \
+    sh -c 'set -e
+      if [ -n "$BS_KEEP" ]; then mount --rbind /tmp /mnt; fi
+      mount -t tmpfs tmpfs /tmp
+      for k in $BS_KEEP; do mkdir -p "$k" && mount --rbind "/mnt${k#/tmp}" "$k"; done
+      if [ -n "$BS_KEEP" ]; then umount -l /mnt; fi
+      hostname "$0" && echo $$ >"$1" && shift && exec "$@"' \
     "$name" "$pidfile" "$@" </dev/null >"$dir/$name.log" 2>&1 &
   disown
   for _ in $(seq 1 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
@@ -166,7 +180,9 @@ in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db ho
   "$offset_s" || fail "the trace's checks failed"
 # Nothing of the job was left on the remote hosts.
 for h in hostA hostB; do
-  left=$(in_host "$dir/$h.pid" find /tmp -mindepth 1 2>/dev/null)
+  prune=()
+  for k in $keep; do prune+=(-path "$k" -prune -o); done
+  left=$(in_host "$dir/$h.pid" find /tmp -mindepth 1 "${prune[@]}" -print 2>/dev/null)
   [ -z "$left" ] || fail "files left on $h: $left"
 done
 [ ! -e "$dir/trace.db" ] || fail "a trace file outside the launcher's /tmp"

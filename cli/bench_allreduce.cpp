@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/mpirun.h"
+#include "common/median.h"
 #include "engine/parallel/data_parallel.h"
 #include "engine/parallel/mpi_communicator.h"
 
@@ -47,11 +48,6 @@ ExitCode runBench(const Options& o) {
     return 1;
   }
   return *rc;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // Seconds of `body` on the slowest rank, started together.

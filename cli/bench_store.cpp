@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/median.h"
 #include "storage/insert_baseline.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
@@ -96,11 +97,6 @@ Status ensureWindowFile(const std::string& path, int64_t events) {
   std::fprintf(stderr, "\n");
   std::printf("window_file: %s (built in %.1f s)\n", path.c_str(), secondsSince(t0));
   return Status::ok();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 struct Options {

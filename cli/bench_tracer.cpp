@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/mpirun.h"
+#include "common/median.h"
 #include "engine/parallel/rank_trainer.h"
 #include "engine/trainer_options.h"
 #include "storage/trace_reader.h"
@@ -30,11 +31,6 @@ struct Options {
   int streamRanks = 4;
   std::string model = "small";
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // This thread's CPU time in ns: what a span costs the traced thread, not
 // counting the time other processes held the core (the machine is shared).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/median.h"
 #include "engine/layout/simulator.h"
 
 namespace bubblescope::analysis {
@@ -10,12 +11,6 @@ namespace {
 
 using layout::Op;
 using layout::OpType;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 class Replayer {
  public:

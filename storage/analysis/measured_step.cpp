@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "common/median.h"
 #include "storage/analysis/bubbles.h"
 #include "trace_model/interval_set.h"
 #include "trace_model/step_window.h"
@@ -13,15 +14,6 @@ namespace {
 
 using trace_model::Event;
 using trace_model::EventKind;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  return (upper + *std::max_element(v.begin(), v.begin() + mid)) / 2.0;
-}
 
 // Run-wide window per step: the earliest start and latest end over the ranks.
 std::map<int32_t, trace_model::StepWindow> runWindows(

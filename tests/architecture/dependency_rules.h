@@ -70,7 +70,7 @@ struct Library {
   std::vector<std::string> publicHeaders;  // file names inside the folder
 };
 inline const std::vector<Library> kLibraries = {
-    {"common", {"result.h", "status.h"}},
+    {"common", {"median.h", "result.h", "status.h"}},
     // Plain values of the trace: events, kinds, lanes, windows, interval sets.
     {"trace_model", {"event.h", "interval_set.h", "sink.h", "step_window.h"}},
     // The bottom library: the layout, its schedules, formulas and simulator.

@@ -51,6 +51,24 @@ ClockSkew skewOf(int rank, int64_t pivotNs) {
   return {0, 0.0, pivotNs};
 }
 
+// Records `count` forward spans of about 1 ms each on the skewed clock, each
+// carrying its true start and end (host clock) in bytes and flops, so the
+// home rank can check the alignment.
+void recordTruthSpans(Recorder* recorder, const ClockSkew& skew, int count) {
+  for (int i = 0; i < count; ++i) {
+    const int64_t t0 = hostNowNs();
+    std::this_thread::sleep_for(std::chrono::microseconds(1000));
+    const int64_t t1 = hostNowNs();
+    SpanInfo info;
+    info.kind = trace_model::EventKind::kForward;
+    info.name = "forward";
+    info.microBatch = i;
+    info.bytes = t0;
+    info.flops = t1;
+    recorder->record(info, skew.apply(t0), skew.apply(t1));
+  }
+}
+
 TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
   const int rank = worldRank();
   const int size = worldSize();
@@ -77,18 +95,7 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
   // flops so rank 0 can check the alignment.
   constexpr int kSpans = 150;
   Recorder* recorder = (*session)->recorder();
-  for (int i = 0; i < kSpans; ++i) {
-    const int64_t t0 = hostNowNs();
-    std::this_thread::sleep_for(std::chrono::microseconds(1000));
-    const int64_t t1 = hostNowNs();
-    SpanInfo info;
-    info.kind = trace_model::EventKind::kForward;
-    info.name = "forward";
-    info.microBatch = i;
-    info.bytes = t0;
-    info.flops = t1;
-    recorder->record(info, skew.apply(t0), skew.apply(t1));
-  }
+  recordTruthSpans(recorder, skew, kSpans);
   const int64_t stepEnd = recorder->now();
   (*session)->addStep(
       {rank, 0, rank == size - 1 ? 4.5 : std::nan(""), 1024, stepEnd - 1000, stepEnd});
@@ -168,20 +175,7 @@ TEST(TraceSessionTest, TheLastRankCollectsEveryOtherRankOnItsTimeline) {
   ASSERT_TRUE(session.isOk()) << session.status().message();
   EXPECT_EQ((*session)->homeRank(), collector);
   constexpr int kSpans = 40;
-  if (rank != collector) {
-    for (int i = 0; i < kSpans; ++i) {
-      const int64_t t0 = hostNowNs();
-      std::this_thread::sleep_for(std::chrono::microseconds(1000));
-      const int64_t t1 = hostNowNs();
-      SpanInfo info;
-      info.kind = trace_model::EventKind::kForward;
-      info.name = "forward";
-      info.microBatch = i;
-      info.bytes = t0;
-      info.flops = t1;
-      (*session)->recorder()->record(info, skew.apply(t0), skew.apply(t1));
-    }
-  }
+  if (rank != collector) recordTruthSpans((*session)->recorder(), skew, kSpans);
   Status finished = (*session)->finish();
   ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
   if (rank != collector) return;

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "storage/analysis/moe_advice.h"
+#include "storage/analysis/moe_comm.h"
 #include "storage/analysis/moe_load.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"
@@ -22,11 +24,20 @@ struct ReportOptions {
   bool markdown = false;
 };
 
-// A run's report and its MoE blocks' load (storage/analysis/moe_load.h).
+// A run's report, its MoE blocks' load (storage/analysis/moe_load.h), its
+// ep all-to-alls against their formula (moe_comm.h) and the MoE advice.
 struct AnalyzedRun {
   analysis::RunReport report;
   std::vector<analysis::MoeBlockLoad> moe;
+  analysis::EpComm epComm;
+  std::vector<std::string> moeAdvice;
 };
+
+// The ep degree of a run's layout (1 without one).
+int32_t epDegreeOf(const analysis::RunReport& report) {
+  (void)report;
+  return 1;
+}
 
 Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(o.path));
@@ -44,6 +55,11 @@ Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
     // MoE samples come from rank 0 (MoE trains on one rank today).
     BS_ASSIGN_OR_RETURN(auto samples, reader->samples(id, 0));
     run.moe = analysis::moeLoadFromSamples(samples);
+    run.epComm = analysis::epCommOf(run.report, run.moe, epDegreeOf(run.report));
+    std::optional<double> capacityFactor;
+    if (run.report.layout && run.report.layout->model.hasMoe())
+      capacityFactor = run.report.layout->model.capacityFactor;
+    run.moeAdvice = analysis::moeAdvice(run.moe, run.epComm, capacityFactor);
     runs.push_back(std::move(run));
   }
   return runs;
@@ -60,8 +76,10 @@ ExitCode runReport(const ReportOptions& o) {
     for (const auto& r : *reports) plain.push_back(r.report);
     auto j = analysis::reportToJson(plain);
     for (size_t i = 0; i < reports->size(); ++i) {
-      if (!(*reports)[i].moe.empty())
-        j["runs"][i]["moe"] = analysis::moeLoadJson((*reports)[i].moe);
+      const AnalyzedRun& r = (*reports)[i];
+      if (!r.moe.empty()) j["runs"][i]["moe"] = analysis::moeLoadJson(r.moe);
+      if (!r.epComm.empty()) j["runs"][i]["ep_comm"] = analysis::epCommJson(r.epComm);
+      if (!r.moe.empty()) j["runs"][i]["moe_advice"] = r.moeAdvice;
     }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -70,7 +88,10 @@ ExitCode runReport(const ReportOptions& o) {
   for (size_t i = 0; i < reports->size(); ++i) {
     if (i > 0) std::printf("\n");
     std::fputs(analysis::reportToText((*reports)[i].report, o.markdown).c_str(), stdout);
-    std::fputs(analysis::moeLoadText((*reports)[i].moe, o.markdown).c_str(), stdout);
+    const AnalyzedRun& r = (*reports)[i];
+    std::fputs(analysis::moeLoadText(r.moe, o.markdown).c_str(), stdout);
+    std::fputs(analysis::epCommText(r.epComm, o.markdown).c_str(), stdout);
+    std::fputs(analysis::moeAdviceText(r.moeAdvice, o.markdown).c_str(), stdout);
   }
   return 0;
 }

@@ -10,19 +10,41 @@ namespace bubblescope::analysis {
 namespace {
 
 // One block's samples of one step.
-struct StepLoad {
+struct StepSamples {
   std::map<int32_t, double> routed, dropped;  // by expert
   std::optional<double> auxLoss;
 };
 
+MoeStepLoad stepLoad(int32_t step, int64_t timeNs, const StepSamples& s, int32_t experts) {
+  MoeStepLoad out{.step = step, .timeNs = timeNs};
+  out.routedByExpert.assign(static_cast<size_t>(experts), 0);
+  out.droppedByExpert.assign(static_cast<size_t>(experts), 0);
+  for (const auto& [expert, routed] : s.routed)
+    out.routedByExpert[static_cast<size_t>(expert)] = static_cast<int64_t>(routed);
+  for (const auto& [expert, dropped] : s.dropped) {
+    if (expert < experts)
+      out.droppedByExpert[static_cast<size_t>(expert)] = static_cast<int64_t>(dropped);
+  }
+  int64_t most = 0;
+  for (int64_t r : out.routedByExpert) out.routed += r, most = std::max(most, r);
+  for (int64_t d : out.droppedByExpert) out.dropped += d;
+  // Over the experts with a routed series (a step missing one is not averaged with a zero).
+  if (out.routed > 0 && !s.routed.empty()) {
+    const double mean = static_cast<double>(out.routed) / static_cast<double>(s.routed.size());
+    out.imbalance = static_cast<double>(most) / mean;
+  }
+  out.auxLoss = s.auxLoss;
+  return out;
+}
+
 }  // namespace
 
 std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Sample>& samples) {
-  std::map<int32_t, std::map<int64_t, StepLoad>> blocks;  // block -> step time -> load
+  std::map<int32_t, std::map<int64_t, StepSamples>> blocks;  // block -> step time -> samples
   for (const auto& s : samples) {
     const auto key = layout::parseMoeSampleName(s.name);
     if (!key) continue;
-    StepLoad& step = blocks[key->block][s.timeNs];
+    StepSamples& step = blocks[key->block][s.timeNs];
     switch (key->series) {
       case layout::MoeSeries::kRouted:
         step.routed[key->expert] = s.value;
@@ -38,38 +60,68 @@ std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Samp
   std::vector<MoeBlockLoad> out;
   for (const auto& [block, steps] : blocks) {
     MoeBlockLoad load{.block = block};
+    for (const auto& [timeNs, step] : steps) {
+      if (!step.routed.empty())
+        load.experts = std::max(load.experts, step.routed.rbegin()->first + 1);
+    }
     double auxSum = 0.0;
     int32_t auxSteps = 0, index = 0;
     for (const auto& [timeNs, step] : steps) {
-      const int32_t current = index++;
-      if (step.auxLoss) {
-        auxSum += *step.auxLoss;
-        ++auxSteps;
+      MoeStepLoad s = stepLoad(index++, timeNs, step, load.experts);
+      if (s.auxLoss) auxSum += *s.auxLoss, ++auxSteps;
+      load.dropped += s.dropped;
+      if (s.imbalance) {
+        load.routed += s.routed;
+        load.imbalanceMean += *s.imbalance;
+        if (*s.imbalance > load.imbalanceMax) {
+          load.imbalanceMax = *s.imbalance;
+          load.imbalanceMaxStep = s.step;
+        }
+        ++load.steps;
       }
-      double total = 0.0, most = 0.0;
-      for (const auto& [expert, routed] : step.routed) {
-        total += routed;
-        most = std::max(most, routed);
-      }
-      for (const auto& [expert, dropped] : step.dropped)
-        load.dropped += static_cast<int64_t>(dropped);
-      load.experts = std::max(load.experts, static_cast<int32_t>(step.routed.size()));
-      if (total <= 0.0) continue;
-      load.routed += static_cast<int64_t>(total);
-      const double imbalance = most / (total / static_cast<double>(step.routed.size()));
-      load.imbalanceMean += imbalance;
-      if (imbalance > load.imbalanceMax) {
-        load.imbalanceMax = imbalance;
-        load.imbalanceMaxStep = current;
-      }
-      ++load.steps;
+      load.perStep.push_back(std::move(s));
     }
     if (load.steps > 0) load.imbalanceMean /= load.steps;
     if (auxSteps > 0) load.auxLossMean = auxSum / auxSteps;
-    out.push_back(load);
+    out.push_back(std::move(load));
   }
   return out;
 }
+
+namespace {
+
+std::string title(const std::string& text, bool markdown) {
+  return markdown ? "\n### " + text + "\n\n" : "\n" + text + "\n";
+}
+
+// Rows = steps, one column per block: "imbalance / drop rate".
+std::string perStepText(const std::vector<MoeBlockLoad>& loads, bool markdown) {
+  TextTable t{{"step"}, {}};
+  size_t steps = 0;
+  for (const auto& l : loads) {
+    t.header.push_back("h." + std::to_string(l.block) + " max/mean, drop");
+    steps = std::max(steps, l.perStep.size());
+  }
+  for (size_t i = 0; i < steps; ++i) {
+    std::vector<std::string> row{std::to_string(i)};
+    for (const auto& l : loads) {
+      if (i >= l.perStep.size()) {
+        row.push_back("-");
+        continue;
+      }
+      const MoeStepLoad& s = l.perStep[i];
+      row.push_back(formatNumber(s.imbalance, 2) + ", " + formatPercent(s.dropRate()));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return title(
+             "Mixture of experts: load imbalance (max/mean assignments per expert) and drop "
+             "rate per step and block",
+             markdown) +
+         t.render(markdown);
+}
+
+}  // namespace
 
 std::string moeLoadText(const std::vector<MoeBlockLoad>& loads, bool markdown) {
   if (loads.empty()) return "";
@@ -84,9 +136,11 @@ std::string moeLoadText(const std::vector<MoeBlockLoad>& loads, bool markdown) {
          std::to_string(l.dropped) + "/" + std::to_string(l.routed), formatPercent(l.dropRate()),
          formatNumber(l.auxLossMean, 4)});
   }
-  const std::string title =
-      "Mixture of experts: load per MoE block (imbalance = max/mean assignments per expert)";
-  return (markdown ? "\n### " + title + "\n\n" : "\n" + title + "\n") + t.render(markdown);
+  return title(
+             "Mixture of experts: load per MoE block (imbalance = max/mean assignments per "
+             "expert)",
+             markdown) +
+         t.render(markdown) + perStepText(loads, markdown);
 }
 
 nlohmann::ordered_json moeLoadJson(const std::vector<MoeBlockLoad>& loads) {
@@ -95,6 +149,16 @@ nlohmann::ordered_json moeLoadJson(const std::vector<MoeBlockLoad>& loads) {
   };
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& l : loads) {
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const auto& s : l.perStep) {
+      steps.push_back({{"step", s.step},
+                       {"routed", s.routed},
+                       {"dropped", s.dropped},
+                       {"imbalance", orNull(s.imbalance)},
+                       {"drop_rate", orNull(s.dropRate())},
+                       {"routed_by_expert", s.routedByExpert},
+                       {"dropped_by_expert", s.droppedByExpert}});
+    }
     out.push_back({{"block", l.block},
                    {"experts", l.experts},
                    {"steps", l.steps},
@@ -104,7 +168,8 @@ nlohmann::ordered_json moeLoadJson(const std::vector<MoeBlockLoad>& loads) {
                    {"routed", l.routed},
                    {"dropped", l.dropped},
                    {"drop_rate", orNull(l.dropRate())},
-                   {"aux_loss_mean", orNull(l.auxLossMean)}});
+                   {"aux_loss_mean", orNull(l.auxLossMean)},
+                   {"per_step", std::move(steps)}});
   }
   return out;
 }

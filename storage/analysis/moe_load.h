@@ -15,6 +15,22 @@
 
 namespace bubblescope::analysis {
 
+// One step of one MoE block (summed over the step's micro-batches).
+struct MoeStepLoad {
+  int32_t step = 0;                      // 0-based in time order
+  int64_t timeNs = 0;                    // the samples' time (the step's end)
+  std::vector<int64_t> routedByExpert;   // index = expert; routed = kept + dropped
+  std::vector<int64_t> droppedByExpert;  // same size
+  int64_t routed = 0, dropped = 0;       // Σ over the experts
+  std::optional<double> imbalance;       // max / mean routed; unknown when nothing routed
+  std::optional<double> auxLoss;
+
+  std::optional<double> dropRate() const {
+    if (routed <= 0) return std::nullopt;
+    return static_cast<double>(dropped) / static_cast<double>(routed);
+  }
+};
+
 struct MoeBlockLoad {
   int32_t block = 0;             // h.<block>
   int32_t experts = 0;           // E (experts with a routed series)
@@ -25,6 +41,7 @@ struct MoeBlockLoad {
   int64_t routed = 0;            // Σ over steps and experts
   int64_t dropped = 0;
   std::optional<double> auxLossMean;  // mean over the steps; unknown without samples
+  std::vector<MoeStepLoad> perStep;   // every step with samples, in time order
 
   std::optional<double> dropRate() const {
     if (routed <= 0) return std::nullopt;
@@ -36,8 +53,9 @@ struct MoeBlockLoad {
 // rank (a step is one sample time). Other samples are ignored.
 std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Sample>& samples);
 
-// The table `report` prints (empty string: no MoE block), and the JSON
-// array of docs/report-format.md ("moe").
+// The tables `report` prints (empty string: no MoE block): per block, then
+// per step and block the imbalance and drop rate; and the JSON array of
+// docs/report-format.md ("moe", each block with its "steps").
 std::string moeLoadText(const std::vector<MoeBlockLoad>& loads, bool markdown);
 nlohmann::ordered_json moeLoadJson(const std::vector<MoeBlockLoad>& loads);
 

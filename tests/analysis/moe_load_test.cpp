@@ -66,6 +66,24 @@ TEST(MoeLoadTest, ImbalanceAndDropRatePerBlock) {
   EXPECT_DOUBLE_EQ(*l.auxLossMean, 1.1);
 }
 
+TEST(MoeLoadTest, PerStepLoadKeepsEachStepsExperts) {
+  const auto loads = moeLoadFromSamples(twoSteps());
+  ASSERT_EQ(loads.size(), 1u);
+  ASSERT_EQ(loads[0].perStep.size(), 2u);
+  const MoeStepLoad& first = loads[0].perStep[0];
+  EXPECT_EQ(first.step, 0);
+  EXPECT_EQ(first.timeNs, 100);
+  EXPECT_EQ(first.routedByExpert, (std::vector<int64_t>{6, 2}));
+  EXPECT_EQ(first.droppedByExpert, (std::vector<int64_t>{1, 0}));
+  EXPECT_DOUBLE_EQ(*first.imbalance, 1.5);
+  EXPECT_DOUBLE_EQ(*first.dropRate(), 1.0 / 8);
+  EXPECT_DOUBLE_EQ(*first.auxLoss, 1.2);
+  const MoeStepLoad& second = loads[0].perStep[1];
+  EXPECT_EQ(second.step, 1);
+  EXPECT_DOUBLE_EQ(*second.imbalance, 1.0);
+  EXPECT_DOUBLE_EQ(*second.dropRate(), 0.0);
+}
+
 TEST(MoeLoadTest, ReportTableAndJson) {
   const auto loads = moeLoadFromSamples(twoSteps());
   const std::string text = moeLoadText(loads, false);
@@ -75,6 +93,10 @@ TEST(MoeLoadTest, ReportTableAndJson) {
   EXPECT_NE(text.find("1.50 (0)"), std::string::npos) << text;
   EXPECT_NE(text.find("1/16"), std::string::npos) << text;
   EXPECT_NE(text.find("6.2%"), std::string::npos) << text;  // 1/16 = 6.25%, printf rounds to even
+  // The per-step table: step 0 at 1.50 with 1 of 8 dropped, step 1 balanced.
+  EXPECT_NE(text.find("per step and block"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.50, 12.5%"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.00, 0.0%"), std::string::npos) << text;
   EXPECT_EQ(moeLoadText({}, false), "");
   const auto json = moeLoadJson(loads);
   ASSERT_EQ(json.size(), 1u);
@@ -82,6 +104,10 @@ TEST(MoeLoadTest, ReportTableAndJson) {
   EXPECT_DOUBLE_EQ(json[0]["imbalance_max"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(json[0]["drop_rate"].get<double>(), 1.0 / 16);
   EXPECT_DOUBLE_EQ(json[0]["aux_loss_mean"].get<double>(), 1.1);
+  ASSERT_EQ(json[0]["per_step"].size(), 2u);
+  EXPECT_DOUBLE_EQ(json[0]["per_step"][0]["imbalance"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(json[0]["per_step"][0]["drop_rate"].get<double>(), 0.125);
+  EXPECT_EQ(json[0]["per_step"][1]["routed_by_expert"], nlohmann::ordered_json({4, 4}));
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ inline const std::vector<Library> kLibraries = {
     {"engine/layout",
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
-      "prediction.h", "planner.h", "moe_samples.h"}},
+      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
@@ -100,7 +100,7 @@ inline const std::vector<Library> kLibraries = {
      {"run_analyzer.h", "run_report.h", "run_layout.h", "run_comparison.h", "measured_step.h",
       "bubbles.h", "report_text.h", "report_json.h", "text_table.h", "chrome_export.h",
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
-      "ideal_replay.h", "calibration_text.h", "moe_load.h"}},
+      "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h"}},
     // Kineto / PyTorch profiler traces into the store.
     {"storage/import",
      {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h"}},

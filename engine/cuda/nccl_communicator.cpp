@@ -136,6 +136,8 @@ Status NcclCommunicator::enqueue(const CommOp& op, cudaStream_t& stream) {
       }
       return Status::ok();
     }
+    case CollectiveKind::kAllToAll:
+      return enqueueAllToAll(op);
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllGather:
       break;
@@ -182,6 +184,36 @@ Status NcclCommunicator::enqueue(const CommOp& op, cudaStream_t& stream) {
     if (rc != ncclSuccess) {
       (void)ncclGroupEnd();
       return ncclError(rc, "ncclBroadcast", __FILE__, __LINE__);
+    }
+  }
+  BS_NCCL_CHECK(ncclGroupEnd());
+  return Status::ok();
+}
+
+// One grouped ncclSend / ncclRecv per peer on the group's communicator (NCCL
+// has no all-to-all-v; this is how nccl-tests and PyTorch build one). Parts
+// of 0 elements are skipped on both sides (the counts agree pairwise).
+Status NcclCommunicator::enqueueAllToAll(const CommOp& op) {
+  const ncclDataType_t type = ncclType(op.type);
+  const size_t elem = static_cast<size_t>(elementBytes(op.type));
+  const std::vector<int> sendDispls = displacements(op.counts);
+  const std::vector<int> recvDispls = displacements(op.recvCounts);
+  const auto* send = static_cast<const std::byte*>(op.send);
+  auto* recv = static_cast<std::byte*>(op.recv);
+  BS_NCCL_CHECK(ncclGroupStart());
+  for (int r = 0; r < size(); ++r) {
+    ncclResult_t rc = ncclSuccess;
+    if (op.counts[r] > 0) {
+      rc = ncclSend(send + static_cast<size_t>(sendDispls[r]) * elem,
+                    static_cast<size_t>(op.counts[r]), type, r, comm_, stream_);
+    }
+    if (rc == ncclSuccess && op.recvCounts[r] > 0) {
+      rc = ncclRecv(recv + static_cast<size_t>(recvDispls[r]) * elem,
+                    static_cast<size_t>(op.recvCounts[r]), type, r, comm_, stream_);
+    }
+    if (rc != ncclSuccess) {
+      (void)ncclGroupEnd();
+      return ncclError(rc, "ncclSend/ncclRecv", __FILE__, __LINE__);
     }
   }
   BS_NCCL_CHECK(ncclGroupEnd());

@@ -16,7 +16,9 @@
 //   stay untouched until wait() returns (Communicator's contract).
 // - Reduce-scatter and all-gather with equal counts are ncclReduceScatter /
 //   ncclAllGather; uneven counts are one grouped ncclReduce / ncclBroadcast
-//   per rank.
+//   per rank. All-to-all (variable sizes) is one grouped ncclSend /
+//   ncclRecv per peer on the group's communicator and stream (built, not
+//   yet run on a GPU with more than one rank).
 // - Sends and receives (pointToPoint groups only, e.g. the pp group) go over
 //   one two-rank NCCL communicator per ordered pair of ranks (sender ->
 //   receiver), each with its own stream on both sides, made at create()
@@ -66,6 +68,7 @@ class NcclCommunicator final : public Communicator {
   Status joinLinks(const MpiCommunicator& group);
   // The NCCL calls of op, on `stream` (which enqueue() returns).
   Status enqueue(const CommOp& op, cudaStream_t& stream);
+  Status enqueueAllToAll(const CommOp& op);  // on stream_
 
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;  // collectives

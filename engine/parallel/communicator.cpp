@@ -21,6 +21,8 @@ const char* collectiveName(CollectiveKind kind) {
       return "send";
     case CollectiveKind::kRecv:
       return "recv";
+    case CollectiveKind::kAllToAll:
+      return "all_to_all";
   }
   return "collective";
 }
@@ -40,6 +42,8 @@ trace_model::EventKind eventKindOf(CollectiveKind kind) {
       return EventKind::kSend;
     case CollectiveKind::kRecv:
       return EventKind::kRecv;
+    case CollectiveKind::kAllToAll:
+      return EventKind::kAllToAll;
   }
   return EventKind::kOther;
 }
@@ -52,10 +56,17 @@ int64_t CommOp::elements() const {
   switch (kind) {
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll:  // the send buffer
       return std::accumulate(counts.begin(), counts.end(), int64_t{0});
     default:
       return count;
   }
+}
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size(), 0);
+  for (size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  return displs;
 }
 
 std::vector<int> evenCounts(int64_t total, int32_t n) {
@@ -64,19 +75,36 @@ std::vector<int> evenCounts(int64_t total, int32_t n) {
   return counts;
 }
 
+namespace {
+
+// One count per group rank, each >= 0, the total addressable by MPI (int).
+Status checkCounts(const std::string& what, const std::vector<int>& counts, int32_t size) {
+  if (static_cast<int32_t>(counts.size()) != size) {
+    return Status::invalidArgument(what + " needs " + std::to_string(size) +
+                                   " counts (one per rank), got " + std::to_string(counts.size()));
+  }
+  int64_t total = 0;
+  for (int c : counts) {
+    if (c < 0) return Status::invalidArgument(what + " count " + std::to_string(c) + " < 0");
+    total += c;
+  }
+  if (total > std::numeric_limits<int>::max()) {
+    return Status::invalidArgument(what + " of " + std::to_string(total) +
+                                   " elements is outside [0, 2^31)");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status Communicator::check(const CommOp& op) const {
   const std::string what = collectiveName(op.kind);
-  const bool grouped =
-      op.kind == CollectiveKind::kReduceScatter || op.kind == CollectiveKind::kAllGather;
+  const bool allToAll = op.kind == CollectiveKind::kAllToAll;
+  const bool grouped = op.kind == CollectiveKind::kReduceScatter ||
+                       op.kind == CollectiveKind::kAllGather || allToAll;
   if (grouped) {
-    if (static_cast<int32_t>(op.counts.size()) != size()) {
-      return Status::invalidArgument(what + " needs " + std::to_string(size()) +
-                                     " counts (one per rank), got " +
-                                     std::to_string(op.counts.size()));
-    }
-    for (int c : op.counts) {
-      if (c < 0) return Status::invalidArgument(what + " count " + std::to_string(c) + " < 0");
-    }
+    BS_RETURN_IF_ERROR(checkCounts(what, op.counts, size()));
+    if (allToAll) BS_RETURN_IF_ERROR(checkCounts(what + " (received)", op.recvCounts, size()));
   } else if (op.count < 0 || op.count > std::numeric_limits<int>::max()) {
     return Status::invalidArgument(what + " of " + std::to_string(op.count) +
                                    " elements is outside [0, 2^31)");
@@ -90,7 +118,10 @@ Status Communicator::check(const CommOp& op) const {
   if (pointToPoint && op.peer == rank_) {
     return Status::invalidArgument(what + " to itself (rank " + std::to_string(rank_) + ")");
   }
-  if (op.kind != CollectiveKind::kSend && op.recv == nullptr && op.elements() > 0) {
+  const int64_t received =
+      allToAll ? std::accumulate(op.recvCounts.begin(), op.recvCounts.end(), int64_t{0})
+               : op.elements();
+  if (op.kind != CollectiveKind::kSend && op.recv == nullptr && received > 0) {
     return Status::invalidArgument(what + " has no receive buffer");
   }
   return Status::ok();
@@ -293,6 +324,46 @@ Status Communicator::recv(std::span<float> data, int32_t peer, int32_t tag,
                      static_cast<int64_t>(data.size()), trace);
   op.peer = peer;
   op.tag = tag;
+  return run(std::move(op));
+}
+
+namespace {
+
+// An all-to-all op over spans that must hold exactly the sums of the counts.
+Result<CommOp> allToAllOp(std::span<const float> send, std::span<float> recv,
+                          std::vector<int> sendCounts, std::vector<int> recvCounts,
+                          const CommTrace& trace) {
+  const int64_t sent = std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
+  const int64_t received = std::accumulate(recvCounts.begin(), recvCounts.end(), int64_t{0});
+  if (sent != static_cast<int64_t>(send.size()) || received != static_cast<int64_t>(recv.size())) {
+    return Status::invalidArgument(
+        "all_to_all: buffers of " + std::to_string(send.size()) + " and " +
+        std::to_string(recv.size()) + " elements do not match the counts (sent " +
+        std::to_string(sent) + ", received " + std::to_string(received) + ")");
+  }
+  CommOp op =
+      makeOp(CollectiveKind::kAllToAll, ElementType::kFloat32, send.data(), recv.data(), 0, trace);
+  op.counts = std::move(sendCounts);
+  op.recvCounts = std::move(recvCounts);
+  return op;
+}
+
+}  // namespace
+
+Result<CommHandle> Communicator::startAllToAll(std::span<const float> send, std::span<float> recv,
+                                               std::vector<int> sendCounts,
+                                               std::vector<int> recvCounts,
+                                               const CommTrace& trace) {
+  BS_ASSIGN_OR_RETURN(CommOp op,
+                      allToAllOp(send, recv, std::move(sendCounts), std::move(recvCounts), trace));
+  return start(std::move(op));
+}
+
+Status Communicator::allToAll(std::span<const float> send, std::span<float> recv,
+                              std::vector<int> sendCounts, std::vector<int> recvCounts,
+                              const CommTrace& trace) {
+  BS_ASSIGN_OR_RETURN(CommOp op,
+                      allToAllOp(send, recv, std::move(sendCounts), std::move(recvCounts), trace));
   return run(std::move(op));
 }
 

@@ -17,7 +17,9 @@
 //   kCommunication, dim the communicator's or the op's, bytes = the bytes
 //   this rank sends or receives: the buffer for all-reduce and broadcast,
 //   the whole gathered/scattered buffer for all-gather and reduce-scatter,
-//   the message for send and receive). Sends and receives go on Lane
+//   the whole send buffer for all-to-all (what nccl-tests counts as its
+//   size, this rank's own part included), the message for send and
+//   receive). Sends and receives go on Lane
 //   kPipeline, everything else on kCommunication. A group of one rank
 //   runs its collectives as local copies and records no span: nothing
 //   crosses a link, so a dp 1 run shows no dp traffic.
@@ -49,6 +51,7 @@ enum class CollectiveKind : uint8_t {
   kBroadcast,
   kSend,
   kRecv,
+  kAllToAll,  // variable sizes (MPI_Alltoallv)
 };
 const char* collectiveName(CollectiveKind kind);  // "all_reduce", ...
 trace_model::EventKind eventKindOf(CollectiveKind kind);
@@ -90,12 +93,17 @@ struct CommOp {
   // all-gather: send holds counts[rank] elements (null: already in place at
   //   its displacement in recv), recv sum(counts).
   // send: send holds count elements; recv: recv receives count elements.
+  // all-to-all: send holds sum(counts) elements, counts[r] of them (in rank
+  //   order) for group rank r; recv receives sum(recvCounts), recvCounts[r]
+  //   of them from rank r, in rank order. Rank a's counts[b] must equal rank
+  //   b's recvCounts[a] (the caller's contract; MPI fails on a mismatch).
   const void* send = nullptr;
   void* recv = nullptr;
-  int64_t count = 0;        // all-reduce, broadcast, send, recv
-  std::vector<int> counts;  // reduce-scatter, all-gather: one entry per group rank
-  int32_t peer = -1;        // broadcast: root; send, recv: the other group rank
-  int32_t tag = 0;          // send, recv
+  int64_t count = 0;            // all-reduce, broadcast, send, recv
+  std::vector<int> counts;      // reduce-scatter, all-gather, all-to-all (sent): one per group rank
+  std::vector<int> recvCounts;  // all-to-all (received): one per group rank
+  int32_t peer = -1;            // broadcast: root; send, recv: the other group rank
+  int32_t tag = 0;              // send, recv
   CommTrace trace;
 
   int64_t elements() const;  // what the traced bytes count
@@ -171,6 +179,14 @@ class Communicator {
   Result<CommHandle> startRecv(std::span<float> data, int32_t peer, int32_t tag,
                                const CommTrace& trace = {});
   Status recv(std::span<float> data, int32_t peer, int32_t tag, const CommTrace& trace = {});
+  // All-to-all with variable sizes: send[sendCounts[0..r) prefix, + sendCounts[r]]
+  // goes to group rank r; recv receives recvCounts[r] elements from rank r,
+  // packed in rank order. Both spans must hold exactly the sums of their counts.
+  Result<CommHandle> startAllToAll(std::span<const float> send, std::span<float> recv,
+                                   std::vector<int> sendCounts, std::vector<int> recvCounts,
+                                   const CommTrace& trace = {});
+  Status allToAll(std::span<const float> send, std::span<float> recv, std::vector<int> sendCounts,
+                  std::vector<int> recvCounts, const CommTrace& trace = {});
 
   // Blocks until a message from `peer` with `tag` has arrived, without
   // receiving it. Returns true when it had to wait (the peer was not ready):
@@ -198,6 +214,9 @@ class Communicator {
   int32_t rank_;
   tracer::Recorder* recorder_ = nullptr;
 };
+
+// Offsets of packed parts: displacements(c)[r] = c[0] + ... + c[r-1].
+std::vector<int> displacements(const std::vector<int>& counts);
 
 // Per-rank element counts of `total` elements split as evenly as possible in
 // rank order (the first total % n ranks get one more).

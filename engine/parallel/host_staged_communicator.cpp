@@ -96,6 +96,17 @@ Result<std::unique_ptr<PendingComm>> HostStagedCommunicator::launch(const CommOp
       staged->copyBackBytes = whole;
       break;
     }
+    case CollectiveKind::kAllToAll: {
+      const size_t sent = static_cast<size_t>(op.elements()) * elem;
+      const size_t received =
+          static_cast<size_t>(std::accumulate(op.recvCounts.begin(), op.recvCounts.end(), 0)) *
+          elem;
+      staged->sendHost.resize(sent);
+      staged->recvHost.resize(received);
+      BS_RETURN_IF_ERROR(copier_->toHost(staged->sendHost.data(), op.send, sent));
+      staged->copyBackBytes = received;
+      break;
+    }
     case CollectiveKind::kSend: {
       const size_t bytes = static_cast<size_t>(op.count) * elem;
       staged->sendHost.resize(bytes);

@@ -162,11 +162,17 @@ Status MpiCommunicator::execute(const CommOp& op) {
       BS_MPI_CHECK(MPI_Reduce_scatter(op.send, op.recv, op.counts.data(), type, MPI_SUM, comm_));
       return Status::ok();
     case CollectiveKind::kAllGather: {
-      std::vector<int> displs(op.counts.size());
-      for (size_t i = 1; i < displs.size(); ++i) displs[i] = displs[i - 1] + op.counts[i - 1];
+      const std::vector<int> displs = displacements(op.counts);
       const void* send = op.send ? op.send : MPI_IN_PLACE;
       BS_MPI_CHECK(MPI_Allgatherv(send, op.counts[rank()], type, op.recv, op.counts.data(),
                                   displs.data(), type, comm_));
+      return Status::ok();
+    }
+    case CollectiveKind::kAllToAll: {
+      const std::vector<int> sendDispls = displacements(op.counts);
+      const std::vector<int> recvDispls = displacements(op.recvCounts);
+      BS_MPI_CHECK(MPI_Alltoallv(op.send, op.counts.data(), sendDispls.data(), type, op.recv,
+                                 op.recvCounts.data(), recvDispls.data(), type, comm_));
       return Status::ok();
     }
     case CollectiveKind::kBroadcast:

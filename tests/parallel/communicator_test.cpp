@@ -1,4 +1,5 @@
-// MpiCommunicator on 4 ranks: every collective blocking and non-blocking,
+// MpiCommunicator on 4 ranks: every collective (all-to-all with variable
+// sizes included) blocking and non-blocking,
 // sends and receives, the traced spans, and errors as values.
 #include <gtest/gtest.h>
 
@@ -130,6 +131,93 @@ TEST(CommunicatorTest, EveryCallIsTracedWithKindDimBytesAndPeer) {
   }
 }
 
+// Rank r sends r + d + 1 elements to rank d (0 to itself on rank 0 when
+// `skipSelf`), valued 1000 r + 10 d + i: every part lands where its sender
+// and position say.
+struct AllToAllCase {
+  std::vector<int> sendCounts, recvCounts;
+  std::vector<float> send, recv;
+  AllToAllCase(int n, int r, bool skipSelf) {
+    auto count = [&](int from, int to) { return skipSelf && from == to ? 0 : from + to + 1; };
+    for (int d = 0; d < n; ++d) {
+      sendCounts.push_back(count(r, d));
+      recvCounts.push_back(count(d, r));
+      for (int i = 0; i < sendCounts.back(); ++i) send.push_back(1000.0f * r + 10.0f * d + i);
+    }
+    recv.assign(std::accumulate(recvCounts.begin(), recvCounts.end(), 0), -1.0f);
+  }
+  void expectReceived(int r) const {
+    size_t k = 0;
+    for (size_t s = 0; s < recvCounts.size(); ++s) {
+      for (int i = 0; i < recvCounts[s]; ++i, ++k) {
+        ASSERT_EQ(recv[k], 1000.0f * s + 10.0f * r + i) << "from rank " << s << " element " << i;
+      }
+    }
+    EXPECT_EQ(k, recv.size());
+  }
+};
+
+TEST(CommunicatorTest, AllToAllWithVariableSizesBlockingAndNotIsTracedWithItsBytes) {
+  auto comm = worldComm(ParallelDim::kEp);
+  const int n = comm->size(), r = comm->rank();
+  tracer::Recorder recorder(r, true);
+  comm->setRecorder(&recorder);
+  AllToAllCase blocking(n, r, /*skipSelf=*/false);
+  CommTrace dispatch;
+  dispatch.name = "moe_dispatch";
+  dispatch.step = 2;
+  dispatch.microBatch = 1;
+  ASSERT_TRUE(comm->allToAll(blocking.send, blocking.recv, blocking.sendCounts, blocking.recvCounts,
+                             dispatch)
+                  .isOk());
+  blocking.expectReceived(r);
+  // Two in flight, waited in reverse order; the second skips the own part.
+  AllToAllCase first(n, r, false), second(n, r, true);
+  auto h1 = comm->startAllToAll(first.send, first.recv, first.sendCounts, first.recvCounts);
+  auto h2 = comm->startAllToAll(second.send, second.recv, second.sendCounts, second.recvCounts);
+  ASSERT_TRUE(h1.isOk() && h2.isOk());
+  ASSERT_TRUE(comm->wait(*h2).isOk());
+  ASSERT_TRUE(comm->wait(*h1).isOk());
+  first.expectReceived(r);
+  second.expectReceived(r);
+  comm->setRecorder(nullptr);
+
+  auto events = recorder.drain();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, EventKind::kAllToAll);
+  EXPECT_EQ(events[0].name, "moe_dispatch");
+  EXPECT_EQ(events[0].lane, trace_model::Lane::kCommunication);
+  EXPECT_EQ(events[0].dim, ParallelDim::kEp);
+  EXPECT_EQ(events[0].step, 2);
+  EXPECT_EQ(events[0].microBatch, 1);
+  EXPECT_EQ(events[0].peer, -1);
+  // The whole send buffer: sum over d of (r + d + 1) floats.
+  EXPECT_EQ(events[0].bytes, 4 * (n * (r + 1) + n * (n - 1) / 2));
+  // Recorded at wait(): the second (no part to itself) first.
+  EXPECT_EQ(events[1].name, "all_to_all");
+  EXPECT_EQ(events[1].bytes, 4 * (n * (r + 1) + n * (n - 1) / 2 - (2 * r + 1)));
+  EXPECT_EQ(events[2].bytes, events[0].bytes);
+}
+
+TEST(CommunicatorTest, AllToAllRefusesCountsThatDoNotFitItsBuffers) {
+  auto comm = worldComm(ParallelDim::kEp);
+  const int n = comm->size();
+  std::vector<float> send(n), recv(n);
+  const std::vector<int> ones(n, 1);
+  auto s = comm->allToAll(send, recv, std::vector<int>(n, 2), ones);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("do not match the counts"), std::string::npos) << s.message();
+  s = comm->allToAll(send, recv, ones, {n});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("counts (one per rank)"), std::string::npos) << s.message();
+  std::vector<int> negative = ones;
+  negative[0] = -1;
+  negative[1] = 3;
+  s = comm->allToAll(send, recv, negative, ones);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("< 0"), std::string::npos) << s.message();
+}
+
 TEST(CommunicatorTest, AGroupOfOneRankComputesButRecordsNoTraffic) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -139,14 +227,16 @@ TEST(CommunicatorTest, AGroupOfOneRankComputesButRecordsNoTraffic) {
   ASSERT_EQ(comm.size(), 1);
   tracer::Recorder recorder(rank, true);
   comm.setRecorder(&recorder);
-  std::vector<float> a(32, 2.0f), piece(32, 0.0f), gathered(32, 0.0f);
+  std::vector<float> a(32, 2.0f), piece(32, 0.0f), gathered(32, 0.0f), exchanged(32, 0.0f);
   ASSERT_TRUE(comm.allReduce(a).isOk());
   ASSERT_TRUE(comm.reduceScatter(a, piece, {32}).isOk());
   ASSERT_TRUE(comm.allGather(piece, gathered, {32}).isOk());
+  ASSERT_TRUE(comm.allToAll(gathered, exchanged, {32}, {32}).isOk());
   comm.setRecorder(nullptr);
   EXPECT_EQ(a[31], 2.0f);
   EXPECT_EQ(piece[0], 2.0f);
   EXPECT_EQ(gathered[17], 2.0f);
+  EXPECT_EQ(exchanged[5], 2.0f);
   EXPECT_TRUE(recorder.drain().empty());
 }
 

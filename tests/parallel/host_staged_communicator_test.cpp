@@ -138,6 +138,27 @@ TEST(HostStagedCommunicatorTest, ReduceScatterAndAllGatherCopyOnlyWhatTheyUse) {
   }
 }
 
+TEST(HostStagedCommunicatorTest, AllToAllStagesItsSendBufferAndCopiesBackWhatItReceived) {
+  auto s = staged(ParallelDim::kEp);
+  const int n = s->comm->size(), r = s->comm->rank();
+  // Rank r sends d + 1 elements valued 100 r + d to rank d.
+  std::vector<int> sendCounts(n), recvCounts(n, r + 1);
+  std::vector<float> send;
+  for (int d = 0; d < n; ++d) {
+    sendCounts[d] = d + 1;
+    send.insert(send.end(), d + 1, 100.0f * r + d);
+  }
+  std::vector<float> recv(static_cast<size_t>(n * (r + 1)), -1.0f);
+  auto h = s->comm->startAllToAll(s->device(send), s->device(recv), sendCounts, recvCounts);
+  ASSERT_TRUE(h.isOk()) << h.status().toString();
+  ASSERT_TRUE(s->comm->wait(*h).isOk());
+  for (int from = 0; from < n; ++from) {
+    for (int i = 0; i <= r; ++i) EXPECT_EQ(recv[from * (r + 1) + i], 100.0f * from + r);
+  }
+  EXPECT_EQ(s->log.toHostBytes, static_cast<int64_t>(send.size()) * 4);
+  EXPECT_EQ(s->log.toDeviceBytes, static_cast<int64_t>(recv.size()) * 4);
+}
+
 TEST(HostStagedCommunicatorTest, BroadcastSendsReceivesAndTheirSpans) {
   auto s = staged(ParallelDim::kPp);
   const int n = s->comm->size(), r = s->comm->rank();

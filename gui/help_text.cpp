@@ -24,6 +24,10 @@ of 1F1B's, because weight gradients fill the cool-down.</p>
 <p><b>Utilisation</b>: compute / step time; <b>comm ratio</b>: communication / step time, also
 split by the dimension of each collective (dp, tp, pp, zero, ep).</p>
 <p><b>Idle</b>: step time minus |compute ∪ comm ∪ wait|.</p>
+<p><b>Prediction</b>: the layout editor predicts the edited layout's step (the schedule simulator
+over its op lists, costed from a calibration or, without one, from FLOPs); the Planner tab lists
+the best layouts of a world size with their predictions; selecting one loads it into the
+editor.</p>
 <p><b>Memory formula</b>: with fp32 Adam a rank holding Ψ parameters keeps 4Ψ bytes of
 parameters, 4Ψ of gradients and 8Ψ of optimizer states; ZeRO stage 1 divides the optimizer
 states by dp, stage 2 also the gradients, stage 3 also the parameters.</p>
@@ -38,6 +42,7 @@ states by dp, stage 2 also the gradients, stage 3 also the parameters.</p>
 <tr><td><b>Ctrl+R</b></td><td>run the layout in the editor</td></tr>
 <tr><td><b>Ctrl+Shift+R</b></td><td>run again with changes (keeps this run to compare)</td></tr>
 <tr><td><b>Ctrl+.</b></td><td>stop the run</td></tr>
+<tr><td><b>Ctrl+Shift+P</b></td><td>plan layouts (the Planner tab)</td></tr>
 <tr><td><b>Ctrl+K</b></td><td>compare the two selected runs (or this run with the one before)</td></tr>
 <tr><td><b>wheel</b> · <b>+</b> / <b>−</b> (Ctrl++ / Ctrl+-)</td><td>zoom around the cursor · around the centre</td></tr>
 <tr><td><b>drag</b> · <b>←</b> / <b>→</b></td><td>pan</td></tr>

@@ -17,6 +17,7 @@
 
 #include "engine/layout/formulas.h"
 #include "gui/layout_problem_fields.h"
+#include "gui/prediction_label.h"
 
 namespace bubblescope::gui {
 
@@ -112,7 +113,9 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   generalProblems_ = new QLabel(this);
   generalProblems_->setWordWrap(true);
   generalProblems_->setStyleSheet("color: #c62828");
+  prediction_ = new PredictionLabel(this);
   column->addWidget(summary_);
+  column->addWidget(prediction_);
   column->addWidget(generalProblems_);
   runButton_ = new QPushButton(tr("Run this layout"), this);
   runButton_->setObjectName("run");
@@ -302,6 +305,7 @@ void LayoutEditor::revalidate() {
     text += tr(" · <b>formula bubble:</b> %1%").arg(bubble * 100, 0, 'f', 1);
   }
   summary_->setText(text);
+  prediction_->setLayout(l);
   runButton_->setEnabled(problems_.isEmpty());
   emit layoutChanged();
 }

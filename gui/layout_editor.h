@@ -2,7 +2,8 @@
 //
 // As the user types it shows the world size (dp × tp × pp), the global batch
 // (micro-batch size × micro-batches × dp, in sequences and tokens) and the
-// formula bubble of the schedule, and puts each problem of
+// formula bubble of the schedule, the predicted step (PredictionLabel,
+// debounced), and puts each problem of
 // layout::layoutProblems() under the field it concerns (problems of no single
 // field go under the summary). Loads and saves layout JSON
 // (docs/layout-format.md); "Samples" lists samples/layouts/*.jsonc and
@@ -30,6 +31,8 @@ class QPushButton;
 
 namespace bubblescope::gui {
 
+class PredictionLabel;
+
 class LayoutEditor : public QWidget {
   Q_OBJECT
 
@@ -44,6 +47,8 @@ class LayoutEditor : public QWidget {
   QString problemFor(const QString& field) const { return fieldProblems_.value(field); }
   bool isValid() const { return problems_.isEmpty(); }
   QString summaryText() const;
+  // The predicted step of layout() (objectName "prediction").
+  PredictionLabel* prediction() const { return prediction_; }
 
   Status loadFile(const QString& path);
   Status saveFile(const QString& path) const;
@@ -77,6 +82,7 @@ class LayoutEditor : public QWidget {
   QCheckBox* overlap_ = nullptr;
   QLineEdit* hosts_ = nullptr;
   QLabel* summary_ = nullptr;
+  PredictionLabel* prediction_ = nullptr;
   QLabel* generalProblems_ = nullptr;
   QMap<QString, QLabel*> problemLabels_;
   QMenu* samplesMenu_ = nullptr;

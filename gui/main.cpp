@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
       "screenshot-part",
-      "window, timeline, layout, charts, metrics, teaching or export (the timeline as File > "
-      "Export writes it, PNG or SVG)",
+      "window, timeline, layout, charts, metrics, teaching, planner (the window with the planner, "
+      "its best candidate loaded) or export (the timeline as File > Export writes it, PNG or SVG)",
       "PART", "window");
   QCommandLineOption step("step", "With --screenshot: zoom the timeline to this step", "N", "-1");
   QCommandLineOption zoom("zoom", "With --screenshot: zoom in by this factor", "X", "1");
@@ -51,11 +51,13 @@ int main(int argc, char** argv) {
                              "N", "-1");
   QCommandLineOption labSteps(
       "lab-steps", "With --screenshot-part teaching: show only the first N ops", "N", "-1");
+  QCommandLineOption planWorld("plan-world",
+                               "With --screenshot-part planner: the world size to plan", "N", "-1");
   QCommandLineOption benchTeaching("bench-teaching",
                                    "Print the teaching lab's frame time (p = 8, m = 32)");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     compare, mark, indexed, labSteps, benchTeaching, paletteOpt});
+                     compare, mark, indexed, labSteps, planWorld, benchTeaching, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
     o.selectFirstSpan = parser.isSet(select);
     o.markRank = parser.value(mark).toInt();
     o.labSteps = parser.value(labSteps).toInt();
+    o.planWorld = parser.value(planWorld).toInt();
     o.indexedEvents = parser.value(indexed).toLongLong();
     if (parser.isSet(compare)) {
       const QStringList ab = parser.value(compare).split(',');

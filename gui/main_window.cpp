@@ -29,6 +29,7 @@
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/metrics_table_model.h"
+#include "gui/planner_panel.h"
 #include "gui/process_run_launcher.h"
 #include "gui/recent_files.h"
 #include "gui/run_progress_widget.h"
@@ -177,6 +178,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   launchPoll_.setInterval(500);
   connect(&launchPoll_, &QTimer::timeout, this, &MainWindow::pollLaunchedRun);
 
+  buildPlanner();
   buildMenus();
   resize(1400, 860);
 }
@@ -242,6 +244,7 @@ Status MainWindow::showRun(int64_t runId) {
   auto shownLayout = layout::layoutFromString(timeline_->model()->run().info.layoutJson);
   if (shownLayout.isOk()) editor_->setLayout(*shownLayout);
   teaching_->setMeasuredRun(reader_.get(), runId);
+  planner_->setTrace(reader_.get(), path_, runId);
   report_.reset();
   metrics_->clear();
   charts_->clear();

@@ -35,6 +35,7 @@ class ChartsPanel;
 class CompareView;
 class LayoutEditor;
 class MetricsTableModel;
+class PlannerPanel;
 class RunProgressWidget;
 class RunsTableModel;
 class TeachingLab;
@@ -81,7 +82,7 @@ class MainWindow : public QMainWindow {
   // Headless (--screenshot): errors go to stderr, never to a modal dialog.
   void setHeadless(bool headless) { headless_ = headless; }
 
-  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab, kTeachingTab };
+  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab, kTeachingTab, kPlannerTab };
 
   QString filePath() const { return path_; }
   // "run 3 · dp1-pp4 1f1b small · dp1 tp1 pp4 · 1f1b m8 · small · runs.db":
@@ -96,6 +97,9 @@ class MainWindow : public QMainWindow {
   MetricsTableModel* metrics() const { return metrics_; }
   CompareView* compareView() const { return compare_; }
   TeachingLab* teachingLab() const { return teaching_; }
+  PlannerPanel* planner() const { return planner_; }
+  // Shows the planner tab and plans with its inputs.
+  void showPlanner();
   RunProgressWidget* runProgress() const { return progress_; }
   int64_t baselineRunId() const { return baselineRunId_; }
   const std::optional<analysis::RunReport>& report() const { return report_; }
@@ -107,6 +111,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
+  // The planner tab and its links to the layout editor (main_window_predict.cpp).
+  void buildPlanner();
   void fillRecentMenu();
   void chooseAndOpen();
   void startRun();
@@ -139,6 +145,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_ = nullptr;
   TeachingLab* teaching_ = nullptr;
   RunProgressWidget* progress_ = nullptr;
+  PlannerPanel* planner_ = nullptr;
   AnalysisWorker* analysis_ = nullptr;
   AnalysisWorker* compareAnalysis_ = nullptr;
   std::optional<analysis::RunReport> report_;

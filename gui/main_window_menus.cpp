@@ -119,6 +119,9 @@ void MainWindow::buildMenus() {
        QStyle::SP_MediaStop);
   run->addSeparator();
   tools->addSeparator();
+  tool(run->addAction(tr("&Plan layouts…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+                      &MainWindow::showPlanner),
+       QStyle::SP_FileDialogDetailedView);
   tool(run->addAction(tr("&Compare runs"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
                       &MainWindow::compareSelected),
        QStyle::SP_FileDialogContentsView);

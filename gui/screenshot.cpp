@@ -3,13 +3,17 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QPixmap>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QTableView>
 #include <iostream>
 
 #include "gui/charts_panel.h"
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/planner_panel.h"
+#include "gui/prediction_label.h"
 #include "gui/teaching_lab.h"
 #include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
@@ -88,6 +92,12 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
       for (int i = 0; i < o.labSteps; ++i) window.teachingLab()->stepForward();
     }
   }
+  if (o.what == "planner") {  // the planner's best candidate, loaded into the editor
+    if (o.planWorld > 0) window.planner()->findChild<QSpinBox*>("world")->setValue(o.planWorld);
+    window.showPlanner();
+    window.planner()->table()->selectRow(0);
+  }
+  window.layoutEditor()->prediction()->predictNow();
   QApplication::processEvents();
   if (o.what.startsWith("chart:")) {
     const QString name = o.what.mid(6);

@@ -1,0 +1,114 @@
+#include "gui/planner_table_model.h"
+
+#include <QStringList>
+
+#include "gui/prediction_format.h"
+#include "gui/time_format.h"
+
+namespace bubblescope::gui {
+
+namespace {
+
+double exposedCommNs(const layout::Prediction& p) {
+  double sum = 0;
+  for (const auto& [dim, ns] : p.exposedCommNs) sum += ns;
+  return sum;
+}
+
+}  // namespace
+
+PlannerTableModel::PlannerTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void PlannerTableModel::setCandidates(std::vector<layout::PlanCandidate> candidates) {
+  beginResetModel();
+  candidates_ = std::move(candidates);
+  endResetModel();
+}
+
+int PlannerTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(candidates_.size());
+}
+
+int PlannerTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant PlannerTableModel::value(const layout::PlanCandidate& c, int column) const {
+  const layout::Prediction& p = c.prediction;
+  switch (column) {
+    case kStep:
+      return p.stepNs;
+    case kTokensPerSecond:
+      return p.tokensPerSecond;
+    case kBubble:
+      return worstBubble(p);
+    case kExposedComm:
+      return exposedCommNs(p);
+    case kMemory:
+      return c.peakMemoryBytes;
+    default:
+      return {};
+  }
+}
+
+QString PlannerTableModel::text(const layout::PlanCandidate& c, int row, int column) const {
+  const layout::Prediction& p = c.prediction;
+  switch (column) {
+    case kRankColumn:
+      return QString::number(row + 1);
+    case kLayout:
+      return layoutShortName(c.layout);
+    case kStep:
+      return formatDuration(p.stepNs);
+    case kTokensPerSecond:
+      return tokensPerSecondText(p.tokensPerSecond);
+    case kBubble:
+      return QStringLiteral("%1%").arg(worstBubble(p) * 100, 0, 'f', 1);
+    case kExposedComm:
+      return exposedCommText(p);
+    case kMemory:
+      return formatBytes(static_cast<int64_t>(c.peakMemoryBytes));
+    case kRule:
+      return QString::fromStdString(c.rule);
+    case kLimit:
+      return QString::fromStdString(c.limit);
+    default:
+      return {};
+  }
+}
+
+QString PlannerTableModel::toolTip(const layout::PlanCandidate& c) const {
+  const layout::Prediction& p = c.prediction;
+  QStringList lines{layoutShortName(c.layout), predictionLine(p)};
+  for (size_t k = 0; k < p.bubble.size(); ++k) {
+    lines << tr("stage %1: bubble %2%, memory %3")
+                 .arg(k)
+                 .arg(p.bubble[k] * 100, 0, 'f', 1)
+                 .arg(k < p.memoryBytes.size() ? formatBytes(static_cast<int64_t>(p.memoryBytes[k]))
+                                               : QString("?"));
+  }
+  lines << tr("Select to load it into the layout editor.");
+  return lines.join('\n');
+}
+
+QVariant PlannerTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const layout::PlanCandidate& c = candidates_[index.row()];
+  if (role == Qt::DisplayRole) return text(c, index.row(), index.column());
+  if (role == kValueRole) return value(c, index.column());
+  if (role == Qt::ToolTipRole) return toolTip(c);
+  if (role == Qt::TextAlignmentRole && value(c, index.column()).isValid()) {
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  return {};
+}
+
+QVariant PlannerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* const kHeaders[kColumnCount] = {
+      "#",      "Layout", "Step",      "Tokens/s", "Bubble (worst stage)", "Exposed comm",
+      "Memory", "Why",    "Limited by"};
+  return tr(kHeaders[section]);
+}
+
+}  // namespace bubblescope::gui

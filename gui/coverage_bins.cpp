@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/all_to_all_lane.h"
+
 namespace bubblescope::gui {
 
 void addCoverage(std::span<float> out, double t0Ns, double columnNs, int64_t startNs,
@@ -51,7 +53,7 @@ void CoverageOverview::add(const trace_model::Event& event) {
   if (end <= start) return;
   while (end > originNs_ + binNs_ * bins_) doubleBinWidth();
   Series& series =
-      coveredNs_[{event.rank, static_cast<int32_t>(event.lane)}][static_cast<int32_t>(event.kind)];
+      coveredNs_[{event.rank, timelineLaneOf(event)}][static_cast<int32_t>(event.kind)];
   series.dirty = true;
   std::vector<float>& bins = series.coveredNs;
   if (bins.empty()) bins.assign(bins_, 0.0f);

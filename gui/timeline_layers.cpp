@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/all_to_all_lane.h"
 #include "gui/ruler_ticks.h"
 #include "gui/span_palette.h"
 #include "gui/time_format.h"
@@ -55,7 +56,8 @@ void paintArrow(QPainter& p, QPointF from, QPointF to) {
 template <typename Visit>
 void forRowsOf(const LayerContext& c, const trace_model::Event& e, Visit visit) {
   for (int r = c.frame.firstRow; r <= c.frame.lastRow; ++r) {
-    if (c.rows[r].rank == e.rank && c.rows[r].lane == e.lane) visit(r);
+    if (c.rows[r].rank == e.rank && static_cast<int32_t>(c.rows[r].lane) == timelineLaneOf(e))
+      visit(r);
   }
 }
 
@@ -250,7 +252,8 @@ void paintLinkedRecords(QPainter& p, const LayerContext& c) {
   const int laneH = RowGeometry::kLaneHeight;
   auto rowOf = [&](const trace_model::Event& e) {
     for (int r = 0; r < static_cast<int>(c.rows.size()); ++r) {
-      if (c.rows[r].rank == e.rank && c.rows[r].lane == e.lane) return r;
+      if (c.rows[r].rank == e.rank && static_cast<int32_t>(c.rows[r].lane) == timelineLaneOf(e))
+        return r;
     }
     return -1;
   };

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/all_to_all_lane.h"
+
 namespace bubblescope::gui {
 
 namespace {
 
 QString laneLabel(int32_t lane) {
+  if (lane == kAllToAllLane) return QStringLiteral("all-to-all (ep)");
   switch (static_cast<trace_model::Lane>(lane)) {
     case trace_model::Lane::kCompute:
       return QStringLiteral("compute");
@@ -157,7 +160,7 @@ Result<int64_t> TimelineModel::ingest(int64_t maxEvents) {
   // Events of a run still being written may land in the cached window.
   const bool growing = run_.health == storage::RunHealth::kRunning;
   for (const trace_model::Event& e : page->events) {
-    addRow(e.rank, static_cast<int32_t>(e.lane));
+    addRow(e.rank, timelineLaneOf(e));
     overview_.add(e);
     int64_t& until = indexedUntilNs_.try_emplace(e.rank, e.endNs).first->second;
     until = std::max(until, e.endNs);
@@ -191,7 +194,10 @@ void TimelineModel::addRow(int32_t rank, int32_t lane) {
   if (rowIndex_.count({rank, lane}) > 0) return;
   rowIndex_[{rank, lane}] = -1;  // placed by rebuildRows()
   auto& lanes = lanesOfRank_[rank];
-  lanes.insert(std::lower_bound(lanes.begin(), lanes.end(), lane), lane);
+  lanes.insert(
+      std::lower_bound(lanes.begin(), lanes.end(), lane,
+                       [](int32_t a, int32_t b) { return laneOrderKey(a) < laneOrderKey(b); }),
+      lane);
 }
 
 void TimelineModel::rebuildRows() {

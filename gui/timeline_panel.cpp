@@ -13,6 +13,12 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   view_->setModel(&model_);
   scroll_ = new QScrollBar(Qt::Vertical, this);
   details_ = new DetailPanel(this);
+  expertLoad_ = new ExpertLoadView(this);
+  expertLoad_->setModel(&expertLoadModel_);
+  expertLoadBox_ = new QScrollArea(this);
+  expertLoadBox_->setWidget(expertLoad_);
+  expertLoadBox_->setWidgetResizable(true);
+  expertLoadBox_->setVisible(false);
 
   auto* timelineBox = new QWidget(this);
   auto* row = new QHBoxLayout(timelineBox);
@@ -23,10 +29,15 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(timelineBox);
-  split->addWidget(details_);
+  auto* side = new QSplitter(Qt::Vertical, this);
+  side->addWidget(details_);
+  side->addWidget(expertLoadBox_);
+  side->setStretchFactor(0, 0);
+  side->setStretchFactor(1, 1);
+  split->addWidget(side);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 0);
-  split->setSizes({900, 240});
+  split->setSizes({900, 280});
 
   auto* column = new QVBoxLayout(this);
   column->setContentsMargins(0, 0, 0, 0);
@@ -40,6 +51,8 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
           [this](const trace_model::Event& e) { details_->showSpan(e, model_.startNs()); });
   connect(view_, &TimelineView::selectionChanged, this,
           [this](double t0, double t1) { details_->showSelection(t0, t1, model_.startNs()); });
+
+  connect(expertLoad_, &ExpertLoadView::stepClicked, this, &TimelinePanel::showStepEndingAt);
 
   ingestTimer_.setInterval(0);
   connect(&ingestTimer_, &QTimer::timeout, this, &TimelinePanel::ingestPage);
@@ -55,6 +68,8 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   view_->setSelectedSpan(std::nullopt);
   view_->markRanks({});
   const Status s = model_.setRun(reader, runId);
+  reader_ = s.isOk() ? reader : nullptr;
+  reloadExpertLoad();
   legend_->setChunkCount(0);
   view_->setFollowing(true);
   view_->fitAll();
@@ -68,6 +83,8 @@ void TimelinePanel::clear() {
   pollTimer_.stop();
   model_.clear();
   details_->clearDetails();
+  reader_ = nullptr;
+  reloadExpertLoad();
 }
 
 Status TimelinePanel::ingestAll() {
@@ -128,8 +145,32 @@ void TimelinePanel::poll() {
     }
   } while (!model_.caughtUp());
   legend_->setChunkCount(model_.chunkCount());
+  reloadExpertLoad();  // a live run adds a step's samples
   emit runUpdated(model_.run());
   if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();
+}
+
+void TimelinePanel::reloadExpertLoad() {
+  Status s = Status::ok();
+  if (reader_ != nullptr && model_.hasRun()) {
+    s = expertLoadModel_.load(*reader_, model_.run().id);
+  } else {
+    expertLoadModel_.clear();
+  }
+  if (!s.isOk()) emit errorOccurred(QString::fromStdString(s.message()));
+  expertLoad_->modelChanged();
+  expertLoadBox_->setVisible(!expertLoadModel_.empty());
+}
+
+void TimelinePanel::showStepEndingAt(int64_t stepEndNs) {
+  // The samples of a step are written at its end: the last step starting before.
+  const trace_model::StepWindow* found = nullptr;
+  for (const trace_model::StepWindow& w : model_.steps()) {
+    if (w.startNs < stepEndNs) found = &w;
+  }
+  if (found == nullptr) return;
+  view_->setFollowing(false);
+  view_->setViewRange(found->startNs, found->endNs);
 }
 
 void TimelinePanel::syncScrollBar() {

@@ -1,5 +1,6 @@
 // TimelinePanel: the legend, the timeline view with its row scroll bar, and
-// the detail panel; owns the TimelineModel and keeps it fed.
+// the detail panel, and for a mixture-of-experts run the expert-load heat map
+// (ExpertLoadView) below the details; owns the TimelineModel and keeps it fed.
 //
 // Feeding: after showRun() a zero-delay timer ingests the run's events into
 // the overview a page at a time (the view paints between pages); while the
@@ -8,12 +9,15 @@
 // finished, failed or interrupted. GUI thread only; the reader is not owned.
 #pragma once
 
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QTimer>
 #include <QWidget>
 
 #include "common/status.h"
 #include "gui/detail_panel.h"
+#include "gui/expert_load_model.h"
+#include "gui/expert_load_view.h"
 #include "gui/legend_widget.h"
 #include "gui/timeline_model.h"
 #include "gui/timeline_view.h"
@@ -41,6 +45,12 @@ class TimelinePanel : public QWidget {
   TimelineModel* model() { return &model_; }
   TimelineView* view() { return view_; }
   DetailPanel* details() { return details_; }
+  // The heat map and its data (shown only when the run has MoE samples).
+  ExpertLoadView* expertLoad() { return expertLoad_; }
+  const ExpertLoadModel& expertLoadModel() const { return expertLoadModel_; }
+  bool expertLoadShown() const { return expertLoadBox_->isVisibleTo(this); }
+  // Zooms the view to the step whose samples are at stepEndNs (a heat map click).
+  void showStepEndingAt(int64_t stepEndNs);
   void setLegendVisible(bool on) { legend_->setVisible(on); }
   LegendWidget* legend() { return legend_; }
   bool polling() const { return pollTimer_.isActive(); }
@@ -54,12 +64,17 @@ class TimelinePanel : public QWidget {
   void ingestPage();
   void poll();
   void syncScrollBar();
+  void reloadExpertLoad();
 
   TimelineModel model_;
   LegendWidget* legend_ = nullptr;
   TimelineView* view_ = nullptr;
   QScrollBar* scroll_ = nullptr;
   DetailPanel* details_ = nullptr;
+  ExpertLoadModel expertLoadModel_;
+  ExpertLoadView* expertLoad_ = nullptr;
+  QScrollArea* expertLoadBox_ = nullptr;
+  storage::TraceReader* reader_ = nullptr;  // not owned
   QTimer ingestTimer_;
   QTimer pollTimer_;
 };

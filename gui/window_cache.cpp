@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "gui/all_to_all_lane.h"
+
 namespace bubblescope::gui {
 
 Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t0Ns, int64_t t1Ns) {
@@ -13,7 +15,7 @@ Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t
   if (!events.isOk()) return events.status();
   eventCount_ = static_cast<int64_t>(events->size());
   for (trace_model::Event& e : *events) {
-    Row& row = rows_[{e.rank, static_cast<int32_t>(e.lane)}];
+    Row& row = rows_[{e.rank, timelineLaneOf(e)}];
     row.maxDurationNs = std::max(row.maxDurationNs, e.endNs - e.startNs);
     row.events.push_back(std::move(e));
   }

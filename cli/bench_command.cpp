@@ -13,6 +13,7 @@ void addBenchCommand(CLI::App& app, CommandRunner& runner) {
   addBenchTracer(*bench, runner);
   addBenchAllreduce(*bench, runner);
   addBenchImport(*bench, runner);
+  addBenchPredict(*bench, runner);
 }
 
 }  // namespace bubblescope::cli

@@ -32,5 +32,6 @@ void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 void addBenchTracer(CLI::App& bench, CommandRunner& runner);
 void addBenchAllreduce(CLI::App& bench, CommandRunner& runner);
 void addBenchImport(CLI::App& bench, CommandRunner& runner);
+void addBenchPredict(CLI::App& bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

@@ -22,7 +22,7 @@
 namespace bubblescope::layout {
 
 // The cost of one op of one layer slot, per micro-batch (or, for the
-// optimizer, per parameter), median over the samples.
+// optimizer, per parameter), mean over the samples.
 struct OpCostEntry {
   std::string part;  // "embedding", "block", "head", "optimizer"
   std::string

@@ -17,6 +17,12 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
+double meanOf(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
 int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
   if (dim == "tp") return l.tp;
   if (dim == "pp") return l.pp;
@@ -79,8 +85,12 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     e.op = key.second;
     e.microBatchSize = e.part == "optimizer" ? 0 : l.microBatchSize;
     e.tp = e.part == "optimizer" ? 1 : l.tp;
-    e.wallNs = quantile(wall, 0.5);
-    e.cpuNs = quantile(cpu, 0.5);
+    // The mean, not the median: a step is a sum of op times, and the sum's
+    // expectation is the sum of the means. Under CPU contention op times are
+    // skewed (most run at full speed, some wait for a core for a whole time
+    // slice): the median then misses the waits the step pays.
+    e.wallNs = meanOf(wall);
+    e.cpuNs = meanOf(cpu);
     e.samples = static_cast<int64_t>(samples.size());
     c.ops.push_back(e);
   }

@@ -3,8 +3,10 @@
 //
 // Contract: steps after the first are used when the run has more than one
 // (the first pays for allocation and warm caches). Per layer slot and op the
-// median over every (rank, step, micro-batch, layer) sample of its wall and
-// thread-CPU time; the optimizer's median per parameter updated (Ψ_rank,
+// mean over every (rank, step, micro-batch, layer) sample of its wall and
+// thread-CPU time (a step is a sum of op times: the mean keeps the waits for
+// a core that a contended machine adds to some of them, which a median
+// drops); the optimizer's mean per parameter updated (Ψ_rank,
 // /dp under ZeRO >= 1); per dimension and collective an alpha-beta fit
 // (layout::fitAlphaBeta) over the distinct message sizes, each size's time
 // the lower quartile of its samples (a collective's wall time includes

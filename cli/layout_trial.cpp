@@ -1,0 +1,129 @@
+#include "cli/layout_trial.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/job_process.h"
+#include "cli/mpirun.h"
+#include "cli/run_description.h"
+#include "common/median.h"
+#include "storage/analysis/run_analyzer.h"
+#include "storage/analysis/text_table.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::cli {
+namespace {
+
+double meanOf(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, bool echo) {
+  const std::string file = trace + ".layout.json";
+  {
+    std::ofstream out(file);
+    out << layout::toJson(l).dump(2) << "\n";
+    if (!out) return Status::invalidArgument("cannot write " + file);
+  }
+  int64_t runId = -1;
+  std::string lastError;
+  JobHooks hooks;
+  hooks.onLine = [&](const std::string& line, bool) {
+    if (line.rfind("run_id: ", 0) == 0) runId = std::strtoll(line.c_str() + 8, nullptr, 10);
+    if (line.rfind("error: ", 0) == 0) lastError = line.substr(7);
+    return echo;
+  };
+  BS_ASSIGN_OR_RETURN(
+      const JobExit exit,
+      runJobProcess({selfExecutable(), "run", "--layout", file, "--trace", trace}, hooks));
+  if (exit.exitCode != 0 || runId < 0) {
+    return Status::invalidArgument(
+        runName(l) + ": " +
+        (lastError.empty() ? "run exited with " + std::to_string(exit.exitCode) : lastError));
+  }
+  return runId;
+}
+
+double LayoutTrial::stepRelError() const {
+  if (!(measuredStepNs > 0)) return std::nan("");
+  return std::abs(prediction.stepNs - measuredStepNs) / measuredStepNs;
+}
+
+double LayoutTrial::bubbleErrorPoints() const {
+  const size_t n = std::min(measuredBubble.size(), prediction.bubble.size());
+  if (n == 0) return std::nan("");
+  double sum = 0;
+  for (size_t k = 0; k < n; ++k) sum += std::abs(prediction.bubble[k] - measuredBubble[k]);
+  return 100.0 * sum / static_cast<double>(n);
+}
+
+Result<LayoutTrial> runLayoutTrial(const layout::Layout& l, const layout::Prediction& prediction,
+                                   const std::string& trace, bool echo) {
+  LayoutTrial t;
+  t.layout = l;
+  t.prediction = prediction;
+  BS_ASSIGN_OR_RETURN(t.runId, runLayout(l, trace, echo));
+  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
+  BS_ASSIGN_OR_RETURN(const analysis::RunReport report, analysis::analyzeRun(*reader, t.runId));
+  std::vector<double> steps;
+  for (size_t i = report.steps.size() > 1 ? 1 : 0; i < report.steps.size(); ++i) {
+    steps.push_back(static_cast<double>(report.steps[i].timeNs));
+  }
+  if (steps.empty()) {
+    return Status::failedPrecondition(runName(l) + ": run " + std::to_string(t.runId) +
+                                      " recorded no steps");
+  }
+  t.measuredStepNs = median(steps);
+  for (const analysis::StageReport& s : report.stages) {
+    t.measuredBubble.push_back(s.bubbleFraction.value_or(std::nan("")));
+  }
+  return t;
+}
+
+TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
+  std::vector<double> rel, points;
+  for (const LayoutTrial& t : trials) {
+    if (std::isfinite(t.stepRelError())) rel.push_back(t.stepRelError());
+    if (std::isfinite(t.bubbleErrorPoints())) points.push_back(t.bubbleErrorPoints());
+  }
+  TrialSummary s;
+  s.medianRelError = median(rel);
+  s.maxRelError = rel.empty() ? 0.0 : *std::max_element(rel.begin(), rel.end());
+  s.medianBubbleErrorPoints = median(points);
+  return s;
+}
+
+std::string trialsToText(const std::vector<LayoutTrial>& trials) {
+  using analysis::formatMs;
+  using analysis::formatNumber;
+  analysis::TextTable t{{"layout", "m", "b", "recompute", "predicted ms", "measured ms", "error",
+                         "bubble predicted", "bubble measured", "bubble error pp"},
+                        {},
+                        false};
+  for (const LayoutTrial& trial : trials) {
+    const layout::Layout& l = trial.layout;
+    t.rows.push_back({runName(l), std::to_string(l.microBatches), std::to_string(l.microBatchSize),
+                      l.recompute ? "yes" : "no", formatMs(trial.prediction.stepNs),
+                      formatMs(trial.measuredStepNs), analysis::formatPercent(trial.stepRelError()),
+                      analysis::formatPercent(meanOf(trial.prediction.bubble)),
+                      analysis::formatPercent(meanOf(trial.measuredBubble)),
+                      formatNumber(trial.bubbleErrorPoints(), 1)});
+  }
+  const TrialSummary s = summarizeTrials(trials);
+  std::string out = t.render(false);
+  out += "layouts: " + std::to_string(trials.size()) + "\n";
+  out += "median_rel_error: " + formatNumber(s.medianRelError, 4) + "\n";
+  out += "max_rel_error: " + formatNumber(s.maxRelError, 4) + "\n";
+  out += "median_bubble_error_points: " + formatNumber(s.medianBubbleErrorPoints, 2) + "\n";
+  return out;
+}
+
+}  // namespace bubblescope::cli

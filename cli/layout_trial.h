@@ -1,0 +1,59 @@
+// LayoutTrial: one layout predicted from a calibration, then really run and
+// measured, so the prediction's error is a number (docs/prediction.md,
+// "Accuracy"). `bench predict` and `plan --run` both go through here.
+//
+// Contract:
+// - runLayoutTrial() starts `bubblescope-cli run --layout F --trace T` (this
+//   executable, the same path a user's run takes, so an invalid layout gets
+//   run's `invalid layout` message), hides its output unless `echo`, and
+//   analyses the run it wrote (storage/analysis/run_analyzer.h). The layout
+//   file is written next to the trace (T.layout.json).
+// - Measured step time: the median over the run's steps after the first
+//   (it warms up), of latest end - earliest start over the ranks. Measured
+//   bubble per stage: the report's (wait + idle) / step of the stage's ranks.
+// - Errors: the run failing (its last error line), a run without steps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/layout/layout.h"
+#include "engine/layout/prediction.h"
+
+namespace bubblescope::cli {
+
+struct LayoutTrial {
+  layout::Layout layout;
+  layout::Prediction prediction;
+  int64_t runId = -1;
+  double measuredStepNs = 0;
+  std::vector<double> measuredBubble;  // per stage, [0, 1]
+
+  // |predicted - measured| / measured step time.
+  double stepRelError() const;
+  // Mean over the stages of |predicted - measured bubble|, in percentage points.
+  double bubbleErrorPoints() const;
+};
+
+// Runs `layout` into `trace` with `bubblescope-cli run`; the run's id.
+Result<int64_t> runLayout(const layout::Layout& layout, const std::string& trace, bool echo);
+
+Result<LayoutTrial> runLayoutTrial(const layout::Layout& layout,
+                                   const layout::Prediction& prediction, const std::string& trace,
+                                   bool echo = false);
+
+struct TrialSummary {
+  double medianRelError = 0;
+  double maxRelError = 0;
+  double medianBubbleErrorPoints = 0;
+};
+TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
+
+// One row per trial: layout, m, b, recompute, predicted and measured step
+// (ms) and error, predicted and measured bubble (mean over stages) and the
+// error in points; then the summary keys as `key: value` lines.
+std::string trialsToText(const std::vector<LayoutTrial>& trials);
+
+}  // namespace bubblescope::cli

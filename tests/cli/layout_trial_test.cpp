@@ -1,0 +1,70 @@
+// The prediction-accuracy figures of `bench predict` and `plan --run`
+// (cli/layout_trial.h) and their scatter picture (cli/trial_scatter.h), on
+// hand-built trials whose errors are known.
+#include "cli/layout_trial.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/trial_scatter.h"
+
+namespace bubblescope::cli {
+namespace {
+
+LayoutTrial trial(double predictedMs, double measuredMs, std::vector<double> predictedBubble,
+                  std::vector<double> measuredBubble) {
+  LayoutTrial t;
+  t.prediction.stepNs = predictedMs * 1e6;
+  t.prediction.bubble = std::move(predictedBubble);
+  t.measuredStepNs = measuredMs * 1e6;
+  t.measuredBubble = std::move(measuredBubble);
+  return t;
+}
+
+TEST(LayoutTrial, ErrorsAreRelativeStepAndBubblePoints) {
+  const LayoutTrial t = trial(110, 100, {0.20, 0.30}, {0.25, 0.20});
+  EXPECT_NEAR(t.stepRelError(), 0.10, 1e-12);
+  // Mean over the stages of |predicted - measured|: (5 + 10) / 2 points.
+  EXPECT_NEAR(t.bubbleErrorPoints(), 7.5, 1e-9);
+  // Nothing measured: no error, not 0.
+  EXPECT_TRUE(std::isnan(trial(1, 0, {}, {}).stepRelError()));
+  EXPECT_TRUE(std::isnan(trial(1, 1, {0.1}, {}).bubbleErrorPoints()));
+}
+
+TEST(LayoutTrial, SummaryIsMedianAndMaxOverTheTrials) {
+  const std::vector<LayoutTrial> trials = {
+      trial(101, 100, {0.0}, {0.01}),  // 1%, 1 point
+      trial(90, 100, {0.2}, {0.3}),    // 10%, 10 points
+      trial(103, 100, {0.1}, {0.12}),  // 3%, 2 points
+      trial(150, 100, {0.5}, {0.1}),   // 50%, 40 points
+      trial(1, 0, {}, {}),             // not measured: left out
+  };
+  const TrialSummary s = summarizeTrials(trials);
+  EXPECT_NEAR(s.medianRelError, (0.03 + 0.10) / 2, 1e-12);
+  EXPECT_NEAR(s.maxRelError, 0.50, 1e-12);
+  EXPECT_NEAR(s.medianBubbleErrorPoints, (2 + 10) / 2.0, 1e-9);
+  const std::string text = trialsToText(trials);
+  EXPECT_NE(text.find("layouts: 5\nmedian_rel_error: 0.0650\nmax_rel_error: 0.5000\n"
+                      "median_bubble_error_points: 6.00\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TrialScatter, OneNumberedDotPerTrialOnBothPanels) {
+  std::vector<LayoutTrial> trials = {trial(101, 100, {0.0}, {0.01}), trial(90, 100, {0.2}, {0.3})};
+  trials[1].layout.pp = 2;
+  trials[1].layout.microBatches = 4;
+  const std::string svg = trialScatterSvg(trials, "a <title>");
+  size_t dots = 0;
+  for (size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) {
+    ++dots;
+  }
+  EXPECT_EQ(dots, 4u);  // step and bubble panels
+  EXPECT_NE(svg.find("a &lt;title&gt;"), std::string::npos);
+  EXPECT_NE(svg.find(">2  dp1-pp2 1f1b m4</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+}
+
+}  // namespace
+}  // namespace bubblescope::cli

@@ -1,15 +1,20 @@
 // `bubblescope-cli plan --world N --model M [--memory-per-rank GiB]
-// [--calibration F] [--top K] [--json] [--out-dir D]`: the valid layouts of N
-// ranks for model M, predicted (engine/layout/planner.h), the best K by
-// tokens/s printed with the seeds' reasons and written as layout files.
+// [--calibration F] [--top K] [--json] [--out-dir D] [--run [--steps S]
+// [--trace T]]`: the valid layouts of N ranks for model M, predicted
+// (engine/layout/planner.h), the best K by tokens/s printed with the seeds'
+// reasons and written as layout files. --run then runs each of them
+// (cli/layout_trial.h, the path `bench predict` measures with) and prints
+// predicted against measured step time and bubble.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "engine/layout/planner.h"
 #include "storage/analysis/text_table.h"
@@ -28,7 +33,25 @@ struct PlanArgs {
   int32_t microBatchSize = 1;
   bool json = false;
   std::string outDir = "plan";
+  bool run = false;
+  int32_t runSteps = 4;
+  std::string trace;  // "": <out-dir>/plan-runs.db
 };
+
+// Runs every candidate; predicted against measured, or the first failure.
+Result<std::vector<LayoutTrial>> runCandidates(const layout::Plan& plan, const PlanArgs& a) {
+  const std::string trace = a.trace.empty() ? a.outDir + "/plan-runs.db" : a.trace;
+  std::vector<LayoutTrial> trials;
+  for (const layout::PlanCandidate& c : plan.best) {
+    layout::Layout l = c.layout;
+    l.steps = a.runSteps;
+    std::fprintf(stderr, "running %s m%d ...\n", runName(l).c_str(), l.microBatches);
+    BS_ASSIGN_OR_RETURN(LayoutTrial t, runLayoutTrial(l, c.prediction, trace));
+    trials.push_back(std::move(t));
+  }
+  std::fprintf(stderr, "runs in %s\n", trace.c_str());
+  return trials;
+}
 
 Status writeLayouts(const layout::Plan& plan, const std::string& dir) {
   std::error_code ec;
@@ -67,6 +90,12 @@ ExitCode runPlan(const PlanArgs& a) {
   auto plan = layout::planLayouts(request, calibration);
   if (!plan.isOk()) return fail(1, plan.status().message());
   if (Status s = writeLayouts(*plan, a.outDir); !s.isOk()) return fail(1, s.message());
+  std::optional<std::vector<LayoutTrial>> trials;
+  if (a.run) {
+    auto ran = runCandidates(*plan, a);
+    if (!ran.isOk()) return fail(1, ran.status().message());
+    trials = std::move(*ran);
+  }
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < plan->best.size(); ++i) {
@@ -82,6 +111,14 @@ ExitCode runPlan(const PlanArgs& a) {
                      {"peak_memory_bytes", c.peakMemoryBytes},
                      {"rule", c.rule},
                      {"limit", c.limit}});
+      if (trials) {
+        const LayoutTrial& t = (*trials)[i];
+        out.back()["measured"] = {{"run_id", t.runId},
+                                  {"step_ms", t.measuredStepNs / 1e6},
+                                  {"bubble", t.measuredBubble},
+                                  {"step_rel_error", t.stepRelError()},
+                                  {"bubble_error_points", t.bubbleErrorPoints()}};
+      }
     }
     std::printf("%s\n", nlohmann::json{{"valid", plan->valid},
                                        {"fitting", plan->fitting},
@@ -109,6 +146,10 @@ ExitCode runPlan(const PlanArgs& a) {
   std::fputs(t.render(false).c_str(), stdout);
   std::printf("layout files: %s/plan-1.json ... (bubblescope-cli run --layout FILE)\n",
               a.outDir.c_str());
+  if (trials) {
+    std::printf("\npredicted vs measured (%d steps each, the first left out)\n", a.runSteps);
+    std::fputs(trialsToText(*trials).c_str(), stdout);
+  }
   return 0;
 }
 
@@ -134,6 +175,13 @@ void addPlanCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--out-dir", a->outDir, "Folder the layout files are written to")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "One JSON object");
+  cmd->add_flag("--run", a->run,
+                "Run each candidate and print predicted vs measured step time and bubble");
+  cmd->add_option("--steps", a->runSteps, "Steps of each --run (the first is left out)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000000));
+  cmd->add_option("--trace", a->trace,
+                  "Trace file of the --run runs (default OUT_DIR/plan-runs.db)");
   cmd->callback([a, &runner] { runner = [a] { return runPlan(*a); }; });
 }
 

@@ -51,13 +51,16 @@ int main(int argc, char** argv) {
                              "N", "-1");
   QCommandLineOption labSteps(
       "lab-steps", "With --screenshot-part teaching: show only the first N ops", "N", "-1");
+  QCommandLineOption idealReplay(
+      "ideal-replay", "With --screenshot: the timeline draws the run's ideal-hardware replay");
   QCommandLineOption planWorld("plan-world",
                                "With --screenshot-part planner: the world size to plan", "N", "-1");
   QCommandLineOption benchTeaching("bench-teaching",
                                    "Print the teaching lab's frame time (p = 8, m = 32)");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     compare, mark, indexed, labSteps, planWorld, benchTeaching, paletteOpt});
+                     compare, mark, indexed, labSteps, planWorld, idealReplay, benchTeaching,
+                     paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
     o.markRank = parser.value(mark).toInt();
     o.labSteps = parser.value(labSteps).toInt();
     o.planWorld = parser.value(planWorld).toInt();
+    o.idealReplay = parser.isSet(idealReplay);
     o.indexedEvents = parser.value(indexed).toLongLong();
     if (parser.isSet(compare)) {
       const QStringList ab = parser.value(compare).split(',');

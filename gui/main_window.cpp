@@ -20,6 +20,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cstdio>
 
@@ -36,6 +37,7 @@
 #include "gui/runs_table_model.h"
 #include "gui/teaching_lab.h"
 #include "gui/timeline_panel.h"
+#include "gui/timeline_replay.h"
 
 namespace bubblescope::gui {
 
@@ -66,7 +68,14 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   metricsView_->setSortingEnabled(false);
   compare_ = new CompareView(this);
   tabs_ = new QTabWidget(this);
-  tabs_->addTab(timeline_, tr("Timeline"));
+  auto* timelinePage = new QWidget(this);
+  auto* timelineColumn = new QVBoxLayout(timelinePage);
+  timelineColumn->setContentsMargins(0, 0, 0, 0);
+  timelineColumn->setSpacing(0);
+  idealReplay_ = new TimelineReplay(timeline_, timelinePage);
+  timelineColumn->addWidget(idealReplay_);
+  timelineColumn->addWidget(timeline_, 1);
+  tabs_->addTab(timelinePage, tr("Timeline"));
   tabs_->addTab(charts_, tr("Charts"));
   tabs_->addTab(metricsView_, tr("Metrics"));
   tabs_->addTab(compare_, tr("Compare"));
@@ -212,6 +221,7 @@ Status MainWindow::openFile(const QString& path) {
   auto reader = storage::TraceReader::open(path.toStdString());
   if (!reader.isOk()) return reader.status();
   timeline_->clear();
+  idealReplay_->setMeasuredRun(nullptr, 0);
   teaching_->setMeasuredRun(nullptr, 0);
   reader_ = std::move(*reader);
   path_ = path;
@@ -239,9 +249,10 @@ Status MainWindow::reloadRuns() {
 Status MainWindow::showRun(int64_t runId) {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   BS_RETURN_IF_ERROR(timeline_->showRun(reader_.get(), runId));
+  idealReplay_->setMeasuredRun(reader_.get(), runId);
   // The editor follows the shown run: editing starts from its layout (a run
   // without a readable layout, e.g. an imported trace, leaves it as it is).
-  auto shownLayout = layout::layoutFromString(timeline_->model()->run().info.layoutJson);
+  auto shownLayout = layout::layoutFromString(shownRun().info.layoutJson);
   if (shownLayout.isOk()) editor_->setLayout(*shownLayout);
   teaching_->setMeasuredRun(reader_.get(), runId);
   planner_->setTrace(reader_.get(), path_, runId);
@@ -308,7 +319,7 @@ void MainWindow::pollLaunchedRun() {
     if (reader_ == nullptr) return;
   }
   if (!reloadRuns().isOk() || runs_->rowOfRun(launchedRunId_) < 0) return;
-  if (timeline_->model()->run().id != launchedRunId_) (void)showRun(launchedRunId_);
+  if (shownRun().id != launchedRunId_) (void)showRun(launchedRunId_);
   launchPoll_.stop();  // the timeline follows the run from here
 }
 
@@ -317,7 +328,7 @@ void MainWindow::onRunFinished(int exitCode, const QString& error) {
   if (reader_ == nullptr && QFileInfo::exists(path_)) (void)openFile(path_);
   const bool known = reader_ != nullptr && launchedRunId_ > 0 && reloadRuns().isOk() &&
                      runs_->rowOfRun(launchedRunId_) >= 0;
-  if (known && timeline_->model()->run().id != launchedRunId_) (void)showRun(launchedRunId_);
+  if (known && shownRun().id != launchedRunId_) (void)showRun(launchedRunId_);
   const bool stopped = exitCode != 0 && stopRequested_;  // `run` marked it stopped
   if (stopped) {
     progress_->stopped();
@@ -354,7 +365,7 @@ void MainWindow::onRunUpdated(const storage::RunRecord& run) {
 }
 
 Status MainWindow::analyzeShownRun(bool synchronous) {
-  const int64_t id = timeline_->model()->run().id;
+  const int64_t id = shownRun().id;
   if (reader_ == nullptr || id <= 0) return Status::failedPrecondition("no run is shown");
   if (!synchronous) {
     if (!report_) charts_->setMessage(tr("Analysing run %1…").arg(id));
@@ -369,7 +380,7 @@ Status MainWindow::analyzeShownRun(bool synchronous) {
 }
 
 void MainWindow::onReport(const analysis::RunReport& report) {
-  if (report.run.id != timeline_->model()->run().id) return;  // a run no longer shown
+  if (report.run.id != shownRun().id) return;  // a run no longer shown
   report_ = report;
   charts_->setProgress(1, 1);
   charts_->setReport(report);
@@ -399,7 +410,7 @@ void MainWindow::compareSelected() {
   std::sort(ids.begin(), ids.end());
   if (ids.size() != 2) {
     // This run against the one before it.
-    const int64_t shown = timeline_->model()->run().id;
+    const int64_t shown = shownRun().id;
     ids.clear();
     for (const RunRow& r : runs_->rows()) {
       if (r.id < shown) ids = {r.id};
@@ -416,7 +427,7 @@ void MainWindow::compareSelected() {
 }
 
 Status MainWindow::runAgainWithChanges() {
-  const storage::RunRecord& run = timeline_->model()->run();
+  const storage::RunRecord& run = shownRun();
   if (run.id <= 0) return Status::failedPrecondition("no run is shown");
   auto l = layout::layoutFromString(run.info.layoutJson);
   if (l.isOk()) {

@@ -40,6 +40,7 @@ class RunProgressWidget;
 class RunsTableModel;
 class TeachingLab;
 class TimelinePanel;
+class TimelineReplay;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -89,6 +90,10 @@ class MainWindow : public QMainWindow {
   // the title line of an exported timeline.
   QString timelineTitle() const;
   TimelinePanel* timeline() const { return timeline_; }
+  // The timeline's switch to the shown run's ideal-hardware replay.
+  TimelineReplay* idealReplay() const { return idealReplay_; }
+  // The shown run (measured, also while the timeline draws its replay).
+  const storage::RunRecord& shownRun() const;
   LayoutEditor* layoutEditor() const { return editor_; }
   RunsTableModel* runsModel() const { return runs_; }
   QTableView* runsView() const { return runsView_; }
@@ -134,6 +139,7 @@ class MainWindow : public QMainWindow {
   RunsTableModel* runs_ = nullptr;
   QTableView* runsView_ = nullptr;
   TimelinePanel* timeline_ = nullptr;
+  TimelineReplay* idealReplay_ = nullptr;
   LayoutEditor* editor_ = nullptr;
   QPlainTextEdit* output_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -21,6 +21,7 @@
 #include "gui/run_rows.h"
 #include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
+#include "gui/timeline_replay.h"
 #include "gui/widget_export.h"
 
 namespace bubblescope::gui {
@@ -133,8 +134,9 @@ void MainWindow::buildMenus() {
 }
 
 QString MainWindow::timelineTitle() const {
-  const storage::RunRecord& run = timeline_->model()->run();
+  const storage::RunRecord& run = shownRun();
   QString title = tr("run %1").arg(run.id);
+  if (idealReplay_->replayShown()) title += tr(" · ideal-hardware replay (one core per rank)");
   if (!run.info.name.empty()) title += " · " + QString::fromStdString(run.info.name);
   // The layout summary, unless the layout is not one (it would repeat the raw JSON).
   const QString summary = layoutSummary(run.info);

@@ -8,6 +8,7 @@
 #include "gui/main_window.h"
 #include "gui/planner_panel.h"
 #include "gui/prediction_label.h"
+#include "gui/timeline_replay.h"
 
 namespace bubblescope::gui {
 
@@ -26,6 +27,10 @@ void MainWindow::buildPlanner() {
       editorDock->show();
     }
   });
+}
+
+const storage::RunRecord& MainWindow::shownRun() const {
+  return idealReplay_->measuredRun();
 }
 
 void MainWindow::showPlanner() {

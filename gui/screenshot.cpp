@@ -17,6 +17,7 @@
 #include "gui/teaching_lab.h"
 #include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
+#include "gui/timeline_replay.h"
 
 namespace bubblescope::gui {
 
@@ -25,6 +26,12 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   window.show();
   QApplication::processEvents();
   TimelinePanel* panel = window.timeline();
+  if (o.idealReplay) {
+    if (Status s = window.idealReplay()->setReplayShown(true); !s.isOk()) {
+      std::cerr << "bubblescope: ideal-hardware replay: " << s.message() << "\n";
+      return 1;
+    }
+  }
   const Status indexed =
       o.indexedEvents >= 0 ? panel->ingestOnly(o.indexedEvents) : panel->ingestAll();
   if (Status s = indexed; !s.isOk()) {
@@ -117,7 +124,7 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
     return s.isOk() ? 0 : 1;
   }
   QWidget* target = &window;
-  if (o.what == "timeline") target = panel;
+  if (o.what == "timeline") target = o.idealReplay ? panel->parentWidget() : panel;
   if (o.what == "layout") target = window.layoutEditor()->parentWidget();
   if (o.what == "teaching") target = window.teachingLab();
   if (!target->grab().save(o.out)) {

@@ -117,10 +117,10 @@ Status checkCosts(const layout::CostModel& c, int64_t unitNs) {
   return Status::ok();
 }
 
+// `sims` holds one simulation per step (o.opCostsByStep), or one for every step.
 Status writeSteps(TraceWriter& writer, const layout::Layout& layout,
-                  const layout::Schedule& schedule, const layout::Simulation& sim,
+                  const layout::Schedule& schedule, const std::vector<layout::Simulation>& sims,
                   const layout::ProcessGrid& grid, const SimulatedRunOptions& o) {
-  const int64_t makespanNs = std::llround(sim.makespan * o.unitNs);
   const layout::ModelConfig& model = layout.model;
   RankReplay replay;
   replay.grid = &grid;
@@ -131,9 +131,15 @@ Status writeSteps(TraceWriter& writer, const layout::Layout& layout,
   std::vector<Event> events;
   std::vector<trace_model::StepRecord> steps;
   std::vector<trace_model::Sample> samples;
-  for (int32_t step = 0; step < layout.steps; ++step) {
-    replay.step = step;
-    replay.baseNs = step * makespanNs;
+  const bool perStep = !o.opCostsByStep.empty();
+  const int32_t stepCount = perStep ? static_cast<int32_t>(sims.size()) : layout.steps;
+  int64_t baseNs = 0;
+  for (int32_t i = 0; i < stepCount; ++i) {
+    const layout::Simulation& sim = sims[perStep ? i : 0];
+    const int64_t makespanNs = std::llround(sim.makespan * o.unitNs);
+    replay.step = o.firstStep + i;
+    replay.baseNs = baseNs;
+    baseNs += makespanNs;
     for (int32_t rank = 0; rank < grid.worldSize(); ++rank) {
       replay.rank = rank;
       replay.coord = grid.coordOf(rank);
@@ -141,9 +147,9 @@ Status writeSteps(TraceWriter& writer, const layout::Layout& layout,
       for (const layout::OpInterval& iv : sim.stages[replay.coord.pp].timeline) {
         replay.add(ops[iv.opIndex], iv, events);
       }
-      steps.push_back({rank, step, std::numeric_limits<double>::quiet_NaN(), 0, replay.baseNs,
-                       replay.baseNs + makespanNs});
-      if (step == 0 && replay.coord.pp < static_cast<int32_t>(o.memoryBytesByStage.size())) {
+      steps.push_back({rank, replay.step, std::numeric_limits<double>::quiet_NaN(), 0,
+                       replay.baseNs, replay.baseNs + makespanNs});
+      if (i == 0 && replay.coord.pp < static_cast<int32_t>(o.memoryBytesByStage.size())) {
         for (const auto& [category, bytes] : o.memoryBytesByStage[replay.coord.pp]) {
           samples.push_back({rank, "mem." + category, replay.baseNs, bytes});
         }
@@ -165,7 +171,15 @@ Result<int64_t> writeSimulatedRun(TraceWriter& writer, const layout::Layout& lay
                                   const SimulatedRunOptions& o) {
   BS_RETURN_IF_ERROR(checkCosts(o.costs, o.unitNs));
   BS_ASSIGN_OR_RETURN(layout::Schedule schedule, layout::scheduleFor(layout));
-  BS_ASSIGN_OR_RETURN(layout::Simulation sim, layout::simulate(schedule, o.costs, o.opCosts));
+  std::vector<layout::Simulation> sims;
+  if (o.opCostsByStep.empty()) {
+    BS_ASSIGN_OR_RETURN(layout::Simulation sim, layout::simulate(schedule, o.costs, o.opCosts));
+    sims.push_back(std::move(sim));
+  }
+  for (const layout::OpCosts& costs : o.opCostsByStep) {
+    BS_ASSIGN_OR_RETURN(layout::Simulation sim, layout::simulate(schedule, o.costs, costs));
+    sims.push_back(std::move(sim));
+  }
   BS_ASSIGN_OR_RETURN(layout::ProcessGrid grid,
                       layout::ProcessGrid::create(layout.dp, layout.pp, layout.tp));
   RunInfo info;
@@ -191,7 +205,7 @@ Result<int64_t> writeSimulatedRun(TraceWriter& writer, const layout::Layout& lay
     r.pp = c.pp;
     s = writer.addRank(r);
   }
-  if (s.isOk()) s = writeSteps(writer, layout, schedule, sim, grid, o);
+  if (s.isOk()) s = writeSteps(writer, layout, schedule, sims, grid, o);
   if (!s.isOk()) {
     (void)writer.finishRun(RunStatus::kFailed, s.message());
     return s;

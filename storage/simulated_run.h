@@ -32,12 +32,18 @@ struct SimulatedRunOptions {
   // Per-op costs replacing `costs` (simulator.h), in units of unitNs: a
   // prediction's (engine/layout/prediction.h). Empty: `costs` alone.
   layout::OpCosts opCosts;
+  // Per-step per-op costs (each as opCosts): when not empty, one step is
+  // simulated and written per entry, instead of layout.steps steps of
+  // opCosts (the ideal-hardware replay, storage/analysis/ideal_replay.h).
+  std::vector<layout::OpCosts> opCostsByStep;
+  int32_t firstStep = 0;  // the number of the first step written
   // Samples "mem.<category>" per pipeline stage, written at the step's
   // start for every rank of the stage, so the report shows predicted memory.
   std::vector<std::vector<std::pair<std::string, double>>> memoryBytesByStage;
 };
 
-// Begins a run in `writer`, writes layout.steps steps, finishes it; returns
+// Begins a run in `writer`, writes layout.steps steps (or one per
+// opCostsByStep entry), back to back, finishes it; returns
 // the run id. Errors: an invalid layout, a schedule the simulator rejects,
 // costs below zero, or what the writer reports (the run is then failed).
 Result<int64_t> writeSimulatedRun(TraceWriter& writer, const layout::Layout& layout,

@@ -5,6 +5,7 @@
 
 #include "common/median.h"
 #include "engine/layout/simulator.h"
+#include "storage/simulated_run.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -35,6 +36,8 @@ class Replayer {
     IdealReplay out;
     out.bubble.assign(schedule.stages, 0.0);
     const int32_t first = m_.steps > 1 ? 1 : 0;
+    out.firstStep = first;
+    out.p2pNs = p2pNs_;
     for (int32_t step = first; step < m_.steps; ++step) {
       layout::OpCosts costs(schedule.stages);
       for (int32_t k = 0; k < schedule.stages; ++k) {
@@ -47,6 +50,7 @@ class Replayer {
       }
       out.stepNs += sim.makespan;
       ++out.steps;
+      out.stepOpCostsNs.push_back(std::move(costs));
     }
     if (out.steps > 0) {
       for (double& b : out.bubble) b /= out.steps;
@@ -139,6 +143,23 @@ Result<IdealReplay> replayIdealHardware(const MeasuredOps& measured) {
         "the run's spans carry no thread CPU time (traced before schema v5): nothing to replay");
   }
   return Replayer(measured).run();
+}
+
+Result<int64_t> writeReplayedRun(storage::TraceWriter& writer, const MeasuredOps& measured,
+                                 const IdealReplay& replay, const std::string& name) {
+  if (!measured.layout) {
+    return Status::invalidArgument("the run has no readable layout: nothing to replay");
+  }
+  if (replay.stepOpCostsNs.empty()) return Status::invalidArgument("the replay has no steps");
+  storage::SimulatedRunOptions o;
+  o.name = name;
+  o.unitNs = 1;
+  o.costs.forward = 1;  // every op has its own cost (stepOpCostsNs)
+  o.costs.backwardInput = 1;
+  o.costs.comm = replay.p2pNs;
+  o.opCostsByStep = replay.stepOpCostsNs;
+  o.firstStep = replay.firstStep;
+  return storage::writeSimulatedRun(writer, *measured.layout, o);
 }
 
 }  // namespace bubblescope::analysis

@@ -165,6 +165,56 @@ TEST(IdealReplay, ZeroBubbleReplaysBelow1F1B) {
   }
 }
 
+TEST(IdealReplay, WrittenAsARunItIsAnalysedToTheReplaysBubbles) {
+  TraceBuilder b;
+  const int64_t run = b.run(stretchedRun(layout::ScheduleKind::kZeroBubbleH1, "zb"));
+  auto reader = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(reader.isOk());
+  auto measured = analysis::measureOps(**reader, run);
+  ASSERT_TRUE(measured.isOk());
+  auto replay = analysis::replayIdealHardware(*measured);
+  ASSERT_TRUE(replay.isOk()) << replay.status().message();
+  ASSERT_EQ(replay->stepOpCostsNs.size(), 2u);
+  EXPECT_EQ(replay->firstStep, 1);
+
+  const std::string path = b.dir().file("replay.db");
+  int64_t replayed = 0;
+  {
+    auto writer = storage::TraceWriter::open(path);
+    ASSERT_TRUE(writer.isOk());
+    auto id = analysis::writeReplayedRun(**writer, *measured, *replay, "replay of zb");
+    ASSERT_TRUE(id.isOk()) << id.status().message();
+    replayed = *id;
+  }
+  auto replayReader = storage::TraceReader::open(path);
+  ASSERT_TRUE(replayReader.isOk());
+  // One step per replayed step, numbered as the measured ones, each as long
+  // as its simulation: their mean is the replay's step time.
+  auto steps = (*replayReader)->steps(replayed);
+  ASSERT_TRUE(steps.isOk());
+  double sum = 0;
+  int n = 0;
+  for (const trace_model::StepRecord& s : *steps) {
+    EXPECT_GE(s.step, 1);
+    EXPECT_LE(s.step, 2);
+    if (s.rank == 0) {
+      sum += static_cast<double>(s.endNs - s.startNs);
+      ++n;
+    }
+  }
+  ASSERT_EQ(n, 2);
+  EXPECT_NEAR(sum / n, replay->stepNs, 1.0);
+  // Analysed like any run, each stage's bubble is the replay's.
+  auto report = analysis::analyzeRun(**replayReader, replayed);
+  ASSERT_TRUE(report.isOk()) << report.status().message();
+  const nlohmann::json j = analysis::reportToJson({*report});
+  const auto& stages = j["runs"][0]["stages"];
+  ASSERT_EQ(stages.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_NEAR(stages[k]["bubble_fraction"].get<double>(), replay->bubble[k], 1e-6) << k;
+  }
+}
+
 TEST(IdealReplay, ARunWithoutCpuTimesSaysSo) {
   TraceBuilder b;
   auto spec = stretchedRun(layout::ScheduleKind::kOneFOneB, "old");

@@ -54,6 +54,9 @@ void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
   cmd->add_option("--bucket-elements", flags.bucketElements, "Gradient bucket size in elements");
   cmd->add_flag("--no-overlap", flags.noOverlap,
                 "Reduce gradients after backward instead of during it");
+  cmd->add_option("--grad-compression", flags.gradCompression,
+                  "Compress dp gradient buckets: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK "
+                  "(zero 0 only)");
   cmd->add_option("--hosts", flags.hosts, "host or host:slots, comma-separated (to mpirun)")
       ->delimiter(',');
   cmd->add_option("--hostfile", flags.hostfile, "An mpirun hostfile");
@@ -96,6 +99,7 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
   set("hostfile", a.hostfile);
   set("data_file", a.data);
   set("backend", a.backend);
+  set("grad_compression", a.gradCompression);
   if (a.moe.any()) {  // the model as an object: its preset (or the file's model) plus the keys
     nlohmann::json model = j.contains("model") ? j["model"] : nlohmann::json("tiny");
     if (model.is_string()) model = {{"preset", model}};

@@ -33,7 +33,7 @@ struct LayoutFlags {
   MoeFlags moe;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;
-  std::optional<std::string> model, schedule, hostfile, data, backend;
+  std::optional<std::string> model, schedule, hostfile, data, backend, gradCompression;
   std::vector<std::string> hosts;
   bool noOverlap = false;
   bool recompute = false;

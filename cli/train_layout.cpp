@@ -125,6 +125,15 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
                {"mem.gradients", gauge(MemoryCategory::kGradients)},
                {"mem.optimizer", gauge(MemoryCategory::kOptimizerState)},
                {"mem.activations", gauge(MemoryCategory::kActivations)}};
+  // Data-parallel gradient traffic (docs/trace-format.md): bus bytes so far,
+  // sent and as plain fp32 collectives, and their ratio.
+  const engine::GradTraffic* traffic = &st.trainer->gradTraffic();
+  so.gauges.push_back(
+      {"grad.bytes_sent", [traffic] { return static_cast<double>(traffic->sentBytes.load()); }});
+  so.gauges.push_back({"grad.bytes_uncompressed", [traffic] {
+                         return static_cast<double>(traffic->uncompressedBytes.load());
+                       }});
+  so.gauges.push_back({"grad.compression_ratio", [traffic] { return traffic->ratio(); }});
   const layout::GridCoord c = st.grid->coord();
   return valueOrAbort(
       tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(),
@@ -147,6 +156,9 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
       layout.dp,
       static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
       static_cast<long long>(trainer.tokensPerStep()));
+  if (p.compression.compresses()) {
+    std::printf("grad compression: %s (dp buckets)\n", p.compression.toString().c_str());
+  }
   std::fflush(stdout);
 }
 

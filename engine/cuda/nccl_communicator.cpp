@@ -27,8 +27,20 @@ Status ncclError(ncclResult_t code, const char* call, const char* file, int line
     }                                                           \
   } while (0)
 
+// kInt8Block has no NCCL type (enqueue() refuses it).
 ncclDataType_t ncclType(ElementType type) {
-  return type == ElementType::kFloat64 ? ncclFloat64 : ncclFloat32;
+  switch (type) {
+    case ElementType::kFloat64:
+      return ncclFloat64;
+    case ElementType::kFloat16:
+      return ncclFloat16;
+    case ElementType::kBFloat16:
+      return ncclBfloat16;
+    case ElementType::kInt32:
+      return ncclInt32;
+    default:
+      return ncclFloat32;
+  }
 }
 
 // An op queued on the communication stream; `done` fires when it finished.
@@ -109,6 +121,9 @@ NcclCommunicator::~NcclCommunicator() {
 
 Status NcclCommunicator::enqueue(const CommOp& op, cudaStream_t& stream) {
   stream = stream_;
+  if (op.type == ElementType::kInt8Block) {
+    return Status::unsupported("NCCL cannot sum int8 blocks (grad compression int8)");
+  }
   const ncclDataType_t type = ncclType(op.type);
   const size_t elem = static_cast<size_t>(elementBytes(op.type));
   const auto count = static_cast<size_t>(op.count);

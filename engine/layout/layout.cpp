@@ -151,6 +151,13 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
   } else if (have({"bucket_mb"}) && !(l.bucketMb > 0 && std::isfinite(l.bucketMb))) {
     add("bucket_mb must be positive, got " + str(l.bucketMb));
   }
+  if (l.gradCompression.compresses() && l.zeroStage != ZeroStage::kNone &&
+      have({"grad_compression", "zero_stage"})) {
+    add("grad_compression " + l.gradCompression.toString() +
+        " needs zero_stage 0 (ZeRO 1-3 reduce-scatter their buckets uncompressed), got "
+        "zero_stage " +
+        str(zeroStageNumber(l.zeroStage)));
+  }
   if (!l.hosts.empty() && !l.hostfile.empty()) {
     add("hosts and hostfile are both given; use one");
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/layout/grad_comm.h"
 #include "engine/layout/model_config.h"
 #include "engine/layout/schedule.h"
 #include "engine/layout/zero_stage.h"
@@ -47,6 +48,9 @@ struct Layout {
   // bucket_cap_mb), or exactly bucketElements elements when that is set.
   double bucketMb = 25.0;
   std::optional<int64_t> bucketElements;
+  // How each dp gradient bucket is compressed for its reduction (grad_comm.h;
+  // anything but none needs zero_stage 0).
+  GradCompressionSpec gradCompression;
   bool recompute = false;  // activation checkpointing: keep stage inputs, recompute forward
   // Explicit layers per virtual stage (pp × v entries, virtual-stage order);
   // empty = split by cost (stage_split.h).

@@ -232,6 +232,14 @@ class LayoutParser {
         {"overlap", boolField("overlap", l.overlap)},
         {"bucket_mb", numberField("bucket_mb", l.bucketMb)},
         {"bucket_elements", optionalInt64("bucket_elements", l.bucketElements)},
+        {"grad_compression",
+         [this](const json& v) {
+           if (!v.is_string()) return fail("grad_compression must be a string, got " + v.dump());
+           Result<GradCompressionSpec> spec = parseGradCompression(v.get<std::string>());
+           if (!spec.isOk()) return fail(spec.status().message());
+           layout_.gradCompression = spec.value();
+           return true;
+         }},
         {"recompute", boolField("recompute", l.recompute)},
         {"stage_layers", [this](const json& v) { return parseStageLayers(v); }},
         {"hosts", [this](const json& v) { return parseHosts(v); }},
@@ -296,6 +304,7 @@ json toJson(const Layout& l) {
       {"overlap", l.overlap},
       {"bucket_mb", l.bucketMb},
       {"bucket_elements", l.bucketElements ? json(*l.bucketElements) : json(nullptr)},
+      {"grad_compression", l.gradCompression.toString()},
       {"recompute", l.recompute},
       {"stage_layers", l.stageLayers},
       {"hosts", l.hosts},

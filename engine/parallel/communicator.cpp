@@ -5,6 +5,8 @@
 #include <numeric>
 #include <string>
 
+#include "engine/parallel/reduced_types.h"
+
 namespace bubblescope::engine {
 
 const char* collectiveName(CollectiveKind kind) {
@@ -49,7 +51,19 @@ trace_model::EventKind eventKindOf(CollectiveKind kind) {
 }
 
 int64_t elementBytes(ElementType type) {
-  return type == ElementType::kFloat64 ? 8 : 4;
+  switch (type) {
+    case ElementType::kFloat64:
+      return 8;
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
+      return 2;
+    case ElementType::kInt8Block:
+      return static_cast<int64_t>(sizeof(Int8Block));
+    case ElementType::kFloat32:
+    case ElementType::kInt32:
+      return 4;
+  }
+  return 4;
 }
 
 int64_t CommOp::elements() const {
@@ -234,6 +248,21 @@ Status checkGrouped(const char* what, size_t sendSize, size_t recvSize, const st
 }
 
 }  // namespace
+
+Result<CommHandle> Communicator::startAllReduce(ElementType type, void* data, int64_t count,
+                                                const CommTrace& trace) {
+  return start(makeOp(CollectiveKind::kAllReduce, type, nullptr, data, count, trace));
+}
+
+Result<CommHandle> Communicator::startAllGather(ElementType type, const void* send, void* recv,
+                                                std::vector<int> counts, const CommTrace& trace) {
+  if (send == nullptr && static_cast<int32_t>(counts.size()) == size() && counts[rank_] > 0) {
+    return Status::invalidArgument("all_gather: no send buffer");
+  }
+  CommOp op = makeOp(CollectiveKind::kAllGather, type, send, recv, 0, trace);
+  op.counts = std::move(counts);
+  return start(std::move(op));
+}
 
 Result<CommHandle> Communicator::startReduceScatter(std::span<const float> send,
                                                     std::span<float> recv, std::vector<int> counts,

@@ -56,7 +56,16 @@ enum class CollectiveKind : uint8_t {
 const char* collectiveName(CollectiveKind kind);  // "all_reduce", ...
 trace_model::EventKind eventKindOf(CollectiveKind kind);
 
-enum class ElementType : uint8_t { kFloat32, kFloat64 };
+// What a buffer's elements are. Sums of the 16-bit and int8-block types are
+// defined once in reduced_types.h (every backend adds them that way).
+enum class ElementType : uint8_t {
+  kFloat32,
+  kFloat64,
+  kFloat16,    // IEEE binary16 bit patterns
+  kBFloat16,   // bfloat16 bit patterns
+  kInt32,      // e.g. Top-K indices
+  kInt8Block,  // Int8Block (reduced_types.h): int8 codes with their fp32 scale
+};
 int64_t elementBytes(ElementType type);
 
 // How a call appears in the trace.
@@ -159,6 +168,9 @@ class Communicator {
   Result<CommHandle> startAllReduce(std::span<float> data, const CommTrace& trace = {});
   Status allReduce(std::span<float> data, const CommTrace& trace = {});
   Status allReduce(std::span<double> data, const CommTrace& trace = {});
+  // The same for any element type: `count` elements of `type` at `data`.
+  Result<CommHandle> startAllReduce(ElementType type, void* data, int64_t count,
+                                    const CommTrace& trace = {});
   // recv (counts[rank()]) = this rank's part of the sum of every rank's send.
   Result<CommHandle> startReduceScatter(std::span<const float> send, std::span<float> recv,
                                         std::vector<int> counts, const CommTrace& trace = {});
@@ -170,6 +182,10 @@ class Communicator {
                                     std::vector<int> counts, const CommTrace& trace = {});
   Status allGather(std::span<const float> send, std::span<float> recv, std::vector<int> counts,
                    const CommTrace& trace = {});
+  // The same for any element type; `send` holds counts[rank()] elements (not
+  // null), `recv` sum(counts).
+  Result<CommHandle> startAllGather(ElementType type, const void* send, void* recv,
+                                    std::vector<int> counts, const CommTrace& trace = {});
   Result<CommHandle> startBroadcast(std::span<float> data, int32_t root,
                                     const CommTrace& trace = {});
   Status broadcast(std::span<float> data, int32_t root, const CommTrace& trace = {});

@@ -36,8 +36,12 @@ DataParallel::DataParallel(GptModel& model, Allocator& allocator, Communicator& 
       shards_(flat_.total(), dp.size()) {}
 
 DataParallel::~DataParallel() {
-  for (Bucket& b : buckets_) {
-    if (b.handle.valid()) (void)dp_.wait(b.handle);  // buffers must outlive the worker's use
+  for (size_t i = 0; i < buckets_.size(); ++i) {  // buffers must outlive the worker's use
+    Bucket& b = buckets_[i];
+    if (b.handle.valid()) (void)dp_.wait(b.handle);
+    if (!reductions_.empty() && b.launched && !b.done) {
+      (void)reductions_[i]->finish(slice(grads_, b.range.lo, b.range.size()));
+    }
   }
   model_.setHooks(nullptr);
 }
@@ -75,6 +79,28 @@ Status DataParallel::setUp() {
     b.range = r;
     b.piece = r.intersect(shard_);
     buckets_.push_back(std::move(b));
+  }
+  return setUpCompression();
+}
+
+Status DataParallel::setUpCompression() {
+  if (!options_.compression.compresses()) return Status::ok();
+  if (options_.zeroStage != layout::ZeroStage::kNone) {
+    return Status::invalidArgument("grad compression " + options_.compression.toString() +
+                                   " needs ZeRO stage 0, got " +
+                                   std::to_string(layout::zeroStageNumber(options_.zeroStage)));
+  }
+  for (const Bucket& b : buckets_) {
+    std::vector<GradMatrix> matrices;  // the matrix-shaped gradients wholly inside the bucket
+    for (const auto& [e, piece] : flat_.overlapping(b.range)) {
+      const Shape& shape = e->param->value.shape();
+      if (piece == e->range && shape.size() == 2) {
+        matrices.push_back({e->range.lo - b.range.lo, shape[0], shape[1]});
+      }
+    }
+    BS_ASSIGN_OR_RETURN(auto reduction, makeBucketReduction(options_.compression, dp_,
+                                                            b.range.size(), std::move(matrices)));
+    reductions_.push_back(std::move(reduction));
   }
   return Status::ok();
 }
@@ -215,6 +241,10 @@ Status DataParallel::launchReadyBuckets() {
 Status DataParallel::launchBucket(Bucket& b) {
   b.launched = true;
   if (inFlight_++ == 0) oldest_ = static_cast<size_t>(&b - buckets_.data());
+  if (!reductions_.empty()) {
+    return reductions_[&b - buckets_.data()]->start(slice(grads_, b.range.lo, b.range.size()),
+                                                    trace("grad_all_reduce"));
+  }
   if (!layout::shardsOptimizer(options_.zeroStage)) {
     BS_ASSIGN_OR_RETURN(b.handle, dp_.startAllReduce(slice(grads_, b.range.lo, b.range.size()),
                                                      trace("grad_all_reduce")));
@@ -231,7 +261,13 @@ Status DataParallel::launchBucket(Bucket& b) {
 }
 
 Status DataParallel::completeBucket(Bucket& b) {
-  BS_RETURN_IF_ERROR(dp_.wait(b.handle));
+  if (!reductions_.empty()) {
+    BS_RETURN_IF_ERROR(
+        reductions_[&b - buckets_.data()]->finish(slice(grads_, b.range.lo, b.range.size())));
+  } else {
+    BS_RETURN_IF_ERROR(dp_.wait(b.handle));
+  }
+  countTraffic(b);
   --inFlight_;
   oldest_ = static_cast<size_t>(&b - buckets_.data()) + 1;  // buckets launch in index order
   if (layout::shardsOptimizer(options_.zeroStage) && !b.piece.empty()) {
@@ -247,6 +283,19 @@ Status DataParallel::completeBucket(Bucket& b) {
   b.recv = Tensor();
   b.done = true;
   return Status::ok();
+}
+
+void DataParallel::countTraffic(const Bucket& b) {
+  if (options_.traffic == nullptr) return;
+  // The plain collective of this ZeRO stage over the bucket's fp32 values.
+  const CollectiveKind plain = layout::shardsOptimizer(options_.zeroStage)
+                                   ? CollectiveKind::kReduceScatter
+                                   : CollectiveKind::kAllReduce;
+  const int64_t uncompressed = busBytes(plain, b.range.size() * 4, dp_.size());
+  const int64_t sent =
+      reductions_.empty() ? uncompressed : reductions_[&b - buckets_.data()]->busBytes();
+  options_.traffic->uncompressedBytes += uncompressed;
+  options_.traffic->sentBytes += sent;
 }
 
 Status DataParallel::completeGradients() {

@@ -43,7 +43,9 @@
 
 #include "engine/adamw.h"
 #include "engine/gpt_model.h"
+#include "engine/layout/grad_comm.h"
 #include "engine/layout/zero_stage.h"
+#include "engine/parallel/bucket_reduction.h"
 #include "engine/parallel/communicator.h"
 #include "engine/parallel/flat_layout.h"
 #include "engine/parallel/gradient_sync.h"
@@ -55,6 +57,12 @@ struct DataParallelOptions {
   bool overlap = true;                          // launch buckets during backward
   int64_t bucketElements = 25 * (1 << 20) / 4;  // 25 MiB of fp32 (PyTorch DDP's default)
   AdamWConfig optimizer;
+  // Not none: each bucket is reduced by a BucketReduction (bucket_reduction.h;
+  // ZeRO 0 only). none: the plain fp32 all-reduce.
+  layout::GradCompressionSpec compression;
+  // Adds every bucket's bus bytes, sent and uncompressed (null: not counted;
+  // must outlive this object).
+  GradTraffic* traffic = nullptr;
 };
 
 class DataParallel final : public LayerHooks, public GradientSync {
@@ -123,9 +131,11 @@ class DataParallel final : public LayerHooks, public GradientSync {
   DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
                const DataParallelOptions& options);
   Status setUp();
+  Status setUpCompression();  // one BucketReduction per bucket when compressing
   Status launchReadyBuckets();
   Status launchBucket(Bucket& bucket);
   Status completeBucket(Bucket& bucket);
+  void countTraffic(const Bucket& bucket);
   Status openSlotGradients(int32_t slot);    // stages 2, 3: the slot's full gradients
   Status finishSlotGradients(int32_t slot);  // fills and launches the buckets
   Status gatherSlot(int32_t slot);           // stage 3
@@ -149,8 +159,9 @@ class DataParallel final : public LayerHooks, public GradientSync {
   Tensor slotGrads_;   // stages 2-3: the gradients of the slot in backward
   static constexpr int32_t kMaxBucketsInFlight = 2;  // stages 2, 3
   std::vector<Bucket> buckets_;
-  int32_t inFlight_ = 0;  // launched, not yet completed
-  size_t oldest_ = 0;     // index of the oldest bucket in flight
+  std::vector<std::unique_ptr<BucketReduction>> reductions_;  // [bucket]; empty: uncompressed
+  int32_t inFlight_ = 0;                                      // launched, not yet completed
+  size_t oldest_ = 0;  // index of the oldest bucket in flight
   int64_t adamSteps_ = 0;
   int32_t step_ = -1;
   int32_t microBatch_ = -1;

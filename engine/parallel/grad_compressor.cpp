@@ -1,9 +1,7 @@
 #include "engine/parallel/grad_compressor.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <sstream>
 
 #include "engine/parallel/half_cast_compressor.h"
 #include "engine/parallel/int8_compressor.h"
@@ -16,69 +14,6 @@ int64_t CompressedGrad::bytes() const {
   return static_cast<int64_t>(halves.size() * sizeof(uint16_t) + codes.size() * sizeof(int8_t) +
                               scales.size() * sizeof(float) + indices.size() * sizeof(int32_t) +
                               values.size() * sizeof(float));
-}
-
-std::string GradCompressionSpec::toString() const {
-  switch (kind) {
-    case GradCompression::kNone:
-      return "none";
-    case GradCompression::kFp16:
-      return "fp16";
-    case GradCompression::kBf16:
-      return "bf16";
-    case GradCompression::kInt8:
-      return "int8";
-    case GradCompression::kTopK: {
-      std::ostringstream s;
-      s << "topk:" << ratio;
-      return s.str();
-    }
-    case GradCompression::kPowerSgd:
-      return "powersgd:" + std::to_string(rank);
-  }
-  return "?";
-}
-
-Result<GradCompressionSpec> parseGradCompression(std::string_view text) {
-  const auto bad = [&](const std::string& why) {
-    return Status::invalidArgument("grad compression '" + std::string(text) + "' " + why +
-                                   " (known: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK)");
-  };
-  GradCompressionSpec spec;
-  const size_t colon = text.find(':');
-  const std::string_view head = text.substr(0, colon);
-  const std::string_view arg = colon == std::string_view::npos ? "" : text.substr(colon + 1);
-  const bool hasArg = colon != std::string_view::npos;
-  if (head == "none" || head == "fp16" || head == "bf16" || head == "int8") {
-    if (hasArg) return bad("takes no argument");
-    spec.kind = head == "none"   ? GradCompression::kNone
-                : head == "fp16" ? GradCompression::kFp16
-                : head == "bf16" ? GradCompression::kBf16
-                                 : GradCompression::kInt8;
-    return spec;
-  }
-  if (head == "topk") {
-    double ratio = 0.0;
-    const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), ratio);
-    if (!hasArg || ec != std::errc() || end != arg.data() + arg.size() || !(ratio > 0.0) ||
-        ratio > 1.0) {
-      return bad("needs a RATIO in (0, 1]");
-    }
-    spec.kind = GradCompression::kTopK;
-    spec.ratio = ratio;
-    return spec;
-  }
-  if (head == "powersgd") {
-    int rank = 0;
-    const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), rank);
-    if (!hasArg || ec != std::errc() || end != arg.data() + arg.size() || rank < 1) {
-      return bad("needs a RANK >= 1");
-    }
-    spec.kind = GradCompression::kPowerSgd;
-    spec.rank = rank;
-    return spec;
-  }
-  return bad("is unknown");
 }
 
 Result<std::unique_ptr<GradCompressor>> makeGradCompressor(const GradCompressionSpec& spec,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/layout/grad_comm.h"
 
 namespace bubblescope::engine {
 
@@ -38,16 +39,11 @@ struct CompressedGrad {
   int64_t bytes() const;  // the bytes sent: every field's payload
 };
 
-enum class GradCompression : uint8_t { kNone, kFp16, kBf16, kInt8, kTopK, kPowerSgd };
-
-// `--grad-compression none|fp16|bf16|int8|topk:RATIO|powersgd:RANK`.
-struct GradCompressionSpec {
-  GradCompression kind = GradCompression::kNone;
-  double ratio = 1.0;  // topk: the kept fraction of each bucket, in (0, 1]
-  int32_t rank = 0;    // powersgd: the factorisation rank, >= 1
-  std::string toString() const;
-};
-Result<GradCompressionSpec> parseGradCompression(std::string_view text);
+// The spec (engine/layout/grad_comm.h), named here as the compressors' tests
+// and callers know it.
+using layout::GradCompression;
+using layout::GradCompressionSpec;
+using layout::parseGradCompression;
 
 class GradCompressor {
  public:

@@ -1,8 +1,9 @@
 #include "engine/parallel/int8_compressor.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
+
+#include "engine/parallel/reduced_types.h"
 
 namespace bubblescope::engine {
 
@@ -14,14 +15,7 @@ Status Int8Compressor::compress(std::span<const float> grad, CompressedGrad& out
   out.codes.resize(v.size());
   for (int64_t begin = 0; begin < n; begin += chunkElements_) {
     const int64_t end = std::min(n, begin + chunkElements_);
-    float maxAbs = 0.0f;
-    for (int64_t i = begin; i < end; ++i) maxAbs = std::max(maxAbs, std::fabs(v[i]));
-    const float scale = maxAbs / 127.0f;
-    out.scales.push_back(scale);
-    for (int64_t i = begin; i < end; ++i) {
-      const float code = scale > 0.0f ? std::nearbyint(v[i] / scale) : 0.0f;
-      out.codes[i] = static_cast<int8_t>(std::clamp(code, -127.0f, 127.0f));
-    }
+    out.scales.push_back(quantizeInt8Chunk(v.subspan(begin, end - begin), &out.codes[begin]));
   }
   decoded_.resize(v.size());
   if (Status s = decompress(out, decoded_); !s.isOk()) return s;

@@ -22,6 +22,7 @@ ParallelOptions parallelOptionsFor(const layout::Layout& l) {
   p.zeroStage = l.zeroStage;
   p.overlap = l.overlap;
   p.bucketElements = l.bucketElementCount(sizeof(float));
+  p.compression = l.gradCompression;
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/parallel/mpi_check.h"
+#include "engine/parallel/reduced_types.h"
 
 namespace bubblescope::engine {
 
@@ -31,8 +32,67 @@ struct MpiCommunicator::Job {
 
 namespace {
 
+// The user-defined types and sums of reduced_types.h, created once (MPI is
+// initialised before any communicator exists) and never freed (they live
+// until MPI_Finalize).
+struct ReducedMpiTypes {
+  MPI_Datatype int8Block = MPI_DATATYPE_NULL;
+  MPI_Op halfSum = MPI_OP_NULL, bf16Sum = MPI_OP_NULL, int8BlockSum = MPI_OP_NULL;
+};
+
+const ReducedMpiTypes& reducedMpiTypes() {
+  static const ReducedMpiTypes types = [] {
+    ReducedMpiTypes t;
+    MPI_Type_contiguous(static_cast<int>(sizeof(Int8Block)), MPI_BYTE, &t.int8Block);
+    MPI_Type_commit(&t.int8Block);
+    MPI_Op_create(
+        [](void* in, void* inout, int* n, MPI_Datatype*) {
+          addHalves(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(inout), *n);
+        },
+        /*commute=*/1, &t.halfSum);
+    MPI_Op_create(
+        [](void* in, void* inout, int* n, MPI_Datatype*) {
+          addBf16s(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(inout), *n);
+        },
+        /*commute=*/1, &t.bf16Sum);
+    MPI_Op_create(
+        [](void* in, void* inout, int* n, MPI_Datatype*) {
+          addInt8Blocks(static_cast<const Int8Block*>(in), static_cast<Int8Block*>(inout), *n);
+        },
+        /*commute=*/1, &t.int8BlockSum);
+    return t;
+  }();
+  return types;
+}
+
 MPI_Datatype mpiType(ElementType type) {
-  return type == ElementType::kFloat64 ? MPI_DOUBLE : MPI_FLOAT;
+  switch (type) {
+    case ElementType::kFloat64:
+      return MPI_DOUBLE;
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
+      return MPI_UINT16_T;
+    case ElementType::kInt32:
+      return MPI_INT32_T;
+    case ElementType::kInt8Block:
+      return reducedMpiTypes().int8Block;
+    case ElementType::kFloat32:
+      return MPI_FLOAT;
+  }
+  return MPI_FLOAT;
+}
+
+MPI_Op mpiSum(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat16:
+      return reducedMpiTypes().halfSum;
+    case ElementType::kBFloat16:
+      return reducedMpiTypes().bf16Sum;
+    case ElementType::kInt8Block:
+      return reducedMpiTypes().int8BlockSum;
+    default:
+      return MPI_SUM;
+  }
 }
 
 // An op that already completed on the calling thread.
@@ -156,10 +216,11 @@ Status MpiCommunicator::execute(const CommOp& op) {
   const int count = static_cast<int>(op.count);
   switch (op.kind) {
     case CollectiveKind::kAllReduce:
-      BS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, op.recv, count, type, MPI_SUM, comm_));
+      BS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, op.recv, count, type, mpiSum(op.type), comm_));
       return Status::ok();
     case CollectiveKind::kReduceScatter:
-      BS_MPI_CHECK(MPI_Reduce_scatter(op.send, op.recv, op.counts.data(), type, MPI_SUM, comm_));
+      BS_MPI_CHECK(
+          MPI_Reduce_scatter(op.send, op.recv, op.counts.data(), type, mpiSum(op.type), comm_));
       return Status::ok();
     case CollectiveKind::kAllGather: {
       const std::vector<int> displs = displacements(op.counts);

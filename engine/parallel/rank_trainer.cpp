@@ -118,6 +118,8 @@ Status RankTrainer::initialize() {
   d.zeroStage = parallel_.zeroStage;
   d.overlap = parallel_.overlap;
   d.bucketElements = parallel_.bucketElements;
+  d.compression = parallel_.compression;
+  d.traffic = &gradTraffic_;
   d.optimizer = options_.optimizer;
   std::vector<ExecutorChunk> chunks;
   for (int32_t c = 0; c < pipeline_.chunks; ++c) {

@@ -50,8 +50,10 @@
 #include "engine/allocator.h"
 #include "engine/backend.h"
 #include "engine/data_loader.h"
+#include "engine/layout/grad_comm.h"
 #include "engine/layout/schedule.h"
 #include "engine/layout/zero_stage.h"
+#include "engine/parallel/bucket_reduction.h"
 #include "engine/parallel/communicator.h"
 #include "engine/parallel/gradient_sync.h"
 #include "engine/parallel/schedule_executor.h"
@@ -65,6 +67,7 @@ struct ParallelOptions {
   layout::ZeroStage zeroStage = layout::ZeroStage::kNone;
   bool overlap = true;
   int64_t bucketElements = 25 * (1 << 20) / 4;
+  layout::GradCompressionSpec compression;  // of the dp gradient buckets (ZeRO 0)
 };
 
 struct PipelineOptions {
@@ -135,6 +138,10 @@ class RankTrainer {
   const std::string& dataSource() const { return dataSource_; }
   int64_t dataTokenCount() const { return loader_->tokenCount(); }
 
+  // Bus bytes of this rank's data-parallel gradient reductions so far, sent
+  // and as plain fp32 collectives (thread-safe reads; bucket_reduction.h).
+  const GradTraffic& gradTraffic() const { return gradTraffic_; }
+
   int32_t stage() const { return stage_; }
   const layout::Schedule& schedule() const { return schedule_; }
   int32_t chunks() const { return static_cast<int32_t>(models_.size()); }
@@ -162,6 +169,7 @@ class RankTrainer {
   std::unique_ptr<DataLoader> loader_;
   std::unique_ptr<ScheduleExecutor> executor_;
   std::string dataSource_;
+  GradTraffic gradTraffic_;
   int64_t step_ = 0;
 };
 

@@ -77,7 +77,7 @@ inline const std::vector<Library> kLibraries = {
     {"engine/layout",
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
-      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h"}},
+      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
@@ -88,7 +88,7 @@ inline const std::vector<Library> kLibraries = {
     // The rank trainer and the process groups it is given.
     {"engine/parallel",
      {"rank_trainer.h", "communicator.h", "mpi_communicator.h", "mpi_grid.h", "mpi_check.h",
-      "host_staged_communicator.h", "layout_options.h", "data_parallel.h"}},
+      "host_staged_communicator.h", "layout_options.h", "data_parallel.h", "bucket_reduction.h"}},
     // The CUDA back end, reached through engine/backend_factory.h.
     {"engine/cuda", {"cuda_backend.h", "nccl_communicator.h"}},
     // The trace file: writing, reading, a run's description, simulated runs.

@@ -302,5 +302,30 @@ TEST(LayoutBucket, MebibytesOrElements) {
   EXPECT_EQ(l.bucketElementCount(4), 123);
 }
 
+TEST(LayoutJson, GradCompressionParsesRoundTripsAndNeedsZeroStageZero) {
+  const Result<Layout> topk =
+      layoutFromJson(json::parse(R"({"dp": 4, "grad_compression": "topk:0.01"})"));
+  ASSERT_TRUE(topk.isOk()) << topk.status().message();
+  EXPECT_EQ(topk->gradCompression.kind, GradCompression::kTopK);
+  EXPECT_EQ(topk->gradCompression.ratio, 0.01);
+  EXPECT_EQ(toJson(*topk)["grad_compression"], "topk:0.01");
+  EXPECT_EQ(layoutFromJson(toJson(*topk)).value(), *topk);
+  EXPECT_EQ(toJson(base())["grad_compression"], "none");
+  Layout odd = base();
+  odd.gradCompression = {GradCompression::kTopK, 0.1234567890123, 0};  // shortest form reads back
+  EXPECT_EQ(layoutFromJson(toJson(odd)).value(), odd);
+
+  const Result<Layout> bad = layoutFromJson(json::parse(R"({"grad_compression": "int4"})"));
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("grad compression 'int4' is unknown"), std::string::npos)
+      << bad.status().message();
+  const Result<Layout> zero =
+      layoutFromJson(json::parse(R"({"dp": 2, "zero_stage": 2, "grad_compression": "fp16"})"));
+  ASSERT_FALSE(zero.isOk());
+  EXPECT_NE(zero.status().message().find("grad_compression fp16 needs zero_stage 0"),
+            std::string::npos)
+      << zero.status().message();
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
                              "N", "-1");
   QCommandLineOption labSteps(
       "lab-steps", "With --screenshot-part teaching: show only the first N ops", "N", "-1");
+  QCommandLineOption planMemory(
+      "plan-memory", "With --screenshot-part planner: the memory per rank, GiB", "GiB", "0");
   QCommandLineOption idealReplay(
       "ideal-replay", "With --screenshot: the timeline draws the run's ideal-hardware replay");
   QCommandLineOption planWorld("plan-world",
@@ -59,8 +61,8 @@ int main(int argc, char** argv) {
                                    "Print the teaching lab's frame time (p = 8, m = 32)");
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
-                     compare, mark, indexed, labSteps, planWorld, idealReplay, benchTeaching,
-                     paletteOpt});
+                     compare, mark, indexed, labSteps, planWorld, planMemory, idealReplay,
+                     benchTeaching, paletteOpt});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     o.markRank = parser.value(mark).toInt();
     o.labSteps = parser.value(labSteps).toInt();
     o.planWorld = parser.value(planWorld).toInt();
+    o.planMemoryGiB = parser.value(planMemory).toDouble();
     o.idealReplay = parser.isSet(idealReplay);
     o.indexedEvents = parser.value(indexed).toLongLong();
     if (parser.isSet(compare)) {

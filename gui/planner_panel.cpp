@@ -24,7 +24,7 @@ namespace {
 
 const char* const kEditorModel = "";  // model combo data of "the layout editor's model"
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr int kInputsMaxWidth = 380;  // pixels: the candidates get the rest
+constexpr int kInputsMaxWidth = 300;  // pixels: the candidates get the rest
 
 }  // namespace
 

@@ -104,11 +104,22 @@ QVariant PlannerTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant PlannerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal || section < 0 || section >= kColumnCount) return {};
   static const char* const kHeaders[kColumnCount] = {
-      "#",      "Layout", "Step",      "Tokens/s", "Bubble (worst stage)", "Exposed comm",
-      "Memory", "Why",    "Limited by"};
-  return tr(kHeaders[section]);
+      "#", "Layout", "Step", "Tokens/s", "Bubble", "Exposed comm", "Memory", "Why", "Limited by"};
+  static const char* const kToolTips[kColumnCount] = {
+      "Rank by predicted tokens/s",
+      "dp tp pp, ZeRO stage, schedule, micro-batches, micro-batch size, recompute",
+      "Predicted step time",
+      "Predicted tokens per second",
+      "The worst stage's predicted bubble (idle / step)",
+      "Predicted exposed communication per step, by dimension",
+      "The largest stage's predicted memory per rank",
+      "The seeds' rule that picks this layout",
+      "What limits it most"};
+  if (role == Qt::DisplayRole) return tr(kHeaders[section]);
+  if (role == Qt::ToolTipRole) return tr(kToolTips[section]);
+  return {};
 }
 
 }  // namespace bubblescope::gui

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QPixmap>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -101,6 +102,9 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   }
   if (o.what == "planner") {  // the planner's best candidate, loaded into the editor
     if (o.planWorld > 0) window.planner()->findChild<QSpinBox*>("world")->setValue(o.planWorld);
+    if (o.planMemoryGiB > 0) {
+      window.planner()->findChild<QDoubleSpinBox*>("memory")->setValue(o.planMemoryGiB);
+    }
     window.showPlanner();
     window.planner()->table()->selectRow(0);
   }

@@ -24,6 +24,7 @@ struct ScreenshotOptions {
   int labSteps = -1;                   // what == "teaching": >= 0 shows only the first labSteps ops
   bool idealReplay = false;            // the timeline draws the run's ideal-hardware replay
   int planWorld = -1;                  // what == "planner": > 0 plans this world size
+  double planMemoryGiB = 0;            // what == "planner": > 0 is the memory per rank
 };
 
 // Returns the process exit code (0: written).

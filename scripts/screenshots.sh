@@ -51,6 +51,12 @@ echo "== a real 3D run: dp2 x tp2 x pp2, ZeRO 1"
   --trace "$tmp/3d.db" > "$tmp/3d.log"
 tail -n 1 "$tmp/3d.log"
 
+echo "== a real pp4 1f1b run on 2 cores, calibrated (planner, prediction, ideal-hardware replay)"
+"$cli" run --pp 4 --model small --micro-batches 8 --steps 4 --schedule 1f1b \
+  --trace "$tmp/pp4.db" > "$tmp/pp4.log"
+"$cli" calibrate --trace "$tmp/pp4.db" > "$tmp/calibrate.log"
+tail -n 1 "$tmp/calibrate.log"
+
 echo "== a simulated run (64 ranks do not fit here)"
 "$cli" simulate --model gpt2-124m --schedule 1f1b --pp 8 --dp 8 --micro-batches 16 --steps 60 \
   --trace "$tmp/big.db"
@@ -85,6 +91,12 @@ shot "$tmp/dp.db" --run 1 --screenshot "$out/metrics-dp2-zero1.png" --screenshot
   --size 1500x700
 shot "$tmp/dp.db" --screenshot "$out/compare-dp2-zero1-vs-dp4-zero3.png" --compare 1,2 --step 5 \
   --size 1500x900
+shot "$tmp/pp4.db" --screenshot "$out/planner.png" --screenshot-part planner --plan-world 4 \
+  --plan-memory 0.04 --size 1800x900
+shot "$tmp/pp4.db" --screenshot "$out/layout-editor-prediction.png" --screenshot-part layout \
+  --edit micro_batches=16 --size 1500x900
+shot "$tmp/pp4.db" --screenshot "$out/timeline-ideal-replay.png" --screenshot-part timeline \
+  --ideal-replay --size 1500x700
 shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/main-window-1f1b-dark.png" \
   --step 2 --select-span --mark-rank 3 --size 1500x900
 shot "$tmp/pipeline.db" --run 1 --palette dark --screenshot "$out/charts-1f1b-dark.png" \

@@ -12,6 +12,7 @@ void addBenchCommand(CLI::App& app, CommandRunner& runner) {
   addBenchTrain(*bench, runner);
   addBenchTracer(*bench, runner);
   addBenchAllreduce(*bench, runner);
+  addBenchAlltoall(*bench, runner);
   addBenchImport(*bench, runner);
   addBenchPredict(*bench, runner);
 }

@@ -31,6 +31,7 @@ void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
 void addBenchTrain(CLI::App& bench, CommandRunner& runner);
 void addBenchTracer(CLI::App& bench, CommandRunner& runner);
 void addBenchAllreduce(CLI::App& bench, CommandRunner& runner);
+void addBenchAlltoall(CLI::App& bench, CommandRunner& runner);
 void addBenchImport(CLI::App& bench, CommandRunner& runner);
 void addBenchPredict(CLI::App& bench, CommandRunner& runner);
 

@@ -33,12 +33,6 @@ struct AnalyzedRun {
   std::vector<std::string> moeAdvice;
 };
 
-// The ep degree of a run's layout (1 without one).
-int32_t epDegreeOf(const analysis::RunReport& report) {
-  (void)report;
-  return 1;
-}
-
 Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(o.path));
   std::vector<int64_t> ids;
@@ -52,10 +46,10 @@ Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
   for (int64_t id : ids) {
     AnalyzedRun run;
     BS_ASSIGN_OR_RETURN(run.report, analysis::analyzeRun(*reader, id));
-    // MoE samples come from rank 0 (MoE trains on one rank today).
-    BS_ASSIGN_OR_RETURN(auto samples, reader->samples(id, 0));
+    // Every rank's MoE samples (each routed its own tokens).
+    BS_ASSIGN_OR_RETURN(auto samples, reader->samples(id));
     run.moe = analysis::moeLoadFromSamples(samples);
-    run.epComm = analysis::epCommOf(run.report, run.moe, epDegreeOf(run.report));
+    run.epComm = analysis::epCommOf(run.report, samples, run.moe, analysis::epDegreeOf(run.report));
     std::optional<double> capacityFactor;
     if (run.report.layout && run.report.layout->model.hasMoe())
       capacityFactor = run.report.layout->model.capacityFactor;

@@ -1,7 +1,7 @@
 // The timeline's all-to-all lane: a rank's expert-parallel communication
 // (spans of dimension ep on its communication lane: the dispatch and combine
 // all-to-alls of its MoE blocks, and their waits) drawn on a row of its own,
-// labelled "all-to-all (ep)", right below the rank's communication row, so
+// labelled "all-to-all", right below the rank's communication row, so
 // it is never mixed with the dp/tp gradient collectives.
 //
 // The lane is the GUI's (a row key), never stored: trace files keep the

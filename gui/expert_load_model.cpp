@@ -5,8 +5,8 @@
 namespace bubblescope::gui {
 
 Status ExpertLoadModel::load(storage::TraceReader& reader, int64_t runId) {
-  // MoE samples come from rank 0 (as `report` reads them).
-  auto samples = reader.samples(runId, 0);
+  // Every rank's samples (each routed its own tokens), as `report` reads them.
+  auto samples = reader.samples(runId);
   if (!samples.isOk()) {
     clear();
     return samples.status();

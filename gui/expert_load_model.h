@@ -5,8 +5,8 @@
 // assignments dropped over the expert's capacity.
 //
 // Contract: the numbers come from analysis::moeLoadFromSamples (the same
-// definition `report` prints); this model only indexes them. Reads rank 0's
-// `moe.*` samples through the reader it is given (GUI thread). Empty for a
+// definition `report` prints, summed over the ranks); this model only indexes
+// them. Reads the run's `moe.*` samples through the reader it is given (GUI thread). Empty for a
 // run without MoE blocks.
 #pragma once
 

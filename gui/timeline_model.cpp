@@ -10,7 +10,7 @@ namespace bubblescope::gui {
 namespace {
 
 QString laneLabel(int32_t lane) {
-  if (lane == kAllToAllLane) return QStringLiteral("all-to-all (ep)");
+  if (lane == kAllToAllLane) return QStringLiteral("all-to-all");
   switch (static_cast<trace_model::Lane>(lane)) {
     case trace_model::Lane::kCompute:
       return QStringLiteral("compute");

@@ -4,20 +4,21 @@
 
 namespace bubblescope::layout {
 
-double epAllToAllBytes(const EpVolumeInput& in) {
-  if (in.ep <= 1) return 0.0;
-  const double assignments =
-      static_cast<double>(in.topK) * static_cast<double>(in.tokensPerMicroBatch);
-  const double offRank = static_cast<double>(in.ep - 1) / in.ep;
-  return assignments * in.hidden * offRank * static_cast<double>(in.elementBytes);
-}
-
 double epBlockMicroBatchBytes(const EpVolumeInput& in) {
-  return kEpAllToAllsPerBlock * epAllToAllBytes(in);
+  if (in.ep <= 1) return 0.0;
+  const double rows = static_cast<double>(in.topK) * static_cast<double>(in.tokensPerMicroBatch);
+  const double elements = kEpDataAllToAllsPerBlock * rows * in.hidden + in.experts;
+  return elements * static_cast<double>(in.elementBytes);
 }
 
 double epVolumeBytesPerStep(const EpVolumeInput& in) {
-  return epBlockMicroBatchBytes(in) * in.microBatches * in.moeBlocks;
+  if (in.ep <= 1) return 0.0;
+  return epBlockMicroBatchBytes(in) * in.microBatches * in.moeBlocks +
+         static_cast<double>(kEpGradNormBytesPerStep);
+}
+
+double epOffRankShare(int32_t ep) {
+  return ep <= 1 ? 0.0 : static_cast<double>(ep - 1) / ep;
 }
 
 int32_t moeBlocksOnStage(const Layout& layout, int32_t stage) {
@@ -41,6 +42,7 @@ EpVolumeInput epVolumeInput(const Layout& layout, int32_t ep, int32_t stage) {
   return {.tokensPerMicroBatch = int64_t{layout.microBatchSize} * layout.model.seqLen,
           .topK = layout.model.topK,
           .hidden = layout.model.hidden,
+          .experts = layout.model.experts,
           .ep = ep,
           .moeBlocks = moeBlocksOnStage(layout, stage),
           .microBatches = layout.microBatches};

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/layout/expert_parallel_volume.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -51,15 +52,15 @@ std::vector<std::string> moeAdvice(const std::vector<MoeBlockLoad>& loads, const
     if (c.shareOfStep && (!worst || *c.shareOfStep > *worst->shareOfStep)) worst = &c;
   }
   if (worst && *worst->shareOfStep >= kEpShareAdvice && comm.ep >= 2) {
-    // The formula's off-rank share (n−1)/n at half the ep degree.
-    const int32_t n = comm.ep, half = comm.ep / 2;
-    const double kept = (static_cast<double>(half - 1) / half) / (static_cast<double>(n - 1) / n);
+    // The off-rank share (n−1)/n at half the ep degree.
+    const int32_t half = comm.ep / 2;
+    const double kept = layout::epOffRankShare(half) / layout::epOffRankShare(comm.ep);
     out.push_back(
         "Expert-parallel all-to-alls take " + formatPercent(worst->shareOfStep) +
         " of the step on rank " + std::to_string(worst->rank) + " (ep " + std::to_string(comm.ep) +
         "): use fewer ep ranks (more experts per rank: (ep-1)/ep of the assignments leave "
         "the rank; at ep " +
-        std::to_string(half) + " the all-to-all bytes fall to " + formatPercent(kept) +
+        std::to_string(half) + " the bytes crossing links fall to " + formatPercent(kept) +
         " of today's) or larger micro-batches (fewer, larger "
         "all-to-alls).");
   }

@@ -40,11 +40,12 @@ MoeStepLoad stepLoad(int32_t step, int64_t timeNs, const StepSamples& s, int32_t
 }  // namespace
 
 std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Sample>& samples) {
-  std::map<int32_t, std::map<int64_t, StepSamples>> blocks;  // block -> step time -> samples
+  // rank -> block -> that rank's step time -> samples
+  std::map<int32_t, std::map<int32_t, std::map<int64_t, StepSamples>>> ranks;
   for (const auto& s : samples) {
     const auto key = layout::parseMoeSampleName(s.name);
     if (!key) continue;
-    StepSamples& step = blocks[key->block][s.timeNs];
+    StepSamples& step = ranks[s.rank][key->block][s.timeNs];
     switch (key->series) {
       case layout::MoeSeries::kRouted:
         step.routed[key->expert] = s.value;
@@ -55,6 +56,35 @@ std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Samp
       case layout::MoeSeries::kAuxLoss:
         step.auxLoss = s.value;
         break;
+    }
+  }
+  // Each rank's n-th step of a block is the block's n-th step: the ranks'
+  // counts add up (each routed its own tokens), their aux losses average,
+  // and the step's time is the latest rank's.
+  struct Merged {
+    StepSamples sum;
+    int64_t timeNs = 0;
+    double auxSum = 0.0;
+    int32_t auxRanks = 0;
+  };
+  std::map<int32_t, std::map<int32_t, Merged>> merged;  // block -> step index -> merged
+  for (const auto& [rank, blocksOfRank] : ranks) {
+    for (const auto& [block, steps] : blocksOfRank) {
+      int32_t index = 0;
+      for (const auto& [timeNs, step] : steps) {
+        Merged& m = merged[block][index++];
+        for (const auto& [e, v] : step.routed) m.sum.routed[e] += v;
+        for (const auto& [e, v] : step.dropped) m.sum.dropped[e] += v;
+        if (step.auxLoss) m.auxSum += *step.auxLoss, ++m.auxRanks;
+        m.timeNs = std::max(m.timeNs, timeNs);
+      }
+    }
+  }
+  std::map<int32_t, std::map<int64_t, StepSamples>> blocks;  // block -> step time -> samples
+  for (auto& [block, steps] : merged) {
+    for (auto& [index, m] : steps) {
+      if (m.auxRanks > 0) m.sum.auxLoss = m.auxSum / m.auxRanks;
+      blocks[block][m.timeNs] = std::move(m.sum);
     }
   }
   std::vector<MoeBlockLoad> out;

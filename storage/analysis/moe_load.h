@@ -49,8 +49,11 @@ struct MoeBlockLoad {
   }
 };
 
-// One entry per MoE block with samples, in block order; the samples of one
-// rank (a step is one sample time). Other samples are ignored.
+// One entry per MoE block with samples, in block order. Samples of several
+// ranks add up: each rank routes its own tokens (a layout run writes every
+// rank's, `train` alone rank 0's), and a rank's n-th sample time of a block
+// is the block's step n (its time: the latest rank's). Aux losses average
+// over the ranks. Other samples are ignored.
 std::vector<MoeBlockLoad> moeLoadFromSamples(const std::vector<trace_model::Sample>& samples);
 
 // The tables `report` prints (empty string: no MoE block): per block, then

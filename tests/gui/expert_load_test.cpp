@@ -130,7 +130,7 @@ TEST(AllToAllLane, EpSpansGetTheirOwnRowBelowCommunication) {
   ASSERT_TRUE(model.ingest(1000).isOk());
   ASSERT_EQ(model.rows().size(), 3u);
   EXPECT_EQ(model.rows()[1].laneLabel, QStringLiteral("comm"));
-  EXPECT_EQ(model.rows()[2].laneLabel, QStringLiteral("all-to-all (ep)"));
+  EXPECT_EQ(model.rows()[2].laneLabel, QStringLiteral("all-to-all"));
   const int a2a = model.rowOf(0, static_cast<Lane>(kAllToAllLane));
   EXPECT_EQ(a2a, 2);
   const TimelineFrame& f = model.frame(1000, 1400, 400, 0, 2);

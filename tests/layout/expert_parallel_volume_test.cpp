@@ -6,23 +6,24 @@
 namespace bubblescope::layout {
 namespace {
 
-TEST(ExpertParallelVolumeTest, FourAllToAllsOfOffRankAssignments) {
-  // T = 32 tokens, k = 2, C = 64, ep 4: 2·32·64·(3/4) = 3072 elements, 12288 B
-  // per all-to-all; 4 per block and micro-batch; × 3 micro-batches × 2 blocks.
+TEST(ExpertParallelVolumeTest, FourDataAllToAllsAndTheCounts) {
+  // T = 32 tokens, k = 2, C = 64, E = 8: 4·2·32·64 + 8 = 16392 elements,
+  // 65568 B per block and micro-batch; × 3 micro-batches × 2 blocks, + the
+  // 8 B gradient norm.
   const EpVolumeInput in{.tokensPerMicroBatch = 32,
                          .topK = 2,
                          .hidden = 64,
+                         .experts = 8,
                          .ep = 4,
                          .moeBlocks = 2,
                          .microBatches = 3};
-  EXPECT_DOUBLE_EQ(epAllToAllBytes(in), 12288.0);
-  EXPECT_DOUBLE_EQ(epBlockMicroBatchBytes(in), 49152.0);
-  EXPECT_DOUBLE_EQ(epVolumeBytesPerStep(in), 294912.0);
-  EpVolumeInput two = in;
-  two.ep = 2;  // half of the assignments leave the rank
-  EXPECT_DOUBLE_EQ(epAllToAllBytes(two), 8192.0);
+  EXPECT_DOUBLE_EQ(epBlockMicroBatchBytes(in), 65568.0);
+  EXPECT_DOUBLE_EQ(epVolumeBytesPerStep(in), 393416.0);
+  EXPECT_DOUBLE_EQ(epOffRankShare(4), 0.75);
+  EXPECT_DOUBLE_EQ(epOffRankShare(2), 0.5);
+  EXPECT_DOUBLE_EQ(epOffRankShare(1), 0.0);
   EpVolumeInput one = in;
-  one.ep = 1;  // nothing crosses a link
+  one.ep = 1;  // no all-to-all at all
   EXPECT_DOUBLE_EQ(epVolumeBytesPerStep(one), 0.0);
 }
 
@@ -42,10 +43,11 @@ TEST(ExpertParallelVolumeTest, MoeBlocksFollowTheStageSplit) {
   EXPECT_EQ(moeBlocksOnStage(l, 2), 0);  // no such stage
   l.microBatchSize = 2;
   l.model.seqLen = 16;
-  const EpVolumeInput in = epVolumeInput(l, 4, 1);
+  const EpVolumeInput in = epVolumeInput(l, 2, 1);
   EXPECT_EQ(in.tokensPerMicroBatch, 32);
   EXPECT_EQ(in.moeBlocks, 1);
-  EXPECT_EQ(in.ep, 4);
+  EXPECT_EQ(in.ep, 2);
+  EXPECT_EQ(in.experts, 4);
 }
 
 }  // namespace

@@ -46,7 +46,11 @@ Status collect(const CollectArgs& a) {
   return writer->finishRun(storage::RunStatus::kFinished);
 }
 
-ExitCode runCollector(const CollectArgs& a) {
+}  // namespace
+
+ExitCode runTraceCollector(const std::string& trace, int64_t runId,
+                           const std::string& launcherArgument) {
+  const CollectArgs a{trace, runId, launcherArgument};
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0;
@@ -70,8 +74,6 @@ ExitCode runCollector(const CollectArgs& a) {
   return 0;
 }
 
-}  // namespace
-
 void addCollectCommand(CLI::App& app, CommandRunner& runner) {
   auto a = std::make_shared<CollectArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -80,7 +82,9 @@ void addCollectCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--trace", a->trace, "Trace file the run streams into")->required();
   cmd->add_option("--run-id", a->runId, "The run `run` began in the trace file")->required();
   cmd->add_option("--launcher", a->launcher, "HOST:PID:TICKS of `run`");
-  cmd->callback([a, &runner] { runner = [a] { return runCollector(*a); }; });
+  cmd->callback([a, &runner] {
+    runner = [a] { return runTraceCollector(a->trace, a->runId, a->launcher); };
+  });
 }
 
 }  // namespace bubblescope::cli

@@ -25,6 +25,12 @@ void addSimulateCommand(CLI::App& app, CommandRunner& runner);
 void addCalibrateCommand(CLI::App& app, CommandRunner& runner);
 void addPlanCommand(CLI::App& app, CommandRunner& runner);
 
+// The trace collector of a job `run` launches (collect_command.cpp): joins
+// the job's MPI_COMM_WORLD as its last process, writes the trace of run
+// `runId` into `trace` and marks it finished (or failed). Initialises and
+// finalises MPI. `launcher` is `run`'s HOST:PID:TICKS ("": none).
+ExitCode runTraceCollector(const std::string& trace, int64_t runId, const std::string& launcher);
+
 // Benchmarks, registered under `bench`.
 void addBenchStore(CLI::App& bench, CommandRunner& runner);
 void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);

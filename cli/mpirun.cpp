@@ -74,13 +74,15 @@ Result<std::string> srunMpiPlugin(const std::string& srun) {
       "SLURM_MPI_TYPE (or MpiDefault in slurm.conf) to a plugin your MPI supports");
 }
 
-std::vector<std::string> srunCommand(const std::string& srun, int ranks,
-                                     const std::vector<std::string>& program,
-                                     const std::string& mpiPlugin) {
-  std::vector<std::string> argv = {srun, "-n", std::to_string(ranks), "--kill-on-bad-exit=1",
-                                   "--export=ALL,OPENBLAS_NUM_THREADS=1"};
-  if (!mpiPlugin.empty()) argv.push_back("--mpi=" + mpiPlugin);
-  argv.insert(argv.end(), program.begin(), program.end());
+std::vector<std::string> srunCommand(const std::string& srun, const SrunRequest& r) {
+  std::vector<std::string> argv;
+  const bool collected = !r.taskHostfile.empty();
+  if (collected) argv = {"env", "SLURM_HOSTFILE=" + r.taskHostfile};
+  argv.insert(argv.end(), {srun, "-n", std::to_string(r.ranks + (collected ? 1 : 0)),
+                           "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1"});
+  if (collected) argv.insert(argv.end(), {"--distribution=arbitrary", "--overcommit"});
+  if (!r.mpiPlugin.empty()) argv.push_back("--mpi=" + r.mpiPlugin);
+  argv.insert(argv.end(), r.program.begin(), r.program.end());
   return argv;
 }
 

@@ -61,12 +61,22 @@ std::string loopbackBindLibrary();
 // srun offers and what to set.
 Result<std::string> srunMpiPlugin(const std::string& srun);
 
-// srun's argv: one task per rank, and the whole step killed when a task
-// fails (--kill-on-bad-exit), as mpirun does by default. `mpiPlugin`
-// ("pmix", ...) is passed as --mpi; "" leaves Slurm's default.
-std::vector<std::string> srunCommand(const std::string& srun, int ranks,
-                                     const std::vector<std::string>& program,
-                                     const std::string& mpiPlugin = "");
+struct SrunRequest {
+  int ranks = 1;
+  std::vector<std::string> program;  // argv of every task
+  std::string mpiPlugin;             // srun's --mpi ("pmix", ...); "": Slurm's default
+  // With the trace collector (collected_job.h): one more task, the job's
+  // last, running the same program (which turns into the collector on that
+  // task: train --collector-task). The tasks are placed one per line of
+  // this file (slurm_placement.h), passed as SLURM_HOSTFILE with
+  // --distribution=arbitrary, and --overcommit lets the collector share a
+  // node's slots with the trainers. "": no collector, Slurm places the tasks.
+  std::string taskHostfile;
+};
+
+// srun's argv: one task per rank (and the collector), and the whole step
+// killed when a task fails (--kill-on-bad-exit), as mpirun does by default.
+std::vector<std::string> srunCommand(const std::string& srun, const SrunRequest& request);
 
 // Runs argv[0] with argv, inheriting stdout and stderr; returns its exit
 // code (128 + signal when a signal ended it).

@@ -4,7 +4,8 @@
 // rank is named, and the trace's run is marked failed with that message.
 // With a trace, the job holds one more process, the collector (`collect`,
 // cli/collected_job.h), on this machine: the trace file is written here
-// whatever hosts the ranks run on.
+// whatever hosts the ranks run on (under srun: on this node of the
+// allocation, cli/slurm_placement.h).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "cli/mpirun.h"
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
+#include "cli/slurm_placement.h"
 #include "cli/train_layout.h"
 #include "engine/backend_factory.h"
 #include "storage/process_identity.h"
@@ -132,12 +134,19 @@ Result<Plan> plan(const RunArgs& a) {
 }
 
 // The job's argv: the launcher, each rank's `train`, and with a trace the
-// collector (mpirun: an app context of its own on this machine).
+// collector (mpirun: an app context of its own on this machine; srun: one
+// more task of the same program, placed by `taskHostfile`).
 std::vector<std::string> jobCommand(const Plan& p, const RunArgs& a,
                                     std::vector<std::string> program,
-                                    std::vector<std::string> collector) {
+                                    std::vector<std::string> collector,
+                                    const std::string& taskHostfile) {
   if (underSlurm()) {
-    return srunCommand(p.launcher, static_cast<int>(p.worldSize), program, p.mpiPlugin);
+    SrunRequest request;
+    request.ranks = static_cast<int>(p.worldSize);
+    request.program = std::move(program);
+    request.mpiPlugin = p.mpiPlugin;
+    request.taskHostfile = taskHostfile;
+    return srunCommand(p.launcher, request);
   }
   MpirunRequest request;
   request.ranks = static_cast<int>(p.worldSize);  // bounded by --max-ranks above
@@ -146,6 +155,23 @@ std::vector<std::string> jobCommand(const Plan& p, const RunArgs& a,
   request.program = std::move(program);
   request.collector = std::move(collector);
   return mpirunCommand(p.launcher, request);
+}
+
+// Under srun, the collector's task and its node: this one when `run` runs in
+// the allocation. Prints where the trace is written; a missing placement
+// is an error (nothing has started yet).
+Result<TaskHostfile> placeSrunCollector(const Plan& p) {
+  BS_ASSIGN_OR_RETURN(SlurmPlacement placement, placeCollectedJob(static_cast<int>(p.worldSize)));
+  if (!placement.collectorHere) {
+    std::fprintf(stderr,
+                 "run: this machine is not a node of the allocation, where Slurm starts tasks: "
+                 "the trace collector runs on %s, the allocation's first node, and writes the "
+                 "trace there (put it on a shared file system)\n",
+                 placement.collectorNode.c_str());
+  }
+  std::printf("run: trace collector on %s (srun task %lld)\n", placement.collectorNode.c_str(),
+              static_cast<long long>(p.worldSize));
+  return TaskHostfile::write(placement.taskNodes);
 }
 
 // The last span of `rank` that reached the trace, e.g. "forward (step 13,
@@ -178,6 +204,7 @@ ExitCode runJob(const RunArgs& a) {
   std::vector<std::string> argv = {selfExecutable(), "train", "--layout-json",
                                    layout::toJson(p.layout).dump()};
   std::vector<std::string> collector;
+  std::optional<TaskHostfile> taskHostfile;  // srun's placement, removed after the job
   // The run exists, with its id, before any rank starts; rank 0 attaches.
   std::optional<LaunchedRun> run;
   int64_t runId = -1;
@@ -192,11 +219,19 @@ ExitCode runJob(const RunArgs& a) {
     runId = run->id();
     std::printf("run_id: %lld\n", static_cast<long long>(runId));  // for the app
     std::fflush(stdout);
-    // Slurm places its tasks itself: there rank 0 writes the trace.
-    if (underSlurm()) {
-      argv.insert(argv.end(), {"--trace", a.trace, "--run-id", std::to_string(runId)});
+    argv.insert(argv.end(), {"--trace", a.trace, "--collector"});
+    if (underSlurm()) {  // every task runs `train`; the last one collects
+      argv.insert(argv.end(), {"--run-id", std::to_string(runId), "--collector-task",
+                               std::to_string(p.worldSize)});
+      auto placed = placeSrunCollector(p);
+      if (!placed.isOk()) {
+        const std::string why = "cannot place the trace collector: " + placed.status().message();
+        (void)run->end(storage::RunStatus::kFailed, why);
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        return 1;
+      }
+      taskHostfile.emplace(std::move(*placed));
     } else {
-      argv.insert(argv.end(), {"--trace", a.trace, "--collector"});
       collector = {selfExecutable(), "collect",  "--trace",
                    a.trace,          "--run-id", std::to_string(runId)};
     }
@@ -209,7 +244,8 @@ ExitCode runJob(const RunArgs& a) {
   const std::string self = launcherArgument(storage::currentProcess());
   argv.insert(argv.end(), {"--launcher", self});
   if (!collector.empty()) collector.insert(collector.end(), {"--launcher", self});
-  argv = jobCommand(p, a, std::move(argv), std::move(collector));
+  argv = jobCommand(p, a, std::move(argv), std::move(collector),
+                    taskHostfile ? taskHostfile->path() : "");
   std::printf(
       "run: %lld ranks with %s%s\n", static_cast<long long>(p.worldSize),
       underSlurm() ? "srun" : "mpirun",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -379,9 +380,14 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_flag("--collector", layoutArgs->collected,
                 "The job's last process is run's trace collector (collected_job.h)")
       ->group("");
+  // Under srun every task runs the same argv (cli/mpirun.h, SrunRequest).
+  auto collectorTask = std::make_shared<int64_t>(-1);
+  cmd->add_option("--collector-task", *collectorTask,
+                  "The Slurm task (SLURM_PROCID) that is the collector instead of a rank")
+      ->group("");
   auto* steps = cmd->get_option("--steps");
   cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
-                 layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads] {
+                 layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads, collectorTask] {
     if (layoutFile->count() > 0 || layoutJson->count() > 0) {
       if (dumpBatch->count() > 0 || saveGrads->count() > 0) {
         throw CLI::ValidationError("--dump-batch and --save-grads are for single-process train");
@@ -393,6 +399,11 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
       }
       LayoutTrainArgs a = *layoutArgs;
       a.trace = args->trace;
+      const char* task = std::getenv("SLURM_PROCID");
+      if (*collectorTask >= 0 && task != nullptr && std::to_string(*collectorTask) == task) {
+        runner = [a] { return runTraceCollector(a.trace, a.runId, a.launcher); };
+        return;
+      }
       a.save = args->save;
       if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);
       if (backend->count() > 0) a.backend = args->backend;

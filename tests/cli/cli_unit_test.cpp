@@ -66,10 +66,26 @@ TEST(RunDescription, SingleProcessTrainIsTheOneByOneByOneLayout) {
 }
 
 TEST(LauncherCommand, SrunRunsOneTaskPerRankAndKillsTheStepOnAFailure) {
-  EXPECT_EQ(srunCommand("/usr/bin/srun", 8, {"bubblescope-cli", "train", "--layout", "l.json"}),
+  SrunRequest r;
+  r.ranks = 8;
+  r.program = {"bubblescope-cli", "train", "--layout", "l.json"};
+  EXPECT_EQ(srunCommand("/usr/bin/srun", r),
             (std::vector<std::string>{"/usr/bin/srun", "-n", "8", "--kill-on-bad-exit=1",
                                       "--export=ALL,OPENBLAS_NUM_THREADS=1", "bubblescope-cli",
                                       "train", "--layout", "l.json"}));
+}
+
+TEST(LauncherCommand, SrunWithACollectorStartsOneMoreTaskPlacedByTheTaskHostfile) {
+  SrunRequest r;
+  r.ranks = 4;
+  r.mpiPlugin = "pmix";
+  r.taskHostfile = "/tmp/tasks";
+  r.program = {"bubblescope-cli", "train", "--collector-task", "4"};
+  EXPECT_EQ(srunCommand("srun", r),
+            (std::vector<std::string>{"env", "SLURM_HOSTFILE=/tmp/tasks", "srun", "-n", "5",
+                                      "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1",
+                                      "--distribution=arbitrary", "--overcommit", "--mpi=pmix",
+                                      "bubblescope-cli", "train", "--collector-task", "4"}));
 }
 
 TEST(LauncherCommand, MpirunStartsTheRanksOnTheNamedHostsWithTheProgramLast) {

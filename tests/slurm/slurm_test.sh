@@ -4,7 +4,8 @@
 # missing) runs the sbatch sample (2 tasks, `bubblescope-cli run` under
 # srun, headless) to the end, then a second, long one that `scancel` stops:
 # both traces are valid, the first run finished with every rank and step,
-# the second marked stopped.
+# written by the trace collector (a third srun task placed on the batch
+# host, where `run` runs, not by a rank), the second marked stopped.
 #
 # The daemons run in a network namespace of their own (only loopback) with a
 # generated slurm.conf (ProctrackType=proctrack/linuxproc, TaskPlugin=
@@ -137,6 +138,26 @@ info=$("$cli" info "$dir/done.db") || fail "info cannot read the trace of job $i
 echo "$info" | grep -E '^run|  rank'
 echo "$info" | grep -Eq '^run 1 .*\[finished\]' || fail "job $id's run is not finished"
 [ "$(echo "$info" | grep -c '^  rank ')" = 2 ] || fail "job $id's trace lacks a rank"
+# The collector, srun's third task placed on the batch host (where `run`
+# runs), wrote the trace: the run's writer is a process of this host that is
+# neither rank, and `run` said where it placed it.
+grep -q "^run: trace collector on $node (srun task 2)" "$dir/job-$id.out" ||
+  fail "job $id did not place the trace collector on $node"
+writer=$(python3 - "$dir/done.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+host, pid = db.execute("SELECT writer_host, writer_pid FROM runs WHERE id = 1").fetchone()
+ranks = {r: p for r, p in db.execute("SELECT rank, pid FROM ranks WHERE run = 1")}
+events = sorted(r for (r,) in db.execute("SELECT DISTINCT rank FROM events WHERE run = 1"))
+print(host, pid, "rank-pids", *sorted(ranks.values()), "event-ranks", *events)
+PY
+) || fail "cannot read the writer of job $id's trace"
+echo "trace writer: $writer"
+read -r whost wpid _ r0 r1 _ e0 e1 <<<"$writer"
+[ "$whost" = "$(hostname)" ] || fail "job $id's trace was written on '$whost', not on $(hostname)"
+[ "$e0 $e1" = "0 1" ] || fail "job $id's trace lacks events of a rank ($writer)"
+[ "$wpid" != "$r0" ] && [ "$wpid" != "$r1" ] ||
+  fail "job $id's trace was written by a rank (pid $wpid), not by the collector"
 
 # 2. A long job, cancelled while it trains.
 id=$(STEPS=1000000 TRACE="$dir/stopped.db" in_ns sbatch --parsable -D "$dir" -o "$dir/job-%j.out" \

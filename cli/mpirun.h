@@ -23,12 +23,6 @@ struct MpirunRequest {
   std::vector<std::string> collector;
 };
 
-// The hosts of an mpirun hostfile as --host entries ("node1:4" for
-// "node1 slots=4"; comments and blank lines skipped), or why it cannot be
-// read. `run` passes a hostfile's hosts to the trainers this way, so the
-// collector can still be placed on this machine.
-Result<std::vector<std::string>> hostfileHosts(const std::string& path);
-
 // The path of mpirun, or a clear error when it is missing.
 Result<std::string> findMpirun();
 // The path of srun, or a clear error when it is missing.
@@ -41,7 +35,7 @@ bool underSlurm();
 // With a collector, the job has two app contexts (MPMD): the ranks (on
 // request.hosts, or the hostfile's hosts given as --host entries of the
 // ranks' context: the hostfile must have been read into request.hosts by
-// hostfileHosts) and then the collector on `localhost`, which OpenMPI
+// layout::hostfileHosts) and then the collector on `localhost`, which OpenMPI
 // starts itself, never over ssh. The
 // TCP transports (btl_tcp, and oob_tcp of mpirun and its daemons) use
 // request.netIf. A job on this machine alone (and no netIf) uses shared

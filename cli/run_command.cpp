@@ -26,6 +26,7 @@
 #include "cli/slurm_placement.h"
 #include "cli/train_layout.h"
 #include "engine/backend_factory.h"
+#include "engine/layout/hostfile.h"
 #include "storage/process_identity.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
@@ -117,7 +118,7 @@ Result<Plan> plan(const RunArgs& a) {
   }
   p.hosts = layoutOk ? p.layout.hosts : std::vector<std::string>{};
   if (layoutOk && !p.layout.hostfile.empty() && !underSlurm()) {
-    auto hosts = hostfileHosts(p.layout.hostfile);
+    auto hosts = layout::hostfileHosts(p.layout.hostfile);
     if (hosts.isOk()) {
       p.hosts = *hosts;
     } else {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/layout/formulas.h"
+#include "engine/layout/hostfile.h"
 #include "gui/layout_problem_fields.h"
 #include "gui/prediction_label.h"
 
@@ -105,7 +106,15 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   hosts_ = new QLineEdit(this);
   hosts_->setObjectName("hosts");
   hosts_->setPlaceholderText(tr("this machine (or: node1:4, node2:4)"));
-  addRow("hosts", tr("Hosts"), hosts_);
+  auto* hostsRow = new QWidget(this);
+  auto* hostsBox = new QHBoxLayout(hostsRow);
+  hostsBox->setContentsMargins(0, 0, 0, 0);
+  hostsBox->addWidget(hosts_, 1);
+  auto* hostfile = new QPushButton(tr("Hostfile…"), hostsRow);
+  hostfile->setObjectName("hostfile");
+  hostfile->setToolTip(tr("Fill the hosts from an mpirun hostfile (node1 slots=4 per line)"));
+  hostsBox->addWidget(hostfile);
+  addRow("hosts", tr("Hosts"), hostsRow);
 
   summary_ = new QLabel(this);
   summary_->setObjectName("summary");
@@ -155,6 +164,13 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
     const Status s = saveFile(path);
     if (!s.isOk())
       QMessageBox::warning(this, tr("Save layout"), QString::fromStdString(s.message()));
+  });
+  connect(hostfile, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Hostfile"), {}, tr("Hostfiles (*);;All files (*)"));
+    if (path.isEmpty()) return;
+    const Status s = loadHostfile(path);
+    if (!s.isOk()) QMessageBox::warning(this, tr("Hostfile"), QString::fromStdString(s.message()));
   });
   connect(samplesMenu_, &QMenu::aboutToShow, this, &LayoutEditor::fillSamplesMenu);
   setLayout(layout::Layout{});
@@ -314,6 +330,17 @@ Status LayoutEditor::loadFile(const QString& path) {
   auto l = layout::layoutFromFile(path.toStdString());
   if (!l.isOk()) return l.status();
   setLayout(*l);
+  return Status::ok();
+}
+
+Status LayoutEditor::loadHostfile(const QString& path) {
+  auto hosts = layout::hostfileHosts(path.toStdString());
+  if (!hosts.isOk()) return hosts.status();
+  QStringList entries;
+  for (const std::string& h : *hosts) entries << QString::fromStdString(h);
+  base_.hostfile.clear();  // the hosts now say where the ranks run
+  hosts_->setText(entries.join(", "));
+  hosts_->setToolTip(tr("from %1").arg(path));
   return Status::ok();
 }
 

@@ -52,6 +52,13 @@ class LayoutEditor : public QWidget {
 
   Status loadFile(const QString& path);
   Status saveFile(const QString& path) const;
+  // Fills the Hosts field from an mpirun hostfile (`node1 slots=4` per line)
+  // as `node1:4, ...`, read by layout::hostfileHosts, as `run --hostfile`
+  // reads it: Run then starts the same job as the CLI would. On an error
+  // (unreadable, no host) the field is left as it was. The "Hostfile…"
+  // button next to the field asks for the path in a dialog and calls this;
+  // tests and headless callers call it directly (no dialog).
+  Status loadHostfile(const QString& path);
   // Folders searched for sample layouts, first existing wins.
   static QStringList sampleFolders();
   // The layout files (*.jsonc, *.json) of the first sample folder that has

@@ -77,7 +77,8 @@ inline const std::vector<Library> kLibraries = {
     {"engine/layout",
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
-      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h"}},
+      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h",
+      "hostfile.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.

@@ -8,6 +8,7 @@
 #include "cli/mpirun.h"
 #include "cli/run_description.h"
 #include "cli/train_layout.h"
+#include "engine/layout/hostfile.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -140,15 +141,16 @@ TEST(LauncherCommand, HostfileHostsBecomeHostEntries) {
     std::ofstream out(path);
     out << "# cluster\nnode1 slots=4\n\n  node2   max_slots=8 slots=2 # two\nnode3\n";
   }
-  auto hosts = hostfileHosts(path);
+  auto hosts = layout::hostfileHosts(path);
   ASSERT_TRUE(hosts.isOk()) << hosts.status().message();
   EXPECT_EQ(*hosts, (std::vector<std::string>{"node1:4", "node2:2", "node3"}));
   {
     std::ofstream out(path);
     out << "# nothing\n";
   }
-  EXPECT_EQ(hostfileHosts(path).status().message(), "hostfile '" + path + "' names no host");
-  EXPECT_FALSE(hostfileHosts(path + ".missing").isOk());
+  EXPECT_EQ(layout::hostfileHosts(path).status().message(),
+            "hostfile '" + path + "' names no host");
+  EXPECT_FALSE(layout::hostfileHosts(path + ".missing").isOk());
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QFile>
 #include <QFileInfo>
 #include <QMenu>
 #include <QPushButton>
 #include <QToolButton>
 
+#include "engine/layout/hostfile.h"
 #include "gui/layout_problem_fields.h"
 #include "tests/storage/temp_dir.h"
 
@@ -102,6 +104,48 @@ TEST(LayoutEditor, SavesAndLoadsLayoutJson) {
   const Status bad = other.loadFile(QString::fromStdString(dir.file("missing.json")));
   EXPECT_FALSE(bad.isOk());
   EXPECT_NE(bad.message().find("missing.json"), std::string::npos);
+}
+
+void writeText(const std::string& path, const char* text) {
+  QFile f(QString::fromStdString(path));
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  f.write(text);
+}
+
+// The Hostfile… button sits in the Hosts row; picking a file (here by path:
+// no dialog) fills the hosts as `run --hostfile` reads the same file, and a
+// layout that named a hostfile now names its hosts instead (a layout holds
+// at most one of the two).
+TEST(LayoutEditor, AHostfileFillsTheHostsAsRunHostfileReadsIt) {
+  bubblescope::testing::TempDir dir;
+  LayoutEditor editor;
+  auto* button = editor.findChild<QPushButton*>("hostfile");
+  ASSERT_NE(button, nullptr);
+  auto* hosts = editor.findChild<QLineEdit*>("hosts");
+  EXPECT_EQ(button->parentWidget(), hosts->parentWidget()) << "the button is next to the field";
+
+  const std::string layoutPath = dir.file("hf.json");
+  writeText(layoutPath, R"({"dp": 4, "hostfile": "cluster.txt"})");
+  ASSERT_TRUE(editor.loadFile(QString::fromStdString(layoutPath)).isOk());
+  EXPECT_EQ(editor.layout().hostfile, "cluster.txt");
+
+  const std::string hostfile = dir.file("hosts.txt");
+  writeText(hostfile, "# the cluster\nnode1 slots=2\n\nnode2 slots=2 # second\n");
+  ASSERT_TRUE(editor.loadHostfile(QString::fromStdString(hostfile)).isOk());
+  EXPECT_EQ(hosts->text(), "node1:2, node2:2");
+  EXPECT_EQ(editor.layout().hosts, *layout::hostfileHosts(hostfile));
+  EXPECT_EQ(editor.layout().hosts, (std::vector<std::string>{"node1:2", "node2:2"}));
+  EXPECT_EQ(editor.layout().hostfile, "");
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+
+  // A file without hosts, or none at all: one message naming it, the field
+  // as it was.
+  const std::string empty = dir.file("empty.txt");
+  writeText(empty, "# nothing here\n");
+  const Status s = editor.loadHostfile(QString::fromStdString(empty));
+  EXPECT_EQ(s.message(), "hostfile '" + empty + "' names no host");
+  EXPECT_FALSE(editor.loadHostfile(QString::fromStdString(dir.file("missing.txt"))).isOk());
+  EXPECT_EQ(hosts->text(), "node1:2, node2:2");
 }
 
 TEST(LayoutEditor, SamplesMenuListsTheShippedJsoncLayoutsAndLoadsOne) {

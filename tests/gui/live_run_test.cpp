@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 #include "gui/charts_panel.h"
 #include "gui/layout_editor.h"
@@ -111,6 +112,57 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
   ASSERT_TRUE(window.showRun(after.id).isOk());
   QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == after.id, 20000);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss").size(), size_t{kSteps});
+}
+
+// A hostfile picked in the editor (by path, as the Hostfile… button does
+// after its dialog) starts the same job as `run --hostfile`: the ranks on
+// the file's hosts (here localhost, two slots), the trace on this machine.
+// The run's stored layout is what `run` was given: the hostfile's hosts.
+TEST(MainWindowLiveRun, AHostfilePickedInTheEditorRunsTheJobOnItsHosts) {
+  const QString cli = QStringLiteral(BUBBLESCOPE_CLI_PATH);
+  if (!QFileInfo(cli).isExecutable()) GTEST_SKIP() << "bubblescope-cli is not built";
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("hosts.db");
+  bubblescope::testing::writePipelineRun(path);  // run 1: the file the app has open
+  const QString hostfile = QString::fromStdString(dir.file("hostfile"));
+  {
+    QFile f(hostfile);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("localhost slots=2\n");
+  }
+  auto owned = std::make_unique<ProcessRunLauncher>(cli);
+  QSignalSpy finished(owned.get(), &RunLauncher::finished);
+  MainWindow window(std::move(owned));
+  window.setHeadless(true);
+  ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
+  LayoutEditor* editor = window.layoutEditor();
+  layout::Layout l;
+  l.model.preset = "tiny";
+  l.dp = 2;
+  l.steps = kSteps;
+  editor->setLayout(l);
+  ASSERT_TRUE(editor->loadHostfile(hostfile).isOk());
+  ASSERT_TRUE(editor->isValid()) << editor->problems().join("; ").toStdString();
+
+  ModalBoxCloser boxes;
+  emit editor->runRequested();
+  QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, 180000);
+  ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
+  ASSERT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
+
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk()) << reader.status().message();
+  auto runs = (*reader)->runs();
+  ASSERT_TRUE(runs.isOk() && runs->size() == 2u);
+  const storage::RunRecord& run = runs->back();
+  EXPECT_EQ(run.status, storage::RunStatus::kFinished);
+  EXPECT_EQ(run.info.worldSize, 2);
+  auto stored = layout::layoutFromJson(nlohmann::json::parse(run.info.layoutJson));
+  ASSERT_TRUE(stored.isOk()) << stored.status().message();
+  EXPECT_EQ(stored->hosts, (std::vector<std::string>{"localhost:2"}));
+  auto ranks = (*reader)->ranks(run.id);
+  ASSERT_TRUE(ranks.isOk()) << ranks.status().message();
+  EXPECT_EQ(ranks->size(), 2u);
 }
 
 }  // namespace

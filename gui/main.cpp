@@ -12,6 +12,7 @@
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
 #include "gui/palette.h"
+#include "gui/render_trace.h"
 #include "gui/screenshot.h"
 #include "gui/teaching_bench.h"
 
@@ -28,7 +29,11 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("file", "Trace file to open (.db)", "[FILE]");
-  QCommandLineOption bench("bench-render", "Print render timings for FILE");
+  QCommandLineOption bench("bench-render",
+                           "Print render timings for FILE (or the trace --events/--ranks make)");
+  QCommandLineOption benchEvents(
+      "events", "With --bench-render and no FILE: a simulated trace of N events", "N");
+  QCommandLineOption benchRanks("ranks", "With --events: on this many ranks", "R", "64");
   QCommandLineOption run("run", "Run id to show (default: the last run)", "ID");
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
@@ -62,18 +67,33 @@ int main(int argc, char** argv) {
   QCommandLineOption paletteOpt("palette", "system (default), light or dark", "NAME", "system");
   parser.addOptions({bench, run, shot, shotWhat, step, zoom, select, size, layoutFile, edit,
                      compare, mark, indexed, labSteps, planWorld, planMemory, idealReplay,
-                     benchTeaching, paletteOpt});
+                     benchTeaching, paletteOpt, benchEvents, benchRanks});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
 
   if (parser.isSet(bench)) {
-    if (files.isEmpty()) {
+    bubblescope::gui::BenchRenderOptions options;
+    if (!files.isEmpty()) {
+      options.file = files.first();
+    } else if (parser.isSet(benchEvents)) {
+      bool eventsOk = false, ranksOk = false;
+      const qint64 events = parser.value(benchEvents).toLongLong(&eventsOk);
+      const int ranks = parser.value(benchRanks).toInt(&ranksOk);
+      if (!eventsOk || !ranksOk) {
+        std::cerr << "bubblescope: --events and --ranks take whole numbers\n";
+        return 2;
+      }
+      auto made = bubblescope::gui::ensureRenderTrace(events, ranks, std::cout);
+      if (!made.isOk()) {
+        std::cerr << "bubblescope: " << made.status().message() << "\n";
+        return 1;
+      }
+      options.file = *made;
+    } else {
       std::cerr << "bubblescope: --bench-render needs a trace FILE (e.g. from bubblescope-cli "
-                   "simulate)\n";
+                   "simulate) or --events N [--ranks R]\n";
       return 2;
     }
-    bubblescope::gui::BenchRenderOptions options;
-    options.file = files.first();
     options.runId = parser.value(run).toLongLong();
     return bubblescope::gui::benchRender(options, std::cout);
   }

@@ -79,14 +79,22 @@ Status TimelineModel::setRun(storage::TraceReader* reader, int64_t runId) {
   startNs_ = range->first;
   endNs_ = range->second;
   const int64_t span = std::max<int64_t>(endNs_ - startNs_, 1);
-  overview_.reset(startNs_,
-                  std::max<int64_t>(1, (span + options_.overviewBins - 1) / options_.overviewBins));
+  const int32_t bins = overviewBinsFor(static_cast<int64_t>(ranks_.size()));
+  overview_ = CoverageOverview(bins);
+  overview_.reset(startNs_, std::max<int64_t>(1, (span + bins - 1) / bins));
   BS_RETURN_IF_ERROR(loadSteps());
   rebuildRows();
   ++version_;
   emit rowsChanged();
   emit contentChanged();
   return Status::ok();
+}
+
+int32_t TimelineModel::overviewBinsFor(int64_t ranks) const {
+  const int64_t series = std::max<int64_t>(1, ranks * kOverviewSeriesPerRank);
+  int64_t bins = std::max<int64_t>(kMinOverviewBins, options_.overviewBinBudget / series);
+  bins = std::min<int64_t>(bins, options_.overviewBins);
+  return static_cast<int32_t>(std::max<int64_t>(2, bins & ~int64_t{1}));  // even, >= 2
 }
 
 Status TimelineModel::loadSteps() {

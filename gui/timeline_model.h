@@ -41,8 +41,13 @@ namespace bubblescope::gui {
 struct TimelineOptions {
   int64_t windowBudgetEvents = 200000;  // the most events one window fetch may bring
   double maxSpansPerColumn = 0.34;      // above this a row is drawn as coverage
-  int32_t overviewBins = 8192;          // bins of the whole-run overview
-  int32_t maxArrows = 3000;             // more arrows than this are not drawn
+  int32_t overviewBins = 8192;          // bins of the whole-run overview (at most)
+  // The overview's memory bound: bins of all its (rank, lane, kind) series
+  // together (4 bytes each), counting kOverviewSeriesPerRank series a rank.
+  // A run of many ranks gets fewer bins (never under kMinOverviewBins): the
+  // default keeps 8,192 up to 256 ranks, 2,048 at 1,024 (64 MB).
+  int64_t overviewBinBudget = int64_t{16} << 20;
+  int32_t maxArrows = 3000;  // more arrows than this are not drawn
   // Send -> receive arrows are drawn only when they are few enough to read:
   // at least this many pixels of the view's width per arrow between any two
   // ranks (each leaves one micro-batch's forward or backward, so its spans
@@ -50,6 +55,12 @@ struct TimelineOptions {
   // a mesh.
   double minPxPerArrow = 8.0;
 };
+
+// Series a rank is counted with for TimelineOptions::overviewBinBudget: the
+// kinds of its compute, pipeline and communication lanes (forward, backward,
+// optimizer; send, receive, wait; a collective), rounded up.
+constexpr int64_t kOverviewSeriesPerRank = 8;
+constexpr int32_t kMinOverviewBins = 1024;
 
 class TimelineModel : public QObject {
   Q_OBJECT
@@ -71,6 +82,10 @@ class TimelineModel : public QObject {
   // highest chunk index; 0 before any event with a chunk): 2 or more for an
   // interleaved schedule.
   int32_t chunkCount() const { return chunkCount_; }
+  // The overview's bins for a run of `ranks` ranks: options.overviewBins,
+  // fewer when the run's series would pass options.overviewBinBudget.
+  int32_t overviewBinsFor(int64_t ranks) const;
+  int32_t overviewBinCount() const { return overview_.bins(); }
   // Share of the run's committed events the overview holds, in [0, 1].
   double ingestProgress() const;
   // Re-reads the run record (status, event count) and its steps.

@@ -140,6 +140,27 @@ TEST(TimelineModel, ArrowRoomIsCountedPerPairOfRanks) {
   EXPECT_TRUE(model.frame(1000, 1400, 99, 0, last).arrows.empty());
 }
 
+// The overview's memory is bounded by its bins over all series: a run of
+// many ranks gets fewer bins (issue 21: 1,024 ranks at 8,192 bins each held
+// 331 MB), a small one keeps them all, and never fewer than the floor.
+TEST(TimelineModel, TheOverviewHasFewerBinsForManyRanks) {
+  TimelineModel model;
+  EXPECT_EQ(model.overviewBinsFor(64), 8192);
+  EXPECT_EQ(model.overviewBinsFor(256), 8192);
+  EXPECT_EQ(model.overviewBinsFor(1024), 2048);
+  EXPECT_EQ(model.overviewBinsFor(100000), kMinOverviewBins);
+  TimelineOptions options;
+  options.overviewBins = 4;
+  EXPECT_EQ(TimelineModel(options).overviewBinsFor(1024), 4);
+  options.overviewBins = 8192;
+  options.overviewBinBudget = 2 * kOverviewSeriesPerRank * 3000;  // 2 ranks: 3,000 bins
+  TimelineModel small(options);
+  EXPECT_EQ(small.overviewBinsFor(2), 3000);
+  TwoRankTrace t;
+  ASSERT_TRUE(small.setRun(t.reader.get(), 1).isOk());
+  EXPECT_EQ(small.overviewBinCount(), 3000);
+}
+
 // A rank the overview has not reached yet is "not indexed", never idle: with
 // only rank 0's first two events ingested, rank 1's steps would otherwise be
 // all bubble. Once caught up the mark goes and rank 1's idle columns show.

@@ -35,6 +35,7 @@ void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
   cmd->add_option("--dp", flags.dp, "Data-parallel degree");
   cmd->add_option("--tp", flags.tp, "Tensor-parallel degree");
   cmd->add_option("--pp", flags.pp, "Pipeline stages");
+  cmd->add_option("--ep", flags.ep, "Expert parallelism: experts split over ep ranks of dp");
   cmd->add_option("--zero", flags.zero, "ZeRO stage 0-3 over the dp group");
   cmd->add_option("--model", flags.model, "Model preset: tiny, small, gpt2-124m");
   cmd->add_option("--steps", flags.steps, "Optimizer steps");
@@ -84,6 +85,7 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
   set("dp", a.dp);
   set("tp", a.tp);
   set("pp", a.pp);
+  set("ep", a.ep);
   set("zero_stage", a.zero);
   set("virtual_chunks", a.chunks);
   set("micro_batches", a.microBatches);

@@ -29,7 +29,7 @@ void addMoeFlags(CLI::App* cmd, MoeFlags& flags);
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct LayoutFlags {
   std::string layoutFile;
-  std::optional<int32_t> dp, tp, pp, zero, chunks, microBatches, microBatchSize, steps;
+  std::optional<int32_t> dp, tp, pp, ep, zero, chunks, microBatches, microBatchSize, steps;
   MoeFlags moe;
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr;

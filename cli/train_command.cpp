@@ -14,11 +14,11 @@
 #include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
+#include "cli/moe_step_samples.h"
 #include "cli/run_description.h"
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
 #include "engine/checkpoint.h"
-#include "engine/layout/moe_samples.h"
 #include "engine/parallel/rank_trainer.h"
 #include "engine/trainer_options.h"
 #include "storage/process_identity.h"
@@ -95,18 +95,7 @@ class TraceOutput {
                     const std::vector<engine::MoeBlockStats>& moe) {
     const auto events = recorder.drain();
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
-    std::vector<trace_model::Sample> samples;
-    for (const auto& b : moe) {
-      using layout::MoeSeries;
-      auto add = [&](MoeSeries series, int32_t expert, double value) {
-        samples.push_back({0, layout::moeSampleName({b.block, series, expert}), r.endNs, value});
-      };
-      for (size_t e = 0; e < b.routed.size(); ++e) {
-        add(MoeSeries::kRouted, static_cast<int32_t>(e), static_cast<double>(b.routed[e]));
-        add(MoeSeries::kDropped, static_cast<int32_t>(e), static_cast<double>(b.dropped[e]));
-      }
-      if (b.forwards > 0) add(MoeSeries::kAuxLoss, -1, b.auxLossSum / b.forwards);
-    }
+    const std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
     if (!samples.empty()) BS_RETURN_IF_ERROR(writer_->appendSamples(samples));
     const trace_model::StepRecord step{.rank = 0,
                                        .step = static_cast<int32_t>(r.step),

@@ -10,6 +10,7 @@
 #include "cli/backend_option.h"
 #include "cli/collected_job.h"
 #include "cli/heartbeat.h"
+#include "cli/moe_step_samples.h"
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
 #include "engine/backend_factory.h"
@@ -144,11 +145,12 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
 void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer, int size) {
   const engine::ParallelOptions& p = trainer.parallelOptions();
   std::printf(
-      "layout: dp %d, tp %d, pp %d (%s), zero %d, overlap %s, buckets of %lld elements; world %d\n"
+      "layout: dp %d, tp %d, pp %d (%s), ep %d, zero %d, overlap %s, buckets of %lld elements; "
+      "world %d\n"
       "model %s: %lld parameters (%lld on this rank); global batch %d x %d micro-batches x dp %d = "
       "%lld "
       "sequences (%lld tokens) per step\n",
-      layout.dp, layout.tp, layout.pp, layout::scheduleKindName(layout.schedule),
+      layout.dp, layout.tp, layout.pp, layout::scheduleKindName(layout.schedule), layout.ep,
       layout::zeroStageNumber(layout.zeroStage), layout.overlap ? "on" : "off",
       static_cast<long long>(p.bucketElements), size, layout.model.preset.c_str(),
       static_cast<long long>(layout.model.parameterCount()),
@@ -166,7 +168,7 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& l
                                                          engine::MpiGrid& grid) {
   engine::RankSetup setup;
   setup.parallel = engine::parallelOptionsFor(layout);
-  setup.groups = {&grid.dp(), nullptr, &grid.tp()};
+  setup.groups = {&grid.dp(), nullptr, &grid.tp(), grid.ep(), grid.expertDp()};
   if (layout.pp > 1) {  // pp = 1: the one-stage schedule (forward, backward per micro-batch)
     setup.pipeline.schedule = layout.schedule;
     setup.pipeline.chunks = layout.virtualChunks;
@@ -200,6 +202,12 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Co
       const engine::StepResult r = valueOrAbort(st.trainer->step(), rank);
       noteStepDone(s);
       if (st.session) {
+        // Every rank's MoE counts (its own tokens' routing), all chunks.
+        std::vector<engine::MoeBlockStats> moe;
+        for (int32_t c = 0; c < st.trainer->chunks(); ++c) {
+          for (auto& b : st.trainer->model(c).takeMoeStats()) moe.push_back(std::move(b));
+        }
+        st.session->addSamples(moeStepSamples(rank, r.endNs, moe));
         st.session->addStep({.rank = rank,
                              .step = static_cast<int32_t>(r.step),
                              .loss = r.loss,
@@ -238,13 +246,6 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Co
 }  // namespace
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
-  // Mixture of experts: one rank only until expert parallelism (issue 18).
-  if (l.model.hasMoe() && l.worldSize() > 1) {
-    return "mixture of experts (--experts " + std::to_string(l.model.experts) +
-           ") runs on one rank only for now: the layout has dp " + std::to_string(l.dp) + ", tp " +
-           std::to_string(l.tp) + ", pp " + std::to_string(l.pp) +
-           " (expert parallelism, --ep, is not built yet)";
-  }
   // cuda: no usable GPU here, or (today) parallel training not wired to CUDA.
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);

@@ -14,26 +14,6 @@ double residualProjectionStd(const layout::ModelConfig& c) {
 }
 }  // namespace
 
-// Under tensor parallelism a block records its compute as one span per
-// stretch between its tp all-reduces, so a blocking all-reduce never sits
-// inside a compute span (the model records one span per block without tp).
-class ComputeSegments {
- public:
-  ComputeSegments(const TraceContext& trace, bool on, trace_model::EventKind kind, const char* name)
-      : trace_(trace), on_(on), kind_(kind), name_(name) {}
-  void begin(int64_t flops) {
-    if (on_) span_.emplace(trace_.recorder, trace_.span(kind_, name_, flops));
-  }
-  void end() { span_.reset(); }
-
- private:
-  const TraceContext& trace_;
-  bool on_;
-  trace_model::EventKind kind_;
-  const char* name_;
-  std::optional<tracer::ScopedSpan> span_;
-};
-
 // ---- EmbeddingLayerT ---------------------------------------------------------
 
 template <class S>
@@ -61,7 +41,7 @@ void EmbeddingLayerT<S>::backward(const S* dout, const int32_t* tokens, int64_t 
 template <class S>
 TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32_t index,
                                         Allocator* allocator, LayerOpsT<S> ops,
-                                        TensorParallelGroup* tp)
+                                        TensorParallelGroup* tp, ExpertParallelGroup* ep)
     : config_(config), ops_(ops), index_(index), name_("h." + std::to_string(index)), tp_(tp) {
   const int64_t c = config.hidden, f = config.mlpHidden();
   const double projStd = residualProjectionStd(config);
@@ -84,7 +64,7 @@ TransformerBlockT<S>::TransformerBlockT(const layout::ModelConfig& config, int32
   ln2Weight_ = make("ln_2.weight", {c}, InitKind::kOnes, 0, false, replicated);
   ln2Bias_ = make("ln_2.bias", {c}, InitKind::kZeros, 0, false, replicated);
   if (config.isMoeBlock(index)) {
-    moe_ = std::make_unique<MoeFeedForwardT<S>>(config, name_, projStd, allocator, ops);
+    moe_ = std::make_unique<MoeFeedForwardT<S>>(config, name_, projStd, allocator, ops, ep);
     return;
   }
   fcWeight_ = make("mlp.fc.weight", {f, c}, InitKind::kNormal, kInitStd, true, rows);
@@ -135,7 +115,7 @@ Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_
                                      const TraceContext& trace) const {
   const int64_t p = tpSize(), n = b * t, c = config_.hidden;
   const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
-  ComputeSegments segment(trace, p > 1, trace.forwardKind, name_.c_str());
+  ComputeSegments segment(trace, communicates(), trace.forwardKind, name_.c_str());
   segment.begin(attentionFlops(b, t));
   ops_.layerNormForward(a.ln1.data(), a.ln1Mean.data(), a.ln1Rstd.data(), x,
                         ln1Weight_.value.data(), ln1Bias_.value.data(), n, c);
@@ -145,12 +125,13 @@ Status TransformerBlockT<S>::forward(const S* x, BlockActivationsT<S>& a, int64_
   ops_.attentionForward(a.attY.data(), a.att.data(), a.qkv.data(), b, t, cl, nhl);
   BS_RETURN_IF_ERROR(rowParallelForward(a.res1.data(), a.attY.data(), projWeight_, projBias_, n, cl,
                                         "tp_attn_all_reduce", trace, segment));
-  segment.begin(mlpFlops(b, t));
+  // An MoE block under ep records its own segments (moe_layer.h).
+  segment.begin(moe_ && moe_->communicates() ? 0 : mlpFlops(b, t));
   ops_.residualForward(a.res1.data(), x, a.res1.data(), n * c);
   ops_.layerNormForward(a.ln2.data(), a.ln2Mean.data(), a.ln2Rstd.data(), a.res1.data(),
                         ln2Weight_.value.data(), ln2Bias_.value.data(), n, c);
-  if (moe_) {
-    moe_->forward(a.out.data(), a.ln2.data(), a.moe);  // no tp (the model refuses it)
+  if (moe_) {  // no tp (the model refuses it)
+    BS_RETURN_IF_ERROR(moe_->forward(a.out.data(), a.ln2.data(), a.moe, &segment));
   } else {
     ops_.linearForward(a.fc.data(), a.ln2.data(), fcWeight_.value.data(), fcBias_.value.data(), n,
                        c, fl);
@@ -171,7 +152,7 @@ Status TransformerBlockT<S>::backward(S* dx, const S* dout, const S* x, BlockAct
                             g.dLn.data(), &g.moe,         lossScale};
   BS_RETURN_IF_ERROR(backwardInputSegments(dx, dout, x, a, g, keep, b, t, trace,
                                            trace_model::EventKind::kBackward));
-  ComputeSegments segment(trace, tpSize() > 1, trace_model::EventKind::kBackward, name_.c_str());
+  ComputeSegments segment(trace, communicates(), trace_model::EventKind::kBackward, name_.c_str());
   segment.begin(weightGradFlops(b, t));
   backwardWeight(dout, x, a, keep, b, t);
   return Status::ok();
@@ -195,14 +176,16 @@ Status TransformerBlockT<S>::backwardInputSegments(S* dx, const S* dout, const S
                                                    trace_model::EventKind kind) const {
   const int64_t p = tpSize(), n = b * t, c = config_.hidden;
   const int64_t cl = c / p, fl = config_.mlpHidden() / p, nhl = config_.numHeads / p;
-  ComputeSegments segment(trace, p > 1, kind, name_.c_str());
-  segment.begin(mlpFlops(b, t));  // the MLP's input-gradient products
+  ComputeSegments segment(trace, communicates(), kind, name_.c_str());
+  // The MLP's input-gradient products (an MoE block under ep: its own segments).
+  segment.begin(moe_ && moe_->communicates() ? 0 : mlpFlops(b, t));
   // out = res1 + mlp(res1): dres1 = dout + (MLP branch below). The exit's
   // all-reduce is the identity backward: dout is already the full gradient.
   ops_.copy(keep.dRes1, dout, n * c);
   if (moe_) {
     ops_.zero(keep.dLn2, n * c);
-    moe_->backwardInput(keep.dLn2, dout, a.moe, *keep.moe, keep.lossScale);
+    BS_RETURN_IF_ERROR(
+        moe_->backwardInput(keep.dLn2, dout, a.moe, *keep.moe, keep.lossScale, &segment));
   } else {
     ops_.zero(g.dFcGelu);
     ops_.linearBackwardInput(g.dFcGelu.data(), dout, fcProjWeight_.value.data(), n, fl, c);

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compute_segments.h"
 #include "engine/gpt_activations.h"
 #include "engine/layer_ops.h"
 #include "engine/layout/model_config.h"
@@ -37,8 +38,6 @@
 #include "trace_model/event.h"
 
 namespace bubblescope::engine {
-
-class ComputeSegments;  // gpt_layers.cpp: a block's compute spans between tp all-reduces
 
 // Token and position embeddings: tokens (B, T) -> x (B, T, C).
 template <class S>
@@ -84,14 +83,19 @@ template <class S>
 class TransformerBlockT {
  public:
   // `tp`: the tensor-parallel group (null: none); the model checked that its
-  // size divides the heads and the MLP width.
+  // size divides the heads and the MLP width. `ep`: an MoE block's
+  // expert-parallel group (null: none); its size divides E.
   TransformerBlockT(const layout::ModelConfig& config, int32_t index, Allocator* allocator,
-                    LayerOpsT<S> ops, TensorParallelGroup* tp = nullptr);
+                    LayerOpsT<S> ops, TensorParallelGroup* tp = nullptr,
+                    ExpertParallelGroup* ep = nullptr);
   const std::string& name() const { return name_; }  // "h.<index>"
   int32_t index() const { return index_; }
   std::vector<ParameterT<S>*> parameters();
   // The MoE feed-forward of an MoE block; null in a dense block.
   const MoeFeedForwardT<S>* moe() const { return moe_.get(); }
+  // Whether its passes block on collectives (tp all-reduces, MoE
+  // all-to-alls): it then records its compute between them itself.
+  bool communicates() const { return tpSize() > 1 || (moe_ && moe_->communicates()); }
   // x (B, T, C) -> acts.out (B, T, C). `trace` tags the tp all-reduces (and,
   // under tp, the block's own compute spans, of kind trace.forwardKind).
   Status forward(const S* x, BlockActivationsT<S>& acts, int64_t b, int64_t t,

@@ -40,7 +40,7 @@ Status requireNoPendingWeightGrads(const ActivationsT<S>& acts, const char* pass
 template <class S>
 GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator,
                         std::unique_ptr<Backend> ownedBackend, Backend* backend, int32_t first,
-                        int32_t last, TensorParallelGroup* tp)
+                        int32_t last, TensorParallelGroup* tp, ExpertParallelGroup* ep)
     : config_(config),
       allocator_(allocator),
       ownedBackend_(std::move(ownedBackend)),
@@ -51,7 +51,7 @@ GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator,
   if (first_ == 0) embedding_.emplace(config_, allocator_, ops_);
   for (int32_t slot = std::max(first_, 1); slot < std::min(last_, config_.numLayers + 1); ++slot) {
     blocks_.push_back(
-        std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, ops_, tp_));
+        std::make_unique<TransformerBlockT<S>>(config_, slot - 1, allocator_, ops_, tp_, ep));
   }
   if (last_ == config_.numLayers + 2) head_.emplace(config_, allocator_, ops_);
   for (const auto& block : blocks_) {
@@ -62,21 +62,22 @@ GptModelT<S>::GptModelT(const layout::ModelConfig& config, Allocator* allocator,
 template <class S>
 Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(const layout::ModelConfig& config,
                                                            Allocator* allocator, LayerRange range,
-                                                           TensorParallelGroup* tp) {
-  BS_RETURN_IF_ERROR(validate(config, range, tp));
+                                                           TensorParallelGroup* tp,
+                                                           ExpertParallelGroup* ep) {
+  BS_RETURN_IF_ERROR(validate(config, range, tp, ep));
   const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
   std::unique_ptr<Backend> owned;
   if constexpr (std::is_same_v<S, float>) owned = std::make_unique<CpuBackend>();
   Backend* backend = owned.get();
   return std::unique_ptr<GptModelT<S>>(
-      new GptModelT<S>(config, allocator, std::move(owned), backend, range.first, last, tp));
+      new GptModelT<S>(config, allocator, std::move(owned), backend, range.first, last, tp, ep));
 }
 
 template <class S>
 Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(
-    const layout::ModelConfig& config, Backend& backend, LayerRange range,
-    TensorParallelGroup* tp) requires std::is_same_v<S, float> {
-  BS_RETURN_IF_ERROR(validate(config, range, tp));
+    const layout::ModelConfig& config, Backend& backend, LayerRange range, TensorParallelGroup* tp,
+    ExpertParallelGroup* ep) requires std::is_same_v<S, float> {
+  BS_RETURN_IF_ERROR(validate(config, range, tp, ep));
   if (config.hasMoe() && backend.device() != Device::kHost) {
     return Status::invalidArgument(
         "mixture of experts (--experts) runs on the CPU backend only, not " +
@@ -84,13 +85,25 @@ Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(
   }
   const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
   return std::unique_ptr<GptModelT<S>>(
-      new GptModelT<S>(config, &backend.allocator(), nullptr, &backend, range.first, last, tp));
+      new GptModelT<S>(config, &backend.allocator(), nullptr, &backend, range.first, last, tp, ep));
 }
 
 template <class S>
 Status GptModelT<S>::validate(const layout::ModelConfig& config, LayerRange range,
-                              TensorParallelGroup* tp) {
+                              TensorParallelGroup* tp, ExpertParallelGroup* ep) {
   BS_RETURN_IF_ERROR(layout::validate(config));
+  const int32_t epSize = ep ? ep->size() : 1;
+  if (epSize > 1) {
+    if (!config.hasMoe() || config.experts % epSize != 0) {
+      return Status::invalidArgument("expert parallelism ep " + std::to_string(epSize) +
+                                     " needs a mixture-of-experts model whose experts it divides "
+                                     "(experts " +
+                                     std::to_string(config.experts) + ")");
+    }
+    if (!std::is_same_v<S, float>) {
+      return Status::invalidArgument("expert parallelism runs in float only");
+    }
+  }
   const int32_t p = tp ? tp->size() : 1;
   if (p < 1 || config.numHeads % p != 0 || config.mlpHidden() % p != 0) {
     return Status::invalidArgument("tp " + std::to_string(p) + " must divide the " +
@@ -260,9 +273,10 @@ Result<double> GptModelT<S>::forward(ActivationsT<S>& acts, const StageInputT<S>
     const int32_t slot = block.index() + 1;
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeForward(slot) : Status::ok());
     {
-      // Under tp the block records its compute between its all-reduces itself.
+      // Under tp (an MoE block: under ep) the block records its compute between
+      // its collectives itself.
       tracer::ScopedSpan span(
-          tpSize() > 1 ? nullptr : trace.recorder,
+          block.communicates() ? nullptr : trace.recorder,
           trace.span(trace.forwardKind, block.name().c_str(), block.forwardFlops(b, t)));
       BS_RETURN_IF_ERROR(block.forward(x, acts.blocks[i], b, t, trace));
     }
@@ -321,7 +335,7 @@ Status GptModelT<S>::backward(ActivationsT<S>& acts, std::span<const S> outputGr
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackward(slot) : Status::ok());
     {
       tracer::ScopedSpan span(
-          tpSize() > 1 ? nullptr : trace.recorder,
+          block.communicates() ? nullptr : trace.recorder,
           trace.span(EventKind::kBackward, block.name().c_str(), 2 * block.forwardFlops(b, t)));
       ops_.zero(*dNext);
       BS_RETURN_IF_ERROR(block.backward(dNext->data(), dCur->data(), x, acts.blocks[i], g, b, t,
@@ -435,7 +449,7 @@ Status GptModelT<S>::backwardInput(ActivationsT<S>& acts, std::span<const S> out
     BS_RETURN_IF_ERROR(hooks_ ? hooks_->beforeBackwardInput(slot) : Status::ok());
     {
       const int64_t flops = 2 * block.forwardFlops(b, t) - block.weightGradFlops(b, t);
-      tracer::ScopedSpan span(tpSize() > 1 ? nullptr : trace.recorder,
+      tracer::ScopedSpan span(block.communicates() ? nullptr : trace.recorder,
                               trace.span(EventKind::kBackwardInput, block.name().c_str(), flops));
       BS_RETURN_IF_ERROR(block.backwardInput(dx.data(), keep.blocks[i].dOut.data(), x,
                                              acts.blocks[i], acts.scratch,
@@ -509,6 +523,14 @@ int32_t GptModelT<S>::slotOf(const ParameterT<S>* param) {
     }
   }
   return -1;
+}
+
+template <class S>
+bool GptModelT<S>::communicatesInPasses() const {
+  for (const auto& block : blocks_) {
+    if (block->communicates()) return true;
+  }
+  return false;
 }
 
 template <class S>

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/expert_parallel.h"
 #include "engine/gpt_activations.h"
 #include "engine/gpt_layers.h"
 #include "engine/layer_hooks.h"
@@ -65,18 +66,22 @@ template <class S>
 class GptModelT {
  public:
   // Validates the config and the range (and that tp's size divides the heads
-  // and the MLP width); allocates parameters (zeros until initialize()).
-  // `tp`: the tensor-parallel group (null: none); not owned, must outlive
-  // the model.
+  // and the MLP width, ep's the experts); allocates parameters (zeros until
+  // initialize()). `tp`: the tensor-parallel group (null: none); `ep`: the
+  // expert-parallel group of the MoE blocks (null: none; float only, no tp,
+  // each MoE block then holds only its ep rank's experts, moe_layer.h); not
+  // owned, must outlive the model.
   // Computes on a CpuBackend of its own (float), allocating from `allocator`.
   static Result<std::unique_ptr<GptModelT>> create(const layout::ModelConfig& config,
                                                    Allocator* allocator, LayerRange range = {},
-                                                   TensorParallelGroup* tp = nullptr);
+                                                   TensorParallelGroup* tp = nullptr,
+                                                   ExpertParallelGroup* ep = nullptr);
   // Computes on `backend` (not owned) and allocates from backend.allocator().
   // Float only (the double model has no backend).
   static Result<std::unique_ptr<GptModelT>> create(
       const layout::ModelConfig& config, Backend& backend, LayerRange range = {},
-      TensorParallelGroup* tp = nullptr) requires std::is_same_v<S, float>;
+      TensorParallelGroup* tp = nullptr,
+      ExpertParallelGroup* ep = nullptr) requires std::is_same_v<S, float>;
 
   const layout::ModelConfig& config() const { return config_; }
   int32_t firstSlot() const { return first_; }
@@ -85,6 +90,10 @@ class GptModelT {
   bool hasEmbedding() const { return embedding_.has_value(); }
   bool hasHead() const { return head_.has_value(); }
   int32_t tpSize() const { return tp_ ? tp_->size() : 1; }
+  // Whether forward and backward block on collectives inside blocks (tp
+  // all-reduces, MoE all-to-alls under ep): the blocks then record their
+  // compute between them and no enclosing compute span may be recorded.
+  bool communicatesInPasses() const;
   // The backend the float model computes on (null for double).
   Backend* backend() const { return ops_.backend(); }
 
@@ -149,9 +158,9 @@ class GptModelT {
  private:
   GptModelT(const layout::ModelConfig& config, Allocator* allocator,
             std::unique_ptr<Backend> ownedBackend, Backend* backend, int32_t first, int32_t last,
-            TensorParallelGroup* tp);
+            TensorParallelGroup* tp, ExpertParallelGroup* ep);
   static Status validate(const layout::ModelConfig& config, LayerRange range,
-                         TensorParallelGroup* tp);
+                         TensorParallelGroup* tp, ExpertParallelGroup* ep);
   Status checkOutputGrad(const ActivationsT<S>& acts, std::span<const S> outputGrad) const;
   void allocateKeep(ActivationsT<S>& acts);
 

@@ -2,27 +2,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <type_traits>
 
 namespace bubblescope::engine {
 namespace {
 constexpr double kInitStd = 0.02;  // GPT-2's initialiser, as the dense layers
+const TraceContext kUntraced{};    // the all-to-alls' context without segments (ep 1: none run)
 }  // namespace
 
 template <class S>
 MoeFeedForwardT<S>::MoeFeedForwardT(const layout::ModelConfig& config, const std::string& prefix,
-                                    double projStd, Allocator* allocator, LayerOpsT<S> ops)
+                                    double projStd, Allocator* allocator, LayerOpsT<S> ops,
+                                    ExpertParallelGroup* ep)
     : config_(config),
       ops_(ops),
+      ep_(ep != nullptr && ep->size() > 1 ? ep : nullptr),
+      localExperts_(config.experts / (ep_ ? ep_->size() : 1)),
+      firstExpert_(ep_ ? ep_->rank() * localExperts_ : 0),
       router_(prefix + ".moe.router.weight", {config.experts, config.hidden}, InitKind::kNormal,
               kInitStd, true, allocator) {
   const int64_t c = config.hidden, f = config.mlpHidden();
-  for (int32_t e = 0; e < config.experts; ++e) {
+  for (int32_t e = firstExpert_; e < firstExpert_ + localExperts_; ++e) {
     const std::string name = prefix + ".moe.experts." + std::to_string(e) + ".";
     experts_.push_back(
         {ParameterT<S>(name + "fc.weight", {f, c}, InitKind::kNormal, kInitStd, true, allocator),
          ParameterT<S>(name + "fc.bias", {f}, InitKind::kZeros, 0, false, allocator),
          ParameterT<S>(name + "proj.weight", {c, f}, InitKind::kNormal, projStd, true, allocator),
          ParameterT<S>(name + "proj.bias", {c}, InitKind::kZeros, 0, false, allocator)});
+    for (auto* p : {&experts_.back().fcWeight, &experts_.back().fcBias, &experts_.back().projWeight,
+                    &experts_.back().projBias}) {
+      p->expert = true;
+    }
   }
 }
 
@@ -50,6 +61,10 @@ MoeActivationsT<S> MoeFeedForwardT<S>::newActivations(int64_t n, Allocator* al) 
   a.hidden = make({e * cap, f});
   a.act = make({e * cap, f});
   a.output = make({e * cap, c});
+  if (ep_) {
+    a.expertInput = make({e * cap, c});
+    a.expertOutput = make({e * cap, c});
+  }
   a.expert.assign(static_cast<size_t>(n * k), 0);
   a.row.assign(static_cast<size_t>(n * k), -1);
   a.gate.assign(static_cast<size_t>(n * k), S(0));
@@ -63,8 +78,110 @@ MoeGradKeepT<S> MoeFeedForwardT<S>::newGradKeep(int64_t n, Allocator* al) const 
   auto make = [al](Shape shape) {
     return TensorT<S>(std::move(shape), MemoryCategory::kActivations, al);
   };
-  return {make({n, e}), make({e * cap, c}), make({e * cap, f}), make({e * cap, f}),
-          make({e * cap, c})};
+  MoeGradKeepT<S> g{make({n, e}), make({e * cap, c}), make({e * cap, f}), make({e * cap, f}),
+                    make({e * cap, c})};
+  if (ep_) {
+    g.dCombined = make({e * cap, c});
+    g.dDispatched = make({e * cap, c});
+  }
+  return g;
+}
+
+template <class S>
+int64_t MoeFeedForwardT<S>::expertOffset(const MoeActivationsT<S>& a, int64_t l) const {
+  return l * epSize() * a.capacity;
+}
+
+template <class S>
+int64_t MoeFeedForwardT<S>::expertRows(const MoeActivationsT<S>& a, int64_t l) const {
+  int64_t rows = 0;
+  for (int32_t s = 0; s < epSize(); ++s) rows += a.fromRank[s * localExperts_ + l];
+  return rows;
+}
+
+template <class S>
+int64_t MoeFeedForwardT<S>::expertRowsTotal(const MoeActivationsT<S>& a) const {
+  int64_t rows = 0;
+  for (int64_t l = 0; l < localExperts_; ++l) rows += expertRows(a, l);
+  return rows;
+}
+
+template <class S>
+Status MoeFeedForwardT<S>::exchangeCounts(MoeActivationsT<S>& a, const TraceContext& where) const {
+  const int32_t p = epSize(), el = localExperts_;
+  a.fromRank.assign(static_cast<size_t>(p * el), 0);
+  if (!ep_) {
+    for (int32_t l = 0; l < el; ++l) a.fromRank[l] = a.routed[l] - a.dropped[l];
+    return Status::ok();
+  }
+  // Counts travel as floats: exact below 2^24 rows (cap rows per expert).
+  std::vector<float> send(static_cast<size_t>(config_.experts)), recv(send.size());
+  for (int32_t x = 0; x < config_.experts; ++x) {
+    send[x] = static_cast<float>(a.routed[x] - a.dropped[x]);
+  }
+  const std::vector<int> counts(static_cast<size_t>(p), el);
+  BS_RETURN_IF_ERROR(ep_->allToAll(send, recv, counts, counts, "moe_counts", where));
+  for (size_t i = 0; i < recv.size(); ++i) a.fromRank[i] = static_cast<int64_t>(recv[i]);
+  return Status::ok();
+}
+
+template <class S>
+Status MoeFeedForwardT<S>::exchange(const S* from, S* to, int64_t width, bool toExperts,
+                                    const MoeActivationsT<S>& a, const char* name,
+                                    const TraceContext& where) const {
+  if (!ep_) return Status::ok();  // one layout: `from` is `to`
+  if constexpr (!std::is_same_v<S, float>) {
+    return Status::unsupported("expert parallelism runs in float only");
+  } else {
+    const int32_t p = epSize(), el = localExperts_;
+    const int64_t cap = a.capacity;
+    // The local rows for rank r: its experts' kept rows, expert by expert.
+    // The expert rows from rank s: each local expert's part from s.
+    std::vector<int> localCounts(p, 0), expertCounts(p, 0);
+    for (int32_t r = 0; r < p; ++r) {
+      for (int32_t l = 0; l < el; ++l) {
+        const int32_t x = r * el + l;
+        localCounts[r] += static_cast<int>((a.routed[x] - a.dropped[x]) * width);
+        expertCounts[r] += static_cast<int>(a.fromRank[r * el + l] * width);
+      }
+    }
+    // Visits every exchanged block of rows in the packed order of the local
+    // (rank r, expert r·El + l) or expert (rank s, local expert l) side.
+    auto forEachBlock = [&](bool local, auto&& visit) {
+      for (int32_t r = 0; r < p; ++r) {
+        for (int32_t l = 0; l < el; ++l) {
+          if (local) {
+            const int32_t x = r * el + l;
+            visit(x * cap, a.routed[x] - a.dropped[x]);
+          } else {
+            int64_t before = 0;
+            for (int32_t s = 0; s < r; ++s) before += a.fromRank[s * el + l];
+            visit(expertOffset(a, l) + before, a.fromRank[r * el + l]);
+          }
+        }
+      }
+    };
+    auto pack = [&](bool local, const S* rows, std::vector<float>& out) {
+      forEachBlock(local, [&](int64_t row, int64_t n) {
+        out.insert(out.end(), rows + row * width, rows + (row + n) * width);
+      });
+    };
+    auto unpack = [&](bool local, const std::vector<float>& in, S* rows) {
+      size_t at = 0;
+      forEachBlock(local, [&](int64_t row, int64_t n) {
+        std::copy(in.begin() + at, in.begin() + at + n * width, rows + row * width);
+        at += static_cast<size_t>(n * width);
+      });
+    };
+    std::vector<float> send, recv;
+    pack(toExperts, from, send);
+    recv.resize(std::accumulate(toExperts ? expertCounts.begin() : localCounts.begin(),
+                                toExperts ? expertCounts.end() : localCounts.end(), size_t{0}));
+    BS_RETURN_IF_ERROR(ep_->allToAll(send, recv, toExperts ? localCounts : expertCounts,
+                                     toExperts ? expertCounts : localCounts, name, where));
+    unpack(!toExperts, recv, to);
+    return Status::ok();
+  }
 }
 
 template <class S>
@@ -111,11 +228,17 @@ void MoeFeedForwardT<S>::route(MoeActivationsT<S>& a) const {
 }
 
 template <class S>
-void MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a) const {
-  const int64_t n = a.tokens, e = config_.experts, k = config_.topK, cap = a.capacity;
+Status MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a,
+                                   ComputeSegments* segments) const {
+  if (ep_ && segments == nullptr) {
+    return Status::invalidArgument("an expert-parallel MoE forward needs its trace segments");
+  }
+  const TraceContext& where = segments ? segments->trace() : kUntraced;
+  const int64_t n = a.tokens, e = config_.experts, k = config_.topK;
   const int64_t c = config_.hidden, f = config_.mlpHidden();
   // Router in fp32 (never lower): logits (N, E), softmax over E per token
   // (max subtracted, the sum accumulated in double).
+  if (ep_) segments->begin(2 * n * c * e);
   S* probs = a.probs.data();
   ops_.linearForward(probs, x, router_.value.data(), nullptr, n, c, e);
   for (int64_t i = 0; i < n; ++i) {
@@ -132,16 +255,25 @@ void MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a) const 
     if (a.row[i] >= 0)
       std::copy(x + (i / k) * c, x + (i / k + 1) * c, a.input.data() + a.row[i] * c);
   }
-  for (int64_t xe = 0; xe < e; ++xe) {
-    const int64_t rows = a.routed[xe] - a.dropped[xe], off = xe * cap;
+  if (ep_) segments->end();
+  BS_RETURN_IF_ERROR(exchangeCounts(a, where));
+  S* expertIn = ep_ ? a.expertInput.data() : a.input.data();
+  S* expertOut = ep_ ? a.expertOutput.data() : a.output.data();
+  BS_RETURN_IF_ERROR(exchange(a.input.data(), expertIn, c, true, a, "moe_dispatch", where));
+  if (ep_) segments->begin(4 * expertRowsTotal(a) * c * f);
+  for (int64_t l = 0; l < localExperts_; ++l) {
+    const int64_t rows = expertRows(a, l), off = expertOffset(a, l);
     if (rows == 0) continue;
-    const Expert& ex = experts_[xe];
-    ops_.linearForward(a.hidden.data() + off * f, a.input.data() + off * c,
-                       ex.fcWeight.value.data(), ex.fcBias.value.data(), rows, c, f);
+    const Expert& ex = experts_[l];
+    ops_.linearForward(a.hidden.data() + off * f, expertIn + off * c, ex.fcWeight.value.data(),
+                       ex.fcBias.value.data(), rows, c, f);
     ops_.geluForward(a.act.data() + off * f, a.hidden.data() + off * f, rows * f);
-    ops_.linearForward(a.output.data() + off * c, a.act.data() + off * f,
-                       ex.projWeight.value.data(), ex.projBias.value.data(), rows, f, c);
+    ops_.linearForward(expertOut + off * c, a.act.data() + off * f, ex.projWeight.value.data(),
+                       ex.projBias.value.data(), rows, f, c);
   }
+  if (ep_) segments->end();
+  BS_RETURN_IF_ERROR(exchange(expertOut, a.output.data(), c, false, a, "moe_combine", where));
+  if (ep_) segments->begin(0);
   // Combine: y_i = Σ_j gate_ij · out(row_ij), in choice order; dropped: 0.
   std::fill(y, y + n * c, S(0));
   for (int64_t i = 0; i < n * k; ++i) {
@@ -160,15 +292,24 @@ void MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a) const 
     aux += static_cast<double>(a.firstChoice[xe]) / n * (meanProb / n);
   }
   a.auxLoss = static_cast<double>(e) * aux;
+  return Status::ok();
 }
 
 template <class S>
-void MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivationsT<S>& a,
-                                       MoeGradKeepT<S>& g, double lossScale) const {
-  const int64_t n = a.tokens, e = config_.experts, k = config_.topK, cap = a.capacity;
+Status MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivationsT<S>& a,
+                                         MoeGradKeepT<S>& g, double lossScale,
+                                         ComputeSegments* segments) const {
+  if (ep_ && segments == nullptr) {
+    return Status::invalidArgument("an expert-parallel MoE backward needs its trace segments");
+  }
+  const TraceContext& where = segments ? segments->trace() : kUntraced;
+  const int64_t n = a.tokens, e = config_.experts, k = config_.topK;
   const int64_t c = config_.hidden, f = config_.mlpHidden();
+  if (ep_) segments->begin(2 * n * c * e);
   const S* probs = a.probs.data();
   S* dLogits = g.dLogits.data();  // first the gradient of the probabilities
+  S* dCombined = ep_ ? g.dCombined.data() : g.dOutput.data();
+  S* dDispatched = ep_ ? g.dDispatched.data() : g.dInput.data();
   std::fill(dLogits, dLogits + n * e, S(0));
   std::vector<S> dGate(static_cast<size_t>(n * k), S(0));
   // Combine backward: d out(row) = gate · dy_i; d gate = dy_i · out(row).
@@ -176,7 +317,7 @@ void MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivationsT
     if (a.row[i] < 0) continue;
     const S* dyi = dy + (i / k) * c;
     const S* o = a.output.data() + a.row[i] * c;
-    S* dOut = g.dOutput.data() + a.row[i] * c;
+    S* dOut = dCombined + a.row[i] * c;
     S dot = 0;
     for (int64_t d = 0; d < c; ++d) {
       dOut[d] = a.gate[i] * dyi[d];
@@ -208,11 +349,14 @@ void MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivationsT
     for (int64_t xe = 0; xe < e; ++xe) dp[xe] = p[xe] * (dp[xe] - static_cast<S>(dot));
   }
   ops_.linearBackwardInput(dx, dLogits, router_.value.data(), n, c, e);
+  if (ep_) segments->end();
+  BS_RETURN_IF_ERROR(exchange(dCombined, g.dOutput.data(), c, true, a, "moe_dispatch_grad", where));
+  if (ep_) segments->begin(4 * expertRowsTotal(a) * c * f);
   // Experts backward (input half), then scatter their input gradients back.
-  for (int64_t xe = 0; xe < e; ++xe) {
-    const int64_t rows = a.routed[xe] - a.dropped[xe], off = xe * cap;
+  for (int64_t l = 0; l < localExperts_; ++l) {
+    const int64_t rows = expertRows(a, l), off = expertOffset(a, l);
     if (rows == 0) continue;
-    const Expert& ex = experts_[xe];
+    const Expert& ex = experts_[l];
     ops_.zero(g.dAct.data() + off * f, rows * f);
     ops_.linearBackwardInput(g.dAct.data() + off * f, g.dOutput.data() + off * c,
                              ex.projWeight.value.data(), rows, f, c);
@@ -223,24 +367,30 @@ void MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivationsT
     ops_.linearBackwardInput(g.dInput.data() + off * c, g.dHidden.data() + off * f,
                              ex.fcWeight.value.data(), rows, c, f);
   }
+  if (ep_) segments->end();
+  BS_RETURN_IF_ERROR(
+      exchange(g.dInput.data(), dDispatched, c, false, a, "moe_combine_grad", where));
+  if (ep_) segments->begin(0);
   for (int64_t i = 0; i < n * k; ++i) {
-    if (a.row[i] >= 0) ops_.axpy(dx + (i / k) * c, S(1), g.dInput.data() + a.row[i] * c, c);
+    if (a.row[i] >= 0) ops_.axpy(dx + (i / k) * c, S(1), dDispatched + a.row[i] * c, c);
   }
+  return Status::ok();
 }
 
 template <class S>
 void MoeFeedForwardT<S>::backwardWeight(const S* x, const MoeActivationsT<S>& a,
                                         const MoeGradKeepT<S>& g) {
-  const int64_t n = a.tokens, e = config_.experts, cap = a.capacity;
+  const int64_t n = a.tokens, e = config_.experts;
   const int64_t c = config_.hidden, f = config_.mlpHidden();
-  for (int64_t xe = 0; xe < e; ++xe) {
-    const int64_t rows = a.routed[xe] - a.dropped[xe], off = xe * cap;
+  const S* expertIn = ep_ ? a.expertInput.data() : a.input.data();
+  for (int64_t l = 0; l < localExperts_; ++l) {
+    const int64_t rows = expertRows(a, l), off = expertOffset(a, l);
     if (rows == 0) continue;
-    Expert& ex = experts_[xe];
+    Expert& ex = experts_[l];
     ops_.linearBackwardWeight(ex.projWeight.grad.data(), ex.projBias.grad.data(),
                               g.dOutput.data() + off * c, a.act.data() + off * f, rows, f, c);
     ops_.linearBackwardWeight(ex.fcWeight.grad.data(), ex.fcBias.grad.data(),
-                              g.dHidden.data() + off * f, a.input.data() + off * c, rows, c, f);
+                              g.dHidden.data() + off * f, expertIn + off * c, rows, c, f);
   }
   ops_.linearBackwardWeight(router_.grad.data(), nullptr, g.dLogits.data(), x, n, c, e);
 }

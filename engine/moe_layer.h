@@ -7,16 +7,31 @@
 // GShard (Lepikhin et al., arXiv 2006.16668) for top-2; the exact maths are
 // in docs/engine.md, "Mixture of experts".
 //
+// Expert parallelism (an ExpertParallelGroup of size ep > 1,
+// expert_parallel.h): this rank holds only its E / ep experts (parameters
+// named by their global index, so every layout initialises them alike).
+// Each rank routes its own tokens exactly as one rank would (router,
+// capacity of its N tokens, drops), then per forward: a count exchange
+// ("moe_counts"), the dispatch of the kept token rows to the experts' ranks
+// ("moe_dispatch") and the combine of their outputs back ("moe_combine");
+// per backward input pass the same two for the gradients
+// ("moe_dispatch_grad", "moe_combine_grad"): all-to-alls of dimension ep.
+// Row results do not depend on which rows share a matrix product, so the
+// outputs equal the single-rank layer's (docs/parallel.md).
+//
 // Contract: like the other layers (gpt_layers.h): owns its parameters,
 // computes through LayerOpsT, forward overwrites, backward adds into
 // parameter gradients and into the input gradient. Runs on host memory only
 // (the routing reads the probabilities in place): the model refuses MoE on a
-// device backend. No tensor parallelism.
+// device backend. No tensor parallelism. With ep > 1, float only, and every
+// rank of the group runs the same passes in the same order.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engine/compute_segments.h"
+#include "engine/expert_parallel.h"
 #include "engine/layer_ops.h"
 #include "engine/layout/model_config.h"
 #include "engine/moe_activations.h"
@@ -56,21 +71,31 @@ class MoeFeedForwardT {
   // `prefix`: the block's name ("h.3"); parameters are "<prefix>.moe.router.weight"
   // (E, C) and "<prefix>.moe.experts.<e>.{fc,proj}.{weight,bias}".
   // `projStd`: the init std of the projections into the residual stream.
+  // `ep`: the expert-parallel group (null: every expert here); its size
+  // must divide E (the model checks). Not owned; outlives the layer.
   MoeFeedForwardT(const layout::ModelConfig& config, const std::string& prefix, double projStd,
-                  Allocator* allocator, LayerOpsT<S> ops);
+                  Allocator* allocator, LayerOpsT<S> ops, ExpertParallelGroup* ep = nullptr);
+  // The router, then this rank's experts (each marked `expert`).
   std::vector<ParameterT<S>*> parameters();
+  int32_t epSize() const { return ep_ ? ep_->size() : 1; }
+  // Whether the passes block on all-to-alls (ep > 1): the caller then lets
+  // `segment` record the compute between them.
+  bool communicates() const { return epSize() > 1; }
 
   // Buffers for N tokens (activations and W's kept gradients).
   MoeActivationsT<S> newActivations(int64_t n, Allocator* allocator) const;
   MoeGradKeepT<S> newGradKeep(int64_t n, Allocator* allocator) const;
 
   // y (N, C) = Σ_j gate_ij · expert_{e_ij}(x_i) over the kept assignments;
-  // x (N, C). Fills acts (routing, counts, aux loss).
-  void forward(S* y, const S* x, MoeActivationsT<S>& acts) const;
+  // x (N, C). Fills acts (routing, counts, aux loss). `segment` (ep > 1:
+  // required, it carries the trace context of the all-to-alls): ended
+  // before each all-to-all and begun after it.
+  Status forward(S* y, const S* x, MoeActivationsT<S>& acts,
+                 ComputeSegments* segment = nullptr) const;
   // B: dx (N, C) += gradient of x given dy (N, C), including the gradient of
   // lossScale · auxLossCoef · aux; overwrites `keep`.
-  void backwardInput(S* dx, const S* dy, const MoeActivationsT<S>& acts, MoeGradKeepT<S>& keep,
-                     double lossScale) const;
+  Status backwardInput(S* dx, const S* dy, const MoeActivationsT<S>& acts, MoeGradKeepT<S>& keep,
+                       double lossScale, ComputeSegments* segment = nullptr) const;
   // W: parameter gradients += theirs from x, the activations and `keep`.
   void backwardWeight(const S* x, const MoeActivationsT<S>& acts, const MoeGradKeepT<S>& keep);
 
@@ -85,11 +110,26 @@ class MoeFeedForwardT {
   };
   // Top-k choices, gates and rows (capacity, token order) from acts.probs.
   void route(MoeActivationsT<S>& acts) const;
+  // acts.fromRank: what each ep rank sends this rank's experts (an
+  // all-to-all of the kept counts at ep > 1).
+  Status exchangeCounts(MoeActivationsT<S>& acts, const TraceContext& where) const;
+  // Rows of `width` values from the local layout to the expert layout
+  // (`toExperts`, the dispatch) or back (the combine): an all-to-all.
+  Status exchange(const S* from, S* to, int64_t width, bool toExperts,
+                  const MoeActivationsT<S>& acts, const char* name,
+                  const TraceContext& where) const;
+  // Local expert l's rows in the expert layout: from `offset`, `rows` of them.
+  int64_t expertOffset(const MoeActivationsT<S>& acts, int64_t l) const;
+  int64_t expertRows(const MoeActivationsT<S>& acts, int64_t l) const;
+  int64_t expertRowsTotal(const MoeActivationsT<S>& acts) const;
 
   layout::ModelConfig config_;
   LayerOpsT<S> ops_;
-  ParameterT<S> router_;  // (E, C), fp32 (no bias)
-  std::vector<Expert> experts_;
+  ExpertParallelGroup* ep_;      // null: every expert on this rank
+  int32_t localExperts_;         // El = E / ep
+  int32_t firstExpert_;          // global index of local expert 0
+  ParameterT<S> router_;         // (E, C), fp32 (no bias)
+  std::vector<Expert> experts_;  // this rank's El experts
 };
 
 }  // namespace bubblescope::engine

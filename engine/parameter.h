@@ -28,6 +28,9 @@ struct ParameterT {
   Shape fullShape;           // the unsliced tensor's shape
   TensorShard shard;         // which slice this rank holds (replicated: all of it)
   bool weightDecay = false;  // AdamW decays matrices and embeddings, not biases or norms
+  // A mixture-of-experts expert's: split over the ep group and reduced over
+  // the expert-data-parallel group (the router and the rest: over dp).
+  bool expert = false;
   InitKind init = InitKind::kZeros;
   double initStd = 0.0;  // for kNormal
 

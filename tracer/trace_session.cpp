@@ -119,6 +119,13 @@ void TraceSession::addStep(const trace_model::StepRecord& step) {
   steps_.push_back(step);
 }
 
+void TraceSession::addSamples(std::vector<trace_model::Sample> samples) {
+  if (!options_.enabled) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  samples_.insert(samples_.end(), std::make_move_iterator(samples.begin()),
+                  std::make_move_iterator(samples.end()));
+}
+
 void TraceSession::setStreamDimension(uint32_t stream, trace_model::ParallelDim dim) {
   std::lock_guard<std::mutex> lock(mutex_);
   streamDims_[stream] = dim;
@@ -206,9 +213,11 @@ Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.steps.swap(steps_);
+    batch.samples.swap(samples_);
   }
   if (sampleNow) {
-    batch.samples = sampler_.sample(nowNs);
+    auto sampled = sampler_.sample(nowNs);
+    batch.samples.insert(batch.samples.end(), sampled.begin(), sampled.end());
     if (nvml_) {
       auto gpu = nvml_->sample(rank_, nowNs);
       batch.samples.insert(batch.samples.end(), gpu.begin(), gpu.end());

@@ -93,6 +93,9 @@ class TraceSession {
   // The rank whose clock is the timeline and whose sink is written.
   int32_t homeRank() const { return home_; }
   void addStep(const trace_model::StepRecord& step);  // thread-safe
+  // Samples the run adds itself (the MoE counts of a step), times from
+  // recorder()->now(); shipped with the next batch. Thread-safe.
+  void addSamples(std::vector<trace_model::Sample> samples);
   // Which parallel dimension's collectives run on a GPU stream (the engine
   // tells once it has created its communicators). Thread-safe.
   void setStreamDimension(uint32_t stream, trace_model::ParallelDim dim);
@@ -139,6 +142,7 @@ class TraceSession {
   std::mutex mutex_;  // guards steps_, error_, stop_ signalling
   std::condition_variable wake_;
   std::vector<trace_model::StepRecord> steps_;
+  std::vector<trace_model::Sample> samples_;  // from addSamples(), guarded by mutex_
   StreamDims streamDims_;
   std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
   Status error_;

@@ -56,6 +56,7 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
   atLeastOne("dp", l.dp);
   atLeastOne("tp", l.tp);
   atLeastOne("pp", l.pp);
+  atLeastOne("ep", l.ep);
   atLeastOne("virtual_chunks", l.virtualChunks);
   atLeastOne("micro_batches", l.microBatches);
   atLeastOne("micro_batch_size", l.microBatchSize);
@@ -120,6 +121,25 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
       divisible("heads", m.numHeads);
       divisible("hidden", m.hidden);
       divisible("MLP size", int64_t{m.mlpRatio} * m.hidden);
+    }
+    if (m.hasMoe() && have({"tp"}) && l.tp > 1) {
+      add("mixture of experts (experts " + str(m.experts) + ") does not combine with tp " +
+          str(l.tp) + " (use dp and ep)");
+    }
+    if (have({"ep"}) && l.ep > 1) {
+      if (!m.hasMoe()) {
+        add("ep " + str(l.ep) + " needs a mixture-of-experts model (experts > 0)");
+      } else if (m.experts % l.ep != 0) {
+        add("experts " + str(m.experts) + " is not divisible by ep " + str(l.ep));
+      }
+      if (have({"dp"}) && l.dp >= 1 && l.dp % l.ep != 0) {
+        add("dp " + str(l.dp) + " is not divisible by ep " + str(l.ep) +
+            " (the experts split over ep ranks of the dp group)");
+      }
+      if (have({"zero_stage"}) && shardsGradients(l.zeroStage)) {
+        add("ep " + str(l.ep) + " supports zero_stage 0 or 1, got " +
+            str(zeroStageNumber(l.zeroStage)));
+      }
     }
     if (!l.stageLayers.empty() && have({"stage_layers", "pp", "virtual_chunks"})) {
       const int64_t expected = int64_t{l.pp} * l.virtualChunks;

@@ -32,6 +32,9 @@ struct Layout {
   int32_t dp = 1;
   int32_t tp = 1;
   int32_t pp = 1;
+  // Expert parallelism: the MoE experts split over ep ranks of the dp group
+  // (ep divides dp and the experts; docs/parallel.md). Not a world factor.
+  int32_t ep = 1;
   ZeroStage zeroStage = ZeroStage::kNone;  // over the dp group
   ScheduleKind schedule = ScheduleKind::kOneFOneB;
   int32_t virtualChunks = 1;   // v: model chunks per pipeline stage (interleaved only)

@@ -189,6 +189,7 @@ class LayoutParser {
         {"dp", intField("dp", l.dp)},
         {"tp", intField("tp", l.tp)},
         {"pp", intField("pp", l.pp)},
+        {"ep", intField("ep", l.ep)},
         {"zero_stage",
          [this](const json& v) {
            int32_t number = 0;
@@ -312,6 +313,7 @@ json toJson(const Layout& l) {
       {"learning_rate", l.learningRate},
       {"data_file", l.dataFile},
   };
+  if (l.ep > 1) j["ep"] = l.ep;  // written only when used (as the MoE model keys)
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace bubblescope::engine {
 namespace {
@@ -32,7 +33,7 @@ DataParallel::DataParallel(GptModel& model, Allocator& allocator, Communicator& 
       allocator_(allocator),
       dp_(dp),
       options_(options),
-      flat_(model),
+      flat_(model, options.group),
       shards_(flat_.total(), dp.size()) {}
 
 DataParallel::~DataParallel() {
@@ -114,9 +115,25 @@ trace_model::ParallelDim DataParallel::syncDim() const {
                                                       : trace_model::ParallelDim::kZero;
 }
 
+namespace {
+
+// The names of the expert parameters' collectives (static strings: spans
+// keep the pointer).
+const char* expertName(std::string_view name) {
+  static constexpr const char* kNames[] = {"expert_grad_all_reduce",   "expert_grad_reduce_scatter",
+                                           "expert_param_all_gather",  "expert_grad_norm",
+                                           "expert_adam_m_all_gather", "expert_adam_v_all_gather"};
+  for (const char* n : kNames) {
+    if (std::string_view(n).substr(7) == name) return n;
+  }
+  return "expert_collective";
+}
+
+}  // namespace
+
 CommTrace DataParallel::trace(const char* name) const {
   CommTrace t;
-  t.name = name;
+  t.name = options_.group == ParameterGroup::kExperts ? expertName(name) : name;
   t.step = step_;
   t.microBatch = microBatch_;
   t.dim = syncDim();
@@ -178,7 +195,7 @@ Status DataParallel::afterBackwardWeight(int32_t slot) {
 }
 
 Status DataParallel::openSlotGradients(int32_t slot) {
-  if (layout::shardsGradients(options_.zeroStage)) {
+  if (layout::shardsGradients(options_.zeroStage) && !flat_.slotRange(slot).empty()) {
     const FlatRange range = flat_.slotRange(slot);
     slotGrads_ = Tensor({range.size()}, MemoryCategory::kGradients, &allocator_);
     for (const auto& [e, piece] : flat_.overlapping(range)) {
@@ -191,6 +208,7 @@ Status DataParallel::openSlotGradients(int32_t slot) {
 
 Status DataParallel::finishSlotGradients(int32_t slot) {
   const FlatRange range = flat_.slotRange(slot);
+  if (range.empty()) return Status::ok();  // none of the slot's parameters is ours
   if (layout::shardsGradients(options_.zeroStage)) {
     // Move this slot's gradients into the buckets they belong to, one bucket
     // at a time so at most kMaxBucketsInFlight full buckets exist at once.

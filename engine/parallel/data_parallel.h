@@ -63,6 +63,10 @@ struct DataParallelOptions {
   // Adds every bucket's bus bytes, sent and uncompressed (null: not counted;
   // must outlive this object).
   GradTraffic* traffic = nullptr;
+  // The parameters this object synchronises (expert parallelism: two
+  // objects, expert_data_parallel.h); kExperts names its collectives
+  // "expert_<name>" ("expert_grad_all_reduce", ...).
+  ParameterGroup group = ParameterGroup::kAll;
 };
 
 class DataParallel final : public LayerHooks, public GradientSync {

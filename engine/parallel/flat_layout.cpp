@@ -4,9 +4,10 @@
 
 namespace bubblescope::engine {
 
-FlatLayout::FlatLayout(GptModel& model) {
+FlatLayout::FlatLayout(GptModel& model, ParameterGroup group) {
   slots_.assign(model.slotCount(), FlatRange{});
   for (Parameter* p : model.parameters()) {
+    if (group != ParameterGroup::kAll && p->expert != (group == ParameterGroup::kExperts)) continue;
     const int32_t slot = model.slotOf(p);
     const FlatRange range{total_, total_ + p->value.numel()};
     entries_.push_back({p, range, slot});

@@ -33,13 +33,19 @@ struct FlatEntry {
   int32_t slot = 0;
 };
 
+// Which of a model's parameters a flat buffer holds: all of them, or (expert
+// parallelism) those reduced over dp or those reduced over the
+// expert-data-parallel group (Parameter::expert).
+enum class ParameterGroup : uint8_t { kAll, kShared, kExperts };
+
 class FlatLayout {
  public:
-  explicit FlatLayout(GptModel& model);
+  explicit FlatLayout(GptModel& model, ParameterGroup group = ParameterGroup::kAll);
 
   int64_t total() const { return total_; }
   const std::vector<FlatEntry>& entries() const { return entries_; }
-  // The slot's parameters (empty when the model does not hold the slot).
+  // The slot's parameters (empty when the model does not hold the slot or
+  // none of its parameters is in the group).
   FlatRange slotRange(int32_t slot) const;
   // The parameters whose elements meet `range`, each with the overlap.
   std::vector<std::pair<const FlatEntry*, FlatRange>> overlapping(const FlatRange& range) const;

@@ -21,10 +21,14 @@ namespace bubblescope::engine {
 class MpiGrid {
  public:
   // The world's size must be dp × pp × tp (an error says so otherwise).
-  static Result<std::unique_ptr<MpiGrid>> create(MPI_Comm world, int32_t dp, int32_t pp,
-                                                 int32_t tp);
+  // ep > 1 (dividing dp) also splits each dp group into expert-parallel
+  // groups of ep consecutive dp ranks (dp coordinate d: group d / ep, rank
+  // d % ep) and expert-data-parallel groups of the dp ranks with the same
+  // ep rank (group d % ep, rank d / ep), as DeepSpeed-MoE places them.
+  static Result<std::unique_ptr<MpiGrid>> create(MPI_Comm world, int32_t dp, int32_t pp, int32_t tp,
+                                                 int32_t ep = 1);
   static Result<std::unique_ptr<MpiGrid>> create(MPI_Comm world, const layout::Layout& layout) {
-    return create(world, layout.dp, layout.pp, layout.tp);
+    return create(world, layout.dp, layout.pp, layout.tp, layout.ep);
   }
 
   const layout::ProcessGrid& grid() const { return grid_; }
@@ -36,6 +40,10 @@ class MpiGrid {
   Communicator& pp() { return *pp_; }
   Communicator& tp() { return *tp_; }
   Communicator& world() { return *world_; }
+  // Expert parallelism's groups (dimension ep, and dp for expertDp); null
+  // when ep is 1.
+  Communicator* ep() { return ep_.get(); }
+  Communicator* expertDp() { return expertDp_.get(); }
 
   // Every communicator's spans go to `recorder` (null: none).
   void setRecorder(tracer::Recorder* recorder);
@@ -44,7 +52,7 @@ class MpiGrid {
   MpiGrid(layout::ProcessGrid grid, int32_t rank) : grid_(grid), rank_(rank) {}
   layout::ProcessGrid grid_;
   int32_t rank_;
-  std::unique_ptr<MpiCommunicator> world_, dp_, pp_, tp_;
+  std::unique_ptr<MpiCommunicator> world_, dp_, pp_, tp_, ep_, expertDp_;
 };
 
 }  // namespace bubblescope::engine

@@ -1,5 +1,6 @@
 #include "engine/parallel/rank_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -8,6 +9,7 @@
 #include "engine/cpu_gemm.h"
 #include "engine/layout/stage_split.h"
 #include "engine/parallel/data_parallel.h"
+#include "engine/parallel/expert_data_parallel.h"
 #include "engine/parallel/layout_checkpoint.h"
 #include "engine/parallel/local_gradients.h"
 #include "tracer/clock.h"
@@ -53,6 +55,19 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   if (single && (g.pp != nullptr || g.tp != nullptr)) {
     return Status::invalidArgument("a rank with a pp or tp group needs a dp group too");
   }
+  if ((g.ep == nullptr) != (g.expertDp == nullptr) || (g.ep != nullptr && single)) {
+    return Status::invalidArgument("expert parallelism needs dp, ep and expertDp groups together");
+  }
+  if (g.ep != nullptr && g.ep->size() > 1) {
+    if (g.tp != nullptr && g.tp->size() > 1) {
+      return Status::unsupported("expert parallelism does not combine with tensor parallelism");
+    }
+    if (layout::shardsGradients(setup.parallel.zeroStage)) {
+      return Status::unsupported(
+          "expert parallelism supports ZeRO 0 and 1, not ZeRO 2 or 3 (their per-layer "
+          "collectives would interleave with the expert all-to-alls)");
+    }
+  }
   if (!single && !options.loadPath.empty()) {
     return Status::unsupported("a parallel run cannot resume from a checkpoint yet");
   }
@@ -87,6 +102,9 @@ RankTrainer::RankTrainer(const TrainerOptions& options, RankSetup setup)
       groups_(setup.groups),
       backend_(std::move(setup.backend)) {
   if (groups_.tp != nullptr) tpGroup_ = std::make_unique<CommTensorParallel>(*groups_.tp);
+  if (groups_.ep != nullptr && groups_.ep->size() > 1) {
+    epGroup_ = std::make_unique<CommExpertParallel>(*groups_.ep);
+  }
 }
 
 RankTrainer::~RankTrainer() = default;
@@ -123,13 +141,20 @@ Status RankTrainer::initialize() {
   d.optimizer = options_.optimizer;
   std::vector<ExecutorChunk> chunks;
   for (int32_t c = 0; c < pipeline_.chunks; ++c) {
-    BS_ASSIGN_OR_RETURN(auto model,
-                        GptModel::create(options_.model, *backend_,
-                                         pipelineSlots(split_, c * p + stage_), tpGroup_.get()));
+    BS_ASSIGN_OR_RETURN(auto model, GptModel::create(options_.model, *backend_,
+                                                     pipelineSlots(split_, c * p + stage_),
+                                                     tpGroup_.get(), epGroup_.get()));
     model->initialize(options_.seed);  // the same weights as the full model's slots
     std::unique_ptr<GradientSync> chunkSync;
+    const auto params = model->parameters();
+    const bool experts =
+        std::any_of(params.begin(), params.end(), [](const Parameter* q) { return q->expert; });
     if (groups_.dp == nullptr) {
       chunkSync = std::make_unique<LocalGradients>(*model, *backend_, options_.optimizer);
+    } else if (epGroup_ != nullptr && experts) {
+      BS_ASSIGN_OR_RETURN(chunkSync,
+                          ExpertDataParallel::create(*model, backend_->allocator(), *groups_.dp,
+                                                     *groups_.expertDp, *groups_.ep, d));
     } else {
       BS_ASSIGN_OR_RETURN(chunkSync,
                           DataParallel::create(*model, backend_->allocator(), *groups_.dp, d));
@@ -157,6 +182,10 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
     return Status::unsupported("--save: checkpoints of a run on " + backend_->description() +
                                " are not supported yet");
   }
+  if (epGroup_ != nullptr) {
+    return Status::unsupported("--save: checkpoints of an expert-parallel run (ep " +
+                               std::to_string(epGroup_->size()) + ") are not supported yet");
+  }
   CheckpointMeta meta;
   meta.model = options_.model;
   meta.step = step_;
@@ -180,7 +209,7 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
 
 void RankTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
-  for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp}) {
+  for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp, groups_.ep, groups_.expertDp}) {
     if (group != nullptr) group->setRecorder(recorder);
   }
   executor_->setRecorder(recorder);

@@ -25,6 +25,13 @@
 // on the global mean gradient; clipping uses the global norm; the reported
 // loss is the mean over all M·dp micro-batches (summed over pp, then dp).
 //
+// Expert parallelism: given ep and expertDp groups, each chunk's MoE blocks
+// hold this ep rank's experts (moe_layer.h: tokens dispatched and combined
+// by all-to-all over ep) and its gradients are synchronised by an
+// ExpertDataParallel (experts over expertDp, the rest over dp). Routing and
+// capacity are per micro-batch of B sequences on the rank that holds it,
+// exactly as in the single process on M × dp micro-batches.
+//
 // Tensor parallelism: given a tp group, each chunk's blocks hold this tp
 // rank's slices (gpt_layers.h); the dp group joins the ranks of one tp
 // coordinate, and so does the pp group, so activations and gradients
@@ -55,6 +62,7 @@
 #include "engine/layout/zero_stage.h"
 #include "engine/parallel/bucket_reduction.h"
 #include "engine/parallel/communicator.h"
+#include "engine/parallel/ep_group.h"
 #include "engine/parallel/gradient_sync.h"
 #include "engine/parallel/schedule_executor.h"
 #include "engine/parallel/tp_group.h"
@@ -78,11 +86,15 @@ struct PipelineOptions {
 };
 
 // The rank's process groups; null: not part of the layout. All null: a
-// single process. Otherwise dp is required.
+// single process. Otherwise dp is required. Expert parallelism needs ep
+// (this rank's ep ranks of the dp group) and expertDp (the dp ranks with the
+// same ep rank) together, no tp, and ZeRO 0 or 1.
 struct RankGroups {
   Communicator* dp = nullptr;
   Communicator* pp = nullptr;
   Communicator* tp = nullptr;
+  Communicator* ep = nullptr;
+  Communicator* expertDp = nullptr;
 };
 
 // How a rank trains besides TrainerOptions.
@@ -160,6 +172,7 @@ class RankTrainer {
   RankGroups groups_;
   std::unique_ptr<Backend> backend_;             // declared before every tensor: outlives them
   std::unique_ptr<CommTensorParallel> tpGroup_;  // over groups_.tp, given to the models
+  std::unique_ptr<CommExpertParallel> epGroup_;  // over groups_.ep, given to the models
   tracer::Recorder* recorder_ = nullptr;
   int32_t stage_ = 0;
   layout::Schedule schedule_;

@@ -140,7 +140,8 @@ Status ScheduleExecutor::forward(const Op& op, EventKind kind, double& lossSum) 
   if (model.hasHead()) input.targets = batch_.targets;
   const bool again = kind == EventKind::kRecompute;
   // opSpans(): no op-level span where the pass blocks on collectives (tp
-  // all-reduces, ZeRO-3 gathers); the per-layer spans stand alone there.
+  // all-reduces, ep all-to-alls, ZeRO-3 gathers); the per-layer spans stand
+  // alone there.
   chunk.sync->beginPass(context_.step, op.microBatch);
   tracer::ScopedSpan span(opSpans(chunk), trace.span(kind, again ? "recompute" : "forward",
                                                      model.forwardFlops(b_, t_)));

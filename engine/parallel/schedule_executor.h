@@ -67,7 +67,8 @@
 //
 // Spans carry stage and chunk when there is a pipeline (p > 1 or v > 1),
 // -1 otherwise. An op-level compute span is left out where the pass blocks
-// on collectives inside (tp > 1, ZeRO-3): the per-layer spans stand alone.
+// on collectives inside (tp > 1, MoE all-to-alls at ep > 1, ZeRO-3): the
+// per-layer spans stand alone.
 //
 // Contract: every stage of the pp group runs the same Schedule's lists in the
 // same step order; `chunks[c]` holds virtual stage c·p + stage. The models,
@@ -175,7 +176,8 @@ class ScheduleExecutor {
   // on collectives inside (tp all-reduces, ZeRO-3 gathers: the per-layer
   // spans stand alone), the recorder otherwise.
   tracer::Recorder* opSpans(const ExecutorChunk& chunk) const {
-    return chunk.model->tpSize() > 1 || chunk.sync->blocksInPasses() ? nullptr : recorder_;
+    return chunk.model->communicatesInPasses() || chunk.sync->blocksInPasses() ? nullptr
+                                                                               : recorder_;
   }
 
   std::vector<ExecutorChunk> chunks_;

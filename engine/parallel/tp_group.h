@@ -17,6 +17,20 @@
 
 namespace bubblescope::engine {
 
+// How a model's collective appears in the trace: `name`, dimension `dim`,
+// and `where`'s step, micro-batch, stage and chunk.
+inline CommTrace commTraceAt(const char* name, const TraceContext& where,
+                             trace_model::ParallelDim dim) {
+  CommTrace t;
+  t.name = name;
+  t.step = where.step;
+  t.microBatch = where.microBatch;
+  t.stage = where.stage;
+  t.chunk = where.chunk;
+  t.dim = dim;
+  return t;
+}
+
 class CommTensorParallel final : public TensorParallelGroup {
  public:
   explicit CommTensorParallel(Communicator& tp) : tp_(tp) {}
@@ -32,14 +46,7 @@ class CommTensorParallel final : public TensorParallelGroup {
 
  private:
   static CommTrace traceOf(const char* name, const TraceContext& where) {
-    CommTrace t;
-    t.name = name;
-    t.step = where.step;
-    t.microBatch = where.microBatch;
-    t.stage = where.stage;
-    t.chunk = where.chunk;
-    t.dim = trace_model::ParallelDim::kTp;
-    return t;
+    return commTraceAt(name, where, trace_model::ParallelDim::kTp);
   }
   Communicator& tp_;
 };

@@ -58,7 +58,7 @@ void checkGradients(int32_t topK, double capacityFactor, bool expectDrops) {
   auto keep = layer.newGradKeep(n, nullptr);
   std::vector<double> y(static_cast<size_t>(n * c));
   auto loss = [&] {
-    layer.forward(y.data(), x.data(), acts);
+    EXPECT_TRUE(layer.forward(y.data(), x.data(), acts).isOk());
     return std::inner_product(y.begin(), y.end(), w.begin(), 0.0) +
            config.auxLossCoef * acts.auxLoss;
   };
@@ -67,7 +67,7 @@ void checkGradients(int32_t topK, double capacityFactor, bool expectDrops) {
   EXPECT_EQ(sum(acts.routed), n * topK);
   std::vector<double> dx(x.size(), 0.0);
   for (auto* p : layer.parameters()) std::fill(p->grad.data(), p->grad.data() + p->grad.numel(), 0);
-  layer.backwardInput(dx.data(), w.data(), acts, keep, /*lossScale=*/1.0);
+  EXPECT_TRUE(layer.backwardInput(dx.data(), w.data(), acts, keep, /*lossScale=*/1.0).isOk());
   layer.backwardWeight(x.data(), acts, keep);
   testing::expectGradientsMatch("x", loss, x.data(), dx.data(), x.size());
   for (auto* p : layer.parameters()) {
@@ -184,7 +184,7 @@ void checkAgainstReference(int32_t topK, double capacityFactor) {
   const auto x = testing::randomVector(static_cast<size_t>(n * c), 12);
   std::vector<float> xf(x.begin(), x.end()), y(x.size());
   auto acts = layer.newActivations(n, &backend.allocator());
-  layer.forward(y.data(), xf.data(), acts);
+  EXPECT_TRUE(layer.forward(y.data(), xf.data(), acts).isOk());
   const Reference r = reference(config, layer, x, n);
   EXPECT_EQ(acts.routed, r.routed);
   EXPECT_EQ(acts.dropped, r.dropped);
@@ -231,7 +231,7 @@ TEST(MoeLayerTest, Top1DropsTheLastTokensOverCapacityInTokenOrder) {
   const std::vector<double> x = {1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0};  // tokens 0-3, 5: expert 0
   auto acts = layer.newActivations(n, nullptr);
   std::vector<double> y(x.size(), 7.0);
-  layer.forward(y.data(), x.data(), acts);
+  EXPECT_TRUE(layer.forward(y.data(), x.data(), acts).isOk());
   EXPECT_EQ(acts.routed, (std::vector<int64_t>{5, 1}));
   EXPECT_EQ(acts.dropped, (std::vector<int64_t>{2, 0}));
   // Tokens 3 and 5, the 4th and 5th for expert 0, drop: their output is 0.
@@ -255,7 +255,7 @@ TEST(MoeLayerTest, Top2PlacesFirstChoicesBeforeSecondChoices) {
   const std::vector<double> x = {1, 0, 0, 1, 1, 0};
   auto acts = layer.newActivations(n, nullptr);
   std::vector<double> y(x.size());
-  layer.forward(y.data(), x.data(), acts);
+  EXPECT_TRUE(layer.forward(y.data(), x.data(), acts).isOk());
   EXPECT_EQ(acts.expert, (std::vector<int32_t>{0, 1, 1, 0, 0, 1}));
   EXPECT_EQ(acts.row, (std::vector<int64_t>{0, 3, 2, -1, 1, -1}));
   EXPECT_EQ(acts.routed, (std::vector<int64_t>{3, 3}));
@@ -270,10 +270,10 @@ TEST(MoeLayerTest, AuxLossIsOneWhenBalancedAndGrowsWithImbalance) {
   auto acts = layer.newActivations(4, nullptr);
   std::vector<double> y(8);
   const std::vector<double> balanced = {1, 0, 0, 1, 1, 0, 0, 1};
-  layer.forward(y.data(), balanced.data(), acts);
+  EXPECT_TRUE(layer.forward(y.data(), balanced.data(), acts).isOk());
   EXPECT_NEAR(acts.auxLoss, 1.0, 1e-12);  // f = (1/2, 1/2), P symmetric: 2 · (½P0 + ½P1) = 1
   const std::vector<double> skewed = {1, 0, 1, 0, 1, 0, 1, 0};
-  layer.forward(y.data(), skewed.data(), acts);
+  EXPECT_TRUE(layer.forward(y.data(), skewed.data(), acts).isOk());
   const double p0 = 1.0 / (1.0 + std::exp(-4.0));  // softmax of (4, 0)
   EXPECT_NEAR(acts.auxLoss, 2.0 * p0, 1e-12);      // f = (1, 0)
 }

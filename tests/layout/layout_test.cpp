@@ -114,6 +114,45 @@ TEST(LayoutValidate, TensorParallelDegreeMustDivideTheSizes) {
   EXPECT_EQ(problems(l), "invalid layout: heads 12 is not divisible by tp 8");
 }
 
+TEST(LayoutValidate, ExpertParallelismNeedsExpertsItDividesAndNoTp) {
+  Layout l = base();
+  l.tp = 1;
+  l.dp = 4;
+  l.ep = 2;
+  EXPECT_EQ(problems(l), "invalid layout: ep 2 needs a mixture-of-experts model (experts > 0)");
+  l.model.experts = 6;
+  l.model.topK = 2;
+  EXPECT_TRUE(validate(l).isOk()) << problems(l);
+  l.ep = 4;
+  l.dp = 6;
+  l.zeroStage = ZeroStage::kGradients;
+  EXPECT_EQ(problems(l),
+            "invalid layout: experts 6 is not divisible by ep 4; dp 6 is not divisible by ep 4 "
+            "(the experts split over ep ranks of the dp group); ep 4 supports zero_stage 0 or 1, "
+            "got 2");
+  l = base();  // tp 2
+  l.model.experts = 4;
+  EXPECT_EQ(problems(l),
+            "invalid layout: mixture of experts (experts 4) does not combine with tp 2 (use dp "
+            "and ep)");
+  l.tp = 1;
+  l.ep = 0;
+  EXPECT_EQ(problems(l), "invalid layout: ep must be >= 1, got 0");
+}
+
+TEST(LayoutJson, EpIsReadAndWrittenOnlyWhenUsed) {
+  Layout l = base();
+  l.tp = 1;
+  EXPECT_FALSE(toJson(l).contains("ep"));
+  l.model.experts = 4;
+  l.ep = 2;
+  const json j = toJson(l);
+  EXPECT_EQ(j.at("ep"), 2);
+  auto back = layoutFromJson(j);
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(*back, l);
+}
+
 TEST(LayoutValidate, VirtualChunksOnlyWithInterleaved) {
   Layout l = base();
   l.virtualChunks = 2;

@@ -86,6 +86,19 @@ inline const RunResult& reference(int32_t dp, int steps) {
       .first->second;
 }
 
+// The reference restricted to the parameters a rank holds (a pipeline
+// stage's, an ep rank's experts), in the rank's order.
+inline RunResult heldSubset(const RunResult& ref, const RunResult& got) {
+  RunResult sub = ref;
+  sub.params.clear();
+  for (const auto& [name, values] : got.params) {
+    for (const auto& entry : ref.params) {
+      if (entry.first == name) sub.params.push_back(entry);
+    }
+  }
+  return sub;
+}
+
 // This rank's group of `dp` consecutive world ranks.
 inline std::unique_ptr<MpiCommunicator> dpGroup(int32_t dp) {
   const int r = worldRank();

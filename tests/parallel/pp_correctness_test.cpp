@@ -78,18 +78,6 @@ RunResult runPipeline(ScheduleKind kind, int32_t chunks, int32_t zero, Communica
   return r;
 }
 
-// The reference restricted to the parameters this stage holds, in its order.
-RunResult stageSubset(const RunResult& ref, const RunResult& got) {
-  RunResult sub = ref;
-  sub.params.clear();
-  for (const auto& [name, values] : got.params) {
-    for (const auto& entry : ref.params) {
-      if (entry.first == name) sub.params.push_back(entry);
-    }
-  }
-  return sub;
-}
-
 void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t zero,
                    Communicator& dp, Communicator& pp, int32_t chunks = 1, bool recompute = false,
                    ActivationBytes* bytes = nullptr) {
@@ -99,7 +87,7 @@ void expectMatches(ScheduleKind kind, int32_t dpSize, int32_t ppSize, int32_t ze
                            (recompute ? " recompute" : "");
   const RunResult got = runPipeline(kind, chunks, zero, dp, pp, recompute, bytes);
   ASSERT_FALSE(got.params.empty()) << what;
-  const RunResult ref = stageSubset(pipelineReference(dpSize, layersFor(ppSize, chunks)), got);
+  const RunResult ref = heldSubset(pipelineReference(dpSize, layersFor(ppSize, chunks)), got);
   expectAgreement(got, ref, what);
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/parallel/hierarchical_all_reduce.h"
+
 namespace bubblescope::engine {
 namespace {
 
@@ -85,6 +87,17 @@ Status DataParallel::setUp() {
 }
 
 Status DataParallel::setUpCompression() {
+  if (options_.intraNode != nullptr && options_.interNode != nullptr) {
+    if (options_.zeroStage != layout::ZeroStage::kNone || options_.compression.compresses()) {
+      return Status::invalidArgument(
+          "a hierarchical all-reduce needs ZeRO stage 0 and no grad compression");
+    }
+    for (size_t i = 0; i < buckets_.size(); ++i) {
+      reductions_.push_back(
+          std::make_unique<HierarchicalAllReduce>(*options_.intraNode, *options_.interNode));
+    }
+    return Status::ok();
+  }
   if (!options_.compression.compresses()) return Status::ok();
   if (options_.zeroStage != layout::ZeroStage::kNone) {
     return Status::invalidArgument("grad compression " + options_.compression.toString() +

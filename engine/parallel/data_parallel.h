@@ -67,6 +67,11 @@ struct DataParallelOptions {
   // objects, expert_data_parallel.h); kExperts names its collectives
   // "expert_<name>" ("expert_grad_all_reduce", ...).
   ParameterGroup group = ParameterGroup::kAll;
+  // Both set: every bucket is all-reduced hierarchically over these (the dp
+  // group's node communicators, node_groups.h; ZeRO 0, no compression).
+  // Must outlive this object.
+  Communicator* intraNode = nullptr;
+  Communicator* interNode = nullptr;
 };
 
 class DataParallel final : public LayerHooks, public GradientSync {

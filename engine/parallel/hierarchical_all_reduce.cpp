@@ -12,20 +12,32 @@ CommTrace named(const CommTrace& trace, const char* name) {
 }
 }  // namespace
 
-Status HierarchicalAllReduce::allReduce(std::span<float> data, const CommTrace& trace) {
-  const std::vector<int> counts = evenCounts(static_cast<int64_t>(data.size()), intraNode_.size());
+Status HierarchicalAllReduce::start(std::span<const float> grads, const CommTrace& trace) {
+  const auto n = static_cast<int64_t>(grads.size());
+  counts_ = evenCounts(n, intraNode_.size());
   // At least one element of storage: an empty shard (n < K) still needs a buffer.
-  shard_.resize(std::max(counts[intraNode_.rank()], 1));
-  const std::span<float> shard(shard_.data(), counts[intraNode_.rank()]);
-  if (Status s =
-          intraNode_.reduceScatter(data, shard, counts, named(trace, kIntraReduceScatterName));
-      !s.isOk()) {
-    return s;
-  }
-  if (Status s = interNode_.allReduce(shard, named(trace, kInterAllReduceName)); !s.isOk()) {
-    return s;
-  }
-  return intraNode_.allGather(shard, data, counts, named(trace, kIntraAllGatherName));
+  shard_.resize(std::max(counts_[intraNode_.rank()], 1));
+  trace_ = trace;
+  const std::span<float> shard(shard_.data(), counts_[intraNode_.rank()]);
+  BS_ASSIGN_OR_RETURN(handle_, intraNode_.startReduceScatter(
+                                   grads, shard, counts_, named(trace, kIntraReduceScatterName)));
+  busBytes_ = engine::busBytes(CollectiveKind::kReduceScatter, 4 * n, intraNode_.size()) +
+              engine::busBytes(CollectiveKind::kAllReduce, 4 * int64_t{counts_[intraNode_.rank()]},
+                               interNode_.size()) +
+              engine::busBytes(CollectiveKind::kAllGather, 4 * n, intraNode_.size());
+  return Status::ok();
+}
+
+Status HierarchicalAllReduce::finish(std::span<float> sum) {
+  BS_RETURN_IF_ERROR(intraNode_.wait(handle_));
+  const std::span<float> shard(shard_.data(), counts_[intraNode_.rank()]);
+  BS_RETURN_IF_ERROR(interNode_.allReduce(shard, named(trace_, kInterAllReduceName)));
+  return intraNode_.allGather(shard, sum, counts_, named(trace_, kIntraAllGatherName));
+}
+
+Status HierarchicalAllReduce::allReduce(std::span<float> data, const CommTrace& trace) {
+  BS_RETURN_IF_ERROR(start(data, trace));
+  return finish(data);
 }
 
 }  // namespace bubblescope::engine

@@ -216,6 +216,10 @@ Status MpiCommunicator::execute(const CommOp& op) {
   const int count = static_cast<int>(op.count);
   switch (op.kind) {
     case CollectiveKind::kAllReduce:
+      if (pacer_) {
+        return pacedRingAllReduce(comm_, op.recv, op.count, type, elementBytes(op.type),
+                                  mpiSum(op.type), nodeOf_, *pacer_);
+      }
       BS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, op.recv, count, type, mpiSum(op.type), comm_));
       return Status::ok();
     case CollectiveKind::kReduceScatter:
@@ -247,6 +251,12 @@ Status MpiCommunicator::execute(const CommOp& op) {
       return Status::ok();
   }
   return Status::internal("unknown collective");
+}
+
+void MpiCommunicator::emulateInterNodeLink(std::vector<int32_t> nodeOfGroupRank,
+                                           const InterNodeLink& link) {
+  nodeOf_ = std::move(nodeOfGroupRank);
+  pacer_ = std::make_unique<LinkPacer>(link);
 }
 
 Result<bool> MpiCommunicator::awaitMessage(int32_t peer, int32_t tag) {

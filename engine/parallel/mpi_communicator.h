@@ -39,6 +39,7 @@
 #include <thread>
 
 #include "engine/parallel/communicator.h"
+#include "engine/parallel/link_pacer.h"
 
 namespace bubblescope::engine {
 
@@ -51,6 +52,11 @@ class MpiCommunicator final : public Communicator {
   ~MpiCommunicator() override;
 
   MPI_Comm comm() const { return comm_; }
+
+  // All-reduces from now on run as a ring whose messages between nodes are
+  // paced (link_pacer.h); nodeOfGroupRank: every group rank's node. Not
+  // while ops are in flight.
+  void emulateInterNodeLink(std::vector<int32_t> nodeOfGroupRank, const InterNodeLink& link);
 
   // Polls MPI_Iprobe, sleeping between polls as above.
   Result<bool> awaitMessage(int32_t peer, int32_t tag) override;
@@ -79,7 +85,9 @@ class MpiCommunicator final : public Communicator {
   std::deque<std::shared_ptr<Job>> queue_;
   bool busy_ = false;  // a collective is running (worker or inline)
   bool stop_ = false;
-  std::thread worker_;  // started with the first non-blocking collective
+  std::thread worker_;                // started with the first non-blocking collective
+  std::unique_ptr<LinkPacer> pacer_;  // set: all-reduces run as a paced ring
+  std::vector<int32_t> nodeOf_;       // (size) each group rank's node, with pacer_
 };
 
 }  // namespace bubblescope::engine

@@ -127,6 +127,22 @@ std::string memoryTable(const RunReport& report, bool markdown) {
          t.render(markdown);
 }
 
+// What the dp gradients' compression did to their bytes: the uncompressed
+// formula over the measured dp+zero bytes (docs/parallel.md).
+std::string gradCompressionLine(const RunReport& report) {
+  if (!report.layout || !report.layout->gradCompression.compresses()) return "";
+  std::string out = "grad_compression " + report.layout->gradCompression.toString();
+  for (const auto& v : report.commVolume) {
+    if (v.dim == std::string("dp+zero") && v.formulaBytesPerStep && v.measuredBytesPerStep > 0) {
+      out += ": dp+zero bytes per step " + formatBytes(v.measuredBytesPerStep) +
+             " against the uncompressed formula's " + formatBytes(v.formulaBytesPerStep) +
+             ", compression ratio " +
+             formatNumber(*v.formulaBytesPerStep / v.measuredBytesPerStep, 2);
+    }
+  }
+  return out + "\n";
+}
+
 std::string volumeTable(const RunReport& report, bool markdown) {
   if (report.commVolume.empty()) return "";
   TextTable t{{"dim", "measured per step", "formula per step", "measured / formula"}, {}};
@@ -139,7 +155,7 @@ std::string volumeTable(const RunReport& report, bool markdown) {
                       formatBytes(v.formulaBytesPerStep), formatNumber(ratio, 2)});
   }
   return heading("Communication volume per rank (all-reduce counted twice)", markdown) +
-         t.render(markdown);
+         t.render(markdown) + gradCompressionLine(report);
 }
 
 std::string stepsTable(const RunReport& report, bool markdown) {

@@ -1,5 +1,6 @@
-// `bubblescope-cli report FILE [--run ID] [--json | --markdown]`: where the
-// time went, per rank, stage and parallel dimension (storage/analysis).
+// `bubblescope-cli report FILE [--run ID] [--json | --markdown]
+// [--memory-per-rank GiB]`: where the time went, per rank, stage and
+// parallel dimension, and advice with predicted gains (storage/analysis).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@ struct ReportOptions {
   int64_t runId = -1;  // -1: every run of the file
   bool json = false;
   bool markdown = false;
+  double memoryGiB = 0;  // > 0: the budget of the memory_headroom advice
 };
 
 // A run's report, its MoE blocks' load (storage/analysis/moe_load.h), its
@@ -45,7 +47,12 @@ Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
   std::vector<AnalyzedRun> runs;
   for (int64_t id : ids) {
     AnalyzedRun run;
-    BS_ASSIGN_OR_RETURN(run.report, analysis::analyzeRun(*reader, id));
+    analysis::AnalysisOptions options;
+    options.advice = true;
+    if (o.memoryGiB > 0) {
+      options.adviceOptions.memoryPerRankBytes = o.memoryGiB * 1024.0 * 1024.0 * 1024.0;
+    }
+    BS_ASSIGN_OR_RETURN(run.report, analysis::analyzeRun(*reader, id, options));
     // Every rank's MoE samples (each routed its own tokens).
     BS_ASSIGN_OR_RETURN(auto samples, reader->samples(id));
     run.moe = analysis::moeLoadFromSamples(samples);
@@ -99,6 +106,9 @@ void addReportCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--run", o->runId, "Run id (default: every run)")->check(CLI::NonNegativeNumber);
   auto* json = cmd->add_flag("--json", o->json, "One JSON object (docs/report-format.md)");
   cmd->add_flag("--markdown", o->markdown, "Markdown tables")->excludes(json);
+  cmd->add_option("--memory-per-rank", o->memoryGiB,
+                  "GiB per rank: advise a lower ZeRO stage or no recompute that fits it")
+      ->check(CLI::PositiveNumber);
   cmd->callback([&runner, o] { runner = [o] { return runReport(*o); }; });
 }
 

@@ -1,5 +1,7 @@
 #include "storage/analysis/report_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -71,6 +73,33 @@ json rankJson(const RankReport& r) {
           {"gpu", gpuJson(r.gpu)}};
 }
 
+json adviceJson(const std::vector<Advice>& advice) {
+  json out = json::array();
+  for (const Advice& a : advice) {
+    json predicted = nullptr;
+    if (a.predicted) {
+      const PredictedGain& g = *a.predicted;
+      predicted = {{"before", g.measuredBefore ? "measured" : "predicted"},
+                   {"step_ms_before", g.stepNsBefore / 1e6},
+                   {"step_ms_after", g.stepNsAfter / 1e6},
+                   {"step_change", g.stepChange()},
+                   {"tokens_per_s_before", g.tokensPerSBefore},
+                   {"tokens_per_s_after", g.tokensPerSAfter},
+                   {"gain", g.gain()},
+                   {"peak_memory_bytes_before", g.peakMemoryBytesBefore},
+                   {"peak_memory_bytes_after", g.peakMemoryBytesAfter}};
+    }
+    out.push_back(
+        {{"rule", a.rule},
+         {"dimension", a.dimension.empty() ? json(nullptr) : json(a.dimension)},
+         {"message", a.message},
+         {"change", a.change.empty() ? json(nullptr) : json(a.change)},
+         {"layout", a.layout ? json::parse(layout::toJson(*a.layout).dump()) : json(nullptr)},
+         {"predicted", predicted}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json runToJson(const RunReport& r) {
@@ -129,6 +158,7 @@ json runToJson(const RunReport& r) {
           {"slowest_stage", orNull(r.slowestStage)},
           {"stragglers", stragglers},
           {"comm_volume", volume},
+          {"advice", adviceJson(r.advice)},
           {"notes", r.notes}};
 }
 

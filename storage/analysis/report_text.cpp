@@ -173,6 +173,23 @@ std::string stepsTable(const RunReport& report, bool markdown) {
   return heading("Steps", markdown) + t.render(markdown) + more;
 }
 
+// Each piece of advice: the finding, the layout change, its predicted gain.
+std::string adviceText(const RunReport& report, bool markdown) {
+  if (report.advice.empty()) return "";
+  std::string out = heading("Advice (gains predicted from this run's own calibration)", markdown);
+  for (const Advice& a : report.advice) {
+    const std::string dim = a.dimension.empty() ? "" : " " + a.dimension;
+    out += markdown ? "- **" + a.rule + "**" + dim + ": " + a.message + "\n"
+                    : a.rule + dim + ": " + a.message + "\n";
+    const std::string indent = markdown ? "  - " : "  ";
+    if (!a.change.empty()) {
+      out += indent + "change: " + (markdown ? "`" + a.change + "`" : a.change) + "\n";
+    }
+    if (a.predicted) out += indent + a.predictedText() + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string layoutSummary(const std::optional<layout::Layout>& layout) {
@@ -231,6 +248,7 @@ std::string reportToText(const RunReport& report, bool markdown) {
                   s.lateSteps, s.steps);
     out += line;
   }
+  out += adviceText(report, markdown);
   out += stepsTable(report, markdown);
   return out;
 }

@@ -14,7 +14,8 @@ std::string layoutSummary(const std::optional<layout::Layout>& layout);
 
 // Sections: header and notes, step time and throughput, ranks, stages
 // (bubble measured beside the formula), memory, communication volume,
-// stragglers, steps (the first 20).
+// stragglers, advice (when the report holds any: advice.h), steps (the
+// first 20).
 std::string reportToText(const RunReport& report, bool markdown);
 
 }  // namespace bubblescope::analysis

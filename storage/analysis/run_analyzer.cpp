@@ -9,6 +9,7 @@
 #include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
 #include "storage/analysis/rank_step_analyzer.h"
+#include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
 
 namespace bubblescope::analysis {
@@ -266,14 +267,18 @@ void addNotes(RunReport& report) {
 
 // The ideal-hardware replay of an oversubscribed measured run (a run whose
 // spans carry no CPU time gets a note instead).
-Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& report) {
+// `measured` is read on first use and kept for the advice.
+Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& report,
+                      std::optional<MeasuredOps>& measured) {
   bool oversubscribed = false;
   for (const auto& r : report.ranks) {
     oversubscribed |= r.info.coresOnHost > 0 && r.info.ranksOnHost > r.info.coresOnHost;
   }
   if (!oversubscribed || report.run.info.simulated || !report.layout) return Status::ok();
-  BS_ASSIGN_OR_RETURN(const MeasuredOps measured, measureOps(reader, runId));
-  auto replay = replayIdealHardware(measured);
+  if (!measured) {
+    BS_ASSIGN_OR_RETURN(measured, measureOps(reader, runId));
+  }
+  auto replay = replayIdealHardware(*measured);
   if (!replay.isOk()) {
     report.notes.push_back("no ideal-hardware replay: " + replay.status().message());
     return Status::ok();
@@ -288,6 +293,35 @@ Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& re
       "bubble replayed: the run's measured thread CPU costs per op replayed "
       "with one core per rank (" +
       std::to_string(replay->steps) + " steps)");
+  return Status::ok();
+}
+
+// The advice rules (advice.h), their gains from a calibration of this run.
+Status addAdvice(storage::TraceReader& reader, int64_t runId, const AnalysisOptions& options,
+                 RunReport& report, std::optional<MeasuredOps>& measured) {
+  std::optional<layout::Calibration> calibration;
+  const bool measuredRun = !report.run.info.simulated && !report.run.info.imported;
+  if (!measuredRun || !report.layout) {
+    // Rules on measurements alone; no calibration to predict with.
+  } else if (report.run.health == storage::RunHealth::kRunning) {
+    report.notes.push_back("advice without predicted gains until the run finishes");
+  } else if (report.run.eventCount > options.adviceMaxEvents) {
+    report.notes.push_back("advice without predicted gains: the run has " +
+                           std::to_string(report.run.eventCount) + " events (more than " +
+                           std::to_string(options.adviceMaxEvents) +
+                           "); calibrate from a shorter run");
+  } else {
+    if (!measured) {
+      BS_ASSIGN_OR_RETURN(measured, measureOps(reader, runId));
+    }
+    auto c = calibrationOf(*measured, runId);
+    if (c.isOk()) {
+      calibration = std::move(*c);
+    } else {
+      report.notes.push_back("advice without predicted gains: " + c.status().message());
+    }
+  }
+  report.advice = adviseRun(report, calibration, options.adviceOptions);
   return Status::ok();
 }
 
@@ -334,7 +368,9 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
   report.stragglers = findStragglers(perStep, stageOfRank, options.stragglers);
   summarizeRun(report);
   addNotes(report);
-  BS_RETURN_IF_ERROR(addIdealReplay(reader, runId, report));
+  std::optional<MeasuredOps> measured;  // read once, for the replay and the advice
+  BS_RETURN_IF_ERROR(addIdealReplay(reader, runId, report, measured));
+  if (options.advice) BS_RETURN_IF_ERROR(addAdvice(reader, runId, options, report, measured));
   return report;
 }
 

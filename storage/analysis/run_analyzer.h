@@ -24,6 +24,13 @@ struct AnalysisOptions {
   // the run's rank count; returning false stops the analysis, which then
   // fails with FailedPrecondition("analysis cancelled"). Empty: not called.
   std::function<bool(int32_t ranksDone, int32_t ranksTotal)> onRankDone;
+  // Fill RunReport::advice (advice.h), its gains predicted from a
+  // calibration of the run itself (run_calibration.h). Measured runs only;
+  // a run still being written, or with more than adviceMaxEvents events
+  // (the calibration reads every op), gets a note instead of gains.
+  bool advice = false;
+  AdviceOptions adviceOptions;
+  int64_t adviceMaxEvents = 5'000'000;
 };
 
 // Step windows per rank come from the steps table; a rank without step rows

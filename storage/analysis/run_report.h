@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/layout/layout.h"
+#include "storage/analysis/advice.h"
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/step_times.h"
 #include "storage/run_info.h"
@@ -116,6 +117,9 @@ struct RunReport {
   std::vector<CommVolume> commVolume;
   std::vector<std::string> notes;        // run health, oversubscription, missing data
   std::optional<double> replayedStepNs;  // the ideal-hardware replay's step (ideal_replay.h)
+  // Rules with layout changes and predicted gains (advice.h); filled when
+  // AnalysisOptions::advice asks for it.
+  std::vector<Advice> advice;
 };
 
 }  // namespace bubblescope::analysis

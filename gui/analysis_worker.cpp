@@ -28,6 +28,7 @@ Result<std::vector<analysis::RunReport>> analyzeRuns(const QString& path,
   int before = 0;
   for (size_t i = 0; i < runIds.size(); ++i) {
     analysis::AnalysisOptions options;
+    options.advice = true;  // the Charts' advice list
     options.onRankDone = [&](int32_t done, int32_t) {
       return !onRanks || onRanks(before + done, total);
     };

@@ -1,4 +1,5 @@
-// AnalysisWorker: runs analysis::analyzeRun off the GUI thread.
+// AnalysisWorker: runs analysis::analyzeRun off the GUI thread, with the
+// advice (AnalysisOptions::advice) the Charts show.
 //
 // Contract: analyze() starts a thread that opens its own TraceReader on the
 // file (readers are not thread-safe) and analyses the given runs in order;

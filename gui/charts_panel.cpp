@@ -8,6 +8,7 @@
 #include <QProgressBar>
 #include <cmath>
 
+#include "gui/advice_list.h"
 #include "gui/span_palette.h"
 #include "gui/time_format.h"
 
@@ -162,8 +163,11 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   details_->setMargin(8);
   grid->addWidget(details_, 2, 2);
-  grid->setRowStretch(1, 1);
-  grid->setRowStretch(2, 1);
+  advice_ = new AdviceList(this);
+  grid->addWidget(advice_, 3, 0, 1, 3);
+  grid->setRowStretch(1, 4);
+  grid->setRowStretch(2, 4);
+  grid->setRowStretch(3, 2);
   clear();
 }
 
@@ -177,6 +181,7 @@ void ChartsPanel::clear() {
   for (auto& d : data_) d = ChartData{};
   summary_->setText(tr("No run analysed yet."));
   details_->clear();
+  advice_->clear();
   rebuild();
 }
 
@@ -211,6 +216,7 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   if (report.slowestRank) text += tr(" · slowest rank %1").arg(*report.slowestRank);
   summary_->setText(text);
   details_->setText(detailsHtml(report));
+  advice_->setAdvice(report.advice);
   rebuild();
 }
 

@@ -1,7 +1,7 @@
 // ChartsPanel: the QCustomPlot charts of one run's RunReport (utilisation and
 // communication per rank, pipeline bubble per stage next to its formula,
-// step-time breakdown per rank, loss per step, peak memory per rank) and a
-// summary line.
+// step-time breakdown per rank, loss per step, peak memory per rank), a
+// summary line and the run's advice (advice_list.h).
 //
 // Contract: draws exactly what chart_data.h computes from the report (no
 // analysis here); setReport() replaces everything. Clicking a bar emits the
@@ -23,6 +23,8 @@ class QProgressBar;
 
 namespace bubblescope::gui {
 
+class AdviceList;
+
 class ChartsPanel : public QWidget {
   Q_OBJECT
 
@@ -40,6 +42,8 @@ class ChartsPanel : public QWidget {
   // "utilisation", "bubble", ... (file names of exports).
   static QString chartName(Chart chart);
   QCustomPlot* plot(Chart chart) const { return plots_[chart]; }
+  // The report's advice under the charts (advice_list.h).
+  AdviceList* advice() const { return advice_; }
   QWidget* plotWidget(Chart chart) const;
   const ChartData& data(Chart chart) const { return data_[chart]; }
   // The values the chart's plottable named `series` holds, in key order (for
@@ -82,6 +86,7 @@ class ChartsPanel : public QWidget {
   QLabel* summary_ = nullptr;
   QLabel* details_ = nullptr;  // step statistics, comm volume, stragglers, notes
   QProgressBar* progress_ = nullptr;
+  AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
 };
 

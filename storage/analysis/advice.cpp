@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "engine/layout/formulas.h"
 #include "engine/layout/prediction.h"
@@ -160,7 +161,48 @@ class Advisor {
     add(std::move(a));
   }
 
+  // The measured mean step against the predictor's step of the same layout
+  // (its per-op costs are the run's medians: no straggler).
+  std::optional<PredictedGain> withoutStragglers() const {
+    if (!base_ || !r_.stepTimeMeanNs || *r_.stepTimeMeanNs <= 0) return std::nullopt;
+    PredictedGain g;
+    g.measuredBefore = true;
+    g.stepNsBefore = *r_.stepTimeMeanNs;
+    g.stepNsAfter = base_->stepNs;
+    g.tokensPerSBefore = r_.tokensPerS.value_or(0.0);
+    g.tokensPerSAfter = base_->tokensPerSecond;
+    g.peakMemoryBytesBefore = g.peakMemoryBytesAfter = peakOf(*base_);
+    return g;
+  }
+
+  // On an oversubscribed run the ranks sharing cores straggle by turns: one
+  // piece of advice for them all. Otherwise one per straggler, naming its
+  // host when the run spans several.
   void stragglers() {
+    if (r_.stragglers.empty()) return;
+    std::set<std::string> hosts;
+    bool oversubscribed = false;
+    for (const RankReport& rank : r_.ranks) {
+      hosts.insert(rank.info.host);
+      oversubscribed |= rank.info.coresOnHost > 0 && rank.info.ranksOnHost > rank.info.coresOnHost;
+    }
+    const std::string dim = r_.layout && r_.layout->pp > 1 ? "pp" : "";
+    if (oversubscribed) {
+      std::string ranks;
+      for (const Straggler& s : r_.stragglers) {
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(s.rank);
+      }
+      Advice a;
+      a.rule = "straggler";
+      a.dimension = dim;
+      a.message = std::string(r_.stragglers.size() > 1 ? "ranks " : "rank ") + ranks +
+                  " straggle, and the run is oversubscribed (more ranks than cores): ranks "
+                  "sharing cores straggle by turns";
+      a.change = "one core per rank (fewer ranks per host, or more hosts)";
+      a.predicted = withoutStragglers();
+      add(std::move(a));
+      return;
+    }
     for (const Straggler& s : r_.stragglers) {
       std::string host = "?";
       int32_t stage = -1;
@@ -169,25 +211,18 @@ class Advisor {
         host = rank.info.host;
         stage = rank.info.pp;
       }
+      const std::string who = "rank " + std::to_string(s.rank);
       Advice a;
       a.rule = "straggler";
-      a.dimension = stage >= 0 && r_.layout && r_.layout->pp > 1 ? "pp" : "";
-      a.message = "rank " + std::to_string(s.rank) + " (host " + host + ", stage " +
-                  std::to_string(stage) + ") is late (" + s.reason + ") by " +
-                  formatMs(s.lateNsMean) + " ms on average in " + std::to_string(s.lateSteps) +
-                  " of " + std::to_string(s.steps) + " steps: the others wait for it";
-      a.change =
-          "move rank " + std::to_string(s.rank) + " off host " + host + " (or find what slows it)";
-      if (base_ && r_.stepTimeMeanNs && *r_.stepTimeMeanNs > 0) {
-        PredictedGain g;
-        g.measuredBefore = true;
-        g.stepNsBefore = *r_.stepTimeMeanNs;
-        g.stepNsAfter = base_->stepNs;
-        g.tokensPerSBefore = r_.tokensPerS.value_or(0.0);
-        g.tokensPerSAfter = base_->tokensPerSecond;
-        g.peakMemoryBytesBefore = g.peakMemoryBytesAfter = peakOf(*base_);
-        a.predicted = g;
-      }
+      a.dimension = dim;
+      a.message = who + " (host " + host + ", stage " + std::to_string(stage) + ") is late (" +
+                  s.reason + ") by " + formatMs(s.lateNsMean) + " ms on average in " +
+                  std::to_string(s.lateSteps) + " of " + std::to_string(s.steps) +
+                  " steps: the others wait for it";
+      a.change = hosts.size() > 1 ? "move " + who + " off host " + host + " (or find what slows it)"
+                                  : "find what slows " + who +
+                                        " (other processes on its cores, its data loading)";
+      a.predicted = withoutStragglers();
       add(std::move(a));
     }
   }

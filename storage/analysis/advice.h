@@ -12,10 +12,12 @@
 //    `bubbleExcessRatio` times; when the ideal-hardware replay of an
 //    oversubscribed run is near the formula the message says the shared
 //    cores, not the schedule, stretched it;
-//  - "straggler" (the rank's stage): each straggler of the report; the
-//    change is to the rank's host, the gain the predicted step of the same
-//    layout (the calibration's medians: no straggler) against the measured
-//    mean step;
+//  - "straggler" (pp when pipelined, else ""): each straggler of the report
+//    (on an oversubscribed run one piece for them all: ranks sharing cores
+//    straggle by turns, the change is a core per rank); the change is to
+//    the rank's host (moving off it when the run spans several hosts), the
+//    gain the predicted step of the same layout (the calibration's medians:
+//    no straggler) against the measured mean step;
 //  - "memory_headroom" (zero or ""): with a memory budget per rank, a lower
 //    ZeRO stage and/or recompute off whose predicted peak memory fits the
 //    budget and whose predicted tokens/s is higher;

@@ -238,6 +238,30 @@ TEST(Advice, StragglerFiresWithTheStepPredictedWithoutIt) {
       << s[0].predictedText();
 }
 
+TEST(Advice, StragglersOfAnOversubscribedRunGetOneCorePerRank) {
+  const Layout l = smallLayout(2, 1, 2, 8);
+  RunReport r = reportOf(l);
+  for (RankReport& rank : r.ranks) {
+    rank.info.coresOnHost = 2;
+    rank.info.ranksOnHost = 4;
+  }
+  r.stragglers.push_back({1, "collective arrival", 5e6, 3, 4});
+  r.stragglers.push_back({3, "compute", 5e6, 3, 4});
+  const auto s = ofRule(adviseRun(r, calibration()), "straggler");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].message.find("ranks 1, 3 straggle"), std::string::npos) << s[0].message;
+  EXPECT_NE(s[0].change.find("one core per rank"), std::string::npos);
+  ASSERT_TRUE(s[0].predicted.has_value());
+  EXPECT_EQ(s[0].predicted->stepNsAfter, layout::predictLayout(l, calibration())->stepNs);
+
+  // One host, not oversubscribed: nothing to move off.
+  for (RankReport& rank : r.ranks) rank.info.ranksOnHost = 2;
+  const auto one = ofRule(adviseRun(r, calibration()), "straggler");
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[1].change,
+            "find what slows rank 3 (other processes on its cores, its data loading)");
+}
+
 double predictedPeak(const Layout& l) {
   const auto p = layout::predictLayout(l, calibration());
   EXPECT_TRUE(p.isOk());

@@ -299,9 +299,9 @@ Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& re
 // The advice rules (advice.h), their gains from a calibration of this run.
 Status addAdvice(storage::TraceReader& reader, int64_t runId, const AnalysisOptions& options,
                  RunReport& report, std::optional<MeasuredOps>& measured) {
+  if (report.run.info.simulated) return Status::ok();  // a prediction already: no advice
   std::optional<layout::Calibration> calibration;
-  const bool measuredRun = !report.run.info.simulated && !report.run.info.imported;
-  if (!measuredRun || !report.layout) {
+  if (report.run.info.imported || !report.layout) {
     // Rules on measurements alone; no calibration to predict with.
   } else if (report.run.health == storage::RunHealth::kRunning) {
     report.notes.push_back("advice without predicted gains until the run finishes");
@@ -311,15 +311,24 @@ Status addAdvice(storage::TraceReader& reader, int64_t runId, const AnalysisOpti
                            std::to_string(options.adviceMaxEvents) +
                            "); calibrate from a shorter run");
   } else {
+    Status why = Status::ok();  // a failure costs the gains, not the report
     if (!measured) {
-      BS_ASSIGN_OR_RETURN(measured, measureOps(reader, runId));
+      auto ops = measureOps(reader, runId);
+      if (ops.isOk()) {
+        measured = std::move(*ops);
+      } else {
+        why = ops.status();
+      }
     }
-    auto c = calibrationOf(*measured, runId);
-    if (c.isOk()) {
-      calibration = std::move(*c);
-    } else {
-      report.notes.push_back("advice without predicted gains: " + c.status().message());
+    if (measured) {
+      auto c = calibrationOf(*measured, runId);
+      if (c.isOk()) {
+        calibration = std::move(*c);
+      } else {
+        why = c.status();
+      }
     }
+    if (!why.isOk()) report.notes.push_back("advice without predicted gains: " + why.message());
   }
   report.advice = adviseRun(report, calibration, options.adviceOptions);
   return Status::ok();

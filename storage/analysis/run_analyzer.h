@@ -25,9 +25,10 @@ struct AnalysisOptions {
   // fails with FailedPrecondition("analysis cancelled"). Empty: not called.
   std::function<bool(int32_t ranksDone, int32_t ranksTotal)> onRankDone;
   // Fill RunReport::advice (advice.h), its gains predicted from a
-  // calibration of the run itself (run_calibration.h). Measured runs only;
-  // a run still being written, or with more than adviceMaxEvents events
-  // (the calibration reads every op), gets a note instead of gains.
+  // calibration of the run itself (run_calibration.h). Not for simulated
+  // runs (a prediction already); an imported run, a run still being
+  // written, or one with more than adviceMaxEvents events (the calibration
+  // reads every op) gets findings without gains (a note says why).
   bool advice = false;
   AdviceOptions adviceOptions;
   int64_t adviceMaxEvents = 5'000'000;

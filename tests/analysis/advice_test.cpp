@@ -13,6 +13,8 @@
 #include "engine/layout/planner.h"
 #include "engine/layout/prediction.h"
 #include "storage/analysis/layout_variants.h"
+#include "storage/analysis/report_json.h"
+#include "storage/analysis/report_text.h"
 #include "storage/analysis/run_report.h"
 
 namespace bubblescope::analysis {
@@ -314,6 +316,50 @@ TEST(Advice, MemoryHeadroomNamesRecomputeOffWhenItFits) {
   EXPECT_EQ(m[0].change, "recompute on -> off");
   EXPECT_EQ(m[0].dimension, "");
   expectPredictorGain(m[0], l, memoryVariants(l), o.memoryPerRankBytes);
+}
+
+// report's three forms carry each piece of advice: text and Markdown in an
+// "Advice" section, JSON in the documented `advice` array.
+TEST(Advice, ReportTextMarkdownAndJsonShowTheAdvice) {
+  const Layout l = smallLayout(1, 1, 4, 2);
+  RunReport r = reportOf(l);
+  r.advice = adviseRun(r, calibration());
+  const auto few = ofRule(r.advice, "few_micro_batches");
+  ASSERT_EQ(few.size(), 1u);
+  ASSERT_TRUE(few[0].predicted.has_value());
+
+  const std::string text = reportToText(r, /*markdown=*/false);
+  EXPECT_NE(text.find("\nAdvice (gains predicted from this run's own calibration)\n"
+                      "few_micro_batches pp: " +
+                      few[0].message + "\n  change: " + few[0].change + "\n  " +
+                      few[0].predictedText() + "\n"),
+            std::string::npos)
+      << text;
+  const std::string md = reportToText(r, /*markdown=*/true);
+  EXPECT_NE(md.find("- **few_micro_batches** pp: " + few[0].message + "\n  - change: `" +
+                    few[0].change + "`\n  - " + few[0].predictedText() + "\n"),
+            std::string::npos)
+      << md;
+
+  const auto j = runToJson(r);
+  ASSERT_TRUE(j.contains("advice"));
+  const auto& a = j["advice"][0];
+  EXPECT_EQ(a["rule"], "few_micro_batches");
+  EXPECT_EQ(a["dimension"], "pp");
+  EXPECT_EQ(a["message"], few[0].message);
+  EXPECT_EQ(a["change"], few[0].change);
+  EXPECT_EQ(a["layout"]["micro_batches"], few[0].layout->microBatches);
+  EXPECT_EQ(a["predicted"]["before"], "predicted");
+  EXPECT_DOUBLE_EQ(a["predicted"]["step_ms_before"].get<double>(),
+                   few[0].predicted->stepNsBefore / 1e6);
+  EXPECT_DOUBLE_EQ(a["predicted"]["step_ms_after"].get<double>(),
+                   few[0].predicted->stepNsAfter / 1e6);
+  EXPECT_DOUBLE_EQ(a["predicted"]["gain"].get<double>(), few[0].predicted->gain());
+
+  // No advice: no section, an empty array.
+  r.advice.clear();
+  EXPECT_EQ(reportToText(r, false).find("Advice"), std::string::npos);
+  EXPECT_TRUE(runToJson(r)["advice"].empty());
 }
 
 TEST(Advice, LayoutChangeTextNamesTheFieldsThatDiffer) {

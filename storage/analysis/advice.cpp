@@ -102,6 +102,18 @@ class Advisor {
     a.predicted = PredictedGain{base_->stepNs,          b->prediction.stepNs,
                                 base_->tokensPerSecond, b->prediction.tokensPerSecond,
                                 peakOf(*base_),         peakOf(b->prediction)};
+    if (!measuredAt(b->layout.microBatchSize)) {
+      a.message += " (micro-batch size " + std::to_string(b->layout.microBatchSize) +
+                   " was not measured: its costs are the measured sizes' scaled linearly, which "
+                   "small matrices may not reach)";
+    }
+  }
+
+  // Whether the calibration holds a block forward cost at micro-batch size b.
+  bool measuredAt(int32_t b) const {
+    return std::any_of(c_->ops.begin(), c_->ops.end(), [&](const layout::OpCostEntry& e) {
+      return e.part == "block" && e.op == "forward" && e.microBatchSize == b;
+    });
   }
 
   void add(Advice a) { out_.push_back(std::move(a)); }

@@ -30,6 +30,9 @@
 // training hyper-parameter) when any qualifies; otherwise the advice has no
 // change.
 //
+// A change to a micro-batch size the calibration never measured says so in
+// the message: the predictor scales the measured sizes' costs linearly.
+//
 // Pure: values in, values out; thread-safe.
 #pragma once
 

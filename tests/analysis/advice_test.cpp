@@ -210,6 +210,27 @@ TEST(Advice, FewMicroBatchesFiresBelowFourPerStage) {
   expectPredictorGain(few[0], l, microBatchVariants(l, 4));
   EXPECT_GT(few[0].layout->microBatches, 2);
   EXPECT_NE(few[0].change.find("m 2 -> "), std::string::npos) << few[0].change;
+  // The FLOPs calibration holds micro-batch size 1, the size named.
+  EXPECT_EQ(few[0].message.find("was not measured"), std::string::npos) << few[0].message;
+  // A calibration measured at b = 4 only: a change to b = 1 says so.
+  layout::Calibration at4 = calibration();
+  for (layout::OpCostEntry& e : at4.ops) {
+    if (e.microBatchSize != 1) continue;
+    e.microBatchSize = 4;
+    e.wallNs *= 4;
+    e.cpuNs *= 4;
+  }
+  Layout b4 = l;
+  b4.microBatchSize = 4;
+  const auto fewB4 = ofRule(adviseRun(reportOf(b4), at4), "few_micro_batches");
+  ASSERT_EQ(fewB4.size(), 1u);
+  ASSERT_TRUE(fewB4[0].layout.has_value());
+  ASSERT_NE(fewB4[0].layout->microBatchSize, 4) << fewB4[0].change;
+  EXPECT_NE(
+      fewB4[0].message.find("micro-batch size " + std::to_string(fewB4[0].layout->microBatchSize) +
+                            " was not measured"),
+      std::string::npos)
+      << fewB4[0].message;
 
   EXPECT_TRUE(
       ofRule(adviseRun(reportOf(smallLayout(1, 1, 4, 16)), calibration()), "few_micro_batches")

@@ -174,7 +174,7 @@ class Advisor {
   }
 
   // The measured mean step against the predictor's step of the same layout
-  // (its per-op costs are the run's medians: no straggler).
+  // (every op at its mean over all ranks: the others' pace).
   std::optional<PredictedGain> withoutStragglers() const {
     if (!base_ || !r_.stepTimeMeanNs || *r_.stepTimeMeanNs <= 0) return std::nullopt;
     PredictedGain g;

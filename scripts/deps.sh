@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libcli11-dev libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth
   librsvg2-bin  # rsvg-convert: the e2e GUI test renders the exported SVG with it
+  jq  # the predict end-to-end CLI test reads the calibration's JSON with it
 )
 
 missing=()

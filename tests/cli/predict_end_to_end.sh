@@ -1,0 +1,71 @@
+#!/bin/sh
+# predict -> run -> compare, end to end through bubblescope-cli
+# (docs/prediction.md): a tiny single-rank run is calibrated, the same layout
+# is predicted from that calibration and written as a simulated run, and
+# compare puts the two side by side; then the bad inputs of issue 15.
+# Usage: predict_end_to_end.sh BUBBLESCOPE_CLI SCRATCH_DIR. Prints "ok" or
+# "FAIL: why" (exit 1). Needs jq.
+set -u
+cli=$1
+dir=$2
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+f=$dir/e2e.db
+
+# 1. A measured run and its calibration.
+"$cli" run --model tiny --steps 3 --micro-batches 2 --trace "$f" >"$dir/run.txt" 2>&1 ||
+  fail "run: $(tail -1 "$dir/run.txt")"
+params=$(sed -n 's/^model tiny: \([0-9]*\) parameters.*/\1/p' "$dir/run.txt")
+[ -n "$params" ] || fail "run printed no parameter count"
+"$cli" calibrate --trace "$f" --json >"$dir/calibration.json" || fail "calibrate failed"
+[ "$(jq -r '.model.preset' "$dir/calibration.json")" = tiny ] || fail "calibration model"
+[ "$(jq -r '.ranks_per_host // 1' "$dir/calibration.json")" -le "$(jq -r '.cores' "$dir/calibration.json")" ] ||
+  fail "one rank counted as oversubscribed"
+
+# 2. The single-rank prediction follows from the calibration alone: m micro-
+# batches of every layer's forward and backward (wall times: one rank is not
+# oversubscribed) plus the optimizer's cost per parameter times Ψ.
+expected_ms=$(jq -r --argjson m 2 --argjson params "$params" '
+  def w(p; o): ([.ops[] | select(.part == p and .op == o) | .wall_ns] | first // 0);
+  (($m * (.model.layers * (w("block"; "forward") + w("block"; "backward"))
+         + w("embedding"; "forward") + w("embedding"; "backward")
+         + w("head"; "forward") + w("head"; "backward")))
+   + w("optimizer"; "step") * $params) / 1e6' "$dir/calibration.json")
+"$cli" simulate --model tiny --steps 3 --micro-batches 2 --calibration "$f" --trace "$f" \
+  >"$dir/simulate.txt" 2>&1 || fail "simulate: $(tail -1 "$dir/simulate.txt")"
+predicted_ms=$(sed -n 's/^predicted step \([0-9.]*\) ms.*/\1/p' "$dir/simulate.txt")
+[ -n "$predicted_ms" ] || fail "simulate printed no predicted step"
+awk -v p="$predicted_ms" -v e="$expected_ms" 'BEGIN { d = p - e; if (d < 0) d = -d; exit !(e > 0 && d <= 1e-3 * e + 0.002) }' ||
+  fail "predicted step $predicted_ms ms, the calibration gives $expected_ms ms"
+grep -q '^warning:' "$dir/simulate.txt" && fail "a matching calibration warned: $(grep '^warning:' "$dir/simulate.txt")"
+
+# 3. The prediction is a simulated run of the file, and compare reads both.
+"$cli" info "$f" >"$dir/info.txt" 2>&1 || fail "info failed"
+grep -q '^run 2  predicted dp1 tiny  \[finished\].*simulated' "$dir/info.txt" ||
+  fail "no simulated run 2: $(grep '^run' "$dir/info.txt")"
+"$cli" compare "$f" --run 1 --run 2 >"$dir/compare.txt" 2>&1 || fail "compare: $(tail -1 "$dir/compare.txt")"
+grep -Eq '^source +measured +simulated' "$dir/compare.txt" || fail "compare shows no source row"
+
+# 4. Bad input. A calibration of another model is used, and said so.
+"$cli" simulate --model small --micro-batches 2 --calibration "$f" --trace "$dir/other.db" \
+  >"$dir/other.txt" 2>&1 || fail "another model's calibration refused: $(tail -1 "$dir/other.txt")"
+grep -q '^warning: the calibration was measured on model tiny (C 32, T 32, V 256), not on this one (C 256, T 128, V 256)' \
+  "$dir/other.txt" || fail "another model's calibration not said: $(cat "$dir/other.txt")"
+# A layout that cannot run: simulate says what run says, and the file keeps its runs.
+"$cli" simulate --model tiny --pp 4 --calibration "$f" --trace "$f" >/dev/null 2>"$dir/sim-bad.txt" &&
+  fail "simulate accepted pp 4 of a 2-layer model"
+"$cli" run --model tiny --pp 4 --trace "$dir/run-bad.db" >/dev/null 2>"$dir/run-bad.txt" &&
+  fail "run accepted pp 4 of a 2-layer model"
+grep -q '^error: invalid layout: ' "$dir/sim-bad.txt" || fail "simulate: $(cat "$dir/sim-bad.txt")"
+cmp -s "$dir/sim-bad.txt" "$dir/run-bad.txt" ||
+  fail "simulate said '$(cat "$dir/sim-bad.txt")', run '$(cat "$dir/run-bad.txt")'"
+[ "$("$cli" info "$f" | grep -c '^run ')" -eq 2 ] || fail "the failed simulate changed the file's runs"
+# plan with nothing that fits names the constraint.
+"$cli" plan --world 2 --model tiny --memory-per-rank 0.000001 --calibration "$f" \
+  --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"
+grep -Eq '^error: no layout fits the memory limit: all [0-9]+ valid layouts need more than' \
+  "$dir/plan.txt" || fail "plan: $(cat "$dir/plan.txt")"
+echo ok

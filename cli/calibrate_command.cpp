@@ -1,10 +1,14 @@
 // `bubblescope-cli calibrate --trace F [--run ID] [--json]`: a cost model of
 // this machine extracted from a measured run of F (the newest finished one
 // by default), stored in F's calibration tables (docs/prediction.md).
+// `calibrate --model M --world N --trace F`: without a run, a short
+// micro-benchmark of M's layers and of the collectives (real short runs
+// into F, cli/calibrate_benchmark.h), stored the same way.
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "cli/calibrate_benchmark.h"
 #include "cli/commands.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
@@ -19,6 +23,9 @@ struct CalibrateArgs {
   int64_t runId = 0;  // 0: the newest finished measured run
   std::string name;
   bool json = false;
+  std::string model;  // set: the micro-benchmark instead of a run
+  int32_t world = 2;
+  int32_t steps = 3;
 };
 
 Result<int64_t> pickRun(storage::TraceReader& reader, const std::string& path) {
@@ -29,18 +36,25 @@ Result<int64_t> pickRun(storage::TraceReader& reader, const std::string& path) {
   return Status::notFound(path +
                           " holds no finished measured run to calibrate from: run one "
                           "first (bubblescope-cli run --trace " +
-                          path + ")");
+                          path + "), or benchmark this machine (calibrate --model M --world N)");
+}
+
+Result<layout::Calibration> fromRun(const CalibrateArgs& a) {
+  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(a.trace));
+  int64_t runId = a.runId;
+  if (runId == 0) {
+    BS_ASSIGN_OR_RETURN(runId, pickRun(*reader, a.trace));
+  }
+  return analysis::calibrateFromRun(*reader, runId);
 }
 
 Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
   layout::Calibration c;
-  {
-    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(a.trace));
-    int64_t runId = a.runId;
-    if (runId == 0) {
-      BS_ASSIGN_OR_RETURN(runId, pickRun(*reader, a.trace));
-    }
-    BS_ASSIGN_OR_RETURN(c, analysis::calibrateFromRun(*reader, runId));
+  if (a.model.empty()) {
+    BS_ASSIGN_OR_RETURN(c, fromRun(a));
+  } else {
+    BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, layout::modelPreset(a.model));
+    BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps));
   }
   if (!a.name.empty()) c.name = a.name;
   BS_ASSIGN_OR_RETURN(c.id, storage::saveCalibration(a.trace, c));
@@ -67,15 +81,29 @@ ExitCode runCalibrate(const CalibrateArgs& a) {
 void addCalibrateCommand(CLI::App& app, CommandRunner& runner) {
   auto a = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Extract a cost model of this machine from a measured run and store it");
+      "calibrate",
+      "Extract a cost model of this machine from a measured run (or benchmark it) and store it");
   cmd->add_option("--trace", a->trace,
                   "Trace file (.db) holding the run; the calibration is "
                   "stored in it")
       ->required();
-  cmd->add_option("--run", a->runId, "Run id (default: the newest finished measured run)")
-      ->check(CLI::PositiveNumber);
+  auto* run =
+      cmd->add_option("--run", a->runId, "Run id (default: the newest finished measured run)")
+          ->check(CLI::PositiveNumber);
   cmd->add_option("--name", a->name, "Name of the calibration (default 'from run N')");
   cmd->add_flag("--json", a->json, "Print the calibration as JSON");
+  auto* model = cmd->add_option("--model", a->model,
+                                "Benchmark this model preset's layers and the collectives with "
+                                "short runs into --trace instead of reading a run")
+                    ->excludes(run);
+  cmd->add_option("--world", a->world, "Ranks of the collectives' benchmark runs (with --model)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->needs(model);
+  cmd->add_option("--steps", a->steps, "Steps of each benchmark run (with --model)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000))
+      ->needs(model);
   cmd->callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
 }
 

@@ -26,7 +26,8 @@ double meanOf(const std::vector<double>& v) {
 
 }  // namespace
 
-Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, bool echo) {
+Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, bool echo,
+                          const std::string& name) {
   const std::string file = trace + ".layout.json";
   {
     std::ofstream out(file);
@@ -41,9 +42,9 @@ Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, boo
     if (line.rfind("error: ", 0) == 0) lastError = line.substr(7);
     return echo;
   };
-  BS_ASSIGN_OR_RETURN(
-      const JobExit exit,
-      runJobProcess({selfExecutable(), "run", "--layout", file, "--trace", trace}, hooks));
+  std::vector<std::string> argv = {selfExecutable(), "run", "--layout", file, "--trace", trace};
+  if (!name.empty()) argv.insert(argv.end(), {"--name", name});
+  BS_ASSIGN_OR_RETURN(const JobExit exit, runJobProcess(argv, hooks));
   if (exit.exitCode != 0 || runId < 0) {
     return Status::invalidArgument(
         runName(l) + ": " +

@@ -38,7 +38,9 @@ struct LayoutTrial {
 };
 
 // Runs `layout` into `trace` with `bubblescope-cli run`; the run's id.
-Result<int64_t> runLayout(const layout::Layout& layout, const std::string& trace, bool echo);
+// `name` "": run's default name.
+Result<int64_t> runLayout(const layout::Layout& layout, const std::string& trace, bool echo,
+                          const std::string& name = "");
 
 Result<LayoutTrial> runLayoutTrial(const layout::Layout& layout,
                                    const layout::Prediction& prediction, const std::string& trace,

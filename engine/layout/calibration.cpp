@@ -112,4 +112,30 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
   return out;
 }
 
+Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
+  Calibration out;
+  if (parts.empty()) return out;
+  out = parts.front();
+  out.ops.clear();
+  out.links.clear();
+  for (const Calibration& c : parts) {
+    out.ranksPerHost = std::max(out.ranksPerHost, c.ranksPerHost);
+    for (const OpCostEntry& e : c.ops) {
+      const bool known = std::any_of(out.ops.begin(), out.ops.end(), [&](const OpCostEntry& o) {
+        return o.part == e.part && o.op == e.op && o.microBatchSize == e.microBatchSize &&
+               o.tp == e.tp;
+      });
+      if (!known) out.ops.push_back(e);
+    }
+    for (const LinkFit& f : c.links) {
+      const bool known = std::any_of(out.links.begin(), out.links.end(), [&](const LinkFit& o) {
+        return o.dim == f.dim && o.collective == f.collective && o.link == f.link &&
+               o.groupSize == f.groupSize;
+      });
+      if (!known) out.links.push_back(f);
+    }
+  }
+  return out;
+}
+
 }  // namespace bubblescope::layout

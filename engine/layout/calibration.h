@@ -94,4 +94,11 @@ LinkFit fitAlphaBeta(const std::vector<std::pair<double, double>>& bytesAndNs);
 // ("calibrated on model small, predicting tiny"); empty when it matches.
 std::vector<std::string> calibrationMismatches(const Calibration& c, const ModelConfig& model);
 
+// One calibration from several (the runs of a micro-benchmark): each op cost
+// (part, op, micro-batch size, tp) and each link fit (dim, collective, link,
+// group size) from the first calibration that has it; name, host, cores,
+// model and backend from the first, ranksPerHost the largest. Empty input:
+// an empty calibration.
+Calibration mergeCalibrations(const std::vector<Calibration>& parts);
+
 }  // namespace bubblescope::layout

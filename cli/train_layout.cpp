@@ -169,11 +169,12 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& l
   engine::RankSetup setup;
   setup.parallel = engine::parallelOptionsFor(layout);
   setup.groups = {&grid.dp(), nullptr, &grid.tp(), grid.ep(), grid.expertDp()};
+  // Activation checkpointing whatever the pipeline (a single stage too).
+  setup.pipeline.recompute = layout.recompute;
   if (layout.pp > 1) {  // pp = 1: the one-stage schedule (forward, backward per micro-batch)
     setup.pipeline.schedule = layout.schedule;
     setup.pipeline.chunks = layout.virtualChunks;
     setup.pipeline.stageLayers = layout.stageLayers;
-    setup.pipeline.recompute = layout.recompute;
     setup.groups.pp = &grid.pp();
   }
   return engine::RankTrainer::create(engine::trainerOptionsFor(layout), std::move(setup));

@@ -309,7 +309,10 @@ std::string layoutChangeText(const Layout& from, const Layout& to) {
   auto onOff = [](bool v) { return std::string(v ? "on" : "off"); };
   auto list = [](const std::vector<int32_t>& v) {
     std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i > 0) s += ',';
+      s += std::to_string(v[i]);
+    }
     return v.empty() ? std::string("auto") : s + "]";
   };
   field("dp", n(from.dp), n(to.dp));

@@ -1,9 +1,10 @@
 // The floor `bubblescope-cli bench store` measures the trace writer against:
-// the same event rows into the same table of an existing trace file, through
-// the writer's own INSERT (event_row.h), one prepared statement in one
+// one event per row, as schema v5 stored them (the 17 columns of its
+// `events` table and its (run, rank, start_ns) index, recreated here as
+// `baseline_events` in an existing trace file), one prepared INSERT in one
 // transaction, with no string interning, step index or progress rows. For
-// benchmarks only: the file it leaves is not a complete trace (its names are
-// pre-assigned ids).
+// benchmarks only: the file it leaves is not a trace its readers read
+// (docs/benchmarks.md, "Trace store").
 #pragma once
 
 #include <cstdint>

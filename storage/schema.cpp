@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "common/result.h"
+#include "storage/event_block_table.h"
 #include "storage/sqlite_db.h"
 
 namespace bubblescope::storage {
@@ -212,6 +213,26 @@ CREATE TABLE calibration_links (
   PRIMARY KEY (calibration, dim, link, collective, group_size)
 ) WITHOUT ROWID;
 )sql",
+    // v5 -> v6: events in blocks (event_block.h), one row per up to 256
+    // events of a rank; then moveEventRowsIntoBlocks moves the v5 rows over
+    // and drops the events table.
+    R"sql(
+CREATE TABLE event_blocks (
+  id INTEGER PRIMARY KEY,
+  run INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  first_start_ns INTEGER NOT NULL,
+  max_end_ns INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  min_correlation INTEGER NOT NULL,
+  max_correlation INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX event_blocks_by_rank_time ON event_blocks (run, rank, first_start_ns);
+CREATE INDEX event_blocks_by_correlation ON event_blocks (run, rank, max_correlation)
+  WHERE max_correlation != 0;
+ALTER TABLE runs ADD COLUMN max_block_ns INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");
 
@@ -261,9 +282,10 @@ Status applyMigrations(SqliteDb& db, int32_t from) {
     if (!stepsKept) BS_RETURN_IF_ERROR(db.exec(kAddEventSteps));
   }
   for (int32_t v = from; v < kSchemaVersion; ++v) {
+    Status step = db.exec(kMigrations[v - 1]);
+    if (step.isOk() && v == 5) step = moveEventRowsIntoBlocks(db);
     BS_RETURN_IF_ERROR(
-        db.exec(kMigrations[v - 1])
-            .withContext("cannot migrate the trace schema from v" + std::to_string(v)));
+        step.withContext("cannot migrate the trace schema from v" + std::to_string(v)));
   }
   const std::string set = "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
                           "' WHERE key = 'schema_version'";

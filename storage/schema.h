@@ -4,7 +4,9 @@
 // host call that launched it) and its index events_by_correlation. v3:
 // runs.status may be 'stopped'. v4: runs.source may be 'imported'. v5: events.cpu_ns (thread CPU
 // time of a compute span, -1 unknown) and the calibration tables (calibrations, calibration_ops,
-// calibration_links: a cost model, docs/prediction.md).
+// calibration_links: a cost model, docs/prediction.md). v6: events stored in
+// blocks (event_blocks, event_block.h) instead of a row each, and
+// runs.max_block_ns; the migration moves the rows and drops `events`.
 //
 // Contract: kSchemaVersion only grows. A reader accepts files with a version
 // in [1, kSchemaVersion] (a v1 file reads as if every correlation were 0); a
@@ -21,7 +23,7 @@ namespace bubblescope::storage {
 
 class SqliteDb;
 
-inline constexpr int32_t kSchemaVersion = 5;
+inline constexpr int32_t kSchemaVersion = 6;
 inline constexpr const char* kApplicationName = "bubblescope";
 
 // Creates every table and index of the current schema and fills `meta`:

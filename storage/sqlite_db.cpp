@@ -15,7 +15,9 @@ namespace {
 // on top of sqlite3_busy_timeout's wait for locks.
 constexpr int kBusyRetries = 9;
 
-bool isBusy(int rc) { return (rc & 0xff) == SQLITE_BUSY || rc == SQLITE_PROTOCOL; }
+bool isBusy(int rc) {
+  return (rc & 0xff) == SQLITE_BUSY || rc == SQLITE_PROTOCOL;
+}
 
 // Calls `attempt` until it is not busy, at most kBusyRetries more times.
 template <class Attempt>
@@ -74,12 +76,16 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Mode m
   int flags = SQLITE_OPEN_NOMUTEX;
   std::string name = path;
   switch (mode) {
-    case Mode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case Mode::kReadOnly:
+      flags |= SQLITE_OPEN_READONLY;
+      break;
     case Mode::kReadOnlyImmutable:
       flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
       name = fileUri(path, "mode=ro&immutable=1");
       break;
-    case Mode::kReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case Mode::kReadWriteCreate:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+      break;
   }
   const int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -93,7 +99,9 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Mode m
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+SqliteDb::~SqliteDb() {
+  sqlite3_close_v2(db_);
+}
 
 Status SqliteDb::exec(const char* sql) {
   char* err = nullptr;
@@ -115,7 +123,9 @@ Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
   return SqliteStatement(this, stmt);
 }
 
-int SqliteDb::lastErrorCode() const { return sqlite3_extended_errcode(db_); }
+int SqliteDb::lastErrorCode() const {
+  return sqlite3_extended_errcode(db_);
+}
 
 Result<int64_t> SqliteDb::fileSizeBytes() {
   sqlite3_file* file = nullptr;
@@ -143,15 +153,21 @@ Result<std::string> SqliteDb::readFileBytes(int64_t offset, size_t count) {
   return bytes;
 }
 
-int64_t SqliteDb::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
-int64_t SqliteDb::changes() const { return sqlite3_changes64(db_); }
+int64_t SqliteDb::lastInsertRowId() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int64_t SqliteDb::changes() const {
+  return sqlite3_changes64(db_);
+}
 
 Status SqliteDb::errorStatus(int rc, std::string_view what) const {
   return Status(statusCodeForSqlite(rc),
                 path_ + ": " + std::string(what) + " failed: " + sqlite3_errmsg(db_));
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+SqliteStatement::~SqliteStatement() {
+  sqlite3_finalize(stmt_);
+}
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
     : db_(other.db_),
@@ -168,12 +184,21 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   return *this;
 }
 
-void SqliteStatement::bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
-void SqliteStatement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+void SqliteStatement::bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+void SqliteStatement::bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+}
 void SqliteStatement::bind(int index, std::string_view value) {
   sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
-void SqliteStatement::bindNull(int index) { sqlite3_bind_null(stmt_, index); }
+void SqliteStatement::bindBlob(int index, std::span<const uint8_t> value) {
+  sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+}
+void SqliteStatement::bindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+}
 
 Result<bool> SqliteStatement::step() {
   // A read that has returned no row yet starts afresh on a retry; inside a
@@ -205,7 +230,9 @@ void SqliteStatement::reset() {
   rowsReturned_ = false;
 }
 
-int64_t SqliteStatement::columnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
+int64_t SqliteStatement::columnInt(int index) const {
+  return sqlite3_column_int64(stmt_, index);
+}
 double SqliteStatement::columnDouble(int index) const {
   return sqlite3_column_double(stmt_, index);
 }
@@ -217,6 +244,12 @@ std::string SqliteStatement::columnText(int index) const {
 }
 bool SqliteStatement::columnIsNull(int index) const {
   return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+std::span<const uint8_t> SqliteStatement::columnBlob(int index) const {
+  const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, index));
+  const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, index));
+  return data ? std::span<const uint8_t>(data, size) : std::span<const uint8_t>();
 }
 
 }  // namespace bubblescope::storage

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -75,6 +76,7 @@ class SqliteStatement {
   void bind(int index, int64_t value);
   void bind(int index, double value);
   void bind(int index, std::string_view value);
+  void bindBlob(int index, std::span<const uint8_t> value);
   void bindNull(int index);
 
   // Advances: true when a row is available, false when done, error otherwise.
@@ -90,6 +92,8 @@ class SqliteStatement {
   double columnDouble(int index) const;
   std::string columnText(int index) const;
   bool columnIsNull(int index) const;
+  // The bytes of a BLOB column, valid until the next step() or reset().
+  std::span<const uint8_t> columnBlob(int index) const;
 
  private:
   SqliteDb* db_;

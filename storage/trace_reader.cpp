@@ -1,11 +1,14 @@
 #include "storage/trace_reader.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
 
+#include "storage/event_block_reader.h"
 #include "storage/process_identity.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
@@ -16,6 +19,10 @@ namespace {
 
 // A run on another host whose heartbeat is older than this is taken as gone.
 constexpr int64_t kRemoteHeartbeatTimeoutNs = 60LL * 1000000000LL;
+
+// The first schema that stores events in blocks (event_block.h); older
+// files have a row per event, read through eventColumns().
+constexpr int32_t kBlockSchema = 6;
 
 // The columns eventAt() reads; v1 files have no correlation column.
 std::string eventColumns(int32_t version) {
@@ -71,12 +78,29 @@ class TraceReader::Impl {
   // reader continues through them. The immutable connection stays open for
   // statements still running on it (a visitor may query the reader).
   Status follow() {
+    BS_RETURN_IF_ERROR(followMigration());
     if (!immutable_ || !walFilesExist(path_)) return Status::ok();
     BS_ASSIGN_OR_RETURN(ReadingConnection c, openForReading(path_));
     BS_RETURN_IF_ERROR(configure(*c.db));
     retired_ = std::move(db_);
     db_ = std::move(c.db);
     immutable_ = c.immutable;
+    return Status::ok();
+  }
+
+  // A writer may migrate an older file while it is read: from v6 on the
+  // events are in blocks and the rows of older files are gone, so a reader of
+  // an older file checks the version before each query (one meta row).
+  Status followMigration() {
+    if (version_ >= kBlockSchema) return Status::ok();
+    int32_t now = version_;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT value FROM meta WHERE key = 'schema_version'", [](SqliteStatement&) {},
+        [&](SqliteStatement& s) { now = std::atoi(s.columnText(0).c_str()); }));
+    if (now > version_ && now <= kSchemaVersion) {
+      version_ = now;
+      eventColumns_ = eventColumns(now);
+    }
     return Status::ok();
   }
 
@@ -133,6 +157,17 @@ class TraceReader::Impl {
     }
     strings_.emplace(id, *value);
     return *value;
+  }
+
+  // The event of `rank` stored as `s` (a v6 block's event).
+  Status toEventNamed(const StoredEvent& s, int32_t rank, trace_model::Event& e) {
+    toEvent(s, rank, e);
+    if (auto it = strings_.find(s.nameId); it != strings_.end()) {
+      e.name = it->second;
+      return Status::ok();
+    }
+    BS_ASSIGN_OR_RETURN(e.name, stringById(s.nameId));
+    return Status::ok();
   }
 
   // Reads an event row laid out as columns() starting at column `first`.
@@ -310,6 +345,7 @@ Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
     BS_ASSIGN_OR_RETURN(auto all, this->ranks(runId));
     for (const auto& r : all) wanted.push_back(r.rank);
   }
+  if (impl_->version() >= kBlockSchema) return eventBlocksInWindow(runId, wanted, t0Ns, t1Ns);
   // An event overlapping the window starts no earlier than t0 minus the
   // longest event of the run, so the (run, rank, start_ns) index bounds it.
   int64_t maxEventNs = 0;
@@ -340,10 +376,45 @@ Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
   return out;
 }
 
+Result<std::vector<trace_model::Event>> TraceReader::eventBlocksInWindow(
+    int64_t runId, const std::vector<int32_t>& ranks, int64_t t0Ns, int64_t t1Ns) {
+  // A block overlapping the window starts no earlier than t0 minus the
+  // longest block of the run, so the (run, rank, first_start_ns) index bounds it.
+  int64_t maxBlockNs = 0;
+  BS_RETURN_IF_ERROR(impl_->query(
+      "SELECT max_block_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
+      [&](SqliteStatement& s) { maxBlockNs = s.columnInt(0); }));
+  BlockRange range;
+  range.firstStartFrom = t0Ns > std::numeric_limits<int64_t>::min() + maxBlockNs
+                             ? t0Ns - maxBlockNs
+                             : std::numeric_limits<int64_t>::min();
+  range.firstStartBefore = t1Ns;
+  range.endAfter = t0Ns;
+  std::vector<trace_model::Event> out;
+  for (int32_t rank : ranks) {
+    BS_RETURN_IF_ERROR(
+        visitRankBlocks(impl_->db(), runId, rank, range, [&](const StoredEvent& s) -> Status {
+          if (s.startNs >= t1Ns || s.endNs <= t0Ns) return Status::ok();
+          return impl_->toEventNamed(s, rank, out.emplace_back());
+        }));
+  }
+  return out;
+}
+
 Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_t limit) {
   BS_RETURN_IF_ERROR(impl_->follow());
   EventPage page;
   page.cursor = cursor;
+  if (impl_->version() >= kBlockSchema) {
+    std::vector<StoredEvent> stored;
+    std::vector<int32_t> ranks;
+    BS_RETURN_IF_ERROR(storedEventsAfter(impl_->db(), runId, page.cursor, limit, stored, ranks));
+    page.events.resize(stored.size());
+    for (size_t i = 0; i < stored.size(); ++i) {
+      BS_RETURN_IF_ERROR(impl_->toEventNamed(stored[i], ranks[i], page.events[i]));
+    }
+    return page;
+  }
   // `+run` keeps SQLite off events_by_rank_time: with it, every page scanned
   // all the run's index entries and sorted them by id (quadratic in the run's
   // events); the rowid range reads just the page.
@@ -366,6 +437,13 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
 
 Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {
   BS_RETURN_IF_ERROR(impl_->follow());
+  if (impl_->version() >= kBlockSchema) {
+    trace_model::Event e;
+    return visitRankBlocks(impl_->db(), runId, rank, {}, [&](const StoredEvent& s) -> Status {
+      BS_RETURN_IF_ERROR(impl_->toEventNamed(s, rank, e));
+      return visit(e);
+    });
+  }
   const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? ORDER BY start_ns, id";
   BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
@@ -385,6 +463,15 @@ Result<std::vector<trace_model::Event>> TraceReader::linkedEvents(int64_t runId,
   BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<trace_model::Event> out;
   if (correlationId == 0 || impl_->version() < 2) return out;
+  if (impl_->version() >= kBlockSchema) {
+    std::vector<StoredEvent> stored;
+    BS_RETURN_IF_ERROR(linkedStoredEvents(impl_->db(), runId, rank, correlationId, stored));
+    out.resize(stored.size());
+    for (size_t i = 0; i < stored.size(); ++i) {
+      BS_RETURN_IF_ERROR(impl_->toEventNamed(stored[i], rank, out[i]));
+    }
+    return out;
+  }
   // `correlation != 0` lets SQLite use the partial index events_by_correlation.
   const std::string sql = "SELECT " + impl_->columns() +
                           " FROM events WHERE run = ? AND rank = ? AND correlation = ? "
@@ -411,6 +498,7 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_steps'",
       [](SqliteStatement&) {}, [&](SqliteStatement& s) { summarized = s.columnInt(0) > 0; }));
+  if (!summarized && impl_->version() >= kBlockSchema) return stepSpansFromBlocks(runId);
   BS_RETURN_IF_ERROR(impl_->query(
       summarized ? "SELECT rank, step, first_ns, last_ns FROM event_steps WHERE run = ? "
                    "ORDER BY rank, step"
@@ -423,6 +511,24 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
             {rank, {static_cast<int32_t>(s.columnInt(1)), s.columnInt(2), s.columnInt(3)}});
         return Status::ok();
       }));
+  return out;
+}
+
+Result<std::vector<StepSpan>> TraceReader::stepSpansFromBlocks(int64_t runId) {
+  BS_ASSIGN_OR_RETURN(auto ranks, this->ranks(runId));
+  std::vector<StepSpan> out;
+  for (const RankInfo& r : ranks) {
+    std::map<int32_t, trace_model::StepWindow> windows;
+    BS_RETURN_IF_ERROR(visitRankBlocks(impl_->db(), runId, r.rank, {}, [&](const StoredEvent& e) {
+      if (e.step < 0) return Status::ok();
+      auto [it, added] =
+          windows.try_emplace(e.step, trace_model::StepWindow{e.step, e.startNs, e.endNs});
+      it->second.startNs = std::min(it->second.startNs, e.startNs);
+      it->second.endNs = std::max(it->second.endNs, e.endNs);
+      return Status::ok();
+    }));
+    for (const auto& [step, window] : windows) out.push_back({r.rank, window});
+  }
   return out;
 }
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/event_row.h"
+#include "storage/event_block_table.h"
 #include "storage/process_identity.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
@@ -32,6 +32,10 @@ std::string directoryOf(const std::string& path) {
 }
 
 Status checkEvent(const trace_model::Event& e) {
+  if (e.rank < 0) {
+    return Status::invalidArgument("event '" + e.name + "' has rank " + std::to_string(e.rank) +
+                                   ": ranks are 0 or more");
+  }
   if (e.endNs < e.startNs) {
     return Status::invalidArgument("event '" + e.name + "' of rank " + std::to_string(e.rank) +
                                    " ends before it starts (" + std::to_string(e.startNs) + " > " +
@@ -51,7 +55,7 @@ class TraceWriter::Impl {
       : db_(std::move(db)), options_(options) {}
 
   Status prepareStatements() {
-    BS_ASSIGN_OR_RETURN(insertEvent_, db_->prepare(kInsertEventSql));
+    BS_ASSIGN_OR_RETURN(insertBlock_, db_->prepare(kInsertBlockSql));
     BS_ASSIGN_OR_RETURN(insertStep_,
                         db_->prepare("INSERT OR REPLACE INTO steps(run, step, rank, loss, "
                                      "tokens, start_ns, end_ns) VALUES (?,?,?,?,?,?,?)"));
@@ -70,8 +74,8 @@ class TraceWriter::Impl {
                         db_->prepare("INSERT OR IGNORE INTO ranks(run, rank) VALUES (?, ?)"));
     BS_ASSIGN_OR_RETURN(progress_,
                         db_->prepare("UPDATE runs SET max_event_ns = ?, event_count = ?, "
-                                     "heartbeat_unix_ns = ?, first_ns = ?, last_ns = ? "
-                                     "WHERE id = ?"));
+                                     "heartbeat_unix_ns = ?, first_ns = ?, last_ns = ?, "
+                                     "max_block_ns = ? WHERE id = ?"));
     return Status::ok();
   }
 
@@ -102,6 +106,7 @@ class TraceWriter::Impl {
     BS_RETURN_IF_ERROR(insert.run().withContext("cannot begin a run"));
     runId_ = db_->lastInsertRowId();
     maxEventNs_ = 0;
+    maxBlockNs_ = 0;
     eventCount_ = 0;
     rankSeen_.clear();
     return runId_;
@@ -113,8 +118,9 @@ class TraceWriter::Impl {
       return Status::failedPrecondition("run " + std::to_string(runId_) +
                                         " is still open: finish it before attaching another");
     }
-    BS_ASSIGN_OR_RETURN(auto query, db_->prepare("SELECT status, max_event_ns, event_count, "
-                                                 "first_ns, last_ns FROM runs WHERE id = ?"));
+    BS_ASSIGN_OR_RETURN(auto query,
+                        db_->prepare("SELECT status, max_event_ns, event_count, first_ns, "
+                                     "last_ns, max_block_ns FROM runs WHERE id = ?"));
     query.bind(1, runId);
     auto row = query.step();
     if (!row.isOk()) return row.status();
@@ -130,6 +136,7 @@ class TraceWriter::Impl {
     eventCount_ = query.columnInt(2);
     firstNs_ = query.columnInt(3);
     lastNs_ = query.columnInt(4);
+    maxBlockNs_ = query.columnInt(5);
     query.reset();
     const ProcessIdentity me = currentProcess();
     BS_ASSIGN_OR_RETURN(auto update,
@@ -204,9 +211,7 @@ class TraceWriter::Impl {
       BS_RETURN_IF_ERROR(beginIfNeeded());
       BS_RETURN_IF_ERROR(ensureRank(e.rank));
       BS_ASSIGN_OR_RETURN(const int64_t nameId, intern(e.name));
-      SqliteStatement& s = insertEvent_.value();
-      bindEventRow(s, runId_, e, nameId);
-      BS_RETURN_IF_ERROR(s.run());
+      pendingEvents_[e.rank].push_back(storedEvent(e, nameId));
       if (e.step >= 0) noteStepSpan(e);
       maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);
       firstNs_ = eventCount_ == 0 ? e.startNs : std::min(firstNs_, e.startNs);
@@ -259,6 +264,7 @@ class TraceWriter::Impl {
   // Commits the open transaction, recording the run's progress with it.
   Status commit() {
     if (!inTransaction_) return Status::ok();
+    BS_RETURN_IF_ERROR(writeBlocks());
     BS_RETURN_IF_ERROR(writeStepSpans());
     if (runId_ != 0) {
       SqliteStatement& p = progress_.value();
@@ -267,7 +273,8 @@ class TraceWriter::Impl {
       p.bind(3, unixNowNs());
       p.bind(4, eventCount_ > 0 ? firstNs_ : 0);
       p.bind(5, eventCount_ > 0 ? lastNs_ : 0);
-      p.bind(6, runId_);
+      p.bind(6, maxBlockNs_);
+      p.bind(7, runId_);
       BS_RETURN_IF_ERROR(p.run());
     }
     Status s = db_->exec("COMMIT");
@@ -301,6 +308,20 @@ class TraceWriter::Impl {
   const std::string& path() const { return db_->path(); }
 
  private:
+  // The events of this transaction, per rank, stored as blocks when it
+  // commits (event_block.h): sorted by start, so a rank's blocks of one
+  // batch never overlap.
+  Status writeBlocks() {
+    Status s;
+    for (auto& [rank, events] : pendingEvents_) {
+      if (s.isOk() && !events.empty()) {
+        s = insertRankBlocks(insertBlock_.value(), runId_, rank, events, maxBlockNs_);
+      }
+      events.clear();
+    }
+    return s;
+  }
+
   // The first start and last end of each (rank, step) seen in this
   // transaction, merged into event_steps when it commits: readers get step
   // windows without scanning the events.
@@ -395,13 +416,15 @@ class TraceWriter::Impl {
 
   std::unique_ptr<SqliteDb> db_;
   WriterOptions options_;
-  std::optional<SqliteStatement> insertEvent_, insertStep_, insertSample_, internInsert_,
+  std::optional<SqliteStatement> insertBlock_, insertStep_, insertSample_, internInsert_,
       internSelect_, touchRank_, progress_, upsertStep_;
   std::unordered_map<std::string, int64_t> strings_;
   std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pendingSteps_;  // (rank, step)
+  std::unordered_map<int32_t, std::vector<StoredEvent>> pendingEvents_;     // by rank
   std::vector<bool> rankSeen_;
   int64_t runId_ = 0;
   int64_t maxEventNs_ = 0;
+  int64_t maxBlockNs_ = 0;  // longest block: latest end minus first start
   int64_t eventCount_ = 0;
   int64_t firstNs_ = 0;  // earliest start of the run's events
   int64_t lastNs_ = 0;   // latest end of the run's events

@@ -215,7 +215,7 @@ TEST(TraceBadInputTest, RankIdBeyondInt32IsCorrupt) {
   }
   execSql(path,
           "UPDATE ranks SET rank = 1099511627776; UPDATE steps SET rank = 1099511627776; "
-          "UPDATE samples SET rank = 1099511627776; UPDATE events SET rank = 1099511627776;"
+          "UPDATE samples SET rank = 1099511627776; UPDATE event_blocks SET rank = 1099511627776;"
           "UPDATE event_steps SET rank = 1099511627776");
   auto reader = TraceReader::open(path);
   ASSERT_TRUE(reader.isOk()) << reader.status().message();

@@ -1,7 +1,9 @@
 // Deterministic events for storage tests: every field set, no two alike.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "trace_model/event.h"
@@ -33,6 +35,21 @@ inline std::vector<trace_model::Event> makeEvents(int64_t first, int64_t count, 
   std::vector<trace_model::Event> events;
   events.reserve(count);
   for (int64_t i = first; i < first + count; ++i) events.push_back(makeEvent(i, ranks));
+  return events;
+}
+
+// `events` in one canonical order (every field compared): TraceReader::
+// eventsAfter returns a run's events block by block (a rank's events of one
+// committed batch in start order), not in the order they were appended.
+inline std::vector<trace_model::Event> sortedEvents(std::vector<trace_model::Event> events) {
+  auto fields = [](const trace_model::Event& e) {
+    return std::tie(e.rank, e.startNs, e.endNs, e.name, e.kind, e.lane, e.step, e.microBatch,
+                    e.stage, e.chunk, e.dim, e.bytes, e.flops, e.peer, e.correlationId, e.cpuNs);
+  };
+  std::sort(events.begin(), events.end(),
+            [&](const trace_model::Event& a, const trace_model::Event& b) {
+              return fields(a) < fields(b);
+            });
   return events;
 }
 

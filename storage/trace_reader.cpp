@@ -104,10 +104,13 @@ class TraceReader::Impl {
     return Status::ok();
   }
 
-  // Window queries jump from the time index into the table: map the file
-  // instead of copying pages through read(), and keep a larger page cache.
+  // Window queries jump from the time index into the table: map the first
+  // 256 MiB of the file instead of copying pages through read(), and keep a
+  // larger page cache. The map is bounded so that reading a whole big file
+  // (the analysis of 100M events reads 1.1 GB of blocks) does not keep all
+  // of it resident in the reading process; beyond it pages come through read().
   static Status configure(SqliteDb& db) {
-    return db.exec("PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536");
+    return db.exec("PRAGMA mmap_size=268435456; PRAGMA cache_size=-65536");
   }
 
   int32_t version() const { return version_; }
@@ -190,6 +193,52 @@ class TraceReader::Impl {
     e.correlationId = s.columnInt(first + 14);
     e.cpuNs = s.columnInt(first + 15);
     return e;
+  }
+
+  // eventsInWindow on a file that stores events in blocks (schema v6).
+  Result<std::vector<trace_model::Event>> eventBlocksInWindow(int64_t runId,
+                                                              const std::vector<int32_t>& ranks,
+                                                              int64_t t0Ns, int64_t t1Ns) {
+    // A block overlapping the window starts no earlier than t0 minus the
+    // longest block of the run, so the (run, rank, first_start_ns) index bounds it.
+    int64_t maxBlockNs = 0;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT max_block_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
+        [&](SqliteStatement& s) { maxBlockNs = s.columnInt(0); }));
+    BlockRange range;
+    range.firstStartFrom = t0Ns > std::numeric_limits<int64_t>::min() + maxBlockNs
+                               ? t0Ns - maxBlockNs
+                               : std::numeric_limits<int64_t>::min();
+    range.firstStartBefore = t1Ns;
+    range.endAfter = t0Ns;
+    std::vector<trace_model::Event> out;
+    for (int32_t rank : ranks) {
+      BS_RETURN_IF_ERROR(
+          visitRankBlocks(db(), runId, rank, range, [&](const StoredEvent& s) -> Status {
+            if (s.startNs >= t1Ns || s.endNs <= t0Ns) return Status::ok();
+            return toEventNamed(s, rank, out.emplace_back());
+          }));
+    }
+    return out;
+  }
+
+  // stepSpans of a v6 file without event_steps: a scan of the run's blocks.
+  Result<std::vector<StepSpan>> stepSpansFromBlocks(int64_t runId,
+                                                    const std::vector<RankInfo>& ranks) {
+    std::vector<StepSpan> out;
+    for (const RankInfo& r : ranks) {
+      std::map<int32_t, trace_model::StepWindow> windows;
+      BS_RETURN_IF_ERROR(visitRankBlocks(db(), runId, r.rank, {}, [&](const StoredEvent& e) {
+        if (e.step < 0) return Status::ok();
+        auto [it, added] =
+            windows.try_emplace(e.step, trace_model::StepWindow{e.step, e.startNs, e.endNs});
+        it->second.startNs = std::min(it->second.startNs, e.startNs);
+        it->second.endNs = std::max(it->second.endNs, e.endNs);
+        return Status::ok();
+      }));
+      for (const auto& [step, window] : windows) out.push_back({r.rank, window});
+    }
+    return out;
   }
 
  private:
@@ -345,7 +394,9 @@ Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
     BS_ASSIGN_OR_RETURN(auto all, this->ranks(runId));
     for (const auto& r : all) wanted.push_back(r.rank);
   }
-  if (impl_->version() >= kBlockSchema) return eventBlocksInWindow(runId, wanted, t0Ns, t1Ns);
+  if (impl_->version() >= kBlockSchema) {
+    return impl_->eventBlocksInWindow(runId, wanted, t0Ns, t1Ns);
+  }
   // An event overlapping the window starts no earlier than t0 minus the
   // longest event of the run, so the (run, rank, start_ns) index bounds it.
   int64_t maxEventNs = 0;
@@ -372,31 +423,6 @@ Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
       out.push_back(std::move(e));
     }
     stmt.reset();
-  }
-  return out;
-}
-
-Result<std::vector<trace_model::Event>> TraceReader::eventBlocksInWindow(
-    int64_t runId, const std::vector<int32_t>& ranks, int64_t t0Ns, int64_t t1Ns) {
-  // A block overlapping the window starts no earlier than t0 minus the
-  // longest block of the run, so the (run, rank, first_start_ns) index bounds it.
-  int64_t maxBlockNs = 0;
-  BS_RETURN_IF_ERROR(impl_->query(
-      "SELECT max_block_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
-      [&](SqliteStatement& s) { maxBlockNs = s.columnInt(0); }));
-  BlockRange range;
-  range.firstStartFrom = t0Ns > std::numeric_limits<int64_t>::min() + maxBlockNs
-                             ? t0Ns - maxBlockNs
-                             : std::numeric_limits<int64_t>::min();
-  range.firstStartBefore = t1Ns;
-  range.endAfter = t0Ns;
-  std::vector<trace_model::Event> out;
-  for (int32_t rank : ranks) {
-    BS_RETURN_IF_ERROR(
-        visitRankBlocks(impl_->db(), runId, rank, range, [&](const StoredEvent& s) -> Status {
-          if (s.startNs >= t1Ns || s.endNs <= t0Ns) return Status::ok();
-          return impl_->toEventNamed(s, rank, out.emplace_back());
-        }));
   }
   return out;
 }
@@ -498,7 +524,10 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_steps'",
       [](SqliteStatement&) {}, [&](SqliteStatement& s) { summarized = s.columnInt(0) > 0; }));
-  if (!summarized && impl_->version() >= kBlockSchema) return stepSpansFromBlocks(runId);
+  if (!summarized && impl_->version() >= kBlockSchema) {
+    BS_ASSIGN_OR_RETURN(auto ranks, this->ranks(runId));
+    return impl_->stepSpansFromBlocks(runId, ranks);
+  }
   BS_RETURN_IF_ERROR(impl_->query(
       summarized ? "SELECT rank, step, first_ns, last_ns FROM event_steps WHERE run = ? "
                    "ORDER BY rank, step"
@@ -511,24 +540,6 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
             {rank, {static_cast<int32_t>(s.columnInt(1)), s.columnInt(2), s.columnInt(3)}});
         return Status::ok();
       }));
-  return out;
-}
-
-Result<std::vector<StepSpan>> TraceReader::stepSpansFromBlocks(int64_t runId) {
-  BS_ASSIGN_OR_RETURN(auto ranks, this->ranks(runId));
-  std::vector<StepSpan> out;
-  for (const RankInfo& r : ranks) {
-    std::map<int32_t, trace_model::StepWindow> windows;
-    BS_RETURN_IF_ERROR(visitRankBlocks(impl_->db(), runId, r.rank, {}, [&](const StoredEvent& e) {
-      if (e.step < 0) return Status::ok();
-      auto [it, added] =
-          windows.try_emplace(e.step, trace_model::StepWindow{e.step, e.startNs, e.endNs});
-      it->second.startNs = std::min(it->second.startNs, e.startNs);
-      it->second.endNs = std::max(it->second.endNs, e.endNs);
-      return Status::ok();
-    }));
-    for (const auto& [step, window] : windows) out.push_back({r.rank, window});
-  }
   return out;
 }
 

@@ -68,9 +68,7 @@ class TraceReader {
   Result<std::vector<trace_model::Event>> eventsInWindow(int64_t runId,
                                                          const std::vector<int32_t>& ranks,
                                                          int64_t t0Ns, int64_t t1Ns);
-  // Up to `limit` events appended after `cursor` (0 = from the start). From
-  // schema v6 on, events are appended in blocks: a block's events come in
-  // start order, and the cursor counts blocks and events taken from them.
+  // Up to `limit` events appended after `cursor` (0 = from the start).
   Result<EventPage> eventsAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
   // Streams the events of one rank in start order (ties by insertion order),
   // one at a time: memory stays constant however many events the rank has.
@@ -91,12 +89,6 @@ class TraceReader {
   Result<std::pair<int64_t, int64_t>> timeRange(int64_t runId);
 
  private:
-  // eventsInWindow on a file that stores events in blocks (schema v6).
-  Result<std::vector<trace_model::Event>> eventBlocksInWindow(int64_t runId,
-                                                              const std::vector<int32_t>& ranks,
-                                                              int64_t t0Ns, int64_t t1Ns);
-  // stepSpans of a v6 file without event_steps: a scan of the run's blocks.
-  Result<std::vector<StepSpan>> stepSpansFromBlocks(int64_t runId);
   class Impl;
   explicit TraceReader(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/median.h"
 #include "storage/insert_baseline.h"
+#include "storage/schema.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 
@@ -77,13 +78,15 @@ Status ensureWindowFile(const std::string& path, int64_t events) {
     auto reader = storage::TraceReader::open(path);
     if (reader.isOk()) {
       auto run = (*reader)->run(1);
-      if (run.isOk() && run->eventCount == events) {
+      // A file of an older schema is rebuilt: its size is not this build's.
+      if (run.isOk() && run->eventCount == events &&
+          (*reader)->schemaVersion() == storage::kSchemaVersion) {
         std::printf("window_file: %s (reused)\n", path.c_str());
         return Status::ok();
       }
     }
   }
-  std::filesystem::remove(path);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   const auto t0 = std::chrono::steady_clock::now();
   BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(path));
   BS_RETURN_IF_ERROR(writer->beginRun({.name = "window bench", .worldSize = kRanks}).status());

@@ -8,6 +8,7 @@
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
+#include "storage/analysis/parallel_ranks.h"
 #include "storage/analysis/rank_step_analyzer.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
@@ -345,30 +346,47 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
   BS_ASSIGN_OR_RETURN(auto steps, reader.steps(runId));
   BS_ASSIGN_OR_RETURN(auto windows, stepWindows(reader, runId, ranks, steps, report.notes));
 
-  std::vector<StragglerSample> perStep;  // a few numbers per rank and step
-  std::map<int32_t, int32_t> stageOfRank;
-  for (const auto& info : ranks) {
-    RankReport r;
-    r.info = info;
-    stageOfRank[info.rank] = info.pp;
-    const std::vector<trace_model::StepWindow> rankWindows = disjoint(windows[info.rank]);
-    RankStepAnalyzer analyzer(info.rank, rankWindows);
-    GpuTimeAnalyzer gpu(rankWindows);
-    BS_RETURN_IF_ERROR(reader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
+  // Ranks are analysed in parallel (each thread with its own reader) and
+  // gathered in rank order, so the report is the same on any thread count.
+  struct RankResult {
+    RankReport report;
+    std::vector<StragglerSample> perStep;  // a few numbers per step
+  };
+  std::vector<RankResult> results(ranks.size());
+  std::vector<std::vector<trace_model::StepWindow>> rankWindows(ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) rankWindows[i] = disjoint(windows[ranks[i].rank]);
+  auto analyzeRank = [&](storage::TraceReader& rankReader, int64_t i) -> Status {
+    const trace_model::RankInfo& info = ranks[i];
+    RankResult& out = results[i];
+    out.report.info = info;
+    RankStepAnalyzer analyzer(info.rank, rankWindows[i]);
+    GpuTimeAnalyzer gpu(rankWindows[i]);
+    BS_RETURN_IF_ERROR(rankReader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
       analyzer.add(e);
       gpu.add(e);
       return Status::ok();
     }));
-    r.gpu = gpu.finish();
+    out.report.gpu = gpu.finish();
     for (const RankStepMetrics& m : analyzer.finish()) {
-      addTo(r, m);
-      perStep.push_back(stragglerSampleOf(m));
+      addTo(out.report, m);
+      out.perStep.push_back(stragglerSampleOf(m));
     }
-    report.ranks.push_back(std::move(r));
-    if (options.onRankDone && !options.onRankDone(static_cast<int32_t>(report.ranks.size()),
-                                                  static_cast<int32_t>(ranks.size()))) {
-      return Status::failedPrecondition("analysis cancelled");
-    }
+    return Status::ok();
+  };
+  std::function<bool(int64_t)> onDone;
+  if (options.onRankDone) {
+    onDone = [&](int64_t done) {
+      return options.onRankDone(static_cast<int32_t>(done), static_cast<int32_t>(ranks.size()));
+    };
+  }
+  BS_RETURN_IF_ERROR(forEachRankInParallel(reader, static_cast<int64_t>(ranks.size()),
+                                           analysisThreads(), analyzeRank, onDone));
+  std::vector<StragglerSample> perStep;
+  std::map<int32_t, int32_t> stageOfRank;
+  for (RankResult& r : results) {
+    stageOfRank[r.report.info.rank] = r.report.info.pp;
+    perStep.insert(perStep.end(), r.perStep.begin(), r.perStep.end());
+    report.ranks.push_back(std::move(r.report));
   }
   report.steps = summarizeSteps(steps, windows);
   buildStages(report);

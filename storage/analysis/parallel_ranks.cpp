@@ -79,7 +79,8 @@ Status forEachRankInParallel(storage::TraceReader& reader, int64_t count, int th
       finished = p.finished;
     }
     while (reported < finished) {
-      if (onDone && !onDone(++reported)) {
+      ++reported;
+      if (onDone && !onDone(reported)) {
         std::lock_guard lock(p.mutex);
         p.stop = cancelled = true;
         return false;

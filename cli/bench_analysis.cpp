@@ -49,6 +49,7 @@ struct BenchOptions {
   int64_t events = 10000000;
   std::string dir;
   bool measureOnly = false;  // internal: the child process
+  bool noExport = false;     // the report alone (a 100M-event export is 16 GB)
 };
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
@@ -257,8 +258,22 @@ class AnonPeakSampler {
   std::thread thread_;
 };
 
+// The Chrome export of run 1 into `dir` (deleted afterwards).
+Status measureExport(storage::TraceReader& reader, const std::string& dir) {
+  const std::string out = (std::filesystem::path(dir) / "analysis-export.json").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  BS_ASSIGN_OR_RETURN(auto stats, analysis::exportChromeTrace(reader, 1, out));
+  const double exportS = secondsSince(t0);
+  std::error_code ec;
+  std::filesystem::remove(out, ec);
+  std::printf("export_mb: %.1f\n", stats.bytes / 1e6);
+  std::printf("export_s: %.3f\n", exportS);
+  std::printf("export_mb_per_s: %.1f\n", stats.bytes / 1e6 / exportS);
+  return Status::ok();
+}
+
 // The child: report (analysis + JSON), then the export.
-Status measure(const std::string& path, const std::string& dir) {
+Status measure(const std::string& path, const std::string& dir, bool noExport) {
   AnonPeakSampler sampler;
   const double loadBefore = loadAverage();
   const double cpu0 = cpuSeconds();
@@ -272,21 +287,13 @@ Status measure(const std::string& path, const std::string& dir) {
   const double rssMb = peakRssMb();
   const double anonPeakMb = sampler.stopAndJoin();
   const double fileMb = procStatusMb("RssFile");
-  const std::string out = (std::filesystem::path(dir) / "analysis-export.json").string();
-  t0 = std::chrono::steady_clock::now();
-  BS_ASSIGN_OR_RETURN(auto stats, analysis::exportChromeTrace(*reader, 1, out));
-  const double exportS = secondsSince(t0);
-  std::error_code ec;
-  std::filesystem::remove(out, ec);
   std::printf("analysed_events: %lld\n", static_cast<long long>(report.run.eventCount));
   std::printf("report_json_bytes: %zu\n", json.size());
   std::printf("report_s: %.3f\n", reportS);
   std::printf("peak_rss_mb: %.1f\n", rssMb);
   std::printf("peak_heap_mb: %.1f\n", anonPeakMb);
   std::printf("mapped_file_mb: %.1f\n", fileMb);
-  std::printf("export_mb: %.1f\n", stats.bytes / 1e6);
-  std::printf("export_s: %.3f\n", exportS);
-  std::printf("export_mb_per_s: %.1f\n", stats.bytes / 1e6 / exportS);
+  if (!noExport) BS_RETURN_IF_ERROR(measureExport(*reader, dir));
   std::printf("report_cpu_s: %.3f\n", reportCpuS);
   std::printf("threads: %d\n", analysis::analysisThreads());
   std::printf("load_average: %.2f %.2f\n", loadBefore, loadAfter);
@@ -298,6 +305,7 @@ Result<int> measureInChild(const BenchOptions& o, const std::string& dir) {
   const std::string events = std::to_string(o.events);
   std::vector<std::string> args = {"/proc/self/exe", "bench", "analysis", "--events",
                                    events,           "--dir", dir,        "--measure-only"};
+  if (o.noExport) args.push_back("--no-export");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -319,7 +327,7 @@ ExitCode runBench(const BenchOptions& o) {
   const std::string path = (dir / ("analysis-" + std::to_string(o.events) + ".db")).string();
   Status s;
   if (o.measureOnly) {
-    s = measure(path, dir.string());
+    s = measure(path, dir.string(), o.noExport);
   } else {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -346,6 +354,7 @@ void addBenchAnalysis(CLI::App& bench, CommandRunner& runner) {
   cmd->add_option("--events", o->events, "Events in the trace (default 10M)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--dir", o->dir, "Folder for the trace (default: a temporary folder)");
+  cmd->add_flag("--no-export", o->noExport, "Measure the report only");
   cmd->add_flag("--measure-only", o->measureOnly)->group("");  // internal: the child
   cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
 }

@@ -1,9 +1,12 @@
 // analyzeRun: the whole analysis of one run of a trace file.
 //
-// Contract: streams the run rank by rank and, within a rank, step by step
-// (TraceReader::visitEvents + RankStepAnalyzer), so memory is bounded by one
-// rank's open steps plus a few numbers per rank and step, not by the run's
-// event count. Works on runs still being written (what is committed), on
+// Contract: streams the run rank by rank, a rank per thread on every core
+// (forEachRankInParallel, each thread with its own reader of the file) and,
+// within a rank, step by step (TraceReader::visitEvents + RankStepAnalyzer),
+// so memory is bounded by the open steps of the ranks being read plus a few
+// numbers per rank and step, not by the run's event count. The report does
+// not depend on the number of threads; onRankDone is called on the calling
+// thread with 1, 2, … in order. Works on runs still being written (what is committed), on
 // failed, interrupted and empty runs (notes say so). Errors: a missing run id
 // (kNotFound, listing the runs the file holds), or what the reader reports.
 #pragma once

@@ -211,7 +211,9 @@ class TraceWriter::Impl {
       BS_RETURN_IF_ERROR(beginIfNeeded());
       BS_RETURN_IF_ERROR(ensureRank(e.rank));
       BS_ASSIGN_OR_RETURN(const int64_t nameId, intern(e.name));
-      pendingEvents_[e.rank].push_back(storedEvent(e, nameId));
+      std::vector<StoredEvent>& pending = pendingEvents_[e.rank];
+      if (pending.empty()) pendingRanks_.push_back(e.rank);
+      pending.push_back(storedEvent(e, nameId));
       if (e.step >= 0) noteStepSpan(e);
       maxEventNs_ = std::max(maxEventNs_, e.endNs - e.startNs);
       firstNs_ = eventCount_ == 0 ? e.startNs : std::min(firstNs_, e.startNs);
@@ -310,15 +312,17 @@ class TraceWriter::Impl {
  private:
   // The events of this transaction, per rank, stored as blocks when it
   // commits (event_block.h): sorted by start, so a rank's blocks of one
-  // batch never overlap.
+  // batch never overlap. Ranks go in the order their first event of the
+  // batch came, so a reader following the file (eventsAfter) gets the
+  // first appended event first.
   Status writeBlocks() {
     Status s;
-    for (auto& [rank, events] : pendingEvents_) {
-      if (s.isOk() && !events.empty()) {
-        s = insertRankBlocks(insertBlock_.value(), runId_, rank, events, maxBlockNs_);
-      }
+    for (int32_t rank : pendingRanks_) {
+      std::vector<StoredEvent>& events = pendingEvents_[rank];
+      if (s.isOk()) s = insertRankBlocks(insertBlock_.value(), runId_, rank, events, maxBlockNs_);
       events.clear();
     }
+    pendingRanks_.clear();
     return s;
   }
 
@@ -421,6 +425,7 @@ class TraceWriter::Impl {
   std::unordered_map<std::string, int64_t> strings_;
   std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pendingSteps_;  // (rank, step)
   std::unordered_map<int32_t, std::vector<StoredEvent>> pendingEvents_;     // by rank
+  std::vector<int32_t> pendingRanks_;  // ranks with pending events, first come first
   std::vector<bool> rankSeen_;
   int64_t runId_ = 0;
   int64_t maxEventNs_ = 0;

@@ -22,7 +22,6 @@
 #include "storage/analysis/parallel_ranks.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/run_analyzer.h"
-#include "storage/schema.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 
@@ -193,7 +192,7 @@ Status ensureTrace(const std::string& path, int64_t events) {
       auto run = (*reader)->run(1);
       // A file of an older schema is rebuilt: the bench measures this build's.
       if (run.isOk() && run->eventCount == events && run->status == storage::RunStatus::kFinished &&
-          (*reader)->schemaVersion() == storage::kSchemaVersion) {
+          (*reader)->schemaVersion() == storage::TraceReader::latestSchemaVersion()) {
         std::printf("trace_file: %s (reused)\n", path.c_str());
         return Status::ok();
       }

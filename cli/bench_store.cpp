@@ -10,7 +10,6 @@
 #include "cli/commands.h"
 #include "common/median.h"
 #include "storage/insert_baseline.h"
-#include "storage/schema.h"
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 
@@ -80,7 +79,7 @@ Status ensureWindowFile(const std::string& path, int64_t events) {
       auto run = (*reader)->run(1);
       // A file of an older schema is rebuilt: its size is not this build's.
       if (run.isOk() && run->eventCount == events &&
-          (*reader)->schemaVersion() == storage::kSchemaVersion) {
+          (*reader)->schemaVersion() == storage::TraceReader::latestSchemaVersion()) {
         std::printf("window_file: %s (reused)\n", path.c_str());
         return Status::ok();
       }

@@ -260,6 +260,9 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceReader::~TraceReader() = default;
 
+int32_t TraceReader::latestSchemaVersion() {
+  return kSchemaVersion;
+}
 int32_t TraceReader::schemaVersion() const {
   return impl_->version();
 }

@@ -54,6 +54,8 @@ class TraceReader {
   TraceReader& operator=(const TraceReader&) = delete;
 
   int32_t schemaVersion() const;
+  // The schema this build writes (files of older ones are read as they are).
+  static int32_t latestSchemaVersion();
   const std::string& path() const;  // the trace file, as given to open()
   Result<std::vector<RunRecord>> runs();
   Result<RunRecord> run(int64_t runId);

@@ -103,7 +103,7 @@ inline const std::vector<Library> kLibraries = {
       "bubbles.h", "report_text.h", "report_json.h", "text_table.h", "chrome_export.h",
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
       "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h",
-      "advice.h"}},
+      "advice.h", "parallel_ranks.h"}},
     // Kineto / PyTorch profiler traces into the store.
     {"storage/import",
      {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h"}},

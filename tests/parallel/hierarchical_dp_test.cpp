@@ -129,7 +129,9 @@ TEST(LinkPacerTest, PacedRingSumsLikeAnAllReduceAndHoldsBackOnlyMessagesBetweenN
   // Ranks 1 and 3 send to another node 6 times (3 steps each way), each
   // message after its >= 1000 bytes at 1 byte/us and 500 us. A lower bound
   // only (sleeping guarantees at least that); ranks 0 and 2 are not paced.
-  if (r == 1 || r == 3) EXPECT_GE(elapsedMs, 6 * 1.5);
+  if (r == 1 || r == 3) {
+    EXPECT_GE(elapsedMs, 6 * 1.5);
+  }
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""check_trace.py TRACE SINGLE HOST_A HOST_B OFFSET_S: the multihost test's
-checks of the two-host trace (multihost_test.sh says which)."""
+"""check_trace.py TRACE SINGLE HOST_A HOST_B OFFSET_S CHROME_JSON: the
+multihost test's checks of the two-host trace (multihost_test.sh says which).
+The events are read from the trace's Chrome export (CHROME_JSON, made by
+`bubblescope-cli export --format chrome`): since schema v6 they are stored in
+encoded blocks that only the project's reader decodes."""
+import json
 import math
 import sqlite3
 import sys
 
-trace, single, host_a, host_b, offset_s = sys.argv[1:6]
+trace, single, host_a, host_b, offset_s, chrome = sys.argv[1:7]
 offset_ns = -float(offset_s) * 1e9  # hostB's clock is ahead: its times move back
 problems = []
 
@@ -28,7 +32,7 @@ for rank, host, off, unc in ranks:
     # offset is exact, the hosts share one TSC, so it is the whole truth.
     if abs(off - expected) > max(unc, 1000):
         problems.append(f"rank {rank} on {host}: offset {off} ns, expected {expected:.0f} +- {unc}")
-per_rank = dict(db.execute("SELECT rank, COUNT(*) FROM events WHERE run = 1 GROUP BY rank"))
+per_rank = dict(db.execute("SELECT rank, SUM(count) FROM event_blocks WHERE run = 1 GROUP BY rank"))
 if sorted(per_rank) != list(range(4)):
     problems.append(f"events of ranks {sorted(per_rank)}, expected 0..3")
 
@@ -38,16 +42,22 @@ if sorted(per_rank) != list(range(4)):
 # an order can only be wrong by up to the two ranks' bounds together; the
 # 7 s offset, if it were not corrected, would break it by seconds.
 unc = {r[0]: r[3] for r in ranks}
-names = dict(db.execute("SELECT id, value FROM strings"))
+with open(chrome) as f:
+    exported = json.load(f)
 sends, recvs = {}, {}
-for rank, kind, name, start, end, step, mb, chunk, peer in db.execute(
-        "SELECT rank, kind, name, start_ns, end_ns, step, micro_batch, chunk, peer FROM events "
-        "WHERE run = 1 AND kind IN (10, 11)"):
-    what = names.get(name, "")
+for e in exported["traceEvents"] if isinstance(exported, dict) else exported:
+    if e.get("ph") != "X" or e.get("cat") not in ("send", "recv"):
+        continue
+    what, args = e["name"], e.get("args", {})
     if not what.endswith(("_activation", "_grad")):
         continue
+    # The export writes the stored (aligned) nanoseconds as microseconds
+    # with three decimals: exact to the nanosecond.
+    rank, start = e["pid"], round(e["ts"] * 1000)
+    end = round((e["ts"] + e.get("dur", 0)) * 1000)
+    step, mb, chunk, peer = (args.get(k, -1) for k in ("step", "mb", "chunk", "peer"))
     direction = what.split("_", 1)[1]
-    if kind == 10:
+    if e["cat"] == "send":
         sends[(direction, rank, peer, step, mb, chunk)] = start
     else:
         recvs[(direction, peer, rank, step, mb, chunk)] = end

@@ -176,8 +176,10 @@ grep '^step' "$dir/run.out" | tail -1
 waited in_launcher "$cli" run --micro-batches 4 --steps 4 --model tiny --trace /tmp/mh/single.db \
   >"$dir/single.out" 2>&1 || fail "the single-rank run failed: $(tail -5 "$dir/single.out")"
 in_launcher "$cli" info /tmp/mh/trace.db | tee "$dir/info.txt" | grep -E '^run|  rank'
+in_launcher "$cli" export /tmp/mh/trace.db /tmp/mh/trace.json --run 1 --format chrome \
+  >/dev/null || fail "the trace does not export"
 in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db hostA hostB \
-  "$offset_s" || fail "the trace's checks failed"
+  "$offset_s" /tmp/mh/trace.json || fail "the trace's checks failed"
 # Nothing of the job was left on the remote hosts.
 for h in hostA hostB; do
   prune=()

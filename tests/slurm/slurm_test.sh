@@ -148,7 +148,7 @@ import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
 host, pid = db.execute("SELECT writer_host, writer_pid FROM runs WHERE id = 1").fetchone()
 ranks = {r: p for r, p in db.execute("SELECT rank, pid FROM ranks WHERE run = 1")}
-events = sorted(r for (r,) in db.execute("SELECT DISTINCT rank FROM events WHERE run = 1"))
+events = sorted(r for (r,) in db.execute("SELECT DISTINCT rank FROM event_blocks WHERE run = 1"))
 print(host, pid, "rank-pids", *sorted(ranks.values()), "event-ranks", *events)
 PY
 ) || fail "cannot read the writer of job $id's trace"

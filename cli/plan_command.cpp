@@ -75,7 +75,7 @@ ExitCode runPlan(const PlanArgs& a) {
   if (!model.isOk()) return fail(2, model.status().message());
   layout::Calibration calibration;
   if (a.calibration.empty()) {
-    calibration = layout::flopsCalibration(*model, 10e9);
+    calibration = layout::flopsCalibration(*model, layout::kFlopsEstimatePerSecond);
   } else {
     auto loaded = storage::loadCalibration(a.calibration, a.calibrationId);
     if (!loaded.isOk()) return fail(1, loaded.status().message());

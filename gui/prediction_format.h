@@ -11,14 +11,13 @@
 
 #include "engine/layout/calibration.h"
 #include "engine/layout/layout.h"
+#include "engine/layout/planner.h"
 #include "engine/layout/prediction.h"
 
 namespace bubblescope::gui {
 
-// The compute rate of the FLOPs-only calibration (layout::flopsCalibration)
-// used when no measured calibration is chosen: `bubblescope-cli plan`
-// without --calibration assumes the same 10 GFLOP/s and free communication.
-inline constexpr double kFlopsEstimatePerSecond = 10e9;
+// The FLOPs-only rate, the same as `bubblescope-cli plan` without --calibration.
+using layout::kFlopsEstimatePerSecond;
 
 // The calibration a prediction of `model` uses: `measured` when there is
 // one, else the FLOPs estimate of `model`.

@@ -57,4 +57,8 @@ Result<Plan> planLayouts(const PlanRequest& request, const Calibration& calibrat
 // backward twice that, optimizer 10 ns per parameter, no communication.
 Calibration flopsCalibration(const ModelConfig& model, double flopsPerSecond);
 
+// The compute rate `plan` (without --calibration) and the app's planner and
+// layout editor (no measured calibration chosen) give flopsCalibration.
+inline constexpr double kFlopsEstimatePerSecond = 10e9;
+
 }  // namespace bubblescope::layout

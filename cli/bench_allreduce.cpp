@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/mpi_bench_command.h"
 #include "cli/mpirun.h"
 #include "common/median.h"
 #include "engine/layout/grad_comm.h"
@@ -264,18 +265,9 @@ void addOptions(CLI::App* cmd, Options& o) {
 }  // namespace
 
 void addBenchAllreduce(CLI::App& bench, CommandRunner& runner) {
-  auto o = std::make_shared<Options>();
-  auto* cmd = bench.add_subcommand(
-      "allreduce", "Bus bandwidth of the engine's bucketed all-reduce vs MPI_Allreduce");
-  cmd->add_option("--ranks", o->ranks, "Ranks of the job")
-      ->check(CLI::Range(2, 64))
-      ->capture_default_str();
-  addOptions(cmd, *o);
-  cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
-  auto* worker = bench.add_subcommand("allreduce-rank", "One rank of `bench allreduce`");
-  worker->group("");  // hidden: started through mpirun
-  addOptions(worker, *o);
-  worker->callback([&runner, o] { runner = [o] { return runRank(*o); }; });
+  addMpiBench<Options>(bench, runner, "allreduce",
+                       "Bus bandwidth of the engine's bucketed all-reduce vs MPI_Allreduce",
+                       "Ranks of the job", addOptions, runBench, runRank);
 }
 
 }  // namespace bubblescope::cli

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/mpi_bench_command.h"
 #include "cli/mpirun.h"
 #include "common/median.h"
 #include "engine/parallel/mpi_communicator.h"
@@ -252,18 +253,9 @@ void addOptions(CLI::App* cmd, Options& o) {
 }  // namespace
 
 void addBenchAlltoall(CLI::App& bench, CommandRunner& runner) {
-  auto o = std::make_shared<Options>();
-  auto* cmd = bench.add_subcommand(
-      "alltoall", "The engine's MoE dispatch + combine all-to-alls vs MPI_Alltoallv");
-  cmd->add_option("--ranks", o->ranks, "Ranks of the job (the ep group)")
-      ->check(CLI::Range(2, 64))
-      ->capture_default_str();
-  addOptions(cmd, *o);
-  cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
-  auto* worker = bench.add_subcommand("alltoall-rank", "One rank of `bench alltoall`");
-  worker->group("");  // hidden: started through mpirun
-  addOptions(worker, *o);
-  worker->callback([&runner, o] { runner = [o] { return runRank(*o); }; });
+  addMpiBench<Options>(bench, runner, "alltoall",
+                       "The engine's MoE dispatch + combine all-to-alls vs MPI_Alltoallv",
+                       "Ranks of the job (the ep group)", addOptions, runBench, runRank);
 }
 
 }  // namespace bubblescope::cli

@@ -36,7 +36,7 @@ echo "run exited with $rc ${run_ms} ms after rank 1 was stopped"
 for p in $job; do alive "$p" && fail "job process $p still runs after run exited"; done
 [ "$(wc -l <"$err")" -eq 1 ] || fail "expected one line on stderr"
 line='^error: rank 1 made no progress for ([3-9]|[1-9][0-9]+) s \(--hang-timeout 3\); its last span: [A-Za-z_.0-9 -]+ \(step [0-9]+(, micro-batch [0-9]+)?\); the watchdog aborted the job$'
-grep -Eq "$line" "$err" || fail "unexpected error line"
+grep -Eq "$line" "$err" || fail "unexpected error line: $(cat "$err")"
 info=$("$cli" info "$db") || fail "info failed on the trace"
 echo "$info" | grep -Eq '^run 1 .*\[failed\]' || fail "trace run not failed: $info"
 echo "$info" | grep -Eq '^  error: rank 1 made no progress for' || fail "trace error: $info"

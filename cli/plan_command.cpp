@@ -1,10 +1,10 @@
 // `bubblescope-cli plan --world N --model M [--memory-per-rank GiB]
-// [--calibration F] [--top K] [--json] [--out-dir D] [--run [--steps S]
-// [--trace T]]`: the valid layouts of N ranks for model M, predicted
-// (engine/layout/planner.h), the best K by tokens/s printed with the seeds'
-// reasons and written as layout files. --run then runs each of them
-// (cli/layout_trial.h, the path `bench predict` measures with) and prints
-// predicted against measured step time and bubble.
+// [--calibration F] [--top K] [--grad-compression LIST] [--json]
+// [--out-dir D] [--run [--steps S] [--trace T]]`: the valid layouts of N ranks for model M,
+// predicted (engine/layout/planner.h), the best K by tokens/s printed with the seeds' reasons and
+// written as layout files. --run then runs each of them (cli/layout_trial.h, the path `bench
+// predict` measures with) and prints predicted against measured step time and bubble.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +31,7 @@ struct PlanArgs {
   int64_t calibrationId = 0;
   int32_t top = 5;
   int32_t microBatchSize = 1;
+  std::string compressions;  // "": layout::defaultPlanCompressions()
   bool json = false;
   std::string outDir = "plan";
   bool run = false;
@@ -51,6 +52,32 @@ Result<std::vector<LayoutTrial>> runCandidates(const layout::Plan& plan, const P
   }
   std::fprintf(stderr, "runs in %s\n", trace.c_str());
   return trials;
+}
+
+// "none,fp16,powersgd:4": every problem in one message.
+Result<std::vector<layout::GradCompressionSpec>> parseCompressionList(const std::string& list) {
+  std::vector<layout::GradCompressionSpec> specs;
+  std::string problems;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    auto spec = layout::parseGradCompression(list.substr(start, comma - start));
+    if (spec.isOk()) specs.push_back(*spec);
+    if (!spec.isOk()) problems += (problems.empty() ? "" : "; ") + spec.status().message();
+    start = comma + 1;
+  }
+  if (!problems.empty()) return Status::invalidArgument("--grad-compression: " + problems);
+  return specs;
+}
+
+// The dp gradient reduction of a candidate (ZeRO 0, dp > 1), for --json.
+nlohmann::json gradReductionJson(const layout::GradReductionCost& g) {
+  return {{"sent_bytes", g.sentBytes},
+          {"uncompressed_bytes", g.uncompressedBytes},
+          {"compression_ratio", g.compressionRatio()},
+          {"inter_node_bytes", g.interNodeBytes},
+          {"comm_ms", g.commNs / 1e6},
+          {"codec_ms", g.codecNs / 1e6}};
 }
 
 Status writeLayouts(const layout::Plan& plan, const std::string& dir) {
@@ -87,6 +114,11 @@ ExitCode runPlan(const PlanArgs& a) {
   request.top = a.top;
   request.microBatchSize = a.microBatchSize;
   if (a.memoryGiB > 0) request.memoryPerRankBytes = a.memoryGiB * 1024.0 * 1024.0 * 1024.0;
+  if (!a.compressions.empty()) {
+    auto specs = parseCompressionList(a.compressions);
+    if (!specs.isOk()) return fail(2, specs.status().message());
+    request.compressions = std::move(*specs);
+  }
   auto plan = layout::planLayouts(request, calibration);
   if (!plan.isOk()) return fail(1, plan.status().message());
   if (Status s = writeLayouts(*plan, a.outDir); !s.isOk()) return fail(1, s.message());
@@ -111,6 +143,9 @@ ExitCode runPlan(const PlanArgs& a) {
                      {"peak_memory_bytes", c.peakMemoryBytes},
                      {"rule", c.rule},
                      {"limit", c.limit}});
+      if (c.prediction.gradReduction.sentBytes > 0) {
+        out.back()["grad_reduction"] = gradReductionJson(c.prediction.gradReduction);
+      }
       if (trials) {
         const LayoutTrial& t = (*trials)[i];
         out.back()["measured"] = {{"run_id", t.runId},
@@ -172,6 +207,9 @@ void addPlanCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--grad-compression", a->compressions,
+                  "Comma-separated gradient compressions tried at ZeRO 0 (default: "
+                  "none,fp16,bf16,int8,powersgd:4)");
   cmd->add_option("--out-dir", a->outDir, "Folder the layout files are written to")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "One JSON object");

@@ -41,6 +41,15 @@ std::string predictionToText(const layout::Layout& layout, const layout::Predict
     out += "exposed " + dim + " communication " + formatMs(ns) + " ms per step (" +
            formatPercent(p.stepNs > 0 ? ns / p.stepNs : 0.0) + ")\n";
   }
+  const layout::GradReductionCost& g = p.gradReduction;
+  if (g.sentBytes > 0) {
+    out += "dp gradients (" + layout.gradCompression.toString() + "): " + formatBytes(g.sentBytes) +
+           " sent per step against " + formatBytes(g.uncompressedBytes) + " for fp32, ratio " +
+           analysis::formatNumber(g.compressionRatio(), 2) + "; collectives " + formatMs(g.commNs) +
+           " ms, encoding " + formatMs(g.codecNs) + " ms";
+    if (g.interNodeBytes > 0) out += "; " + formatBytes(g.interNodeBytes) + " cross nodes";
+    out += "\n";
+  }
   for (const std::string& w : p.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -2,12 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/layout/formulas.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {
 namespace {
+
+// Compression applies to ZeRO 0's data-parallel all-reduce only.
+std::vector<GradCompressionSpec> compressionsFor(const PlanRequest& r, int32_t dp, ZeroStage z) {
+  if (dp <= 1 || z != ZeroStage::kNone || r.compressions.empty()) return {GradCompressionSpec{}};
+  return r.compressions;
+}
 
 std::vector<Layout> candidates(const PlanRequest& r) {
   std::vector<Layout> out;
@@ -28,18 +35,21 @@ std::vector<Layout> candidates(const PlanRequest& r) {
           for (int32_t m : {1, 2, 4, 8, 16}) {
             if (pp > 1 && m < pp) continue;
             for (bool recompute : {false, true}) {
-              Layout l;
-              l.model = r.model;
-              l.dp = dp;
-              l.tp = tp;
-              l.pp = pp;
-              l.zeroStage = z;
-              l.schedule = s;
-              l.virtualChunks = s == ScheduleKind::kInterleaved ? 2 : 1;
-              l.microBatches = m;
-              l.microBatchSize = r.microBatchSize;
-              l.recompute = recompute;
-              out.push_back(l);
+              for (const GradCompressionSpec& g : compressionsFor(r, dp, z)) {
+                Layout l;
+                l.model = r.model;
+                l.dp = dp;
+                l.tp = tp;
+                l.pp = pp;
+                l.zeroStage = z;
+                l.schedule = s;
+                l.virtualChunks = s == ScheduleKind::kInterleaved ? 2 : 1;
+                l.microBatches = m;
+                l.microBatchSize = r.microBatchSize;
+                l.recompute = recompute;
+                l.gradCompression = g;
+                out.push_back(l);
+              }
             }
           }
         }
@@ -47,6 +57,27 @@ std::vector<Layout> candidates(const PlanRequest& r) {
     }
   }
   return out;
+}
+
+std::string pct(double x) {
+  return std::to_string(static_cast<int>(std::lround(100 * x))) + "%";
+}
+
+std::string ms(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g ms", ns / 1e6);
+  return text;
+}
+
+// Why a compressed candidate: the seeds' monitoring rule (communication
+// above ~20% of the step: compress) with its predicted trade.
+std::string compressionReason(const PlanCandidate& c) {
+  const GradReductionCost& g = c.prediction.gradReduction;
+  char ratio[32];
+  std::snprintf(ratio, sizeof(ratio), "%.2f", g.compressionRatio());
+  return "; " + c.layout.gradCompression.toString() + " gradients: " + ratio +
+         "x fewer dp bytes, all-reduce " + ms(g.commNs) + " + encoding " + ms(g.codecNs) +
+         " per step (changes the gradients: docs/parallel.md)";
 }
 
 std::string ruleOf(const Layout& l) {
@@ -79,7 +110,6 @@ std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
     }
   }
   const double memory = r.memoryPerRankBytes ? c.peakMemoryBytes / *r.memoryPerRankBytes : 0.0;
-  auto pct = [](double x) { return std::to_string(static_cast<int>(std::lround(100 * x))) + "%"; };
   if (memory >= bubble && memory >= comm && memory > 0) {
     return "memory (" + pct(memory) + " of the limit)";
   }
@@ -114,6 +144,7 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
         leastMemory < 0 ? cand.peakMemoryBytes : std::min(leastMemory, cand.peakMemoryBytes);
     if (r.memoryPerRankBytes && cand.peakMemoryBytes > *r.memoryPerRankBytes) continue;
     cand.rule = ruleOf(l);
+    if (l.gradCompression.compresses()) cand.rule += compressionReason(cand);
     cand.limit = limitOf(cand, r);
     fitting.push_back(std::move(cand));
   }
@@ -136,6 +167,14 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
   if (static_cast<int32_t>(fitting.size()) > r.top) fitting.resize(std::max(0, r.top));
   plan.best = std::move(fitting);
   return plan;
+}
+
+std::vector<GradCompressionSpec> defaultPlanCompressions() {
+  std::vector<GradCompressionSpec> out;
+  for (const char* spec : {"none", "fp16", "bf16", "int8", "powersgd:4"}) {
+    out.push_back(*parseGradCompression(spec));
+  }
+  return out;
 }
 
 Calibration flopsCalibration(const ModelConfig& model, double flopsPerSecond) {

@@ -5,12 +5,15 @@
 // Candidates: every dp × tp × pp = world with tp dividing the heads and pp at
 // most the layers; ZeRO 0-3 when dp > 1 (0 otherwise); for pp > 1 each
 // schedule (interleaved with v = 2); m in {1, 2, 4, 8, 16} (pp > 1: m >= pp);
-// recompute off and on; micro-batch size `microBatchSize`. Each is checked
-// by validate() (the same rules as `run`) and predicted.
+// recompute off and on; micro-batch size `microBatchSize`; at ZeRO 0 with
+// dp > 1 each of `compressions` (grad_reduction_cost.h costs them). Each is
+// checked by validate() (the same rules as `run`) and predicted.
 // Reasons follow the seeds' rules (REFERENCE.md, "The seeds' rules"): fits
 // one device -> data parallel; tensor parallel inside a node; pipeline when
-// layers must be split; ZeRO when memory is short; and each names what
-// limits it most: bubble, exposed communication, or memory.
+// layers must be split; ZeRO when memory is short; compression when
+// communication is a large share of the step (its bytes ratio, the
+// collectives' and the encoding's time); and each names what limits it
+// most: bubble, exposed communication, or memory.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +28,19 @@
 
 namespace bubblescope::layout {
 
+// The gradient compressions plan tries by default: the ones whose loss
+// stayed near the uncompressed run's (docs/parallel.md; Top-K is left out:
+// topk:0.1 ended 0.52 above it after 20 steps).
+std::vector<GradCompressionSpec> defaultPlanCompressions();
+
 struct PlanRequest {
   int32_t world = 1;
   ModelConfig model;
   std::optional<double> memoryPerRankBytes;  // none: no memory limit
   int32_t microBatchSize = 1;
   int32_t top = 5;
+  // Tried on every ZeRO 0 layout with dp > 1 (validate() drops the rest).
+  std::vector<GradCompressionSpec> compressions = defaultPlanCompressions();
 };
 
 struct PlanCandidate {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/layout/formulas.h"
+#include "engine/layout/grad_reduction_cost.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {
@@ -11,6 +12,7 @@ namespace {
 
 // What one virtual stage (a chunk) holds.
 struct ChunkParts {
+  int32_t firstLayer = 0;
   int32_t layers = 0;
   bool embedding = false;
   bool head = false;
@@ -28,8 +30,9 @@ class Predictor {
     BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
                         stageSplit(l_.model, l_.pp, l_.virtualChunks, l_.stageLayers));
     const int32_t vs = static_cast<int32_t>(split.size());
-    for (int32_t v = 0; v < vs; ++v) {
+    for (int32_t v = 0, first = 0; v < vs; first += split[v], ++v) {
       ChunkParts part;
+      part.firstLayer = first;
       part.layers = split[v];
       part.embedding = v == 0;
       part.head = v == vs - 1;
@@ -166,15 +169,8 @@ class Predictor {
       case OpType::kRecvActivation:
       case OpType::kRecvGrad:
         return -1.0;  // the simulator's wait
-      case OpType::kAllReduceGrads: {
-        if (l_.dp <= 1) return 0.0;
-        const double params = stageParameters();
-        const double buckets = std::ceil(params / static_cast<double>(l_.bucketElementCount(4)));
-        const double ns =
-            collectiveNs("dp", "allreduce", params * kBytesPerElement, std::max(1.0, buckets));
-        dpNs_ += ns;
-        return ns;
-      }
+      case OpType::kAllReduceGrads:
+        return l_.dp > 1 ? gradReductionNs() : 0.0;
       case OpType::kReduceScatterGrads:
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
@@ -189,6 +185,30 @@ class Predictor {
         return zeroNs("all_gather", stageParameters(), 1);
     }
     return -1.0;
+  }
+
+  // ZeRO 0's bucketed reduction of the stage's gradients as the layout's
+  // compression and all-reduce algorithm send them (grad_reduction_cost.h):
+  // the collectives are dp communication, the encoding compute.
+  double gradReductionNs() {
+    GradReductionInput in = gradReductionInput(l_);
+    in.elements = stageParameters();
+    in.buckets = std::max(1.0, std::ceil(in.elements / l_.bucketElementCount(4)));
+    in.cpuTime = cpu_;
+    for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
+      const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
+      for (const MatrixShape& m :
+           gradMatrices(l_.model, l_.tp, part.firstLayer, part.layers, part.embedding, part.head)) {
+        in.matrices.push_back(m);
+      }
+    }
+    GradReductionCost cost = gradReductionCost(in, c_);
+    for (std::string& w : cost.warnings) warn(std::move(w));
+    dpNs_ += cost.commNs;
+    const double ns = cost.totalNs();
+    if (ns >= p_.gradReduction.totalNs())
+      p_.gradReduction = std::move(cost);  // the slowest stage's
+    return ns;
   }
 
   double stageParameters() const {

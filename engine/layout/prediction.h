@@ -14,7 +14,9 @@
 //    backward that produces weight gradients); with recompute, the
 //    forward again ("recompute" costs, or forward's when not measured);
 //  - a send: the pp p2p time of b·T·C fp32;
-//  - the gradient collectives: ZeRO 0 all-reduces of every bucket, ZeRO 1 a
+//  - the gradient collectives: ZeRO 0 the reduction of every bucket as the
+//    layout's grad compression and all-reduce algorithm send it
+//    (gradReductionCost, grad_reduction_cost.h), ZeRO 1 a
 //    reduce-scatter of the stage's gradients, ZeRO 2/3 a reduce-scatter of
 //    one chunk's per ReduceScatterGrads(mb, chunk); nothing when dp = 1;
 //  - OptimizerStep: the optimizer's cost per parameter × the parameters this
@@ -30,6 +32,7 @@
 
 #include "common/result.h"
 #include "engine/layout/calibration.h"
+#include "engine/layout/grad_reduction_cost.h"
 #include "engine/layout/layout.h"
 #include "engine/layout/simulator.h"
 
@@ -48,6 +51,10 @@ struct Prediction {
   std::vector<double> memoryBytes;      // per stage: model states (kept + transient) + activations
   std::vector<double> activationBytes;  // per stage: peak in-flight activations
   std::vector<std::string> warnings;    // parts not measured, calibration mismatches
+  // ZeRO 0's data-parallel gradient reduction of the slowest stage, per step:
+  // its collectives (in exposedCommNs["dp"]), encoding compute, bytes and
+  // compression ratio (grad_reduction_cost.h); zero when dp = 1 or ZeRO > 0.
+  GradReductionCost gradReduction;
 };
 
 // Errors: an invalid layout ("invalid layout: ..." as run says), a

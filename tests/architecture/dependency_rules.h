@@ -78,6 +78,7 @@ inline const std::vector<Library> kLibraries = {
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
       "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h",
+      "grad_reduction_cost.h",
       "hostfile.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},

@@ -28,10 +28,12 @@ TEST(Planner, RanksValidLayoutsByPredictedTokensPerSecond) {
   PlanRequest r;
   r.world = 2;
   r.model = *modelPreset("small");
-  r.top = 100;
+  r.top = 1000;
   auto plan = planLayouts(r, costs());
   ASSERT_TRUE(plan.isOk()) << plan.status().message();
-  EXPECT_GT(plan->valid, 20);  // dp2 (ZeRO 0-3), tp2, pp2 (every schedule) x m x recompute
+  // dp2: ZeRO 0 with each of 5 compressions and ZeRO 1-3, m in 5, recompute
+  // off/on; tp2: 5 m x 2; pp2: 4 schedules x m in {2, 4, 8, 16} x 2.
+  EXPECT_EQ(plan->valid, (5 + 3) * 5 * 2 + 5 * 2 + 4 * 4 * 2);
   EXPECT_EQ(plan->fitting, plan->valid);
   ASSERT_EQ(static_cast<int32_t>(plan->best.size()), plan->fitting);
   for (size_t i = 1; i < plan->best.size(); ++i) {
@@ -76,6 +78,45 @@ TEST(Planner, TheMemoryLimitDropsLayoutsAndNamesItselfWhenNoneFit) {
   auto none = planLayouts(r, costs());
   ASSERT_FALSE(none.isOk());
   EXPECT_NE(none.status().message().find("no layout fits the memory limit"), std::string::npos);
+}
+
+// The first dp2 ZeRO 0 candidate of a plan of world 2 (none found: a
+// default candidate, which the caller's expectations then fail on).
+PlanCandidate bestDataParallel(const Calibration& c) {
+  PlanRequest r;
+  r.world = 2;
+  r.model = *modelPreset("small");
+  r.top = 1000;
+  auto plan = planLayouts(r, c);
+  EXPECT_TRUE(plan.isOk()) << plan.status().message();
+  if (!plan.isOk()) return {};
+  for (const PlanCandidate& cand : plan->best) {
+    if (cand.layout.dp == 2 && cand.layout.zeroStage == ZeroStage::kNone) return cand;
+  }
+  ADD_FAILURE() << "no dp2 ZeRO 0 candidate";
+  return {};
+}
+
+TEST(Planner, ASlowDataParallelLinkMakesPlanCompressTheGradientsAndSayWhy) {
+  // costs(): 13 MB of small's gradients at 0.01 ns/B: compression's encoding
+  // costs more than the 0.1 ms it could save.
+  const PlanCandidate fast = bestDataParallel(costs());
+  EXPECT_FALSE(fast.layout.gradCompression.compresses()) << fast.layout.gradCompression.toString();
+  // At 100 ns/B (a 10 MB/s link) the fp32 all-reduce takes 1.3 s a step.
+  Calibration slow = costs();
+  for (LinkFit& f : slow.links) {
+    if (f.dim == "dp") f.betaNsPerByte = 100;
+  }
+  const PlanCandidate best = bestDataParallel(slow);
+  ASSERT_TRUE(best.layout.gradCompression.compresses());
+  EXPECT_TRUE(validate(best.layout).isOk());
+  const GradReductionCost& g = best.prediction.gradReduction;
+  EXPECT_GT(g.compressionRatio(), 1.5);
+  EXPECT_GT(g.codecNs, 0.0);
+  EXPECT_NE(best.rule.find(best.layout.gradCompression.toString() + " gradients: "),
+            std::string::npos)
+      << best.rule;
+  EXPECT_NE(best.rule.find("x fewer dp bytes"), std::string::npos) << best.rule;
 }
 
 TEST(Planner, ImpossibleDegreesAreSkippedByTheLayoutRules) {

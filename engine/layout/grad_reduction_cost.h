@@ -1,0 +1,114 @@
+// gradReductionCost(): one step's data-parallel gradient reduction, predicted
+// for each way the gradients can travel (issue 19, grad_comm.h): compressed
+// (fp16, bf16, int8, topk:R, powersgd:R) or not, flat or hierarchical, on one
+// node or over an inter-node link, emulated (Gb/s + latency, the engine's
+// sender-side pacing) or real (the calibration's `other_host` fits).
+// docs/prediction.md, "Gradient compression and hierarchical all-reduce".
+//
+// Bytes are ring bus bytes (what one rank puts on the links, nccl-tests
+// factors, REFERENCE.md), per step:
+//  - none: one all-reduce of 4n per bucket, 2(p-1)/p · 4n;
+//  - fp16 / bf16: 2(p-1)/p · 2n; int8: 2(p-1)/p · 1028 · ceil(n_b/1024) per
+//    bucket of n_b (1024 int8 codes + an fp32 scale);
+//  - topk:R: two all-gathers per bucket (k = ceil(R n_b) int32 indices and
+//    fp32 values of every rank), (p-1) · 8k per bucket;
+//  - powersgd:R: an all-reduce of [P | the rest] and one of Q, 2(p-1)/p ·
+//    4 (Σ rows·R + rest + Σ cols·R); a matrix is factorised when
+//    R <= min(rows, cols) and R (rows + cols) < rows·cols (the engine's rule;
+//    matrices cut by a bucket boundary, which the engine sends uncompressed,
+//    are not modelled: an upper bound of the saving);
+//  - hierarchical (K ranks per node, N = p/K nodes, uncompressed): a
+//    reduce-scatter in the node, an all-reduce of 4n/K across the N nodes, an
+//    all-gather in the node; only 2(N-1)/N · 4n/K cross nodes instead of the
+//    flat ring's 2(p-1)/p · 4n.
+// Times: each collective from the calibration's alpha-beta fit (dim "dp",
+// else another dimension's, as predictLayout), scaled from the fit's group
+// size to the collective's by the ring: alpha by its steps (2(p-1) for an
+// all-reduce, p-1 otherwise), beta by the bus factor. A reduce-scatter or
+// all-gather with no fit costs half an all-reduce of the same bytes. An
+// emulated link adds, per ring step that crosses nodes, the latency and the
+// chunk's bytes · 8 / Gb/s (link_pacer.h). Encoding, decoding and error
+// feedback are compute (`codecNs`): ns per gradient element from the
+// calibration (kCodecPart below) or else the constants measured with `bench
+// allreduce` (measuredCodecCosts, docs/parallel.md).
+//
+// Pure; no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/layout/calibration.h"
+#include "engine/layout/grad_comm.h"
+#include "engine/layout/layout.h"
+#include "engine/layout/model_config.h"
+
+namespace bubblescope::layout {
+
+// How the dp group sits on nodes and what joins them.
+struct NodeLink {
+  int32_t ranksPerNode = 0;  // K consecutive dp ranks per node; 0: one node holds the group
+  double interNodeGbps = 0;  // > 0: an emulated link of 10^9 bit/s (or latency > 0)
+  double interNodeLatencyUs = 0;
+  bool emulated() const { return interNodeGbps > 0 || interNodeLatencyUs > 0; }
+  // N = group / K nodes; 1 when K is 0, does not divide the group or is >= it.
+  int32_t nodes(int32_t group) const;
+};
+
+// A matrix-shaped gradient (rows, cols), as the engine's parameters are.
+struct MatrixShape {
+  int64_t rows = 0;
+  int64_t cols = 0;
+};
+
+struct GradReductionInput {
+  GradCompressionSpec compression;
+  AllReduceAlgorithm algorithm = AllReduceAlgorithm::kFlat;
+  NodeLink link;
+  int32_t group = 1;                  // p: the dp ranks
+  double elements = 0;                // n: gradient elements this rank reduces per step
+  double buckets = 1;                 // reductions they are cut into (>= 1)
+  std::vector<MatrixShape> matrices;  // the matrix-shaped gradients among the n (PowerSGD)
+  bool cpuTime = false;               // calibration costs in thread CPU time
+};
+
+struct GradReductionCost {
+  double commNs = 0;             // the collectives: what the reduction op waits on
+  double codecNs = 0;            // encoding, decoding, error feedback (compute)
+  double sentBytes = 0;          // bus bytes this rank puts on the links per step
+  double uncompressedBytes = 0;  // those of the flat fp32 all-reduce of the same n
+  double interNodeBytes = 0;     // bus bytes of the busiest rank over the inter-node link
+  std::vector<std::string> warnings;
+  double totalNs() const { return commNs + codecNs; }
+  // uncompressed / sent (1 when nothing is sent).
+  double compressionRatio() const { return sentBytes > 0 ? uncompressedBytes / sentBytes : 1.0; }
+};
+
+GradReductionCost gradReductionCost(const GradReductionInput& in, const Calibration& c);
+
+// The input's compression, algorithm, node link and group from a layout (the
+// elements, buckets and matrices are the caller's: they depend on the stage).
+GradReductionInput gradReductionInput(const Layout& layout);
+
+// The matrix-shaped gradients of a stage chunk on one tp rank: per block
+// attn.qkv (3C/t, C), attn.proj (C, C/t), mlp.fc (F/t, C), mlp.proj (C, F/t)
+// (dense blocks); wte (V, C) and wpe (T, C) with the embedding; lm_head
+// (V, C) with the head (engine/gpt_layers.cpp).
+std::vector<MatrixShape> gradMatrices(const ModelConfig& model, int32_t tp, int32_t firstLayer,
+                                      int32_t layers, bool embedding, bool head);
+
+// The calibration part of the compressors' costs: op the kind's name
+// ("fp16", "bf16", "int8", "topk", "powersgd"), micro-batch size the
+// PowerSGD rank R (0 for the others), ns per gradient element and step.
+inline constexpr const char* kCodecPart = "grad_compression";
+
+// Those costs as measured on the development machine with `bench allreduce
+// --ranks 2 --model small` (docs/parallel.md): the engine's time minus the
+// uncompressed reduction's share of its bytes, over the elements.
+Calibration measuredCodecCosts();
+
+// The calibration's key of a compression kind ("fp16", ..., "powersgd").
+const char* gradCompressionKindName(GradCompression kind);
+
+}  // namespace bubblescope::layout

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+
+#include "gui/run_rows.h"
 
 namespace bubblescope::gui {
 
@@ -112,6 +115,39 @@ ChartData lossChart(const analysis::RunReport& report) {
     loss.values.push_back(orNaN(s.loss));
   }
   c.series = {std::move(loss)};
+  return c;
+}
+
+LossCurve lossCurve(const analysis::RunReport& report) {
+  LossCurve c;
+  c.runId = report.run.id;
+  c.label = QStringLiteral("run %1 · %2").arg(report.run.id).arg(layoutSummary(report.run.info));
+  for (const auto& s : report.steps) {
+    c.steps.push_back(s.step);
+    c.losses.push_back(orNaN(s.loss));
+  }
+  return c;
+}
+
+ChartData lossChart(const std::vector<LossCurve>& curves) {
+  ChartData c;
+  c.title = QStringLiteral("Loss per step of the compared runs");
+  c.valueLabel = QStringLiteral("loss");
+  std::set<int32_t> steps;
+  for (const LossCurve& curve : curves) steps.insert(curve.steps.begin(), curve.steps.end());
+  std::map<int32_t, size_t> keyOfStep;
+  for (int32_t step : steps) {
+    keyOfStep[step] = c.ids.size();
+    c.labels << QString::number(step);
+    c.ids.push_back(step);
+  }
+  for (const LossCurve& curve : curves) {
+    ChartSeries s{curve.label, std::vector<double>(c.ids.size(), kNaN)};
+    for (size_t i = 0; i < curve.steps.size(); ++i) {
+      s.values[keyOfStep.at(curve.steps[i])] = curve.losses[i];
+    }
+    c.series.push_back(std::move(s));
+  }
   return c;
 }
 

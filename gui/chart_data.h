@@ -48,6 +48,19 @@ ChartData bubbleChart(const analysis::RunReport& report);
 ChartData breakdownChart(const analysis::RunReport& report);
 // Per step: "loss".
 ChartData lossChart(const analysis::RunReport& report);
+
+// One run's loss per step, labelled for a chart of several runs' losses.
+struct LossCurve {
+  int64_t runId = 0;
+  QString label;  // "run 3 · dp4 tp1 pp1 · topk:0.01 · small" (run_rows.h layoutSummary)
+  std::vector<int32_t> steps;  // ascending
+  std::vector<double> losses;  // [steps.size()]; NaN unknown
+};
+LossCurve lossCurve(const analysis::RunReport& report);
+// The compared runs' losses on one plot: keys are every step any curve has,
+// ascending; one series per curve named by its label (in the curves'
+// order), NaN at a step its run does not have.
+ChartData lossChart(const std::vector<LossCurve>& curves);
 // Per rank, stacked MiB of each category's measured peak ("parameters", ...);
 // "formula" is the ZeRO formula's model states (parameters + gradients +
 // optimizer) when known, else NaN.

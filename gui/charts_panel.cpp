@@ -6,9 +6,11 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <cmath>
 
 #include "gui/advice_list.h"
+#include "gui/grad_compression_text.h"
 #include "gui/span_palette.h"
 #include "gui/time_format.h"
 
@@ -33,6 +35,15 @@ struct BarPlacement {
 // Each series of one chart has its own colour: the comm dimensions of the
 // utilisation chart (dp blue, tp purple, pp teal, zero amber, ep pink) are
 // told apart at a glance.
+QColor ChartsPanel::runColour(int index) {
+  // Okabe-Ito: told apart also with the common colour-vision deficiencies.
+  static const QColor kColours[] = {
+      QColor(0, 114, 178), QColor(230, 159, 0),  QColor(0, 158, 115),  QColor(204, 121, 167),
+      QColor(213, 94, 0),  QColor(86, 180, 233), QColor(120, 120, 120)};
+  constexpr int kCount = sizeof(kColours) / sizeof(kColours[0]);
+  return kColours[((index % kCount) + kCount) % kCount];
+}
+
 QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "utilisation" || name == "compute") return colourOf(EventKind::kForward);
   if (name == "measured") return bubbleHatchColour();
@@ -69,10 +80,9 @@ QCPBars* addBars(QCustomPlot* plot, const ChartSeries& s, BarPlacement at, QCPBa
   return bars;
 }
 
-QCPGraph* addMarkers(QCustomPlot* plot, const ChartSeries& s, double offset, bool line) {
+QCPGraph* addMarkers(QCustomPlot* plot, const ChartSeries& s, double offset, bool line, QColor c) {
   QCPGraph* g = plot->addGraph();
   g->setName(s.name);
-  const QColor c = ChartsPanel::seriesColour(s.name);
   g->setPen(QPen(c, line ? 2 : 0));
   g->setLineStyle(line ? QCPGraph::lsLine : QCPGraph::lsNone);
   g->setScatterStyle(
@@ -162,7 +172,18 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   details_->setMargin(8);
-  grid->addWidget(details_, 2, 2);
+  // A comparison adds lines: they scroll rather than being cut off.
+  auto* detailsScroll = new QScrollArea(this);
+  detailsScroll->setObjectName("details");
+  detailsScroll->setFrameShape(QFrame::NoFrame);
+  detailsScroll->setWidgetResizable(true);
+  detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  detailsScroll->setWidget(details_);
+  // Its width is the column's (the plot above it), not the text's one line.
+  detailsScroll->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+  detailsScroll->viewport()->setAutoFillBackground(false);  // the panel's background
+  details_->setAutoFillBackground(false);
+  grid->addWidget(detailsScroll, 2, 2);
   advice_ = new AdviceList(this);
   grid->addWidget(advice_, 3, 0, 1, 3);
   grid->setRowStretch(1, 4);
@@ -179,6 +200,11 @@ QString ChartsPanel::chartName(Chart chart) {
 void ChartsPanel::clear() {
   hasReport_ = false;
   for (auto& d : data_) d = ChartData{};
+  shownLoss_ = ChartData{};
+  shownCurve_.reset();
+  comparedCurves_.clear();
+  shownDetails_.clear();
+  comparedDetails_.clear();
   summary_->setText(tr("No run analysed yet."));
   details_->clear();
   advice_->clear();
@@ -187,6 +213,10 @@ void ChartsPanel::clear() {
 
 QString ChartsPanel::summaryText() const {
   return summary_->text();
+}
+
+QString ChartsPanel::detailsText() const {
+  return details_->text();
 }
 
 void ChartsPanel::setMessage(const QString& text) {
@@ -204,7 +234,9 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   data_[kUtilisation] = utilisationChart(report);
   data_[kBubble] = bubbleChart(report);
   data_[kBreakdown] = breakdownChart(report);
-  data_[kLoss] = lossChart(report);
+  shownLoss_ = lossChart(report);
+  shownCurve_ = lossCurve(report);
+  updateLossChart();
   data_[kMemory] = memoryChart(report);
   QString text = tr("<b>run %1</b>").arg(report.run.id);
   if (report.stepTimeMeanNs) {
@@ -215,9 +247,48 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   if (report.slowestStage) text += tr(" · slowest stage %1").arg(*report.slowestStage);
   if (report.slowestRank) text += tr(" · slowest rank %1").arg(*report.slowestRank);
   summary_->setText(text);
-  details_->setText(detailsHtml(report));
+  shownDetails_ = detailsHtml(report);
+  updateDetails();
   advice_->setAdvice(report.advice);
   rebuild();
+}
+
+void ChartsPanel::setComparedRuns(const std::vector<analysis::RunReport>& reports) {
+  comparedCurves_.clear();
+  for (const analysis::RunReport& r : reports) comparedCurves_.push_back(lossCurve(r));
+  comparedDetails_ = comparedCompressionHtml(reports);
+  updateLossChart();
+  updateDetails();
+  rebuild();
+}
+
+void ChartsPanel::clearComparedRuns() {
+  setComparedRuns({});
+}
+
+void ChartsPanel::updateLossChart() {
+  if (comparedCurves_.empty()) {
+    data_[kLoss] = shownLoss_;
+    return;
+  }
+  std::vector<LossCurve> curves = comparedCurves_;
+  if (shownCurve_ && std::none_of(curves.begin(), curves.end(), [&](const LossCurve& c) {
+        return c.runId == shownCurve_->runId;
+      })) {
+    curves.push_back(*shownCurve_);
+  }
+  data_[kLoss] = lossChart(curves);
+}
+
+void ChartsPanel::updateDetails() {
+  QString html = shownDetails_;
+  if (!comparedDetails_.isEmpty()) html += tr("<br><b>Compared runs</b><br>") + comparedDetails_;
+  if (!html.isEmpty()) {
+    html +=
+        tr("<br><span style='color:gray'>Click a bar to show its rank or stage in the "
+           "timeline, a loss point to zoom to its step.</span>");
+  }
+  details_->setText(html);
 }
 
 void ChartsPanel::rebuild() {
@@ -236,7 +307,7 @@ void ChartsPanel::rebuild() {
           if (s.name == "utilisation")
             addBars(plot, s, {-0.2, 0.38}, nullptr);
           else if (s.name == "comm ratio")
-            addMarkers(plot, s, 0.2, false);
+            addMarkers(plot, s, 0.2, false, seriesColour(s.name));
           else
             below = addBars(plot, s, {0.2, 0.38}, below);
         }
@@ -254,10 +325,18 @@ void ChartsPanel::rebuild() {
         setKeyTicks(plot, d, tr("rank"));
         break;
       }
-      case kLoss:
-        for (const ChartSeries& s : d.series) addMarkers(plot, s, 0.0, true);
+      case kLoss: {
+        // Compared runs: one colour each, their labels one per legend line.
+        const bool compared = !comparedCurves_.empty();
+        plot->legend->setWrap(compared ? 1 : 3);  // before the items go in
+        for (size_t i = 0; i < d.series.size(); ++i) {
+          const ChartSeries& s = d.series[i];
+          addMarkers(plot, s, 0.0, true,
+                     compared ? runColour(static_cast<int>(i)) : seriesColour(s.name));
+        }
         setKeyTicks(plot, d, tr("step"));
         break;
+      }
       case kMemory: {
         QCPBars* below = nullptr;
         const bool formula =
@@ -319,6 +398,7 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
       html += tr(" (formula %1)").arg(formatBytes(std::llround(*v.formulaBytesPerStep)));
     html += "<br>";
   }
+  html += gradCompressionHtml(report);
   for (const auto& s : report.stragglers) {
     html += tr("<b>Straggler</b> rank %1: %2, late %3 of %4 steps by %5 ms<br>")
                 .arg(s.rank)
@@ -329,9 +409,6 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
   }
   for (const std::string& note : report.notes)
     html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(note).toHtmlEscaped());
-  html +=
-      tr("<br><span style='color:gray'>Click a bar to show its rank or stage in the "
-         "timeline, a loss point to zoom to its step.</span>");
   return html;
 }
 

@@ -1,7 +1,11 @@
 // ChartsPanel: the QCustomPlot charts of one run's RunReport (utilisation and
 // communication per rank, pipeline bubble per stage next to its formula,
 // step-time breakdown per rank, loss per step, peak memory per rank), a
-// summary line and the run's advice (advice_list.h).
+// summary line and the run's advice (advice_list.h). While a comparison is
+// open (setComparedRuns) the loss chart holds the compared runs' curves on
+// one plot, each labelled by its run and layout, and the text beside the
+// charts their gradient bytes and compression ratio
+// (grad_compression_text.h).
 //
 // Contract: draws exactly what chart_data.h computes from the report (no
 // analysis here); setReport() replaces everything. Clicking a bar emits the
@@ -12,6 +16,7 @@
 #include <QColor>
 #include <QWidget>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "common/status.h"
@@ -34,6 +39,11 @@ class ChartsPanel : public QWidget {
   explicit ChartsPanel(QWidget* parent = nullptr);
 
   void setReport(const analysis::RunReport& report);
+  // The runs of the open comparison: the loss chart shows their curves (and
+  // the shown run's, when it is not one of them) until clear() or
+  // clearComparedRuns().
+  void setComparedRuns(const std::vector<analysis::RunReport>& reports);
+  void clearComparedRuns();
   void clear();
   // Shows analysis progress (ranks done of total); done >= total hides it.
   void setProgress(int done, int total);
@@ -60,9 +70,14 @@ class ChartsPanel : public QWidget {
   // the text beside them (step statistics, bubble formula, comm volume in
   // binary units, stragglers, notes).
   QString summaryText() const;
+  // The text beside the charts as shown (the shown run's details, then the
+  // compared runs' gradient bytes while a comparison is open).
+  QString detailsText() const;
   static QString detailsHtml(const analysis::RunReport& report);
   // The colour of a series by its name ("comm tp", "measured", ...).
   static QColor seriesColour(const QString& name);
+  // The colour of the index-th run's curve in the compared loss chart.
+  static QColor runColour(int index);
 
   // Writes one chart to PNG or SVG (by the path's suffix; SVG needs a build
   // with Qt SVG, else Unsupported).
@@ -78,6 +93,9 @@ class ChartsPanel : public QWidget {
 
  private:
   void rebuild();
+  // data_[kLoss] from the shown run and the compared runs.
+  void updateLossChart();
+  void updateDetails();
   void applyPalette(QCustomPlot* plot);
   void onPlottableClicked(Chart chart, double key);
 
@@ -88,6 +106,11 @@ class ChartsPanel : public QWidget {
   QProgressBar* progress_ = nullptr;
   AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
+  ChartData shownLoss_;                  // the shown run's loss, alone
+  std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison
+  std::vector<LossCurve> comparedCurves_;
+  QString shownDetails_;     // detailsHtml of the shown run
+  QString comparedDetails_;  // the compared runs' gradient bytes
 };
 
 }  // namespace bubblescope::gui

@@ -17,6 +17,7 @@
 
 #include "engine/layout/formulas.h"
 #include "engine/layout/hostfile.h"
+#include "gui/grad_comm_fields.h"
 #include "gui/layout_problem_fields.h"
 #include "gui/prediction_label.h"
 
@@ -99,6 +100,8 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   overlap_ = new QCheckBox(tr("overlap gradient all-reduce with backward"), this);
   overlap_->setObjectName("overlap");
   addRow("overlap", tr("Overlap"), overlap_);
+  gradComm_ = new GradCommFields(this);
+  for (const GradCommFields::Row& row : gradComm_->rows()) addRow(row.key, row.label, row.field);
   backend_ = new QComboBox(this);
   backend_->setObjectName("backend");
   backend_->addItems({"cpu", "cuda", "auto"});
@@ -148,6 +151,7 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
     connect(c, &QCheckBox::toggled, this, &LayoutEditor::onFieldEdited);
   }
   connect(hosts_, &QLineEdit::textChanged, this, &LayoutEditor::onFieldEdited);
+  connect(gradComm_, &GradCommFields::edited, this, &LayoutEditor::onFieldEdited);
   connect(runButton_, &QPushButton::clicked, this, &LayoutEditor::runRequested);
   connect(load, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(
@@ -216,6 +220,7 @@ layout::Layout LayoutEditor::layout() const {
   l.steps = spins_["steps"]->value();
   l.recompute = recompute_->isChecked();
   l.overlap = overlap_->isChecked();
+  gradComm_->apply(l);
   l.backend = layout::parseBackend(backend_->currentText().toStdString()).value();
   l.hosts.clear();
   for (const QString& h : hosts_->text().split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
@@ -244,6 +249,7 @@ void LayoutEditor::setLayout(const layout::Layout& l) {
   spins_["steps"]->setValue(l.steps);
   recompute_->setChecked(l.recompute);
   overlap_->setChecked(l.overlap);
+  gradComm_->set(l);
   backend_->setCurrentText(layout::backendName(l.backend));
   QStringList hosts;
   for (const std::string& h : l.hosts) hosts << QString::fromStdString(h);

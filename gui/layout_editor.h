@@ -10,7 +10,7 @@
 // *.json, and the Load dialog shows both.
 //
 // Field widgets are named by their layout key (objectName "tp", "schedule",
-// ...) so tests and scripts can find them.
+// "grad_compression", ...) so tests and scripts can find them.
 #pragma once
 
 #include <QCheckBox>
@@ -31,6 +31,7 @@ class QPushButton;
 
 namespace bubblescope::gui {
 
+class GradCommFields;
 class PredictionLabel;
 
 class LayoutEditor : public QWidget {
@@ -87,6 +88,7 @@ class LayoutEditor : public QWidget {
   QComboBox* backend_ = nullptr;
   QCheckBox* recompute_ = nullptr;
   QCheckBox* overlap_ = nullptr;
+  GradCommFields* gradComm_ = nullptr;  // grad_compression (grad_comm_fields.h)
   QLineEdit* hosts_ = nullptr;
   QLabel* summary_ = nullptr;
   PredictionLabel* prediction_ = nullptr;

@@ -19,7 +19,8 @@ QString fieldOfProblem(const std::string& problem) {
   }
   if (startsWith("invalid model") || startsWith("unknown model")) return QStringLiteral("model");
   // Longer keys first: "micro_batch_size" before "micro_batches".
-  static constexpr std::array<std::string_view, 15> kKeys = {"virtual_chunks",
+  static constexpr std::array<std::string_view, 16> kKeys = {"grad_compression",
+                                                             "virtual_chunks",
                                                              "micro_batch_size",
                                                              "micro_batches",
                                                              "zero_stage",

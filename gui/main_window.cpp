@@ -139,7 +139,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   });
   connect(compareAnalysis_, &AnalysisWorker::finished, this,
           [this](const std::vector<analysis::RunReport>& r) {
-            if (r.size() == 2) compare_->setReports(r[0], r[1]);
+            if (r.size() == 2) showComparedReports(r);
           });
   connect(compareAnalysis_, &AnalysisWorker::failed, this,
           [this](const QString& m) { compare_->setMessage(tr("Analysis failed: %1").arg(m)); });
@@ -399,8 +399,13 @@ Status MainWindow::compareRuns(int64_t runA, int64_t runB, bool synchronous) {
   }
   auto reports = AnalysisWorker::analyzeNow(path_, {runA, runB});
   if (!reports.isOk()) return reports.status();
-  compare_->setReports((*reports)[0], (*reports)[1]);
+  showComparedReports(*reports);
   return Status::ok();
+}
+
+void MainWindow::showComparedReports(const std::vector<analysis::RunReport>& reports) {
+  compare_->setReports(reports[0], reports[1]);
+  charts_->setComparedRuns(reports);  // their loss curves on one plot
 }
 
 void MainWindow::compareSelected() {

@@ -60,7 +60,8 @@ class MainWindow : public QMainWindow {
   // Analyses the shown run for the charts and the metrics table, on a worker
   // thread (or on this one when `synchronous`: screenshots and tests).
   Status analyzeShownRun(bool synchronous = false);
-  // Shows runs a (baseline) and b in the compare tab and analyses both.
+  // Shows runs a (baseline) and b in the compare tab and analyses both; their
+  // loss curves then share Charts' loss plot.
   Status compareRuns(int64_t runA, int64_t runB, bool synchronous = false);
   // Loads the shown run's layout into the editor and keeps the run: when the
   // next run started from the window ends, compare opens on the two.
@@ -130,6 +131,9 @@ class MainWindow : public QMainWindow {
   void compareSelected();
   void onRunUpdated(const storage::RunRecord& run);
   void onReport(const analysis::RunReport& report);
+  // The two compared runs' reports (A, B): the compare tab's table, and
+  // their loss curves and gradient bytes in Charts.
+  void showComparedReports(const std::vector<analysis::RunReport>& reports);
   void showHelp();
   void showError(const QString& title, const Status& status);
 

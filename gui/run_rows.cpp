@@ -28,6 +28,9 @@ QString layoutSummary(const std::string& layoutJson, const std::string& modelJso
   if (layout::shardsOptimizer(l->zeroStage)) {
     parts << QStringLiteral("zero%1").arg(layout::zeroStageNumber(l->zeroStage));
   }
+  if (l->gradCompression.compresses()) {
+    parts << QString::fromStdString(l->gradCompression.toString());
+  }
   parts << QString::fromStdString(l->model.preset);
   return parts.join(QStringLiteral(" · "));
 }

@@ -31,7 +31,8 @@ struct RunRow {
 };
 
 // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny" from the run's layout and model JSON
-// (analysis::runLayout; "single process · tiny" for one rank, the stored text
+// (a compressing run's grad_compression before the model: "dp4 tp1 pp1 ·
+// topk:0.01 · small"; analysis::runLayout; "single process · tiny" for one rank, the stored text
 // itself when it is not a valid layout).
 QString layoutSummary(const std::string& layoutJson, const std::string& modelJson);
 // The same for a run: an imported run's line says what the import knows

@@ -12,12 +12,15 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "gui/analysis_worker.h"
 #include "gui/chart_data.h"
 #include "gui/charts_panel.h"
 #include "gui/compare_table_model.h"
+#include "gui/grad_compression_text.h"
 #include "gui/metrics_table_model.h"
+#include "gui/run_rows.h"
 #include "gui/span_palette.h"
 #include "tests/gui/pipeline_trace.h"
 
@@ -249,6 +252,127 @@ TEST_F(PipelineFixture, WorkerAnalysesOffTheGuiThread) {
   QSignalSpy failed(&worker, &AnalysisWorker::failed);
   worker.analyze(QString::fromStdString(path), {42});
   ASSERT_TRUE(failed.wait(10000));
+}
+
+// A second run of the fixture's layout with other losses, three steps
+// (1..3: it shares steps 1 with the fixture's 0..1) and topk compression
+// that sent 10 B of an uncompressed 1000 B per step.
+analysis::RunReport comparedRun(const analysis::RunReport& report) {
+  analysis::RunReport other = report;
+  other.run.id = 2;
+  other.layout->gradCompression = *layout::parseGradCompression("topk:0.01");
+  other.run.info.layoutJson = layout::toJson(*other.layout).dump();
+  other.steps.clear();
+  for (int32_t step : {1, 2, 3}) {
+    analysis::StepSummary s;
+    s.step = step;
+    s.loss = 6.0 - step;  // 5, 4, 3
+    other.steps.push_back(s);
+  }
+  other.commVolume = {{"dp+zero", 10.0, 1000.0}};
+  return other;
+}
+
+// The compared runs' losses share the step axis: every step of either run
+// is a key, and a run's curve is NaN (not drawn) where it has no step.
+TEST_F(PipelineFixture, ComparedLossChartPutsEveryRunOnTheSameSteps) {
+  const analysis::RunReport other = comparedRun(report);
+  const LossCurve a = lossCurve(report);
+  const LossCurve b = lossCurve(other);
+  EXPECT_EQ(a.label, "run 1 · " + layoutSummary(report.run.info));
+  EXPECT_TRUE(b.label.startsWith("run 2 · ")) << b.label.toStdString();
+  EXPECT_TRUE(b.label.contains("topk:0.01")) << "the label says how the run compressed";
+  EXPECT_FALSE(a.label.contains("topk"));
+  const ChartData c = lossChart(std::vector<LossCurve>{a, b});
+  EXPECT_EQ(c.ids, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(c.labels, (QStringList{"0", "1", "2", "3"}));
+  ASSERT_EQ(c.series.size(), 2u);
+  EXPECT_EQ(c.series[0].name, a.label);
+  EXPECT_EQ(c.series[1].name, b.label);
+  const std::vector<double>& va = c.series[0].values;
+  const std::vector<double>& vb = c.series[1].values;
+  ASSERT_EQ(va.size(), 4u);
+  ASSERT_EQ(vb.size(), 4u);
+  EXPECT_EQ(va[0], 5.0);
+  EXPECT_EQ(va[1], 4.5);
+  EXPECT_TRUE(std::isnan(va[2]) && std::isnan(va[3]));
+  EXPECT_TRUE(std::isnan(vb[0]));
+  EXPECT_EQ(vb[1], 5.0);
+  EXPECT_EQ(vb[2], 4.0);
+  EXPECT_EQ(vb[3], 3.0);
+}
+
+// With a comparison open the loss plot draws each compared run's curve (its
+// values, in its own colour), the text beside the charts gives each run's
+// gradient bytes and compression ratio, and clearing the comparison brings
+// back the shown run's curve alone.
+TEST_F(PipelineFixture, LossChartDrawsTheComparedRunsCurvesOnOnePlot) {
+  const analysis::RunReport other = comparedRun(report);
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.show();
+  panel.setReport(report);
+  panel.setComparedRuns({report, other});
+  QApplication::processEvents();
+  const QString la = lossCurve(report).label;
+  const QString lb = lossCurve(other).label;
+  expectValues(panel.plottedValues(ChartsPanel::kLoss, la), {5.0, 4.5});
+  expectValues(panel.plottedValues(ChartsPanel::kLoss, lb), {5.0, 4.0, 3.0});
+  EXPECT_TRUE(panel.plottedValues(ChartsPanel::kLoss, "loss").empty());
+  EXPECT_EQ(panel.data(ChartsPanel::kLoss).series.size(), 2u);
+
+  // Run 2's last point (step 3, loss 3.0) is painted in the second run colour.
+  const QImage image = panel.plotWidget(ChartsPanel::kLoss)->grab().toImage();
+  const double dpr = image.devicePixelRatio();
+  const int x = static_cast<int>(std::lround(panel.keyPixel(ChartsPanel::kLoss, 3) * dpr));
+  const int y = static_cast<int>(std::lround(panel.valuePixel(ChartsPanel::kLoss, 3.0) * dpr));
+  const QColor painted = image.pixelColor(x, y);
+  const QColor want = ChartsPanel::runColour(1);
+  EXPECT_NEAR(painted.red(), want.red(), 40) << painted.name().toStdString();
+  EXPECT_NEAR(painted.green(), want.green(), 40) << painted.name().toStdString();
+  EXPECT_NEAR(painted.blue(), want.blue(), 40) << painted.name().toStdString();
+  EXPECT_NE(ChartsPanel::runColour(0).rgb(), ChartsPanel::runColour(1).rgb());
+
+  const QString details = panel.detailsText();
+  EXPECT_TRUE(details.contains("<b>Run 2</b> topk:0.01: 10 B/step sent, ratio 100.00×<br>"))
+      << details.toStdString();
+  EXPECT_TRUE(details.contains("<b>Run 1</b> none: 1000 B/step sent")) << details.toStdString();
+
+  // The shown run not among the compared ones is added to the plot.
+  analysis::RunReport third = other;
+  third.run.id = 3;
+  panel.setComparedRuns({other, third});
+  EXPECT_EQ(panel.data(ChartsPanel::kLoss).series.size(), 3u);
+  expectValues(panel.plottedValues(ChartsPanel::kLoss, la), {5.0, 4.5});
+
+  panel.clearComparedRuns();
+  expectValues(panel.plottedValues(ChartsPanel::kLoss, "loss"), {5.0, 4.5});
+  EXPECT_EQ(panel.data(ChartsPanel::kLoss).series.size(), 1u);
+  EXPECT_FALSE(panel.detailsText().contains("Run 2"));
+}
+
+// The shown run's own details say what its compression did to the bytes:
+// sent, the uncompressed formula and their ratio; a run without compression
+// has no such line.
+TEST_F(PipelineFixture, DetailsGiveTheCompressionBytesAndRatio) {
+  const analysis::RunReport other = comparedRun(report);
+  const auto f = gradCompressionFigures(other);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->spec, "topk:0.01");
+  ASSERT_TRUE(f->ratio());
+  EXPECT_DOUBLE_EQ(*f->ratio(), 100.0);
+  EXPECT_TRUE(ChartsPanel::detailsHtml(other).contains(
+      "<b>Grad compression</b> topk:0.01: 10 B/step per rank sent against the uncompressed "
+      "1000 B (ratio 100.00×)"))
+      << ChartsPanel::detailsHtml(other).toStdString();
+  EXPECT_FALSE(ChartsPanel::detailsHtml(report).contains("Grad compression"));
+  analysis::RunReport noLayout = other;
+  noLayout.layout.reset();
+  EXPECT_FALSE(gradCompressionFigures(noLayout));
+  analysis::RunReport nothingSent = other;
+  nothingSent.commVolume.clear();
+  EXPECT_FALSE(gradCompressionFigures(nothingSent)->ratio());
+  EXPECT_TRUE(gradCompressionHtml(nothingSent).contains("no data-parallel gradient traffic"));
 }
 
 // The app shows each rank's clock offset onto the run's timeline and its

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
@@ -28,6 +29,9 @@ TEST(LayoutProblemFields, EachProblemGoesToTheFieldToChange) {
   EXPECT_EQ(fieldOfProblem("micro_batches must be >= 1, got 0"), "micro_batches");
   EXPECT_EQ(fieldOfProblem("invalid model: hidden 30 is not divisible by heads 4"), "model");
   EXPECT_EQ(fieldOfProblem("hosts has an empty entry"), "hosts");
+  EXPECT_EQ(fieldOfProblem("grad_compression int8 needs zero_stage 0 (ZeRO 1-3 reduce-scatter "
+                           "their buckets uncompressed), got zero_stage 2"),
+            "grad_compression");
   EXPECT_EQ(fieldOfProblem("something else entirely"), "");
 }
 
@@ -104,6 +108,82 @@ TEST(LayoutEditor, SavesAndLoadsLayoutJson) {
   const Status bad = other.loadFile(QString::fromStdString(dir.file("missing.json")));
   EXPECT_FALSE(bad.isOk());
   EXPECT_NE(bad.message().find("missing.json"), std::string::npos);
+}
+
+// The compression field round-trips through the layout JSON: a file's
+// topk ratio (finer than the field's 4 decimals) comes back exactly, the
+// argument field shows only for the kind that takes one, and what is picked
+// in the fields is what the saved file says.
+TEST(LayoutEditor, GradCompressionRoundTripsThroughTheLayoutJson) {
+  bubblescope::testing::TempDir dir;
+  LayoutEditor editor;
+  auto* kind = editor.findChild<QComboBox*>("grad_compression");
+  auto* ratio = editor.findChild<QDoubleSpinBox*>("grad_compression_ratio");
+  auto* rank = editor.findChild<QSpinBox*>("grad_compression_rank");
+  ASSERT_NE(kind, nullptr);
+  ASSERT_NE(ratio, nullptr);
+  ASSERT_NE(rank, nullptr);
+  EXPECT_EQ(kind->currentText(), "none");
+  EXPECT_EQ(editor.layout().gradCompression, layout::GradCompressionSpec{});
+  EXPECT_TRUE(ratio->isHidden());
+  EXPECT_TRUE(rank->isHidden());
+
+  const std::string in = dir.file("topk.json");
+  {
+    QFile f(QString::fromStdString(in));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"dp": 4, "grad_compression": "topk:0.00125"})");
+  }
+  ASSERT_TRUE(editor.loadFile(QString::fromStdString(in)).isOk());
+  EXPECT_EQ(kind->currentText(), "topk");
+  EXPECT_FALSE(ratio->isHidden());
+  EXPECT_TRUE(rank->isHidden());
+  EXPECT_EQ(editor.layout().gradCompression.toString(), "topk:0.00125");
+  const QString saved = QString::fromStdString(dir.file("saved.json"));
+  ASSERT_TRUE(editor.saveFile(saved).isOk());
+  auto fromFile = layout::layoutFromFile(saved.toStdString());
+  ASSERT_TRUE(fromFile.isOk()) << fromFile.status().message();
+  EXPECT_EQ(fromFile->gradCompression.toString(), "topk:0.00125");
+  EXPECT_EQ(*fromFile, editor.layout());
+
+  // Picked in the fields: powersgd rank 8, saved and loaded by another editor.
+  kind->setCurrentText("powersgd");
+  EXPECT_TRUE(ratio->isHidden());
+  EXPECT_FALSE(rank->isHidden());
+  rank->setValue(8);
+  EXPECT_EQ(editor.layout().gradCompression.toString(), "powersgd:8");
+  ASSERT_TRUE(editor.saveFile(saved).isOk());
+  LayoutEditor other;
+  ASSERT_TRUE(other.loadFile(saved).isOk());
+  EXPECT_EQ(other.layout().gradCompression.toString(), "powersgd:8");
+  EXPECT_EQ(other.layout(), editor.layout());
+
+  // An edited ratio is the field's value.
+  kind->setCurrentText("topk");
+  ratio->setValue(0.25);
+  EXPECT_EQ(editor.layout().gradCompression.toString(), "topk:0.25");
+  for (const char* name : {"none", "fp16", "bf16", "int8"}) {
+    kind->setCurrentText(name);
+    EXPECT_EQ(editor.layout().gradCompression.toString(), name);
+  }
+}
+
+// Compression with ZeRO 1-3 is refused at the compression field, and Run is
+// off until one of the two changes.
+TEST(LayoutEditor, GradCompressionWithZeroShowsTheProblemAtItsField) {
+  LayoutEditor editor;
+  editor.findChild<QSpinBox*>("dp")->setValue(2);
+  editor.findChild<QComboBox*>("grad_compression")->setCurrentText("int8");
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+  editor.findChild<QComboBox*>("zero_stage")->setCurrentIndex(2);
+  EXPECT_FALSE(editor.isValid());
+  EXPECT_TRUE(editor.problemFor("grad_compression").contains("int8 needs zero_stage 0"))
+      << editor.problems().join("; ").toStdString();
+  EXPECT_FALSE(editor.findChild<QLabel*>("grad_compression_problem")->isHidden());
+  EXPECT_FALSE(editor.findChild<QPushButton*>("run")->isEnabled());
+  editor.findChild<QComboBox*>("grad_compression")->setCurrentText("none");
+  EXPECT_TRUE(editor.isValid());
+  EXPECT_TRUE(editor.findChild<QPushButton*>("run")->isEnabled());
 }
 
 void writeText(const std::string& path, const char* text) {

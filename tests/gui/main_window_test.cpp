@@ -221,6 +221,28 @@ TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
   EXPECT_FALSE(c->alignAtStep(7));
 }
 
+// Opening a comparison puts both runs' loss curves on Charts' loss plot,
+// each labelled by its run and layout (the second compresses its gradients).
+TEST_F(WindowFixture, CompareDrawsBothRunsLossCurvesInCharts) {
+  bubblescope::testing::writePipelineRun(
+      path, 1'000'000,
+      R"({"dp":1,"tp":1,"pp":2,"schedule":"gpipe","micro_batches":2,"micro_batch_size":1,)"
+      R"("steps":2,"grad_compression":"int8","model":{"preset":"tiny"}})");
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  ASSERT_TRUE(window->analyzeShownRun(true).isOk());
+  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
+  const ChartData& loss = window->charts()->data(ChartsPanel::kLoss);
+  ASSERT_EQ(loss.series.size(), 2u);
+  EXPECT_TRUE(loss.series[0].name.startsWith("run 1 · dp1 tp1 pp2 · gpipe m2"))
+      << loss.series[0].name.toStdString();
+  EXPECT_TRUE(loss.series[1].name.startsWith("run 2 · "));
+  EXPECT_TRUE(loss.series[1].name.contains("int8")) << loss.series[1].name.toStdString();
+  EXPECT_EQ(window->charts()->plottedValues(ChartsPanel::kLoss, loss.series[1].name),
+            (std::vector<double>{5.0, 4.5}));
+  EXPECT_TRUE(window->charts()->detailsText().contains("<b>Run 2</b> int8: "))
+      << window->charts()->detailsText().toStdString();
+}
+
 // A run 3x slower opens with each side fitting its own step (the faster
 // run is not squashed to a third of its timeline); "same time scale" shows
 // both over the longer step. The table's columns are not cut off.

@@ -1,0 +1,61 @@
+// GradCommFields: the layout editor's fields for how the data-parallel
+// gradients travel (issue 19, engine/layout/grad_comm.h): the gradient
+// compression (`grad_compression`: a kind, with the Top-K ratio or the
+// PowerSGD rank beside it when the kind takes one).
+//
+// Contract: owns its widgets (children of the parent given); the editor adds
+// rows() to its form, so each key has its own problem label. set() fills the
+// fields from a layout without emitting edited(); apply() writes them into a
+// layout, every other key untouched. Widgets are named by their layout key
+// ("grad_compression"), the argument fields "grad_compression_ratio" and
+// "grad_compression_rank". GUI thread only.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <vector>
+
+#include "engine/layout/layout.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
+class QWidget;
+
+namespace bubblescope::gui {
+
+class GradCommFields : public QObject {
+  Q_OBJECT
+
+ public:
+  struct Row {
+    QString key;  // the layout key whose problems go under the row
+    QString label;
+    QWidget* field = nullptr;
+  };
+
+  explicit GradCommFields(QWidget* parent);
+
+  std::vector<Row> rows() const { return rows_; }
+  void set(const layout::Layout& l);
+  void apply(layout::Layout& l) const;
+
+ signals:
+  void edited();
+
+ private:
+  // Shows the ratio for topk and the rank for powersgd only.
+  void showArgumentOfKind();
+  void onEdited();
+
+  std::vector<Row> rows_;
+  QComboBox* compression_ = nullptr;
+  // The ratio as the layout holds it, until the user edits the field (the
+  // spin box shows it rounded to its decimals).
+  double exactRatio_ = 1.0;
+  QDoubleSpinBox* ratio_ = nullptr;
+  QSpinBox* rank_ = nullptr;
+  bool updating_ = false;
+};
+
+}  // namespace bubblescope::gui

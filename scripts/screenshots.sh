@@ -6,7 +6,8 @@
 # Needs bubblescope and bubblescope-cli built:
 #   cmake -S . -B build-gui -G Ninja && ninja -C build-gui bubblescope bubblescope-cli
 # Real runs (`bubblescope-cli train --model tiny`; two multi-rank layouts
-# through `bubblescope-cli run` for charts and compare; real pipeline runs:
+# through `bubblescope-cli run` for charts and compare; dp4 without and with
+# gradient compression for the compared loss curves; real pipeline runs:
 # pp4 x dp2 with 1f1b and gpipe, pp4 interleaved, pp4 zb-h1; a 3D run dp2 x
 # tp2 x pp2), and, for what does not fit here (64 ranks), a run the schedule
 # simulator writes (`bubblescope-cli simulate`, source "simulated"). The
@@ -34,6 +35,13 @@ echo "== real multi-rank runs: dp2-zero1, then dp4-zero3 (run again with changes
 "$cli" run --layout "$root/samples/layouts/dp2-zero1.jsonc" --trace "$tmp/dp.db" > "$tmp/dp.log"
 "$cli" run --layout "$root/samples/layouts/dp4-zero3.jsonc" --trace "$tmp/dp.db" >> "$tmp/dp.log"
 tail -n 1 "$tmp/dp.log"
+
+echo "== real dp4 runs of small without and with topk:0.01 gradient compression"
+for compression in none topk:0.01; do
+  "$cli" run --dp 4 --model small --steps 20 --grad-compression "$compression" \
+    --name "dp4 small $compression" --trace "$tmp/compress.db" >> "$tmp/compress.log"
+done
+tail -n 1 "$tmp/compress.log"
 
 echo "== real pipeline runs: pp4 x dp2 1f1b, the same with gpipe, pp4 interleaved"
 for schedule in 1f1b gpipe; do
@@ -87,6 +95,8 @@ shot "$tmp/pipeline.db" --run 1 --screenshot "$out/charts-1f1b.png" --screenshot
   --size 1500x900
 shot "$tmp/dp.db" --run 1 --screenshot "$out/charts-dp2-zero1.png" --screenshot-part charts \
   --size 1500x900
+shot "$tmp/compress.db" --run 2 --compare 1,2 --screenshot-part charts \
+  --screenshot "$out/charts-compare-grad-compression.png" --size 1500x900
 shot "$tmp/dp.db" --run 1 --screenshot "$out/metrics-dp2-zero1.png" --screenshot-part metrics \
   --size 1500x700
 shot "$tmp/dp.db" --screenshot "$out/compare-dp2-zero1-vs-dp4-zero3.png" --compare 1,2 --step 5 \

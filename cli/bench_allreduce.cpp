@@ -8,10 +8,12 @@
 // bandwidth: how fast it delivers the sum of the fp32 gradients.
 // `bytes_sent_per_iteration` are the bus bytes the engine's reductions put
 // on the wire (bucket_reduction.h), `compression_ratio` the fp32 all-reduce's
-// over them.
+// over them. `predicted_*` are the planner's cost model of the same
+// reduction (printPrediction below).
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "cli/mpirun.h"
 #include "common/median.h"
 #include "engine/layout/grad_comm.h"
+#include "engine/layout/grad_reduction_cost.h"
 #include "engine/parallel/data_parallel.h"
 #include "engine/parallel/mpi_communicator.h"
 #include "engine/parallel/node_groups.h"
@@ -116,6 +119,35 @@ ExitCode runBench(const Options& o) {
     return 1;
   }
   return *rc;
+}
+
+// The planner's cost model of this reduction (engine/layout/grad_reduction_cost.h),
+// calibrated by this job's bare MPI all-reduce (bandwidth only, at this group
+// size, for both links: the nodes are emulated on one machine), the encoding
+// from the model's measured constants.
+void printPrediction(const Options& o, const BenchSetup& setup, const layout::ModelConfig& config,
+                     int size, int64_t elements, int64_t bucketElements, double mpiS) {
+  const double bytes = static_cast<double>(elements) * 4.0;
+  layout::Calibration fit;
+  for (const char* link : {"same_host", "other_host"}) {
+    fit.links.push_back({"dp", link, "allreduce", size, 0.0, mpiS * 1e9 / bytes, 1,
+                         static_cast<int64_t>(bytes), static_cast<int64_t>(bytes)});
+  }
+  layout::GradReductionInput in;
+  in.compression = setup.compression;
+  in.algorithm = setup.algorithm;
+  if (setup.algorithm == layout::AllReduceAlgorithm::kHierarchical || setup.link.paced()) {
+    in.link = {o.ranksPerNode, setup.link.gbps, setup.link.latencyUs};
+  }
+  in.group = size;
+  in.elements = static_cast<double>(elements);
+  in.buckets = std::ceil(in.elements / static_cast<double>(bucketElements));
+  in.matrices = layout::gradMatrices(config, 1, 0, config.numLayers, true, true);
+  const layout::GradReductionCost cost = layout::gradReductionCost(in, fit);
+  std::printf("predicted_bytes_sent_per_iteration: %.0f\n", cost.sentBytes);
+  std::printf("predicted_comm_ms: %.3f\n", cost.commNs / 1e6);
+  std::printf("predicted_codec_ms: %.3f\n", cost.codecNs / 1e6);
+  std::printf("predicted_ms: %.3f\n", cost.totalNs() / 1e6);
 }
 
 // Seconds of `body` on the slowest rank, started together.
@@ -220,6 +252,7 @@ Status measure(const Options& o, int rank, int size) {
     std::printf("engine_busbw_gb_s: %.3f\n", engineBus);
     std::printf("mpi_busbw_gb_s: %.3f\n", mpiBus);
     std::printf("engine_to_mpi_ratio: %.3f\n", engineBus / mpiBus);
+    printPrediction(o, setup, config, size, elements, d.bucketElements, median(mpiS));
   }
   return Status::ok();
 }

@@ -221,20 +221,20 @@ std::vector<MatrixShape> gradMatrices(const ModelConfig& m, int32_t tp, int32_t 
 
 Calibration measuredCodecCosts() {
   // `bench allreduce --ranks 2 --model small --iterations 10 --compression C`
-  // (n = 3,323,392 elements, 2 cores at load average 11-12): (engine ms of C
-  // - engine ms of none / C's compression ratio) / n, the lower of two runs
+  // (n = 3,323,392 elements, 2 cores at load average 11-16): (engine ms of C
+  // - engine ms of none / C's compression ratio) / n, the least of four runs
   // (docs/parallel.md, "What compression costs in the cost model").
   Calibration c;
   c.name = "measured grad compression costs";
   auto add = [&](const char* op, int32_t rank, double nsPerElement) {
-    c.ops.push_back({kCodecPart, op, rank, 1, nsPerElement, nsPerElement, 2});
+    c.ops.push_back({kCodecPart, op, rank, 1, nsPerElement, nsPerElement, 4});
   };
-  add("fp16", 0, 120.3);
-  add("bf16", 0, 47.8);
-  add("int8", 0, 89.1);
-  add("topk", 0, 141.2);
-  add("powersgd", 1, 49.9);
-  add("powersgd", 4, 106.0);
+  add("fp16", 0, 118.5);
+  add("bf16", 0, 44.7);
+  add("int8", 0, 62.5);
+  add("topk", 0, 101.3);
+  add("powersgd", 1, 42.6);
+  add("powersgd", 4, 90.2);
   return c;
 }
 

@@ -28,9 +28,12 @@ bool HangWatchdog::scan(const std::string& line, int64_t nowMs) {
 
 std::optional<HangWatchdog::Hang> HangWatchdog::check(int64_t nowMs) const {
   if (!watching_ || timeoutMs_ <= 0) return std::nullopt;
-  bool stalled = false;
-  for (const RankState& r : ranks_) stalled = stalled || nowMs - r.progressMs >= timeoutMs_;
-  if (!stalled) return std::nullopt;
+  auto stalledMs = [&](size_t i) { return nowMs - ranks_[i].progressMs; };
+  size_t longest = 0;
+  for (size_t i = 1; i < ranks_.size(); ++i) {
+    if (stalledMs(i) > stalledMs(longest)) longest = i;
+  }
+  if (ranks_.empty() || stalledMs(longest) < timeoutMs_) return std::nullopt;
   // The culprit: silent longest, then the lowest step, then the lowest id.
   size_t worst = 0;
   auto key = [&](size_t i) {
@@ -41,8 +44,16 @@ std::optional<HangWatchdog::Hang> HangWatchdog::check(int64_t nowMs) const {
   for (size_t i = 1; i < ranks_.size(); ++i) {
     if (key(i) < key(worst)) worst = i;
   }
-  const RankState& r = ranks_[worst];
-  return Hang{static_cast<int>(worst), nowMs - r.progressMs, r.step};
+  // Progress is seen a heartbeat at a time, so the culprit's last step may
+  // have been seen up to a heartbeat after a waiting peer's: it is named once
+  // it has itself gone the timeout without progress. Should it keep
+  // progressing while another rank stays stalled for twice the timeout, the
+  // rank stalled longest is named instead.
+  if (stalledMs(worst) < timeoutMs_) {
+    if (stalledMs(longest) < 2 * timeoutMs_) return std::nullopt;
+    worst = longest;
+  }
+  return Hang{static_cast<int>(worst), stalledMs(worst), ranks_[worst].step};
 }
 
 }  // namespace bubblescope::cli

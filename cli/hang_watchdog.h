@@ -7,7 +7,10 @@
 // start-up (MPI, model initialisation) is not timed. When ranks wait on a
 // hung peer, they stop progressing too; the one named is the first of: a
 // rank that went silent (oldest heartbeat), else the rank with the lowest
-// completed step, else the lowest rank id.
+// completed step, else the lowest rank id. A hang is reported once the rank
+// named has itself made no progress for `timeoutMs` (so the stall reported
+// is never below the timeout), or, should that rank keep progressing, once
+// another rank has made none for twice the timeout: then that one is named.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +32,7 @@ class HangWatchdog {
     int64_t stalledMs = 0;  // since its last progress
     int64_t lastStep = -1;  // its last completed step (-1: none)
   };
-  // The hung rank, once some rank has made no progress for the timeout.
+  // The hung rank, once it has made no progress for the timeout.
   std::optional<Hang> check(int64_t nowMs) const;
 
  private:

@@ -54,6 +54,43 @@ TEST(HangWatchdogTest, NamesTheSilentRank) {
   EXPECT_EQ(hang->stalledMs, 3000);
 }
 
+// Heartbeats come every 500 ms, so a waiting peer's last step can be seen
+// before the stopped rank's: here rank 0 shows step 5 at 0 ms, rank 1 (then
+// stopped) at 300 ms. Rank 0 reaches the timeout first, but rank 1 is named
+// only once it has itself made no progress for the timeout, never "for 2 s
+// (--hang-timeout 3)" (the flaky run_hang_test.sh under load).
+TEST(HangWatchdogTest, NamesTheSilentRankOnlyOnceItHasStalledForTheTimeout) {
+  HangWatchdog w(2, 3000);
+  w.scan(beat(0, 4), -500);
+  w.scan(beat(1, 4), -200);
+  w.scan(beat(0, 5), 0);
+  w.scan(beat(1, 5), 300);
+  for (int64_t t = 500; t <= 3300; t += 500) w.scan(beat(0, 5), t);
+  EXPECT_FALSE(w.check(3000).has_value()) << "rank 1 progressed 2.7 s ago";
+  EXPECT_FALSE(w.check(3299).has_value());
+  const auto hang = w.check(3300);
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_EQ(hang->rank, 1);
+  EXPECT_EQ(hang->lastStep, 5);
+  EXPECT_EQ(hang->stalledMs, 3000);
+}
+
+// The rank behind keeps progressing while rank 0 is stuck (not a lockstep
+// job): rank 0 is named once it has made no progress for twice the timeout.
+TEST(HangWatchdogTest, NamesAStalledRankWhenTheRankBehindKeepsProgressing) {
+  HangWatchdog w(2, 1000);
+  for (int64_t t = 0; t <= 2000; t += 500) {
+    w.scan(beat(0, 9), t);
+    w.scan(beat(1, t / 500), t);
+    if (t < 2000) EXPECT_FALSE(w.check(t).has_value()) << "at " << t << " ms";
+  }
+  const auto hang = w.check(2000);
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_EQ(hang->rank, 0);
+  EXPECT_EQ(hang->stalledMs, 2000);
+  EXPECT_EQ(hang->lastStep, 9);
+}
+
 // A deadlock: every rank beats, none completes a step; the lowest step is named.
 TEST(HangWatchdogTest, NamesTheRankBehindInADeadlock) {
   HangWatchdog w(3, 1000);

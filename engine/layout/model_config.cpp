@@ -137,7 +137,12 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
   c.preset = "custom";
   if (j.contains("preset")) {
     if (!j["preset"].is_string()) return Status::invalidArgument("model.preset must be a string");
-    BS_ASSIGN_OR_RETURN(c, modelPreset(j["preset"].get<std::string>()));
+    // "custom" (what toJson writes for a model that is no preset) names
+    // none: the sizes that follow are the model.
+    const auto name = j["preset"].get<std::string>();
+    if (name != "custom") {
+      BS_ASSIGN_OR_RETURN(c, modelPreset(name));
+    }
   }
   static const std::pair<const char*, int32_t ModelConfig::*> kFields[] = {
       {"vocab_size", &ModelConfig::vocabSize}, {"seq_len", &ModelConfig::seqLen},

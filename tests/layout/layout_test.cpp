@@ -278,6 +278,20 @@ TEST(LayoutJson, RoundTrip) {
   EXPECT_EQ(toJson(Layout{})["model"]["preset"], "tiny");
 }
 
+TEST(ModelConfigJson, ACustomModelRoundTripsThroughItsJson) {
+  ModelConfig m = defaultLayoutModel();
+  m.experts = 4;
+  m.topK = 2;
+  m.capacityFactor = 2.0;
+  m.preset = "custom";  // as modelConfigFromJson names a changed preset
+  auto j = toJson(m);
+  ASSERT_EQ(j["preset"], "custom");
+  auto back = modelConfigFromJson(j);
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(*back, m);
+  EXPECT_FALSE(modelConfigFromJson({{"preset", "nonsense"}}).isOk());
+}
+
 TEST(LayoutJson, UnknownKeysAreErrorsWithASuggestion) {
   EXPECT_EQ(layoutFromJson(json{{"micro_batch", 4}}).status().message(),
             "invalid layout: unknown key 'micro_batch' (did you mean 'micro_batches'?)");

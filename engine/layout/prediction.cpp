@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/layout/expert_parallel_cost.h"
+#include "engine/layout/expert_parallel_volume.h"
 #include "engine/layout/formulas.h"
 #include "engine/layout/grad_reduction_cost.h"
+#include "engine/layout/link_class.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {
@@ -16,12 +19,14 @@ struct ChunkParts {
   int32_t layers = 0;
   bool embedding = false;
   bool head = false;
-  double parameters = 0;  // on one tp rank
+  double parameters = 0;  // on one tp rank (with ep: its share of the experts)
+  ChunkParameters split;  // parameters as shared + this rank's experts
 };
 
 class Predictor {
  public:
-  Predictor(const Layout& l, const Calibration& c) : l_(l), c_(c), cpu_(c.oversubscribed()) {}
+  Predictor(const Layout& l, const Calibration& c)
+      : l_(l), c_(c), cpu_(c.oversubscribed()), placed_(placedHosts(l)) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
@@ -36,10 +41,8 @@ class Predictor {
       part.layers = split[v];
       part.embedding = v == 0;
       part.head = v == vs - 1;
-      part.parameters = (static_cast<double>(l_.model.blockParameterCount()) * part.layers +
-                         (part.embedding ? l_.model.embeddingParameterCount() : 0) +
-                         (part.head ? l_.model.headParameterCount() : 0)) /
-                        l_.tp;
+      part.split = chunkParameters(l_, first, part.layers, part.embedding, part.head);
+      part.parameters = part.split.total();
       chunks_.push_back(part);
     }
     BS_RETURN_IF_ERROR(checkMeasured());
@@ -106,16 +109,29 @@ class Predictor {
   // is a reduce-scatter then an all-gather).
   double collectiveNs(const std::string& dim, const std::string& collective, double bytes,
                       double calls) {
-    if (const LinkFit* f = c_.linkFit(dim, collective)) {
+    // The link the dimension's groups cross where the layout's hosts place
+    // its ranks (link_class.h); a fit of another link stands in, said once.
+    const std::string& link = linkOf(dim);
+    if (const LinkFit* f = c_.linkFit(dim, collective, link)) {
+      if (f->link != link) {
+        warn("no " + collective + " time measured over " + link + " links (dim " + dim + "): the " +
+             f->link + " fit is used");
+      }
       return calls * f->alphaNs + f->betaNsPerByte * bytes;
     }
     if (collective != "allreduce" && collective != "p2p") {
-      if (const LinkFit* f = c_.linkFit(dim, "allreduce")) {
+      if (const LinkFit* f = c_.linkFit(dim, "allreduce", link)) {
         return (calls * f->alphaNs + f->betaNsPerByte * bytes) / 2;
       }
     }
     warn("no " + collective + " time measured (dim " + dim + "): taken as 0");
     return 0.0;
+  }
+
+  const std::string& linkOf(const std::string& dim) {
+    auto [it, added] = links_.try_emplace(dim);
+    if (added) it->second = l_.hosts.empty() ? kSameHost : worldLinkClass(l_, placed_, dim);
+    return it->second;
   }
 
   double tpCommNs(const ChunkParts& c, int32_t allReducesPerLayer) {
@@ -133,6 +149,24 @@ class Predictor {
     return ns;
   }
 
+  // A ZeRO-1 step collective: the shared parameters over dp, this rank's
+  // experts over their expert-data-parallel group (expert_parallel_cost.h).
+  double zeroStepNs(const std::string& collective) {
+    const ChunkParameters p = stageParameterSplit();
+    double ns = zeroNs(collective, l_.ep > 1 ? p.shared : p.total(), 1);
+    if (l_.ep > 1 && expertDataParallelSize(l_) > 1) ns += zeroNs(collective, p.experts, 1);
+    return ns;
+  }
+
+  // The all-to-alls of a chunk's MoE blocks in one pass (ep > 1).
+  double epNs(const ChunkParts& c, const EpAllToAlls& pass) {
+    if (pass.calls <= 0 || c.split.moeBlocks == 0) return 0.0;
+    const double blocks = c.split.moeBlocks;
+    const double ns = collectiveNs("ep", "all_to_all", blocks * pass.bytes, blocks * pass.calls);
+    epNs_ += ns;
+    return ns;
+  }
+
   double opNs(const Op& op) {
     const ChunkParts& c = chunks_.at(p_.schedule.virtualStage(stage_, op.chunk));
     const ZeroStage z = l_.zeroStage;
@@ -140,7 +174,7 @@ class Predictor {
     const double slots = c.layers + (c.embedding ? 1 : 0) + (c.head ? 1 : 0);
     switch (op.type) {
       case OpType::kForward: {
-        double ns = chunkComputeNs(c, "forward") + tpCommNs(c, 2);
+        double ns = chunkComputeNs(c, "forward") + tpCommNs(c, 2) + epNs(c, epForwardAllToAlls(l_));
         if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
         return ns;
       }
@@ -151,9 +185,11 @@ class Predictor {
                                  : op.type == OpType::kBackwardInput ? "backward_input"
                                                                      : "backward_weight";
         double ns = chunkComputeNs(c, name);
-        if (op.type != OpType::kBackwardWeight) ns += tpCommNs(c, 2);
+        if (op.type != OpType::kBackwardWeight) {
+          ns += tpCommNs(c, 2) + epNs(c, epBackwardAllToAlls(l_));
+        }
         if (l_.recompute && op.type != OpType::kBackwardWeight) {
-          ns += chunkComputeNs(c, "recompute") + tpCommNs(c, 2);
+          ns += chunkComputeNs(c, "recompute") + tpCommNs(c, 2) + epNs(c, epForwardAllToAlls(l_));
           if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
         }
         // ZeRO-3 gathers the parameters again for the weight gradients.
@@ -169,33 +205,52 @@ class Predictor {
       case OpType::kRecvActivation:
       case OpType::kRecvGrad:
         return -1.0;  // the simulator's wait
-      case OpType::kAllReduceGrads:
-        return l_.dp > 1 ? gradReductionNs() : 0.0;
+      case OpType::kAllReduceGrads: {
+        if (l_.dp <= 1) return 0.0;
+        if (l_.ep <= 1) return gradReductionNs(stageParameters(), l_.dp, true);
+        // With ep the experts' gradients are reduced over their own group.
+        const ChunkParameters p = stageParameterSplit();
+        const int32_t experts = expertDataParallelSize(l_);
+        return gradReductionNs(p.shared, l_.dp, false) +
+               (experts > 1 ? gradReductionNs(p.experts, experts, false) : 0.0);
+      }
       case OpType::kReduceScatterGrads:
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
-        if (op.microBatch < 0) return zeroNs("reduce_scatter", stageParameters(), 1);
+        if (op.microBatch < 0) return zeroStepNs("reduce_scatter");
         return zeroNs("reduce_scatter", c.parameters, slots);
       case OpType::kOptimizerStep: {
-        const double params = stageParameters();
+        const ChunkParameters p = stageParameterSplit();
         const bool sharded = l_.zeroStage != ZeroStage::kNone && l_.dp > 1;
-        return (sharded ? params / l_.dp : params) * partNs("optimizer", "step");
+        const double params =
+            sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
+        double ns = params * partNs("optimizer", "step");
+        if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
+          const double norm =
+              collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1);
+          epNs_ += norm;
+          ns += norm;
+        }
+        return ns;
       }
       case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards
-        return zeroNs("all_gather", stageParameters(), 1);
+        return zeroStepNs("all_gather");
     }
     return -1.0;
   }
 
-  // ZeRO 0's bucketed reduction of the stage's gradients as the layout's
-  // compression and all-reduce algorithm send them (grad_reduction_cost.h):
-  // the collectives are dp communication, the encoding compute.
-  double gradReductionNs() {
+  // ZeRO 0's bucketed reduction of `elements` gradients of the stage over
+  // `group` dp ranks as the layout's compression and all-reduce algorithm
+  // send them (grad_reduction_cost.h): the collectives are dp communication,
+  // the encoding compute. `matrices`: the stage's matrix-shaped gradients
+  // are among them (PowerSGD).
+  double gradReductionNs(double elements, int32_t group, bool matrices) {
     GradReductionInput in = gradReductionInput(l_);
-    in.elements = stageParameters();
+    in.elements = elements;
+    in.group = group;
     in.buckets = std::max(1.0, std::ceil(in.elements / l_.bucketElementCount(4)));
     in.cpuTime = cpu_;
-    for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
+    for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
       for (const MatrixShape& m :
            gradMatrices(l_.model, l_.tp, part.firstLayer, part.layers, part.embedding, part.head)) {
@@ -211,26 +266,33 @@ class Predictor {
     return ns;
   }
 
-  double stageParameters() const {
-    double params = 0;
+  double stageParameters() const { return stageParameterSplit().total(); }
+
+  ChunkParameters stageParameterSplit() const {
+    ChunkParameters p;
     for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
-      params += chunks_[p_.schedule.virtualStage(stage_, c)].parameters;
+      const ChunkParameters& s = chunks_[p_.schedule.virtualStage(stage_, c)].split;
+      p.shared += s.shared;
+      p.experts += s.experts;
+      p.moeBlocks += s.moeBlocks;
     }
-    return params;
+    return p;
   }
 
   void buildOpCosts() {
     const Schedule& s = p_.schedule;
     p_.opCostsNs.assign(s.stages, {});
-    double maxTp = 0, maxDp = 0, maxPp = 0;
+    double maxTp = 0, maxDp = 0, maxPp = 0, maxEp = 0;
     for (stage_ = 0; stage_ < s.stages; ++stage_) {
-      tpNs_ = dpNs_ = ppNs_ = 0;
+      tpNs_ = dpNs_ = ppNs_ = epNs_ = 0;
       for (const Op& op : s.stageOps[stage_]) p_.opCostsNs[stage_].push_back(opNs(op));
       maxTp = std::max(maxTp, tpNs_);
       maxDp = std::max(maxDp, dpNs_);
       maxPp = std::max(maxPp, ppNs_);
+      maxEp = std::max(maxEp, epNs_);
     }
     if (l_.tp > 1) p_.exposedCommNs["tp"] = maxTp;
+    if (l_.ep > 1) p_.exposedCommNs["ep"] = maxEp;
     if (l_.dp > 1) p_.exposedCommNs[l_.zeroStage == ZeroStage::kNone ? "dp" : "zero"] = maxDp;
     if (l_.pp > 1) p_.exposedCommNs["pp"] = maxPp;
   }
@@ -241,7 +303,13 @@ class Predictor {
     const double tokens =
         static_cast<double>(l_.microBatchSize) * l_.microBatches * l_.dp * l_.model.seqLen;
     p_.tokensPerSecond = p_.stepNs > 0 ? tokens / (p_.stepNs * 1e-9) : 0.0;
-    const ModelStateBytes ms = zeroModelStateBytes(l_, parametersPerRank(l_));
+    // Ψ per rank; with ep a rank holds 1/ep of the experts.
+    double psi = parametersPerRank(l_);
+    if (l_.ep > 1) {
+      psi = 0;
+      for (const ChunkParts& c : chunks_) psi += c.parameters / l_.pp;
+    }
+    const ModelStateBytes ms = zeroModelStateBytes(l_, psi);
     const double states = ms.parameters + ms.gradients + ms.optimizer + ms.transientParameters +
                           ms.transientGradients;
     for (int32_t k = 0; k < p_.schedule.stages; ++k) {
@@ -270,11 +338,13 @@ class Predictor {
   const Layout& l_;
   const Calibration& c_;
   const bool cpu_;
+  const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
+  std::map<std::string, std::string> links_;  // dim -> its link class
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;
   int32_t stage_ = 0;
-  double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0;  // the current stage's comm per step
+  double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0, epNs_ = 0;  // the current stage's comm per step
 };
 
 }  // namespace

@@ -22,6 +22,16 @@
 //  - OptimizerStep: the optimizer's cost per parameter × the parameters this
 //    rank updates (Ψ_rank, /dp under ZeRO >= 1);
 //  - AllGatherParams (ZeRO 1/2): an all-gather of the stage's parameters.
+//  - expert parallelism (ep > 1, expert_parallel_cost.h): each pass of a
+//    MoE block adds its all-to-alls (the "ep" fit: 3 forward and in a
+//    recompute, 2 in B or the fused backward); a rank holds 1/ep of the
+//    experts, whose gradients are reduced over their expert-data-parallel
+//    group (dp / ep ranks) apart from the shared ones over dp; the optimizer
+//    adds the experts' gradient-norm all-reduce over ep.
+// Each collective uses the fit of the link its dimension crosses where the
+// layout's hosts place the ranks (link_class.h: other_host when a group of
+// the dimension spans hosts; same_host without hosts); a fit of the other
+// link stands in when that one was not measured, with a warning.
 // Times are wall ns, or thread-CPU ns when the calibration's run was
 // oversubscribed (Calibration::oversubscribed).
 #pragma once
@@ -47,7 +57,7 @@ struct Prediction {
   double tokensPerSecond = 0;
   std::vector<double> bubble;  // per stage: idle / step
   std::map<std::string, double>
-      exposedCommNs;  // per dim ("dp", "tp", "pp", "zero"), per step, the slowest stage
+      exposedCommNs;  // per dim ("dp", "tp", "pp", "zero", "ep"), per step, the slowest stage
   std::vector<double> memoryBytes;      // per stage: model states (kept + transient) + activations
   std::vector<double> activationBytes;  // per stage: peak in-flight activations
   std::vector<std::string> warnings;    // parts not measured, calibration mismatches

@@ -32,6 +32,8 @@ std::string dimName(ParallelDim d) {
       return "pp";
     case ParallelDim::kZero:
       return "zero";
+    case ParallelDim::kEp:
+      return "ep";
     default:
       return "";
   }
@@ -47,6 +49,8 @@ std::string collectiveName(EventKind k) {
       return "all_gather";
     case EventKind::kRecv:
       return "p2p";
+    case EventKind::kAllToAll:
+      return "all_to_all";
     default:
       return "";
   }

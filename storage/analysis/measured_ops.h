@@ -48,8 +48,8 @@ struct CommSample {
   int32_t rank = 0;
   int32_t step = 0;
   int32_t microBatch = -1;
-  std::string dim;         // "dp", "tp", "pp", "zero"
-  std::string collective;  // "allreduce", "reduce_scatter", "all_gather", "p2p"
+  std::string dim;         // "dp", "tp", "pp", "zero", "ep"
+  std::string collective;  // "allreduce", "reduce_scatter", "all_gather", "p2p", "all_to_all"
   int64_t bytes = 0;
   double wallNs = 0;
 };

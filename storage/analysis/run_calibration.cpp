@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "engine/layout/formulas.h"
+#include "engine/layout/link_class.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -26,6 +28,7 @@ double meanOf(const std::vector<double>& v) {
 int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
   if (dim == "tp") return l.tp;
   if (dim == "pp") return l.pp;
+  if (dim == "ep") return l.ep;
   return l.dp;
 }
 
@@ -45,13 +48,16 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
   c.model = l.model;
   c.backend = layout::backendName(l.backend);
   std::set<std::string> hosts;
+  std::vector<std::string> hostOfRank(static_cast<size_t>(std::max<int64_t>(0, l.worldSize())));
   for (const storage::RankInfo& r : m.ranks) {
     hosts.insert(r.host);
     c.cores = std::max(c.cores, r.coresOnHost);
     c.ranksPerHost = std::max(c.ranksPerHost, r.ranksOnHost);
+    if (r.rank >= 0 && r.rank < static_cast<int32_t>(hostOfRank.size())) {
+      hostOfRank[r.rank] = r.host;
+    }
   }
   c.host = hosts.empty() ? "" : *hosts.begin();
-  const std::string link = hosts.size() > 1 ? "other_host" : "same_host";
 
   std::map<std::pair<std::string, std::string>, std::vector<MeasuredCost>> parts;
   for (const LayerSample& s : m.layers) {
@@ -95,24 +101,32 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     c.ops.push_back(e);
   }
 
-  // (dim, collective) -> bytes -> times
-  std::map<std::pair<std::string, std::string>, std::map<int64_t, std::vector<double>>> comms;
+  // (dim, collective, link) -> bytes -> times; the link of each sample is
+  // its rank's group's (layout/link_class.h): a run over hosts fits both.
+  std::map<std::tuple<std::string, std::string, std::string>,
+           std::map<int64_t, std::vector<double>>>
+      comms;
+  std::map<std::pair<int32_t, std::string>, std::string> linkOf;  // (rank, dim) -> link
   for (const CommSample& s : m.comms) {
-    if (s.step >= firstStep) comms[{s.dim, s.collective}][s.bytes].push_back(s.wallNs);
+    if (s.step < firstStep) continue;
+    auto [it, added] = linkOf.try_emplace({s.rank, s.dim});
+    if (added) it->second = layout::linkClass(l, hostOfRank, s.rank, s.dim);
+    comms[{s.dim, s.collective, it->second}][s.bytes].push_back(s.wallNs);
   }
   for (const auto& [key, bySize] : comms) {
+    const auto& [dim, collective, link] = key;
     std::vector<std::pair<double, double>> points;
     int64_t n = 0;
     for (const auto& [bytes, times] : bySize) {
       points.emplace_back(static_cast<double>(bytes),
-                          quantile(times, key.second == "p2p" ? 0.5 : 0.25));
+                          quantile(times, collective == "p2p" ? 0.5 : 0.25));
       n += static_cast<int64_t>(times.size());
     }
     layout::LinkFit f = layout::fitAlphaBeta(points);
-    f.dim = key.first;
-    f.collective = key.second;
+    f.dim = dim;
+    f.collective = collective;
     f.link = link;
-    f.groupSize = groupSizeOf(l, key.first);
+    f.groupSize = groupSizeOf(l, dim);
     f.samples = n;
     c.links.push_back(f);
   }

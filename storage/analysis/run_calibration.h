@@ -11,7 +11,9 @@
 // (layout::fitAlphaBeta) over the distinct message sizes, each size's time
 // the lower quartile of its samples (a collective's wall time includes
 // waiting for the last peer; the earliest finishers measure the transfer),
-// the p2p time the median receive transfer (the wait is its own span).
+// the p2p time the median receive transfer (the wait is its own span); each
+// fit per link class, a sample's link its rank's group's of that dimension
+// (same_host / other_host, engine/layout/link_class.h).
 // Errors: a run that is not measured, has no layout, or no compute spans.
 #pragma once
 

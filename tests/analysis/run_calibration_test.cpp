@@ -1,0 +1,112 @@
+// calibrationOf(): each collective's alpha-beta fit per link class, a
+// sample's link its rank's group's of that dimension (same_host / other_host,
+// engine/layout/link_class.h), and the ep all-to-alls fitted on dim ep.
+#include "storage/analysis/run_calibration.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/layout/link_class.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+storage::RankInfo rankOn(int32_t rank, const std::string& host, const layout::Layout& l) {
+  storage::RankInfo r;
+  r.rank = rank;
+  r.host = host;
+  r.coresOnHost = 8;
+  r.ranksOnHost = 2;
+  r.dp = rank / (l.pp * l.tp);
+  r.pp = (rank / l.tp) % l.pp;
+  return r;
+}
+
+// Samples of `dim`'s `collective` on every rank at 1 KiB and 1 MiB, steps 1
+// and 2: time = alpha + beta · bytes.
+void addComms(MeasuredOps& m, const std::string& dim, const std::string& collective, double alphaNs,
+              double betaNsPerByte) {
+  for (const storage::RankInfo& r : m.ranks) {
+    for (int32_t step = 1; step < 3; ++step) {
+      for (int64_t bytes : {int64_t{1} << 10, int64_t{1} << 20}) {
+        m.comms.push_back({r.rank, step, 0, dim, collective, bytes,
+                           alphaNs + betaNsPerByte * static_cast<double>(bytes)});
+      }
+    }
+  }
+}
+
+MeasuredOps measuredOn(const layout::Layout& l, const std::vector<std::string>& hosts) {
+  MeasuredOps m;
+  m.layout = l;
+  m.steps = 3;
+  for (int32_t r = 0; r < static_cast<int32_t>(hosts.size()); ++r) {
+    m.ranks.push_back(rankOn(r, hosts[r], l));
+    m.layers.push_back({r, 1, "block", "forward", {1e6, 1e6}});
+  }
+  return m;
+}
+
+const layout::LinkFit* exactFit(const layout::Calibration& c, const std::string& dim,
+                                const std::string& collective, const std::string& link) {
+  for (const layout::LinkFit& f : c.links) {
+    if (f.dim == dim && f.collective == collective && f.link == link) return &f;
+  }
+  return nullptr;
+}
+
+TEST(RunCalibrationLinks, EachGroupIsFittedOnTheLinkItCrosses) {
+  layout::Layout l;
+  l.dp = 2;
+  l.pp = 2;
+  // Ranks by node, as mpirun maps them with one rank per host in turn: the
+  // dp pairs (0, 2) and (1, 3) stay on a host, the pipeline pairs cross.
+  MeasuredOps m = measuredOn(l, {"hostA", "hostB", "hostA", "hostB"});
+  addComms(m, "dp", "allreduce", 10000, 0.1);
+  addComms(m, "pp", "p2p", 50000, 1.0);
+  auto c = calibrationOf(m, 7);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  ASSERT_EQ(c->links.size(), 2u);
+  const layout::LinkFit* dp = exactFit(*c, "dp", "allreduce", "same_host");
+  const layout::LinkFit* pp = exactFit(*c, "pp", "p2p", "other_host");
+  ASSERT_NE(dp, nullptr);
+  ASSERT_NE(pp, nullptr);
+  EXPECT_NEAR(dp->alphaNs, 10000, 1e-3);
+  EXPECT_NEAR(dp->betaNsPerByte, 0.1, 1e-9);
+  EXPECT_NEAR(pp->alphaNs, 50000, 1e-3);
+  EXPECT_NEAR(pp->betaNsPerByte, 1.0, 1e-9);
+  EXPECT_EQ(dp->groupSize, 2);
+
+  // The same run with the stages on one host each: now the dp pairs cross.
+  MeasuredOps byStage = measuredOn(l, {"hostA", "hostA", "hostB", "hostB"});
+  addComms(byStage, "dp", "allreduce", 90000, 2.0);
+  auto d = calibrationOf(byStage, 8);
+  ASSERT_TRUE(d.isOk()) << d.status().message();
+  ASSERT_NE(exactFit(*d, "dp", "allreduce", "other_host"), nullptr);
+  EXPECT_EQ(exactFit(*d, "dp", "allreduce", "same_host"), nullptr);
+  // One calibration holds both links apart; a lookup finds each.
+  layout::Calibration both = layout::mergeCalibrations({*c, *d});
+  EXPECT_NEAR(both.linkFit("dp", "allreduce", "same_host")->alphaNs, 10000, 1e-3);
+  EXPECT_NEAR(both.linkFit("dp", "allreduce", "other_host")->alphaNs, 90000, 1e-3);
+}
+
+TEST(RunCalibrationLinks, ExpertAllToAllsAreFittedOnTheEpGroup) {
+  layout::Layout l;
+  l.model.experts = 4;
+  l.model.topK = 2;
+  l.dp = 4;
+  l.ep = 2;  // ep groups (0, 1) and (2, 3)
+  MeasuredOps m = measuredOn(l, {"hostA", "hostA", "hostB", "hostB"});
+  addComms(m, "ep", "all_to_all", 30000, 0.25);
+  addComms(m, "dp", "allreduce", 60000, 0.5);
+  auto c = calibrationOf(m, 9);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const layout::LinkFit* ep = exactFit(*c, "ep", "all_to_all", "same_host");
+  ASSERT_NE(ep, nullptr);
+  EXPECT_EQ(ep->groupSize, 2);
+  EXPECT_NEAR(ep->alphaNs, 30000, 1e-3);
+  EXPECT_NEAR(ep->betaNsPerByte, 0.25, 1e-9);
+  ASSERT_NE(exactFit(*c, "dp", "allreduce", "other_host"), nullptr);  // dp 4 spans both
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -130,5 +130,24 @@ TEST(Planner, ImpossibleDegreesAreSkippedByTheLayoutRules) {
   EXPECT_FALSE(planLayouts(r, flopsCalibration(r.model, 1e10)).isOk());
 }
 
+TEST(Planner, NoValidLayoutNamesTheLayoutRuleThatRemovedThemAll) {
+  PlanRequest r;
+  r.world = 2;
+  r.model = *modelPreset("tiny");
+  r.model.numHeads = 3;  // C 32 is not divisible by 3 heads: no layout of this model can run
+  auto none = planLayouts(r, flopsCalibration(r.model, 1e10));
+  ASSERT_FALSE(none.isOk());
+  const std::string message = none.status().message();
+  EXPECT_NE(message.find("no valid layout of world 2 for this model: the layout rules removed "
+                         "them all (invalid layout: "),
+            std::string::npos)
+      << message;
+  // The first problem met is validate()'s own sentence for that layout.
+  Layout first;
+  first.model = r.model;
+  first.dp = 2;
+  EXPECT_NE(message.find(validate(first).message()), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

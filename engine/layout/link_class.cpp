@@ -48,6 +48,18 @@ std::string worldLinkClass(const Layout& l, const std::vector<std::string>& host
   return kSameHost;
 }
 
+int32_t groupRanksOnHost(const Layout& l, const std::vector<std::string>& hostOfRank, int32_t rank,
+                         const std::string& dim) {
+  const auto known = [&](int32_t r) {
+    return r >= 0 && r < static_cast<int32_t>(hostOfRank.size());
+  };
+  int32_t n = 0;
+  for (int32_t r : dimGroup(l, rank, dim)) {
+    if (r == rank || (known(r) && known(rank) && hostOfRank[r] == hostOfRank[rank])) ++n;
+  }
+  return std::max(1, n);
+}
+
 std::vector<std::string> placedHosts(const Layout& l) {
   const auto world = static_cast<size_t>(l.worldSize());
   if (l.hosts.empty()) return std::vector<std::string>(world, "");

@@ -35,6 +35,11 @@ std::string linkClass(const Layout& layout, const std::vector<std::string>& host
 std::string worldLinkClass(const Layout& layout, const std::vector<std::string>& hostOfRank,
                            const std::string& dim);
 
+// How many ranks of `rank`'s group of `dim` share its host (>= 1; the whole
+// group when every rank is on one host).
+int32_t groupRanksOnHost(const Layout& layout, const std::vector<std::string>& hostOfRank,
+                         int32_t rank, const std::string& dim);
+
 // The host of each rank as mpirun places a layout's ranks on its hosts
 // (`layout.hosts`, "name" or "name:slots"; a name alone is one slot): in
 // order, filling each host's slots before the next, starting over at the

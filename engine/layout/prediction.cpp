@@ -114,8 +114,7 @@ class Predictor {
     const std::string& link = linkOf(dim);
     if (const LinkFit* f = c_.linkFit(dim, collective, link)) {
       if (f->link != link) {
-        warn("no " + collective + " time measured over " + link + " links (dim " + dim + "): the " +
-             f->link + " fit is used");
+        warn("no " + link + " " + collective + " fit in the calibration: costed as " + f->link);
       }
       return calls * f->alphaNs + f->betaNsPerByte * bytes;
     }
@@ -248,6 +247,10 @@ class Predictor {
     GradReductionInput in = gradReductionInput(l_);
     in.elements = elements;
     in.group = group;
+    // Where the layout's hosts split the dp group over hosts: its nodes.
+    if (in.link.ranksPerNode == 0 && linkOf("dp") == kOtherHost) {
+      in.link.ranksPerNode = groupRanksOnHost(l_, placed_, 0, "dp");
+    }
     in.buckets = std::max(1.0, std::ceil(in.elements / l_.bucketElementCount(4)));
     in.cpuTime = cpu_;
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {

@@ -74,7 +74,7 @@ TEST(LinkClass, PredictionTakesTheFitOfTheLinkTheLayoutsHostsCross) {
   EXPECT_NEAR(standIn->stepNs, 1000, 1e-6);
   ASSERT_EQ(standIn->warnings.size(), 1u);
   EXPECT_EQ(standIn->warnings[0],
-            "no allreduce time measured over other_host links (dim dp): the same_host fit is used");
+            "no other_host allreduce fit in the calibration: costed as same_host");
 }
 
 }  // namespace

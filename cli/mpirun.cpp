@@ -85,21 +85,26 @@ std::vector<std::string> srunCommand(const std::string& srun, const SrunRequest&
   return argv;
 }
 
-std::string loopbackBindLibrary() {
+std::string listenBindLibrary() {
   const std::string path =
-      std::filesystem::path(selfExecutable()).parent_path() / "libbubblescope_loopback.so";
+      std::filesystem::path(selfExecutable()).parent_path() / "libbubblescope_listen.so";
   return ::access(path.c_str(), R_OK) == 0 ? path : "";
 }
 
 std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& r) {
   const bool local = r.hosts.empty() && r.hostfile.empty();
+  std::string net;  // --net-if as one comma-separated list
+  for (const auto& i : r.netIf) net += (net.empty() ? "" : ",") + i;
   std::vector<std::string> argv;
-  const std::string shim = local && r.netIf.empty() ? loopbackBindLibrary() : "";
+  // Every listener of the job binds one address: loopback, or the net's.
+  const std::string shim =
+      local || !net.empty() ? r.listenLibrary.value_or(listenBindLibrary()) : "";
   if (!shim.empty()) {
     const char* preload = std::getenv("LD_PRELOAD");
     const std::string rest =
         preload != nullptr && *preload != '\0' ? std::string(":") + preload : "";
     argv = {"env", "LD_PRELOAD=" + shim + rest};
+    if (!net.empty()) argv.push_back("BUBBLESCOPE_LISTEN_NET=" + net);
   }
   argv.push_back(mpirun);
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
@@ -112,14 +117,20 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
   }
   // Ranks on one machine talk through shared memory: no TCP BTL listener.
   if (local && r.netIf.empty()) argv.insert(argv.end(), {"--mca", "btl", "self,vader"});
-  std::string interfaces = local ? "lo" : "";
-  if (!r.netIf.empty()) {
-    interfaces.clear();
-    for (const auto& i : r.netIf) interfaces += (interfaces.empty() ? "" : ",") + i;
-  }
+  const std::string interfaces = !net.empty() ? net : local ? "lo" : "";
   if (!interfaces.empty()) {
     argv.insert(argv.end(), {"--mca", "btl_tcp_if_include", interfaces, "--mca",
                              "oob_tcp_if_include", interfaces});
+  }
+  if (!shim.empty() && !net.empty()) {
+    // The ranks (-x: also those on other hosts), and the daemons mpirun
+    // starts over ssh (OpenMPI splits the agent at spaces).
+    argv.insert(argv.end(), {"-x", "LD_PRELOAD", "-x", "BUBBLESCOPE_LISTEN_NET"});
+    if (!local && (shim + net).find_first_of(" \t") == std::string::npos) {
+      argv.insert(argv.end(),
+                  {"--mca", "orte_launch_agent",
+                   "env LD_PRELOAD=" + shim + " BUBBLESCOPE_LISTEN_NET=" + net + " orted"});
+    }
   }
   // One BLAS thread per rank, exported to every rank.
   argv.insert(argv.end(), {"-x", "OPENBLAS_NUM_THREADS=1"});

@@ -2,6 +2,7 @@
 // machine needs, and a child process (the job itself: job_process.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct MpirunRequest {
   // otherwise.
   std::vector<std::string> netIf;
   std::vector<std::string> program;  // argv of each rank
+  // The listen-bind library (listen_bind.c) to preload; nullopt: the one
+  // next to this executable (listenBindLibrary()); "": none.
+  std::optional<std::string> listenLibrary;
   // argv of the trace collector (collected_job.h): one more process, the
   // job's last, on this machine (mpirun's own host); empty: none.
   std::vector<std::string> collector;
@@ -39,14 +43,21 @@ bool underSlurm();
 // starts itself, never over ssh. The
 // TCP transports (btl_tcp, and oob_tcp of mpirun and its daemons) use
 // request.netIf. A job on this machine alone (and no netIf) uses shared
-// memory between ranks (btl self,vader), oob_tcp on "lo", and mpirun runs
-// under `env LD_PRELOAD=libbubblescope_loopback.so` (loopback_bind.c, next
-// to this executable), which binds OpenMPI's wildcard listeners to loopback:
-// nothing of a local run listens on an address reachable from elsewhere.
+// memory between ranks (btl self,vader) and oob_tcp on "lo". OpenMPI's TCP
+// listeners bind the wildcard addresses whatever their interface lists say,
+// so a job on this machine alone, or one given netIf, runs with
+// libbubblescope_listen.so preloaded (listen_bind.c), which binds them to
+// loopback, or to each host's address on netIf (BUBBLESCOPE_LISTEN_NET):
+// mpirun runs under `env LD_PRELOAD=... [BUBBLESCOPE_LISTEN_NET=...]`, and
+// with netIf the ranks get both variables (-x) and the daemons mpirun starts
+// over ssh are started as `env LD_PRELOAD=... BUBBLESCOPE_LISTEN_NET=...
+// orted` (orte_launch_agent; the library must be at the same path on every
+// host, as bubblescope-cli is). Nothing of the job listens on another
+// interface.
 std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& request);
 
-// The loopback-bind library next to this executable, or "" when missing.
-std::string loopbackBindLibrary();
+// The listen-bind library next to this executable, or "" when missing.
+std::string listenBindLibrary();
 
 // The MPI plugin srun must start the ranks with (OpenMPI's ranks need a
 // PMI server: Slurm's default MpiDefault=none makes MPI_Init fail): "" when

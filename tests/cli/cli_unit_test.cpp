@@ -115,6 +115,48 @@ TEST(LauncherCommand, MpirunStartsTheRanksOnTheNamedHostsWithTheProgramLast) {
   EXPECT_EQ(*(file + 1), "hosts.txt");
 }
 
+// --net-if: OpenMPI's transports use the net, and its wildcard listeners
+// (mpirun's, the ranks', and those of the daemons it starts over ssh) are
+// bound to each host's address on it by the preloaded listen-bind library.
+TEST(LauncherCommand, NetIfBindsEveryListenerOfTheJobToTheNet) {
+  MpirunRequest r;
+  r.ranks = 4;
+  r.hosts = {"a:2", "b:2"};
+  r.netIf = {"10.0.0.0/24", "eth1"};
+  r.listenLibrary = "/opt/bs/libbubblescope_listen.so";
+  r.program = {"bubblescope-cli", "train"};
+  const std::vector<std::string> argv = mpirunCommand("mpirun", r);
+  ASSERT_GE(argv.size(), 4u);
+  EXPECT_EQ(argv[0], "env");
+  EXPECT_EQ(argv[1].rfind("LD_PRELOAD=/opt/bs/libbubblescope_listen.so", 0), 0u) << argv[1];
+  EXPECT_EQ(argv[2], "BUBBLESCOPE_LISTEN_NET=10.0.0.0/24,eth1");
+  EXPECT_EQ(argv[3], "mpirun");
+  auto after = [&](const std::string& a, const std::string& b) {
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == a && argv[i + 1] == b) return argv[std::min(i + 2, argv.size() - 1)];
+    }
+    return std::string("(missing)");
+  };
+  EXPECT_EQ(after("--mca", "btl_tcp_if_include"), "10.0.0.0/24,eth1");
+  EXPECT_EQ(after("--mca", "oob_tcp_if_include"), "10.0.0.0/24,eth1");
+  EXPECT_EQ(after("--mca", "orte_launch_agent"),
+            "env LD_PRELOAD=/opt/bs/libbubblescope_listen.so "
+            "BUBBLESCOPE_LISTEN_NET=10.0.0.0/24,eth1 orted");
+  EXPECT_NE(after("-x", "LD_PRELOAD"), "(missing)") << "the ranks on other hosts get it";
+  EXPECT_NE(after("-x", "BUBBLESCOPE_LISTEN_NET"), "(missing)");
+  // Other hosts without --net-if: OpenMPI's choice, nothing preloaded.
+  r.netIf.clear();
+  const std::vector<std::string> open = mpirunCommand("mpirun", r);
+  EXPECT_EQ(open[0], "mpirun");
+  EXPECT_EQ(std::count(open.begin(), open.end(), "orte_launch_agent"), 0);
+  // This machine alone: loopback, the library without a net.
+  r.hosts.clear();
+  const std::vector<std::string> local = mpirunCommand("mpirun", r);
+  ASSERT_GE(local.size(), 3u);
+  EXPECT_EQ(local[1].rfind("LD_PRELOAD=/opt/bs/libbubblescope_listen.so", 0), 0u);
+  EXPECT_EQ(local[2], "mpirun");
+}
+
 TEST(LauncherCommand, TheCollectorIsTheLastAppContextOnThisMachine) {
   MpirunRequest r;
   r.ranks = 4;

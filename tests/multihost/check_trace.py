@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""check_trace.py TRACE SINGLE HOST_A HOST_B OFFSET_S CHROME_JSON: the
+"""check_trace.py TRACE SINGLE HOST_A HOST_B OFFSET_S CHROME_JSON INFO_TXT: the
 multihost test's checks of the two-host trace (multihost_test.sh says which).
 The events are read from the trace's Chrome export (CHROME_JSON, made by
 `bubblescope-cli export --format chrome`): since schema v6 they are stored in
-encoded blocks that only the project's reader decodes."""
+encoded blocks that only the project's reader decodes. INFO_TXT is what
+`bubblescope-cli info TRACE` printed."""
 import json
 import math
+import re
 import sqlite3
 import sys
 
-trace, single, host_a, host_b, offset_s, chrome = sys.argv[1:7]
+trace, single, host_a, host_b, offset_s, chrome, info_txt = sys.argv[1:8]
 offset_ns = -float(offset_s) * 1e9  # hostB's clock is ahead: its times move back
 problems = []
 
@@ -32,6 +34,21 @@ for rank, host, off, unc in ranks:
     # offset is exact, the hosts share one TSC, so it is the whole truth.
     if abs(off - expected) > max(unc, 1000):
         problems.append(f"rank {rank} on {host}: offset {off} ns, expected {expected:.0f} +- {unc}")
+# `info` shows every rank's host, offset and bound as stored (6 decimals of
+# a second, 3 of a millisecond).
+shown = {}
+with open(info_txt) as f:
+    for line in f:
+        m = re.match(r"^  rank (\d+) .* host (\S+) pid \d+  clock offset ([-+]\d+\.\d{6}) s "
+                     r"\+- (\d+\.\d{3}) ms$", line.rstrip("\n"))
+        if m:
+            shown[int(m[1])] = (m[2], float(m[3]), float(m[4]))
+for rank, host, off, unc_ns in ranks:
+    if rank not in shown:
+        problems.append(f"info shows no clock offset for rank {rank}")
+    elif (shown[rank][0] != host or abs(shown[rank][1] - off / 1e9) > 6e-7
+          or abs(shown[rank][2] - unc_ns / 1e6) > 6e-4):
+        problems.append(f"info shows rank {rank} as {shown[rank]}, stored {host} {off} ns +- {unc_ns} ns")
 per_rank = dict(db.execute("SELECT rank, SUM(count) FROM event_blocks WHERE run = 1 GROUP BY rank"))
 if sorted(per_rank) != list(range(4)):
     problems.append(f"events of ranks {sorted(per_rank)}, expected 0..3")

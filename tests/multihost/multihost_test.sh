@@ -14,8 +14,10 @@
 # relative); the trace is on the launcher (its /tmp), holds all 4 ranks
 # with their host names, and is finished; every pipeline send starts before
 # its receive ends on the aligned timeline; hostB's ranks' estimated clock
-# offsets are -7 s within their stated uncertainty (printed by `info`);
-# neither remote host's /tmp holds a file afterwards.
+# offsets are -7 s within their stated uncertainty, and `info` prints each
+# rank's offset and bound as stored; while the job runs, nothing on the
+# three hosts listens outside the --net-if network and loopback; neither
+# remote host's /tmp holds a file afterwards.
 # Skips (exit 77, saying why) without root, network/time namespaces, sshd.
 # Everything it makes (namespaces, links, daemons, mounts) is removed on
 # every exit path.
@@ -169,9 +171,29 @@ done
 
 layout=(--dp 2 --pp 2 --micro-batches 2 --steps 4 --model tiny)
 in_launcher mkdir -p /tmp/mh
-waited in_launcher "$cli" run "${layout[@]}" --hosts "$net.11:2,$net.12:2" --net-if "$net.0/24" \
-  --trace /tmp/mh/trace.db >"$dir/run.out" 2>"$dir/run.err" || fail "the two-host run failed"
+in_launcher "$cli" run "${layout[@]}" --hosts "$net.11:2,$net.12:2" --net-if "$net.0/24" \
+  --trace /tmp/mh/trace.db >"$dir/run.out" 2>"$dir/run.err" &
+run_pid=$!
+# While it runs: every TCP listener on the three hosts (address, process).
+: >"$dir/listeners.txt"
+while kill -0 "$run_pid" 2>/dev/null; do
+  for ns in "$ns_l" "$ns_a" "$ns_b"; do
+    ss -N "$ns" -H -ltnp 2>/dev/null | awk -v ns="$ns" '{print ns, $4, $6}' >>"$dir/listeners.txt"
+  done
+  sleep 0.2
+done
+wait "$run_pid" || fail "the two-host run failed"
 grep '^step' "$dir/run.out" | tail -1
+# --net-if: nothing of the job listens on another address than the net's
+# or loopback (OpenMPI's listeners bind the wildcard addresses by themselves:
+# listen_bind.c binds them to the host's address on the net).
+sort -u "$dir/listeners.txt" -o "$dir/listeners.txt"
+elsewhere=$(awk -v net="$net." '$2 !~ "^(127\\.|\\[::1\\]:|\\[::ffff:127\\.|" net ")"' "$dir/listeners.txt")
+[ -z "$elsewhere" ] || fail "listening outside $net.0/24 and loopback: $elsewhere"
+for who in orted bubblescope-cli mpirun; do
+  grep -q "\"$who\"" "$dir/listeners.txt" || fail "no listener of $who seen during the run"
+done
+echo "listeners during the run: $(wc -l <"$dir/listeners.txt"), all on $net.0/24 or loopback"
 # The single-rank run, on the launcher alone (same global batch).
 waited in_launcher "$cli" run --micro-batches 4 --steps 4 --model tiny --trace /tmp/mh/single.db \
   >"$dir/single.out" 2>&1 || fail "the single-rank run failed: $(tail -5 "$dir/single.out")"
@@ -179,7 +201,7 @@ in_launcher "$cli" info /tmp/mh/trace.db | tee "$dir/info.txt" | grep -E '^run| 
 in_launcher "$cli" export /tmp/mh/trace.db /tmp/mh/trace.json --run 1 --format chrome \
   >/dev/null || fail "the trace does not export"
 in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db hostA hostB \
-  "$offset_s" /tmp/mh/trace.json || fail "the trace's checks failed"
+  "$offset_s" /tmp/mh/trace.json "$dir/info.txt" || fail "the trace's checks failed"
 # Nothing of the job was left on the remote hosts.
 for h in hostA hostB; do
   prune=()

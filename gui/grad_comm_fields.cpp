@@ -1,10 +1,11 @@
 #include "gui/grad_comm_fields.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QSpinBox>
 #include <QWidget>
+
+#include "gui/exact_double_spin_box.h"
 
 namespace bubblescope::gui {
 
@@ -36,7 +37,7 @@ GradCommFields::GradCommFields(QWidget* parent) : QObject(parent) {
   for (GradCompression k : kKinds) compression_->addItem(kindName(k), static_cast<int>(k));
   compression_->setToolTip(
       tr("How each dp gradient bucket is compressed for its all-reduce (ZeRO stage 0 only)"));
-  ratio_ = new QDoubleSpinBox(row);
+  ratio_ = new ExactDoubleSpinBox(row);
   ratio_->setObjectName("grad_compression_ratio");
   ratio_->setDecimals(4);
   ratio_->setRange(0.0001, 1.0);
@@ -54,10 +55,7 @@ GradCommFields::GradCommFields(QWidget* parent) : QObject(parent) {
   rows_.push_back({QStringLiteral("grad_compression"), tr("Gradient compression"), row});
 
   connect(compression_, &QComboBox::currentIndexChanged, this, &GradCommFields::onEdited);
-  connect(ratio_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-    if (!updating_) exactRatio_ = v;
-    onEdited();
-  });
+  connect(ratio_, &QDoubleSpinBox::valueChanged, this, &GradCommFields::onEdited);
   connect(rank_, &QSpinBox::valueChanged, this, &GradCommFields::onEdited);
   set(layout::Layout{});
 }
@@ -66,8 +64,7 @@ void GradCommFields::set(const layout::Layout& l) {
   updating_ = true;
   const layout::GradCompressionSpec& spec = l.gradCompression;
   compression_->setCurrentIndex(compression_->findData(static_cast<int>(spec.kind)));
-  exactRatio_ = spec.kind == GradCompression::kTopK ? spec.ratio : kDefaultTopKRatio;
-  ratio_->setValue(exactRatio_);
+  ratio_->setExactValue(spec.kind == GradCompression::kTopK ? spec.ratio : kDefaultTopKRatio);
   rank_->setValue(spec.kind == GradCompression::kPowerSgd ? spec.rank : kDefaultPowerSgdRank);
   showArgumentOfKind();
   updating_ = false;
@@ -76,7 +73,7 @@ void GradCommFields::set(const layout::Layout& l) {
 void GradCommFields::apply(layout::Layout& l) const {
   layout::GradCompressionSpec spec;
   spec.kind = static_cast<GradCompression>(compression_->currentData().toInt());
-  if (spec.kind == GradCompression::kTopK) spec.ratio = exactRatio_;
+  if (spec.kind == GradCompression::kTopK) spec.ratio = ratio_->exactValue();
   if (spec.kind == GradCompression::kPowerSgd) spec.rank = rank_->value();
   l.gradCompression = spec;
 }

@@ -18,11 +18,12 @@
 #include "engine/layout/layout.h"
 
 class QComboBox;
-class QDoubleSpinBox;
 class QSpinBox;
 class QWidget;
 
 namespace bubblescope::gui {
+
+class ExactDoubleSpinBox;
 
 class GradCommFields : public QObject {
   Q_OBJECT
@@ -50,10 +51,7 @@ class GradCommFields : public QObject {
 
   std::vector<Row> rows_;
   QComboBox* compression_ = nullptr;
-  // The ratio as the layout holds it, until the user edits the field (the
-  // spin box shows it rounded to its decimals).
-  double exactRatio_ = 1.0;
-  QDoubleSpinBox* ratio_ = nullptr;
+  ExactDoubleSpinBox* ratio_ = nullptr;  // the layout's ratio exactly until edited
   QSpinBox* rank_ = nullptr;
   bool updating_ = false;
 };

@@ -35,15 +35,6 @@ struct BarPlacement {
 // Each series of one chart has its own colour: the comm dimensions of the
 // utilisation chart (dp blue, tp purple, pp teal, zero amber, ep pink) are
 // told apart at a glance.
-QColor ChartsPanel::runColour(int index) {
-  // Okabe-Ito: told apart also with the common colour-vision deficiencies.
-  static const QColor kColours[] = {
-      QColor(0, 114, 178), QColor(230, 159, 0),  QColor(0, 158, 115),  QColor(204, 121, 167),
-      QColor(213, 94, 0),  QColor(86, 180, 233), QColor(120, 120, 120)};
-  constexpr int kCount = sizeof(kColours) / sizeof(kColours[0]);
-  return kColours[((index % kCount) + kCount) % kCount];
-}
-
 QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "utilisation" || name == "compute") return colourOf(EventKind::kForward);
   if (name == "measured") return bubbleHatchColour();
@@ -62,6 +53,15 @@ QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "optimizer") return QColor(85, 168, 104);
   if (name == "activations") return QColor(129, 114, 179);
   return QColor(140, 140, 140);
+}
+
+QColor ChartsPanel::runColour(int index) {
+  // Okabe-Ito: told apart also with the common colour-vision deficiencies.
+  static const QColor kColours[] = {
+      QColor(0, 114, 178), QColor(230, 159, 0),  QColor(0, 158, 115),  QColor(204, 121, 167),
+      QColor(213, 94, 0),  QColor(86, 180, 233), QColor(120, 120, 120)};
+  constexpr int kCount = sizeof(kColours) / sizeof(kColours[0]);
+  return kColours[((index % kCount) + kCount) % kCount];
 }
 
 namespace {

@@ -68,7 +68,8 @@ class ChartsPanel : public QWidget {
 
   // The line above the charts ("run 3 · mean step 4.20 ms ± 0.10 · ...") and
   // the text beside them (step statistics, bubble formula, comm volume in
-  // binary units, stragglers, notes).
+  // binary units, gradient compression's bytes and ratio, the emulated
+  // inter-node link, stragglers, notes).
   QString summaryText() const;
   // The text beside the charts as shown (the shown run's details, then the
   // compared runs' gradient bytes while a comparison is open).

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "storage/analysis/imported_layout.h"
+#include "storage/analysis/run_layout.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -43,6 +44,9 @@ ExitCode printInfo(const std::string& path) {
                 ranks->size(), steps->size());
     if (run.info.imported) {
       std::printf("  layout: %s\n", analysis::importedLayoutSummary(run.info).c_str());
+    } else if (const auto layout = analysis::runLayout(run.info.layoutJson, run.info.modelJson);
+               layout && layout->emulatesInterNodeLink()) {
+      std::printf("  %s\n", layout::interNodeLinkLine(*layout).c_str());
     }
     for (const auto& r : *ranks) {
       // The clock: the offset added to this rank's times and its bound

@@ -58,6 +58,16 @@ void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
   cmd->add_option("--grad-compression", flags.gradCompression,
                   "Compress dp gradient buckets: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK "
                   "(zero 0 only)");
+  cmd->add_option("--allreduce", flags.allReduce,
+                  "dp gradient all-reduce: flat, or hierarchical (inside each node, then across "
+                  "nodes; zero 0, no compression)");
+  cmd->add_option("--ranks-per-node", flags.ranksPerNode,
+                  "Emulate nodes of K consecutive ranks on this machine (0: the nodes are the "
+                  "hosts)");
+  cmd->add_option("--inter-node-gbps", flags.interNodeGbps,
+                  "Emulated link between the --ranks-per-node nodes: Gb/s per rank (0: not paced)");
+  cmd->add_option("--inter-node-latency-us", flags.interNodeLatencyUs,
+                  "Emulated link between the --ranks-per-node nodes: latency per message in us");
   cmd->add_option("--hosts", flags.hosts, "host or host:slots, comma-separated (to mpirun)")
       ->delimiter(',');
   cmd->add_option("--hostfile", flags.hostfile, "An mpirun hostfile");
@@ -102,6 +112,10 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
   set("data_file", a.data);
   set("backend", a.backend);
   set("grad_compression", a.gradCompression);
+  set("all_reduce", a.allReduce);
+  set("ranks_per_node", a.ranksPerNode);
+  set("inter_node_gbps", a.interNodeGbps);
+  set("inter_node_latency_us", a.interNodeLatencyUs);
   if (a.moe.any()) {  // the model as an object: its preset (or the file's model) plus the keys
     nlohmann::json model = j.contains("model") ? j["model"] : nlohmann::json("tiny");
     if (model.is_string()) model = {{"preset", model}};

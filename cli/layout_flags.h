@@ -29,11 +29,12 @@ void addMoeFlags(CLI::App* cmd, MoeFlags& flags);
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct LayoutFlags {
   std::string layoutFile;
-  std::optional<int32_t> dp, tp, pp, ep, zero, chunks, microBatches, microBatchSize, steps;
+  std::optional<int32_t> dp, tp, pp, ep, zero, chunks, microBatches, microBatchSize, steps,
+      ranksPerNode;
   MoeFlags moe;
   std::optional<int64_t> globalBatch, bucketElements, seed;
-  std::optional<double> bucketMb, lr;
-  std::optional<std::string> model, schedule, hostfile, data, backend, gradCompression;
+  std::optional<double> bucketMb, lr, interNodeGbps, interNodeLatencyUs;
+  std::optional<std::string> model, schedule, hostfile, data, backend, gradCompression, allReduce;
   std::vector<std::string> hosts;
   bool noOverlap = false;
   bool recompute = false;

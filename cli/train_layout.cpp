@@ -142,7 +142,8 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
       rank);
 }
 
-void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer, int size) {
+void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer,
+                 const engine::MpiGrid& grid, int size) {
   const engine::ParallelOptions& p = trainer.parallelOptions();
   std::printf(
       "layout: dp %d, tp %d, pp %d (%s), ep %d, zero %d, overlap %s, buckets of %lld elements; "
@@ -161,6 +162,15 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
   if (p.compression.compresses()) {
     std::printf("grad compression: %s (dp buckets)\n", p.compression.toString().c_str());
   }
+  if (grid.dpNodes() > 0) {
+    std::printf("all-reduce %s: the dp group spans %d nodes of %d dp ranks (%s)\n",
+                layout::allReduceAlgorithmName(layout.allReduce), grid.dpNodes(),
+                grid.dpRanksPerNode(),
+                layout.ranksPerNode > 0 ? "emulated nodes" : "the hosts' nodes");
+  }
+  if (layout.emulatesInterNodeLink()) {
+    std::printf("%s\n", layout::interNodeLinkLine(layout).c_str());
+  }
   std::fflush(stdout);
 }
 
@@ -168,7 +178,8 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& l
                                                          engine::MpiGrid& grid) {
   engine::RankSetup setup;
   setup.parallel = engine::parallelOptionsFor(layout);
-  setup.groups = {&grid.dp(), nullptr, &grid.tp(), grid.ep(), grid.expertDp()};
+  setup.groups = {&grid.dp(),         nullptr,           &grid.tp(), grid.ep(), grid.expertDp(),
+                  grid.dpIntraNode(), grid.dpInterNode()};
   // Activation checkpointing whatever the pipeline (a single stage too).
   setup.pipeline.recompute = layout.recompute;
   if (layout.pp > 1) {  // pp = 1: the one-stage schedule (forward, backward per micro-batch)
@@ -194,7 +205,7 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Co
     }
     const int64_t steps = args.steps >= 0 ? args.steps : layout.steps;
     if (!args.launcher.empty()) startHeartbeat(rank);  // for run's hang watchdog
-    if (rank == 0) printHeader(layout, *st.trainer, size);
+    if (rank == 0) printHeader(layout, *st.trainer, *st.grid, size);
     const int64_t t0 = tracer::hostNowNs();
     for (int64_t s = 0; s < steps; ++s) {
       if (rank == inject.rank && s == inject.step) {

@@ -1,6 +1,7 @@
 #include "engine/layout/layout.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -37,7 +38,96 @@ int64_t Layout::bucketElementCount(int32_t bytesPerElement) const {
   return std::max<int64_t>(1, static_cast<int64_t>(std::floor(bytes / bytesPerElement)));
 }
 
+namespace {
+
+// The shortest text that reads back as `v` ("1.5", "-1", "nan").
+std::string shortestText(double v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof(text), v);
+  return std::string(text, ec == std::errc() ? end : text);
+}
+
+}  // namespace
+
 namespace detail {
+namespace {
+
+// The all-reduce algorithm, the nodes and the emulated inter-node link
+// (all_reduce, ranks_per_node, inter_node_gbps, inter_node_latency_us).
+std::vector<std::string> nodeProblems(const Layout& l, const std::set<std::string>& unparsed) {
+  std::vector<std::string> problems;
+  auto add = [&](std::string p) { problems.push_back(std::move(p)); };
+  auto have = [&](std::initializer_list<const char*> keys) {
+    return std::none_of(keys.begin(), keys.end(),
+                        [&](const char* k) { return unparsed.count(k) > 0; });
+  };
+  auto str = [](auto v) { return std::to_string(v); };
+  const int32_t k = l.ranksPerNode;
+  const bool emulatedNodes = k >= 1 && have({"ranks_per_node"});
+  if (have({"ranks_per_node"}) && k < 0) {
+    add("ranks_per_node must be >= 0 (0: the nodes are the hosts), got " + str(k));
+  }
+  for (const auto& [key, value] : {std::pair{"inter_node_gbps", l.interNodeGbps},
+                                   std::pair{"inter_node_latency_us", l.interNodeLatencyUs}}) {
+    if (have({key}) && !(value >= 0.0 && std::isfinite(value))) {
+      add(std::string(key) + " must be a finite number >= 0, got " + shortestText(value));
+    }
+  }
+  if (emulatedNodes && (!l.hosts.empty() || !l.hostfile.empty())) {
+    add("ranks_per_node " + str(k) +
+        " emulates nodes on one machine; with hosts or hostfile the nodes are the hosts "
+        "(leave ranks_per_node 0)");
+  }
+  const bool degreesOk = l.dp >= 1 && l.tp >= 1 && l.pp >= 1 && have({"dp", "tp", "pp"});
+  if (emulatedNodes && degreesOk) {
+    const int64_t group = int64_t{l.tp} * l.pp;
+    if (l.worldSize() % k != 0) {
+      add("ranks_per_node " + str(k) + " does not divide the world's " + str(l.worldSize()) +
+          " ranks (dp " + str(l.dp) + " x tp " + str(l.tp) + " x pp " + str(l.pp) + ")");
+    } else if (k % group != 0) {
+      add("ranks_per_node " + str(k) + " is not a multiple of tp x pp = " + str(group) +
+          " (a node holds whole tp and pp groups, so only dp crosses nodes)");
+    }
+  }
+  const bool link = l.emulatesInterNodeLink() && have({"inter_node_gbps", "inter_node_latency_us"});
+  if (link && have({"ranks_per_node"}) && k == 0) {
+    add("inter_node_gbps and inter_node_latency_us emulate the link between emulated nodes: "
+        "they need ranks_per_node K >= 1");
+  }
+  const bool hierarchical =
+      l.allReduce == AllReduceAlgorithm::kHierarchical && have({"all_reduce"});
+  const std::string zero = str(zeroStageNumber(l.zeroStage));
+  if (have({"zero_stage"}) && l.zeroStage != ZeroStage::kNone) {
+    if (hierarchical) {
+      add("all_reduce hierarchical needs zero_stage 0 (ZeRO 1-3 reduce-scatter their buckets), "
+          "got zero_stage " +
+          zero);
+    }
+    if (link) {
+      add("the emulated inter-node link paces all-reduces only: it needs zero_stage 0, got "
+          "zero_stage " +
+          zero);
+    }
+  }
+  if (have({"grad_compression"}) && l.gradCompression.compresses()) {
+    if (hierarchical) {
+      add("all_reduce hierarchical reduces uncompressed buckets, got grad_compression " +
+          l.gradCompression.toString());
+    }
+    if (link && l.gradCompression.kind == GradCompression::kTopK) {
+      add("the emulated inter-node link paces all-reduces only, and grad_compression " +
+          l.gradCompression.toString() + " all-gathers its sets");
+    }
+  }
+  if (have({"ep"}) && l.ep > 1 && (hierarchical || link)) {
+    add("ep " + str(l.ep) +
+        " does not combine with all_reduce hierarchical or an emulated inter-node link (the "
+        "experts' gradients reduce over their own groups)");
+  }
+  return problems;
+}
+
+}  // namespace
 
 std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t> worldSize,
                                          const std::set<std::string>& unparsed) {
@@ -178,6 +268,7 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
         "zero_stage " +
         str(zeroStageNumber(l.zeroStage)));
   }
+  for (std::string& p : nodeProblems(l, unparsed)) add(std::move(p));
   if (!l.hosts.empty() && !l.hostfile.empty()) {
     add("hosts and hostfile are both given; use one");
   }
@@ -202,6 +293,13 @@ std::vector<std::string> layoutProblems(const Layout& layout, std::optional<int3
 
 Status validate(const Layout& layout, std::optional<int32_t> worldSize) {
   return detail::joinProblems(layoutProblems(layout, worldSize));
+}
+
+std::string interNodeLinkLine(const Layout& l) {
+  if (!l.emulatesInterNodeLink()) return "";
+  return "inter-node link emulated: " + shortestText(l.interNodeGbps) + " Gb/s, " +
+         shortestText(l.interNodeLatencyUs) + " us (nodes of " + std::to_string(l.ranksPerNode) +
+         " ranks)";
 }
 
 Result<Schedule> scheduleFor(const Layout& layout) {

@@ -54,6 +54,19 @@ struct Layout {
   // How each dp gradient bucket is compressed for its reduction (grad_comm.h;
   // anything but none needs zero_stage 0).
   GradCompressionSpec gradCompression;
+  // How each dp gradient bucket is all-reduced (grad_comm.h): a flat ring, or
+  // hierarchical (reduce-scatter inside each node, all-reduce of the shards
+  // across nodes, all-gather inside; zero_stage 0, no compression, no ep).
+  AllReduceAlgorithm allReduce = AllReduceAlgorithm::kFlat;
+  // Nodes: 0 = the hosts the ranks run on (MPI_COMM_TYPE_SHARED); K >= 1 =
+  // emulated nodes of K consecutive world ranks on this machine (K divides
+  // the world and is a multiple of tp x pp, so only dp crosses nodes).
+  int32_t ranksPerNode = 0;
+  // The emulated link between those nodes (K >= 1): every all-reduce message
+  // between nodes is paced to interNodeGbps (10^9 bit/s; 0 = not paced) plus
+  // interNodeLatencyUs (engine/parallel/link_pacer.h).
+  double interNodeGbps = 0.0;
+  double interNodeLatencyUs = 0.0;
   bool recompute = false;  // activation checkpointing: keep stage inputs, recompute forward
   // Explicit layers per virtual stage (pp × v entries, virtual-stage order);
   // empty = split by cost (stage_split.h).
@@ -68,6 +81,8 @@ struct Layout {
   // Gradient-bucket capacity in elements of `bytesPerElement` bytes (>= 1).
   int64_t bucketElementCount(int32_t bytesPerElement) const;
   GradSync gradSync() const { return gradSyncFor(zeroStage); }
+  // An inter-node link is emulated (bandwidth or latency set).
+  bool emulatesInterNodeLink() const { return interNodeGbps > 0.0 || interNodeLatencyUs > 0.0; }
 
   bool operator==(const Layout&) const = default;
 };
@@ -95,6 +110,10 @@ Result<Layout> layoutFromFile(const std::string& path,
 // Every key, defaults included, so a saved layout says exactly what ran.
 // layoutFromJson(toJson(l)) == l for any valid l.
 nlohmann::json toJson(const Layout& layout);
+
+// "inter-node link emulated: X Gb/s, Y us (nodes of K ranks)" when the layout
+// emulates one (run's header, report, info), else "".
+std::string interNodeLinkLine(const Layout& layout);
 
 // The schedule of this layout (kind, pp, micro-batches, chunks, gradient
 // collective by ZeRO stage).

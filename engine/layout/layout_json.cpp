@@ -241,6 +241,17 @@ class LayoutParser {
            layout_.gradCompression = spec.value();
            return true;
          }},
+        {"all_reduce",
+         [this](const json& v) {
+           if (!v.is_string()) return fail("all_reduce must be a string, got " + v.dump());
+           Result<AllReduceAlgorithm> a = parseAllReduceAlgorithm(v.get<std::string>());
+           if (!a.isOk()) return fail(a.status().message());
+           layout_.allReduce = a.value();
+           return true;
+         }},
+        {"ranks_per_node", intField("ranks_per_node", l.ranksPerNode)},
+        {"inter_node_gbps", numberField("inter_node_gbps", l.interNodeGbps)},
+        {"inter_node_latency_us", numberField("inter_node_latency_us", l.interNodeLatencyUs)},
         {"recompute", boolField("recompute", l.recompute)},
         {"stage_layers", [this](const json& v) { return parseStageLayers(v); }},
         {"hosts", [this](const json& v) { return parseHosts(v); }},
@@ -306,6 +317,10 @@ json toJson(const Layout& l) {
       {"bucket_mb", l.bucketMb},
       {"bucket_elements", l.bucketElements ? json(*l.bucketElements) : json(nullptr)},
       {"grad_compression", l.gradCompression.toString()},
+      {"all_reduce", allReduceAlgorithmName(l.allReduce)},
+      {"ranks_per_node", l.ranksPerNode},
+      {"inter_node_gbps", l.interNodeGbps},
+      {"inter_node_latency_us", l.interNodeLatencyUs},
       {"recompute", l.recompute},
       {"stage_layers", l.stageLayers},
       {"hosts", l.hosts},

@@ -68,6 +68,11 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
           "collectives would interleave with the expert all-to-alls)");
     }
   }
+  if ((g.dpIntraNode == nullptr) != (g.dpInterNode == nullptr) ||
+      (g.dpIntraNode != nullptr && (single || g.ep != nullptr))) {
+    return Status::invalidArgument(
+        "a hierarchical all-reduce needs a dp group and both node communicators, and no ep");
+  }
   if (!single && !options.loadPath.empty()) {
     return Status::unsupported("a parallel run cannot resume from a checkpoint yet");
   }
@@ -137,6 +142,8 @@ Status RankTrainer::initialize() {
   d.overlap = parallel_.overlap;
   d.bucketElements = parallel_.bucketElements;
   d.compression = parallel_.compression;
+  d.intraNode = groups_.dpIntraNode;
+  d.interNode = groups_.dpInterNode;
   d.traffic = &gradTraffic_;
   d.optimizer = options_.optimizer;
   std::vector<ExecutorChunk> chunks;
@@ -209,7 +216,8 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
 
 void RankTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
-  for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp, groups_.ep, groups_.expertDp}) {
+  for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp, groups_.ep, groups_.expertDp,
+                              groups_.dpIntraNode, groups_.dpInterNode}) {
     if (group != nullptr) group->setRecorder(recorder);
   }
   executor_->setRecorder(recorder);

@@ -95,6 +95,10 @@ struct RankGroups {
   Communicator* tp = nullptr;
   Communicator* ep = nullptr;
   Communicator* expertDp = nullptr;
+  // Both set: the dp gradient buckets are all-reduced hierarchically over the
+  // dp group's nodes (node_groups.h; ZeRO 0, no compression, no ep).
+  Communicator* dpIntraNode = nullptr;
+  Communicator* dpInterNode = nullptr;
 };
 
 // How a rank trains besides TrainerOptions.

@@ -143,6 +143,22 @@ std::string gradCompressionLine(const RunReport& report) {
   return out + "\n";
 }
 
+// The dp all-reduce's algorithm and the emulated inter-node link the run
+// was made with (its stored layout), so a reader knows the link was not real.
+std::string allReduceLines(const RunReport& report) {
+  if (!report.layout) return "";
+  const layout::Layout& l = *report.layout;
+  std::string out;
+  if (l.allReduce == layout::AllReduceAlgorithm::kHierarchical) {
+    out += "all_reduce hierarchical: " +
+           (l.ranksPerNode > 0 ? "emulated nodes of " + std::to_string(l.ranksPerNode) + " ranks"
+                               : std::string("nodes from the hosts")) +
+           "\n";
+  }
+  const std::string link = layout::interNodeLinkLine(l);
+  return link.empty() ? out : out + link + "\n";
+}
+
 std::string volumeTable(const RunReport& report, bool markdown) {
   if (report.commVolume.empty()) return "";
   TextTable t{{"dim", "measured per step", "formula per step", "measured / formula"}, {}};
@@ -155,7 +171,7 @@ std::string volumeTable(const RunReport& report, bool markdown) {
                       formatBytes(v.formulaBytesPerStep), formatNumber(ratio, 2)});
   }
   return heading("Communication volume per rank (all-reduce counted twice)", markdown) +
-         t.render(markdown) + gradCompressionLine(report);
+         t.render(markdown) + gradCompressionLine(report) + allReduceLines(report);
 }
 
 std::string stepsTable(const RunReport& report, bool markdown) {

@@ -382,5 +382,86 @@ TEST(LayoutJson, GradCompressionParsesRoundTripsAndNeedsZeroStageZero) {
       << zero.status().message();
 }
 
+TEST(LayoutJson, AllReduceAndNodeKeysParseAndRoundTrip) {
+  const Result<Layout> l = layoutFromJson(json::parse(
+      R"({"dp": 4, "all_reduce": "hierarchical", "ranks_per_node": 2, "inter_node_gbps": 1.5,
+          "inter_node_latency_us": 20})"));
+  ASSERT_TRUE(l.isOk()) << l.status().message();
+  EXPECT_EQ(l->allReduce, AllReduceAlgorithm::kHierarchical);
+  EXPECT_EQ(l->ranksPerNode, 2);
+  EXPECT_EQ(l->interNodeGbps, 1.5);
+  EXPECT_EQ(l->interNodeLatencyUs, 20.0);
+  EXPECT_TRUE(l->emulatesInterNodeLink());
+  const json j = toJson(*l);
+  EXPECT_EQ(j["all_reduce"], "hierarchical");
+  EXPECT_EQ(j["ranks_per_node"], 2);
+  EXPECT_EQ(j["inter_node_gbps"], 1.5);
+  EXPECT_EQ(j["inter_node_latency_us"], 20.0);
+  EXPECT_EQ(layoutFromJson(j).value(), *l);
+  // Defaults: flat, nodes from the hosts, no emulated link; written out too.
+  const json d = toJson(Layout{});
+  EXPECT_EQ(d["all_reduce"], "flat");
+  EXPECT_EQ(d["ranks_per_node"], 0);
+  EXPECT_EQ(d["inter_node_gbps"], 0.0);
+  EXPECT_FALSE(Layout{}.emulatesInterNodeLink());
+  // Hierarchical without ranks_per_node: the nodes are the hosts.
+  EXPECT_TRUE(layoutFromJson(json::parse(R"({"dp": 4, "all_reduce": "hierarchical"})")).isOk());
+  // Latency alone is an emulated link too.
+  Layout latency;
+  latency.dp = 4;
+  latency.ranksPerNode = 2;
+  latency.interNodeLatencyUs = 50;
+  EXPECT_TRUE(latency.emulatesInterNodeLink());
+  EXPECT_TRUE(validate(latency).isOk()) << problems(latency);
+}
+
+TEST(LayoutValidate, AllReduceAndNodeKeysRefuseWhatCannotRun) {
+  auto message = [](const char* text) {
+    const Result<Layout> l = layoutFromJson(json::parse(text));
+    return l.isOk() ? std::string("ok") : l.status().message();
+  };
+  EXPECT_EQ(message(R"({"all_reduce": "tree"})"),
+            "invalid layout: all-reduce algorithm 'tree' is unknown (known: flat, hierarchical)");
+  EXPECT_EQ(message(R"({"all_reduce": 1})"), "invalid layout: all_reduce must be a string, got 1");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": 3})"),
+            "invalid layout: ranks_per_node 3 does not divide the world's 4 ranks (dp 4 x tp 1 x "
+            "pp 1)");
+  EXPECT_EQ(message(R"({"dp": 2, "tp": 2, "ranks_per_node": 1})"),
+            "invalid layout: ranks_per_node 1 is not a multiple of tp x pp = 2 (a node holds "
+            "whole tp and pp groups, so only dp crosses nodes)");
+  EXPECT_EQ(message(R"({"dp": 2, "tp": 2, "ranks_per_node": 2})"), "ok");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": -1})"),
+            "invalid layout: ranks_per_node must be >= 0 (0: the nodes are the hosts), got -1");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": 2, "inter_node_gbps": -1})"),
+            "invalid layout: inter_node_gbps must be a finite number >= 0, got -1");
+  EXPECT_EQ(message(R"({"dp": 4, "inter_node_gbps": 1})"),
+            "invalid layout: inter_node_gbps and inter_node_latency_us emulate the link between "
+            "emulated nodes: they need ranks_per_node K >= 1");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": 2, "hosts": ["a:2", "b:2"]})"),
+            "invalid layout: ranks_per_node 2 emulates nodes on one machine; with hosts or "
+            "hostfile the nodes are the hosts (leave ranks_per_node 0)");
+  EXPECT_EQ(message(R"({"dp": 4, "zero_stage": 1, "all_reduce": "hierarchical",
+                        "ranks_per_node": 2})"),
+            "invalid layout: all_reduce hierarchical needs zero_stage 0 (ZeRO 1-3 reduce-scatter "
+            "their buckets), got zero_stage 1");
+  EXPECT_EQ(message(R"({"dp": 4, "zero_stage": 2, "ranks_per_node": 2, "inter_node_gbps": 1})"),
+            "invalid layout: the emulated inter-node link paces all-reduces only: it needs "
+            "zero_stage 0, got zero_stage 2");
+  EXPECT_EQ(message(R"({"dp": 4, "all_reduce": "hierarchical", "grad_compression": "int8"})"),
+            "invalid layout: all_reduce hierarchical reduces uncompressed buckets, got "
+            "grad_compression int8");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": 2, "inter_node_gbps": 1,
+                        "grad_compression": "topk:0.1"})"),
+            "invalid layout: the emulated inter-node link paces all-reduces only, and "
+            "grad_compression topk:0.1 all-gathers its sets");
+  EXPECT_EQ(message(R"({"dp": 4, "ranks_per_node": 2, "inter_node_gbps": 1,
+                        "grad_compression": "int8"})"),
+            "ok");  // int8's all-reduce is paced like fp32's
+  EXPECT_EQ(message(R"({"dp": 4, "ep": 2, "all_reduce": "hierarchical",
+                        "model": {"preset": "tiny", "experts": 4}})"),
+            "invalid layout: ep 2 does not combine with all_reduce hierarchical or an emulated "
+            "inter-node link (the experts' gradients reduce over their own groups)");
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "compressed_run.h"
 #include "engine/parallel/bucket_reduction.h"
 #include "engine/parallel/half_cast_compressor.h"
 #include "engine/parallel/power_sgd_reduction.h"
@@ -97,30 +98,6 @@ TrainerOptions trainingOptions() {
   return o;
 }
 
-struct CompressedRun {
-  RunResult result;
-  double ratio = 0.0;
-  int64_t sentBytes = 0;
-  int64_t uncompressedBytes = 0;
-};
-
-CompressedRun runCompressed(Communicator& comm, const std::string& spec, int steps,
-                            int64_t bucketElements = 8192) {
-  ParallelOptions p;
-  p.bucketElements = bucketElements;
-  p.compression = parseGradCompression(spec).value();
-  CompressedRun run;
-  auto made = RankTrainer::create(trainingOptions(), {.parallel = p, .groups = {.dp = &comm}});
-  EXPECT_TRUE(made.isOk()) << made.status().toString();
-  if (!made.isOk() || !recordSteps(**made, steps, run.result, &(*made)->model())) return run;
-  auto params = (*made)->parameters();
-  if (params.isOk()) run.result.params = std::move(params).value();
-  run.ratio = (*made)->gradTraffic().ratio();
-  run.sentBytes = (*made)->gradTraffic().sentBytes.load();
-  run.uncompressedBytes = (*made)->gradTraffic().uncompressedBytes.load();
-  return run;
-}
-
 TEST(CompressedTrainingTest, NoneIsBitIdenticalToThePlainAllReduceAndCountsItsBytes) {
   auto comm = dpGroup(4);
   ParallelOptions plain;
@@ -131,7 +108,7 @@ TEST(CompressedTrainingTest, NoneIsBitIdenticalToThePlainAllReduceAndCountsItsBy
   ASSERT_TRUE(trainer.isOk());
   ASSERT_TRUE(recordSteps(**trainer, 3, before));
   const NamedValues beforeParams = (*trainer)->parameters().value();
-  const CompressedRun none = runCompressed(*comm, "none", 3);
+  const CompressedRun none = runCompressed(*comm, trainingOptions(), "none", 3);
   ASSERT_EQ(none.result.losses.size(), 3u);
   for (int s = 0; s < 3; ++s) EXPECT_EQ(none.result.losses[s], before.losses[s]) << s;
   ASSERT_EQ(none.result.params.size(), beforeParams.size());
@@ -184,43 +161,17 @@ TEST(CompressedTrainingTest, TopKOfEveryElementMatchesTheSingleRankRun) {
 //   (2x), and it must still fall by 0.5.
 // A broken reduction (a bucket not reduced, a factor of N, residuals
 // dropped or added twice) diverges by far more or stops training.
-struct Variant {
-  const char* spec;
-  double maxLossDistance;
-  double ratio;  // 0: checked as > 1 only
-};
-
 TEST(CompressedTrainingTest, EveryVariantTrainsCloseToTheUncompressedRun) {
   auto comm = dpGroup(4);
-  const CompressedRun none = runCompressed(*comm, "none", kTrainSteps);
-  ASSERT_EQ(none.result.losses.size(), size_t{kTrainSteps});
-  const Variant variants[] = {
-      {"fp16", 1e-3, 2.0},    {"bf16", 1e-2, 2.0},       {"int8", 5e-2, 0.0},
-      {"topk:0.1", 1.0, 0.0}, {"powersgd:2", 0.15, 0.0},
-  };
-  for (const Variant& v : variants) {
-    const CompressedRun run = runCompressed(*comm, v.spec, kTrainSteps);
-    const std::vector<double>& loss = run.result.losses;
-    ASSERT_EQ(loss.size(), size_t{kTrainSteps}) << v.spec;
-    double worst = 0.0;
-    for (int s = 0; s < kTrainSteps; ++s) {
-      ASSERT_TRUE(std::isfinite(loss[s])) << v.spec << " step " << s;
-      worst = std::max(worst, std::fabs(loss[s] - none.result.losses[s]));
-    }
-    if (worldRank() == 0) {
-      std::printf(
-          "[ compression ] %-10s loss %.4f -> %.4f (none %.4f -> %.4f), worst |dloss| %.3e, "
-          "ratio %.3f\n",
-          v.spec, loss.front(), loss.back(), none.result.losses.front(), none.result.losses.back(),
-          worst, run.ratio);
-    }
-    EXPECT_LT(loss.back(), loss.front() - 0.5) << v.spec << " does not train";
-    EXPECT_LE(worst, v.maxLossDistance) << v.spec;
-    if (v.ratio > 0.0) {
-      EXPECT_NEAR(run.ratio, v.ratio, 1e-12) << v.spec;
-    }
-    EXPECT_GT(run.ratio, 1.0) << v.spec;
-  }
+  expectVariantsTrainCloseToNone(*comm, trainingOptions(),
+                                 {
+                                     {"fp16", 1e-3, 2.0},
+                                     {"bf16", 1e-2, 2.0},
+                                     {"int8", 5e-2, 0.0},
+                                     {"topk:0.1", 1.0, 0.0},
+                                     {"powersgd:2", 0.15, 0.0},
+                                 },
+                                 kTrainSteps, 8192, 0.5, "tiny");
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ namespace bubblescope::storage {
 class SqliteDb;
 
 inline constexpr int32_t kSchemaVersion = 6;
+// The first schema that stores events in blocks (event_blocks).
+inline constexpr int32_t kBlockSchemaVersion = 6;
 inline constexpr const char* kApplicationName = "bubblescope";
 
 // Creates every table and index of the current schema and fills `meta`:

@@ -22,7 +22,6 @@ constexpr int64_t kRemoteHeartbeatTimeoutNs = 60LL * 1000000000LL;
 
 // The first schema that stores events in blocks (event_block.h); older
 // files have a row per event, read through eventColumns().
-constexpr int32_t kBlockSchema = 6;
 
 // The columns eventAt() reads; v1 files have no correlation column.
 std::string eventColumns(int32_t version) {
@@ -92,7 +91,7 @@ class TraceReader::Impl {
   // events are in blocks and the rows of older files are gone, so a reader of
   // an older file checks the version before each query (one meta row).
   Status followMigration() {
-    if (version_ >= kBlockSchema) return Status::ok();
+    if (version_ >= kBlockSchemaVersion) return Status::ok();
     int32_t now = version_;
     BS_RETURN_IF_ERROR(query(
         "SELECT value FROM meta WHERE key = 'schema_version'", [](SqliteStatement&) {},
@@ -397,7 +396,7 @@ Result<std::vector<trace_model::Event>> TraceReader::eventsInWindow(
     BS_ASSIGN_OR_RETURN(auto all, this->ranks(runId));
     for (const auto& r : all) wanted.push_back(r.rank);
   }
-  if (impl_->version() >= kBlockSchema) {
+  if (impl_->version() >= kBlockSchemaVersion) {
     return impl_->eventBlocksInWindow(runId, wanted, t0Ns, t1Ns);
   }
   // An event overlapping the window starts no earlier than t0 minus the
@@ -434,7 +433,7 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
   BS_RETURN_IF_ERROR(impl_->follow());
   EventPage page;
   page.cursor = cursor;
-  if (impl_->version() >= kBlockSchema) {
+  if (impl_->version() >= kBlockSchemaVersion) {
     std::vector<StoredEvent> stored;
     std::vector<int32_t> ranks;
     BS_RETURN_IF_ERROR(storedEventsAfter(impl_->db(), runId, page.cursor, limit, stored, ranks));
@@ -464,9 +463,46 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
   return page;
 }
 
+Result<SpanPage> TraceReader::spansAfter(int64_t runId, int64_t cursor, int64_t limit) {
+  BS_RETURN_IF_ERROR(impl_->follow());
+  SpanPage page;
+  auto span = [](int32_t rank, int64_t startNs, int64_t endNs, int32_t lane, int32_t kind,
+                 int32_t dim, int32_t chunk) {
+    EventSpan s;
+    s.startNs = startNs;
+    s.endNs = endNs;
+    s.rank = rank;
+    s.chunk = chunk;
+    s.lane = static_cast<trace_model::Lane>(lane);
+    s.kind = static_cast<trace_model::EventKind>(kind);
+    s.dim = static_cast<trace_model::ParallelDim>(dim);
+    return s;
+  };
+  if (impl_->version() >= kBlockSchemaVersion) {
+    page.cursor = cursor;
+    std::vector<StoredEvent> stored;
+    std::vector<int32_t> ranks;
+    BS_RETURN_IF_ERROR(storedEventsAfter(impl_->db(), runId, page.cursor, limit, stored, ranks));
+    page.spans.reserve(stored.size());
+    for (size_t i = 0; i < stored.size(); ++i) {
+      const StoredEvent& e = stored[i];
+      page.spans.push_back(span(ranks[i], e.startNs, e.endNs, e.lane, e.kind, e.dim, e.chunk));
+    }
+    return page;
+  }
+  BS_ASSIGN_OR_RETURN(EventPage events, eventsAfter(runId, cursor, limit));
+  page.cursor = events.cursor;
+  page.spans.reserve(events.events.size());
+  for (const trace_model::Event& e : events.events) {
+    page.spans.push_back(span(e.rank, e.startNs, e.endNs, static_cast<int32_t>(e.lane),
+                              static_cast<int32_t>(e.kind), static_cast<int32_t>(e.dim), e.chunk));
+  }
+  return page;
+}
+
 Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {
   BS_RETURN_IF_ERROR(impl_->follow());
-  if (impl_->version() >= kBlockSchema) {
+  if (impl_->version() >= kBlockSchemaVersion) {
     trace_model::Event e;
     return visitRankBlocks(impl_->db(), runId, rank, {}, [&](const StoredEvent& s) -> Status {
       BS_RETURN_IF_ERROR(impl_->toEventNamed(s, rank, e));
@@ -492,7 +528,7 @@ Result<std::vector<trace_model::Event>> TraceReader::linkedEvents(int64_t runId,
   BS_RETURN_IF_ERROR(impl_->follow());
   std::vector<trace_model::Event> out;
   if (correlationId == 0 || impl_->version() < 2) return out;
-  if (impl_->version() >= kBlockSchema) {
+  if (impl_->version() >= kBlockSchemaVersion) {
     std::vector<StoredEvent> stored;
     BS_RETURN_IF_ERROR(linkedStoredEvents(impl_->db(), runId, rank, correlationId, stored));
     out.resize(stored.size());
@@ -527,7 +563,7 @@ Result<std::vector<StepSpan>> TraceReader::stepSpans(int64_t runId) {
   BS_RETURN_IF_ERROR(impl_->query(
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_steps'",
       [](SqliteStatement&) {}, [&](SqliteStatement& s) { summarized = s.columnInt(0) > 0; }));
-  if (!summarized && impl_->version() >= kBlockSchema) {
+  if (!summarized && impl_->version() >= kBlockSchemaVersion) {
     BS_ASSIGN_OR_RETURN(auto ranks, this->ranks(runId));
     return impl_->stepSpansFromBlocks(runId, ranks);
   }

@@ -25,6 +25,26 @@ struct EventPage {
   int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
 };
 
+// An event reduced to where and what it is, without its name and counters:
+// what a whole-run overview bins (TraceReader::spansAfter). 40 bytes.
+struct EventSpan {
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  int32_t rank = 0;
+  int32_t chunk = -1;
+  trace_model::Lane lane = trace_model::Lane::kCompute;
+  trace_model::EventKind kind = trace_model::EventKind::kForward;
+  trace_model::ParallelDim dim = trace_model::ParallelDim::kNone;
+
+  bool operator==(const EventSpan&) const = default;
+};
+
+// A page of spans in insertion order; the cursor is eventsAfter()'s.
+struct SpanPage {
+  std::vector<EventSpan> spans;
+  int64_t cursor = 0;
+};
+
 // Where one rank spent one step, from the events' step field: the rank's
 // StepWindow, the first start and the last end of its events tagged with
 // that step.
@@ -72,6 +92,9 @@ class TraceReader {
                                                          int64_t t0Ns, int64_t t1Ns);
   // Up to `limit` events appended after `cursor` (0 = from the start).
   Result<EventPage> eventsAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
+  // eventsAfter() without the names: the same events, cursor and order as
+  // EventSpan, decoded in bulk from the blocks with no string per event.
+  Result<SpanPage> spansAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
   // Streams the events of one rank in start order (ties by insertion order),
   // one at a time: memory stays constant however many events the rank has.
   // The Event passed to `visit` is only valid during the call.

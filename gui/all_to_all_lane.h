@@ -19,10 +19,13 @@ inline constexpr int32_t kAllToAllLane = -2;
 
 // The row key of an event: kAllToAllLane for ep spans on the communication
 // lane, else the event's lane.
-inline int32_t timelineLaneOf(const trace_model::Event& e) {
-  if (e.lane == trace_model::Lane::kCommunication && e.dim == trace_model::ParallelDim::kEp)
+inline int32_t timelineLaneOf(trace_model::Lane lane, trace_model::ParallelDim dim) {
+  if (lane == trace_model::Lane::kCommunication && dim == trace_model::ParallelDim::kEp)
     return kAllToAllLane;
-  return static_cast<int32_t>(e.lane);
+  return static_cast<int32_t>(lane);
+}
+inline int32_t timelineLaneOf(const trace_model::Event& e) {
+  return timelineLaneOf(e.lane, e.dim);
 }
 
 // Row order within a rank: the stored lanes in their order, the all-to-all

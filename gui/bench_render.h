@@ -1,13 +1,14 @@
 // `bubblescope --bench-render FILE`: how fast the timeline paints.
 //
 // Opens FILE (e.g. a simulated run from `bubblescope-cli simulate`), times the first painted frame
-// after open, indexes the run's overview, then paints frames at three zoom levels and prints `key:
-// value` lines: open_s, index_s, frame_ms_p50/p95 per level (zoomed_out, mid, deep), fetch_ms per
-// level (the first frame of a level, which fetches its window), peak_rss_mb; and
-// open_cpu_s, index_cpu_s, frame_cpu_ms_p95 per level: the CPU time of the same
-// work (process, or the painting thread for frames), which a loaded machine
-// does not inflate. Runs offscreen; needs
-// a QApplication.
+// after open, indexes the run's overview in the background (TimelineModel::startIndexing) while
+// painting the whole run every 16 ms, then paints frames at three zoom levels and prints `key:
+// value` lines: open_s, index_s (until the indexing thread has caught up),
+// frame_ms_p95_while_indexing, frame_ms_p50/p95 per level (zoomed_out, mid, deep), fetch_ms per
+// level (the first frame of a level, which fetches its window), peak_rss_mb, anon_rss_mb_max; and
+// open_cpu_s, index_cpu_s (the indexing thread's), frame_cpu_ms_p95 per level: the CPU time of
+// the same work, which a loaded machine does not inflate. Runs offscreen; needs a QApplication
+// (and its event loop, which it runs while indexing).
 #pragma once
 
 #include <QString>

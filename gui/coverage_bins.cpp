@@ -32,6 +32,7 @@ void CoverageOverview::reset(int64_t originNs, int64_t binNs) {
   binNs_ = std::max<int64_t>(1, binNs);
   events_ = 0;
   coveredNs_.clear();
+  last_.series = nullptr;
 }
 
 void CoverageOverview::doubleBinWidth() {
@@ -47,13 +48,23 @@ void CoverageOverview::doubleBinWidth() {
 }
 
 void CoverageOverview::add(const trace_model::Event& event) {
+  add({event.rank, timelineLaneOf(event)}, event.kind, event.startNs, event.endNs);
+}
+
+void CoverageOverview::add(const RowKey& key, trace_model::EventKind eventKind, int64_t startNs,
+                           int64_t endNs) {
   ++events_;
-  const int64_t start = std::max(event.startNs, originNs_);
-  const int64_t end = event.endNs;
+  const int64_t start = std::max(startNs, originNs_);
+  const int64_t end = endNs;
   if (end <= start) return;
   while (end > originNs_ + binNs_ * bins_) doubleBinWidth();
-  Series& series =
-      coveredNs_[{event.rank, timelineLaneOf(event)}][static_cast<int32_t>(event.kind)];
+  const auto kind = static_cast<int32_t>(eventKind);
+  if (last_.series == nullptr || key != last_.key || kind != last_.kind) {
+    last_.series = &coveredNs_[key][kind];
+    last_.key = key;
+    last_.kind = kind;
+  }
+  Series& series = *last_.series;
   series.dirty = true;
   std::vector<float>& bins = series.coveredNs;
   if (bins.empty()) bins.assign(bins_, 0.0f);

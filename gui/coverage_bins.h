@@ -33,6 +33,9 @@ class CoverageOverview {
   // Adds one event; spans past the last bin double the bin width as needed,
   // spans before the origin are clipped to it.
   void add(const trace_model::Event& event);
+  // The same for a span of `kind` on row (rank, lane) (a timeline lane:
+  // timelineLaneOf).
+  void add(const RowKey& key, trace_model::EventKind kind, int64_t startNs, int64_t endNs);
 
   // The share of each of `columns` columns of [t0Ns, t1Ns) that `kind`
   // covers on row `key`, averaged over the bins each column overlaps.
@@ -64,6 +67,20 @@ class CoverageOverview {
   double cumulativeNs(const Series& s, double tNs) const;
 
   std::map<RowKey, std::map<int32_t, Series>> coveredNs_;
+  // The series of the last add() (map nodes do not move): consecutive
+  // events of one block often share it. Empty after reset() and in a copy.
+  struct LastSeries {
+    RowKey key{-1, 0};
+    int32_t kind = -1;
+    Series* series = nullptr;
+    LastSeries() = default;
+    LastSeries(const LastSeries&) {}
+    LastSeries& operator=(const LastSeries&) {
+      series = nullptr;
+      return *this;
+    }
+  };
+  LastSeries last_;
 };
 
 }  // namespace bubblescope::gui

@@ -37,9 +37,14 @@ QString laneLabel(int32_t lane) {
 }  // namespace
 
 TimelineModel::TimelineModel(TimelineOptions options, QObject* parent)
-    : QObject(parent), options_(options), overview_(options.overviewBins) {}
+    : QObject(parent), options_(options) {}
+
+TimelineModel::~TimelineModel() {
+  indexer_.stop();
+}
 
 void TimelineModel::clear() {
+  stopIndexing();
   reader_ = nullptr;
   runId_ = 0;
   run_ = {};
@@ -50,13 +55,12 @@ void TimelineModel::clear() {
   rankSteps_.clear();
   steps_.clear();
   startNs_ = endNs_ = 0;
-  cursor_ = ingested_ = 0;
-  indexedUntilNs_.clear();
+  ingested_ = 0;
   chunkCount_ = 0;
   caughtUp_ = false;
-  overview_.reset(0, 1);
+  index_.reset(2, 0, 1);
   cache_.invalidate();
-  lastError_ = Status::ok();
+  lastError_ = indexError_ = Status::ok();
   ++version_;
   emit rowsChanged();
   emit contentChanged();
@@ -80,8 +84,7 @@ Status TimelineModel::setRun(storage::TraceReader* reader, int64_t runId) {
   endNs_ = range->second;
   const int64_t span = std::max<int64_t>(endNs_ - startNs_, 1);
   const int32_t bins = overviewBinsFor(static_cast<int64_t>(ranks_.size()));
-  overview_ = CoverageOverview(bins);
-  overview_.reset(startNs_, std::max<int64_t>(1, (span + bins - 1) / bins));
+  index_.reset(bins, startNs_, std::max<int64_t>(1, (span + bins - 1) / bins));
   BS_RETURN_IF_ERROR(loadSteps());
   rebuildRows();
   ++version_;
@@ -157,40 +160,79 @@ Status TimelineModel::refresh() {
   return Status::ok();
 }
 
+int32_t TimelineModel::overviewBinCount() const {
+  int32_t bins = 0;
+  index_.read([&](const CoverageOverview& overview, const auto&) { bins = overview.bins(); });
+  return bins;
+}
+
 Result<int64_t> TimelineModel::ingest(int64_t maxEvents) {
   if (reader_ == nullptr) return Status::failedPrecondition("no run is shown");
-  auto page = reader_->eventsAfter(runId_, cursor_, maxEvents);
-  if (!page.isOk()) {
-    lastError_ = page.status();
-    return page.status();
-  }
+  auto n = index_.indexPage(*reader_, runId_, maxEvents);
+  absorbProgress();
+  if (!n.isOk()) lastError_ = n.status();
+  return n;
+}
+
+void TimelineModel::startIndexing() {
+  if (reader_ == nullptr || indexingInBackground_) return;
+  indexingInBackground_ = true;
+  indexer_.start(reader_->path(), runId_, &index_, options_.indexPageEvents, [this] {
+    // On the indexing thread: one queued call at a time (it takes in every
+    // page binned before it runs).
+    if (pagePosted_.exchange(true)) return;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+          pagePosted_ = false;
+          onBackgroundPage();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void TimelineModel::stopIndexing() {
+  indexer_.stop();
+  if (!indexingInBackground_) return;
+  indexingInBackground_ = false;
+  absorbProgress();
+}
+
+void TimelineModel::onBackgroundPage() {
+  if (!indexingInBackground_) return;  // stopped since: already taken in
+  absorbProgress();
+  if (indexer_.running()) return;
+  indexer_.stop();  // joins the thread, which has done its last page
+  indexingInBackground_ = false;
+  emit indexingFinished();
+}
+
+void TimelineModel::absorbProgress() {
+  const IndexProgress p = index_.takeProgress();
   const size_t rowsBefore = rowIndex_.size();
-  // Events of a run still being written may land in the cached window.
-  const bool growing = run_.health == storage::RunHealth::kRunning;
-  for (const trace_model::Event& e : page->events) {
-    addRow(e.rank, timelineLaneOf(e));
-    overview_.add(e);
-    int64_t& until = indexedUntilNs_.try_emplace(e.rank, e.endNs).first->second;
-    until = std::max(until, e.endNs);
-    chunkCount_ = std::max(chunkCount_, e.chunk + 1);
-    if (startNs_ == endNs_ && ingested_ == 0) startNs_ = e.startNs;
-    startNs_ = std::min(startNs_, e.startNs);
-    endNs_ = std::max(endNs_, e.endNs);
-    if (growing && cache_.overlaps(e.startNs, e.endNs)) cache_.invalidate();
+  for (const auto& [rank, lane] : p.newRows) addRow(rank, lane);
+  if (p.startNs <= p.endNs) {
+    if (startNs_ == endNs_ && ingested_ == 0) startNs_ = p.startNs;
+    startNs_ = std::min(startNs_, p.startNs);
+    endNs_ = std::max(endNs_, p.endNs);
+    // Events of a run still being written may land in the cached window.
+    const bool growing = run_.health == storage::RunHealth::kRunning;
+    if (growing && cache_.overlaps(p.startNs, p.endNs)) cache_.invalidate();
   }
-  const auto n = static_cast<int64_t>(page->events.size());
-  ingested_ += n;
-  cursor_ = page->cursor;
-  caughtUp_ = n < maxEvents;
+  const bool added = p.events != ingested_;
+  ingested_ = p.events;
+  chunkCount_ = std::max(chunkCount_, p.chunkCount);
+  caughtUp_ = p.caughtUp;
+  if (!p.error.isOk()) lastError_ = indexError_ = p.error;
   if (rowIndex_.size() != rowsBefore) {
     rebuildRows();
     emit rowsChanged();
   }
-  if (n > 0) {
+  if (added) {
     ++version_;
     emit contentChanged();
   }
-  return n;
+  emit indexProgressed();
 }
 
 double TimelineModel::ingestProgress() const {

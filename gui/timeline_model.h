@@ -2,7 +2,10 @@
 //
 // Contract:
 // - Reads only through storage::TraceReader (not owned; it must outlive the
-//   model or be detached with clear()). Not thread-safe: GUI thread only.
+//   model or be detached with clear()). Not thread-safe: GUI thread only;
+//   the one other thread is its BackgroundIndexer's (startIndexing()), which
+//   reads the file with a reader of its own and shares only the
+//   OverviewIndex (locked) with the model.
 // - Rows are one per (rank, lane): every rank's compute lane, and each other
 //   lane (communication, pipeline, data, cuda api, GPU streams) once an
 //   event shows it.
@@ -11,8 +14,10 @@
 //   eventsInWindow into a cache three windows wide (panning and zooming in
 //   inside it fetch nothing); a row with more than maxSpansPerColumn spans per
 //   column is binned into per-column coverage per kind. Wider windows are
-//   drawn from the whole-run overview (CoverageOverview), which ingest()
-//   fills from eventsAfter() a page at a time, at open and while a run grows.
+//   drawn from the whole-run overview (OverviewIndex), which startIndexing()
+//   builds on a thread of its own from spansAfter() (what the panel does at
+//   open), and ingest() a page at a time on the calling thread (a growing
+//   run's new events, tests).
 // - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
 //   bubbles.h), the same definition the report uses; the model only decides
 //   which are wide enough to draw exactly and bins the rest per column.
@@ -24,13 +29,16 @@
 #pragma once
 
 #include <QObject>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
 
 #include "common/result.h"
+#include "gui/background_indexer.h"
 #include "gui/coverage_bins.h"
+#include "gui/overview_index.h"
 #include "gui/timeline_frame.h"
 #include "gui/window_cache.h"
 #include "storage/trace_reader.h"
@@ -54,6 +62,9 @@ struct TimelineOptions {
   // are about that wide). Zoomed out to a whole pipeline run they would be
   // a mesh.
   double minPxPerArrow = 8.0;
+  // Events a page of the background indexing (startIndexing): the overview
+  // is locked while one page is binned (a few ms for 20,000).
+  int64_t indexPageEvents = 20000;
 };
 
 // Series a rank is counted with for TimelineOptions::overviewBinBudget: the
@@ -67,6 +78,7 @@ class TimelineModel : public QObject {
 
  public:
   explicit TimelineModel(TimelineOptions options = {}, QObject* parent = nullptr);
+  ~TimelineModel() override;
 
   // Shows run `runId` of `reader` (not owned). Reads the run, its ranks, steps
   // and time range; events come with ingest() and frame().
@@ -74,9 +86,23 @@ class TimelineModel : public QObject {
   void clear();
   bool hasRun() const { return reader_ != nullptr; }
 
-  // Adds up to maxEvents appended events to the overview; returns how many.
+  // Adds up to maxEvents appended events to the overview on this thread;
+  // returns how many. Waits for a background page being binned.
   Result<int64_t> ingest(int64_t maxEvents);
-  // True when the last ingest() found no more events than it returned.
+  // Indexes the rest of the run's committed events on a thread of its own:
+  // progress arrives (on this thread, from its event loop) with
+  // indexProgressed(), the end with indexingFinished(). No-op without a run
+  // or while indexing.
+  void startIndexing();
+  // Stops the background indexing after its current page and takes in
+  // what it binned.
+  void stopIndexing();
+  // True from startIndexing() until indexingFinished() or stopIndexing().
+  bool indexing() const { return indexingInBackground_; }
+  // CPU time of the last background indexing's thread, seconds.
+  double indexingCpuSeconds() const { return indexer_.cpuSeconds(); }
+  // True when the last page (ingest() or background) found no more events
+  // than it asked for.
   bool caughtUp() const { return caughtUp_; }
   // The largest number of model chunks an ingested event shows (1 + its
   // highest chunk index; 0 before any event with a chunk): 2 or more for an
@@ -85,7 +111,7 @@ class TimelineModel : public QObject {
   // The overview's bins for a run of `ranks` ranks: options.overviewBins,
   // fewer when the run's series would pass options.overviewBinBudget.
   int32_t overviewBinsFor(int64_t ranks) const;
-  int32_t overviewBinCount() const { return overview_.bins(); }
+  int32_t overviewBinCount() const;
   // Share of the run's committed events the overview holds, in [0, 1].
   double ingestProgress() const;
   // Re-reads the run record (status, event count) and its steps.
@@ -112,18 +138,31 @@ class TimelineModel : public QObject {
   Result<std::vector<trace_model::Event>> linkedTo(const trace_model::Event& e) const;
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
+  // The error that stopped indexing the run (ok when none).
+  const Status& indexError() const { return indexError_; }
 
  signals:
   void rowsChanged();
   void contentChanged();
+  // Indexed events were taken in (ingest() or a background page).
+  void indexProgressed();
+  // The background indexing ended: caught up, or failed (lastError()).
+  void indexingFinished();
 
  private:
+  // Takes in what the index binned since the last call (rows, range,
+  // progress) and tells the view.
+  void absorbProgress();
+  void onBackgroundPage();
   void addRow(int32_t rank, int32_t lane);
   void rebuildRows();
   Status loadSteps();
   double estimatedEvents(double t0Ns, double t1Ns) const;
   void buildWindowFrame(TimelineFrame& f);
   void buildOverviewFrame(TimelineFrame& f);
+  // Under the index's lock (OverviewIndex::read).
+  void buildOverviewFrame(TimelineFrame& f, const CoverageOverview& overview,
+                          const std::map<int32_t, int64_t>& indexedUntilNs);
   void addArrows(TimelineFrame& f, const std::vector<int32_t>& ranks) const;
   std::vector<int32_t> ranksOf(const TimelineFrame& f) const;
 
@@ -138,17 +177,19 @@ class TimelineModel : public QObject {
   std::map<int32_t, std::vector<trace_model::StepWindow>> rankSteps_;
   std::vector<trace_model::StepWindow> steps_;
   int64_t startNs_ = 0, endNs_ = 0;
-  int64_t cursor_ = 0;
   int64_t ingested_ = 0;
-  std::map<int32_t, int64_t> indexedUntilNs_;  // per rank: latest end ingested
   int32_t chunkCount_ = 0;
   bool caughtUp_ = false;
-  CoverageOverview overview_;
+  OverviewIndex index_;
+  BackgroundIndexer indexer_;  // after index_: stops before it goes
+  bool indexingInBackground_ = false;
+  std::atomic<bool> pagePosted_{false};  // an onBackgroundPage() call is queued
   WindowCache cache_;
   int64_t version_ = 0;  // bumps whenever what frame() returns may change
   TimelineFrame frame_;
   int64_t frameVersion_ = -1;
   Status lastError_;
+  Status indexError_;
 };
 
 }  // namespace bubblescope::gui

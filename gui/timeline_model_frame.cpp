@@ -181,16 +181,24 @@ void TimelineModel::addArrows(TimelineFrame& f, const std::vector<int32_t>& rank
 
 void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
   f.fromOverview = true;
+  index_.read(
+      [&](const CoverageOverview& overview, const std::map<int32_t, int64_t>& indexedUntilNs) {
+        buildOverviewFrame(f, overview, indexedUntilNs);
+      });
+}
+
+void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview& overview,
+                                       const std::map<int32_t, int64_t>& indexedUntilNs) {
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
     const CoverageOverview::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
-    std::vector<trace_model::EventKind> kinds = overview_.kindsOf(key);
+    std::vector<trace_model::EventKind> kinds = overview.kindsOf(key);
     std::sort(kinds.begin(), kinds.end(), [](trace_model::EventKind a, trace_model::EventKind b) {
       return legendPosition(a) < legendPosition(b);
     });
     RowCoverage rc{r, {}};
     for (trace_model::EventKind kind : kinds) {
-      rc.kinds.push_back({kind, overview_.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
+      rc.kinds.push_back({kind, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
     }
     if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
   }
@@ -200,8 +208,8 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
     // not indexed yet: unknown, not idle.
     int indexedColumns = f.columns;
     if (!caughtUp_) {
-      auto until = indexedUntilNs_.find(rank);
-      const double untilNs = until == indexedUntilNs_.end() ? -1e300 : double(until->second);
+      auto until = indexedUntilNs.find(rank);
+      const double untilNs = until == indexedUntilNs.end() ? -1e300 : double(until->second);
       const double first = std::floor((untilNs - f.t0Ns) / columnNs - 0.5) + 1;
       indexedColumns = static_cast<int>(std::clamp(first, 0.0, double(f.columns)));
       if (indexedColumns < f.columns) f.unindexed.push_back({rank, indexedColumns});
@@ -210,9 +218,9 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f) {
     if (steps == rankSteps_.end()) continue;
     std::vector<float> busy(f.columns, 0.0f);
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (trace_model::EventKind kind : overview_.kindsOf({rank, lane})) {
+      for (trace_model::EventKind kind : overview.kindsOf({rank, lane})) {
         if (!analysis::isBusy(kind)) continue;
-        const auto v = overview_.resample({rank, lane}, kind, f.t0Ns, f.t1Ns, f.columns);
+        const auto v = overview.resample({rank, lane}, kind, f.t0Ns, f.t1Ns, f.columns);
         for (int c = 0; c < f.columns; ++c) busy[c] += v[c];
       }
     }

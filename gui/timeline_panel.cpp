@@ -54,14 +54,20 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
 
   connect(expertLoad_, &ExpertLoadView::stepClicked, this, &TimelinePanel::showStepEndingAt);
 
-  ingestTimer_.setInterval(0);
-  connect(&ingestTimer_, &QTimer::timeout, this, &TimelinePanel::ingestPage);
+  // Started from the event loop, not in showRun(): a caller that indexes
+  // synchronously right after (ingestOnly) sees exactly what it asked for.
+  indexTimer_.setSingleShot(true);
+  indexTimer_.setInterval(0);
+  connect(&indexTimer_, &QTimer::timeout, &model_, &TimelineModel::startIndexing);
+  connect(&model_, &TimelineModel::indexProgressed, this,
+          [this] { legend_->setChunkCount(model_.chunkCount()); });
+  connect(&model_, &TimelineModel::indexingFinished, this, &TimelinePanel::indexingFinished);
   pollTimer_.setInterval(kPollIntervalMs);
   connect(&pollTimer_, &QTimer::timeout, this, &TimelinePanel::poll);
 }
 
 Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
-  ingestTimer_.stop();
+  indexTimer_.stop();
   pollTimer_.stop();
   details_->clearDetails();
   view_->setSelection(std::nullopt);
@@ -74,12 +80,12 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;
-  ingestTimer_.start();
+  indexTimer_.start();
   return Status::ok();
 }
 
 void TimelinePanel::clear() {
-  ingestTimer_.stop();
+  indexTimer_.stop();
   pollTimer_.stop();
   model_.clear();
   details_->clearDetails();
@@ -88,6 +94,8 @@ void TimelinePanel::clear() {
 }
 
 Status TimelinePanel::ingestAll() {
+  indexTimer_.stop();
+  model_.stopIndexing();
   while (model_.hasRun()) {
     auto n = model_.ingest(kIngestPageEvents * 10);
     if (!n.isOk()) return n.status();
@@ -98,7 +106,8 @@ Status TimelinePanel::ingestAll() {
 }
 
 Status TimelinePanel::ingestOnly(int64_t events) {
-  ingestTimer_.stop();
+  indexTimer_.stop();
+  model_.stopIndexing();
   pollTimer_.stop();
   int64_t ingested = 0;
   while (model_.hasRun() && ingested < events) {
@@ -111,21 +120,13 @@ Status TimelinePanel::ingestOnly(int64_t events) {
   return Status::ok();
 }
 
-void TimelinePanel::ingestPage() {
-  if (!model_.hasRun()) {
-    ingestTimer_.stop();
+void TimelinePanel::indexingFinished() {
+  if (!model_.indexError().isOk()) {
+    emit errorOccurred(QString::fromStdString(model_.indexError().message()));
     return;
   }
-  auto n = model_.ingest(kIngestPageEvents);
-  if (!n.isOk()) {
-    ingestTimer_.stop();
-    emit errorOccurred(QString::fromStdString(n.status().message()));
-    return;
-  }
-  legend_->setChunkCount(model_.chunkCount());
-  if (model_.caughtUp()) {
-    ingestTimer_.stop();
-    if (model_.run().health == storage::RunHealth::kRunning) pollTimer_.start();
+  if (model_.caughtUp() && model_.run().health == storage::RunHealth::kRunning) {
+    pollTimer_.start();
   }
 }
 

@@ -2,11 +2,13 @@
 // the detail panel, and for a mixture-of-experts run the expert-load heat map
 // (ExpertLoadView) below the details; owns the TimelineModel and keeps it fed.
 //
-// Feeding: after showRun() a zero-delay timer ingests the run's events into
-// the overview a page at a time (the view paints between pages); while the
-// run is running, a poll timer re-reads its status and steps and ingests what
-// was appended, and the view grows with it. Polling stops once the run is
-// finished, failed or interrupted. GUI thread only; the reader is not owned.
+// Feeding: once the event loop runs after showRun(), the model indexes the
+// run's events into the overview on a thread of its own
+// (TimelineModel::startIndexing; the view paints meanwhile, with the
+// indexing's progress); once it has caught up and while the run is running,
+// a poll timer re-reads its status and steps and ingests what was appended,
+// and the view grows with it. Polling stops once the run is finished, failed
+// or interrupted. GUI thread only; the reader is not owned.
 #pragma once
 
 #include <QScrollArea>
@@ -35,7 +37,8 @@ class TimelinePanel : public QWidget {
 
   Status showRun(storage::TraceReader* reader, int64_t runId);
   void clear();
-  // Ingests everything committed so far, synchronously (tests, screenshots).
+  // Ingests everything committed so far, synchronously (tests, screenshots);
+  // stops the background indexing first.
   Status ingestAll();
   // Stops indexing once the overview holds `events` events (ingesting up to
   // there, synchronously): the view as it looks while a big file is still
@@ -61,7 +64,7 @@ class TimelinePanel : public QWidget {
   void errorOccurred(const QString& message);
 
  private:
-  void ingestPage();
+  void indexingFinished();
   void poll();
   void syncScrollBar();
   void reloadExpertLoad();
@@ -75,7 +78,7 @@ class TimelinePanel : public QWidget {
   ExpertLoadView* expertLoad_ = nullptr;
   QScrollArea* expertLoadBox_ = nullptr;
   storage::TraceReader* reader_ = nullptr;  // not owned
-  QTimer ingestTimer_;
+  QTimer indexTimer_;                       // single shot: starts the indexing from the event loop
   QTimer pollTimer_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QSignalSpy>
 #include <map>
 
 #include "tests/gui/gui_trace.h"
@@ -287,6 +288,74 @@ TEST(TimelineModel, FollowsARunThatGrows) {
   ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
   ASSERT_TRUE(model.refresh().isOk());
   EXPECT_EQ(model.run().health, storage::RunHealth::kFinished);
+}
+
+// The overview built on the indexing thread, page by page (3 events a page:
+// 67 pages, each taken in from the event loop), is the one ingest() builds
+// on this thread: the same rows, coverage, idle columns and progress.
+TEST(TimelineModel, BackgroundIndexingBuildsTheSameOverviewAsIngest) {
+  bubblescope::testing::TempDir dir;
+  std::vector<trace_model::Event> events;
+  for (int i = 0; i < 100; ++i) {
+    const int64_t t = 1000 + i * 40;
+    events.push_back(guiSpan(i % 2, Lane::kCompute, EventKind::kForward, t, t + 25, 0, i % 4));
+    events.push_back(
+        guiSpan(i % 2, Lane::kPipeline, EventKind::kSend, t + 25, t + 31, 0, 0, 1 - i % 2));
+  }
+  auto writer = testing::writeGuiTrace(dir.file("many.db"), {guiRank(0, 0), guiRank(1, 1)}, events,
+                                       {{0, 0, 2.5, 0, 1000, 5000}, {1, 0, 2.5, 0, 1000, 5000}});
+  ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+  auto reader = storage::TraceReader::open(dir.file("many.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;  // every frame from the overview
+  options.overviewBins = 64;
+  options.indexPageEvents = 3;
+  TimelineModel synchronous(options), background(options);
+  ASSERT_TRUE(synchronous.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(synchronous.ingest(1000).isOk());
+  ASSERT_TRUE(background.setRun(reader->get(), 1).isOk());
+  QSignalSpy finished(&background, &TimelineModel::indexingFinished);
+  QSignalSpy progressed(&background, &TimelineModel::indexProgressed);
+  background.startIndexing();
+  EXPECT_TRUE(background.indexing());
+  ASSERT_TRUE(finished.wait(30000)) << "the indexing thread never finished";
+  EXPECT_FALSE(background.indexing());
+  EXPECT_GE(progressed.count(), 1);
+  EXPECT_TRUE(background.indexError().isOk()) << background.indexError().message();
+  EXPECT_TRUE(background.caughtUp());
+  EXPECT_DOUBLE_EQ(background.ingestProgress(), 1.0);
+  EXPECT_GT(background.indexingCpuSeconds(), 0.0);
+  ASSERT_EQ(background.rows().size(), synchronous.rows().size());
+  for (size_t r = 0; r < synchronous.rows().size(); ++r) {
+    EXPECT_EQ(background.rows()[r].rank, synchronous.rows()[r].rank);
+    EXPECT_EQ(background.rows()[r].lane, synchronous.rows()[r].lane);
+  }
+  const int last = static_cast<int>(synchronous.rows().size()) - 1;
+  const TimelineFrame a = synchronous.frame(1000, 5000, 40, 0, last);
+  const TimelineFrame& b = background.frame(1000, 5000, 40, 0, last);
+  ASSERT_TRUE(a.fromOverview && b.fromOverview);
+  ASSERT_EQ(a.coverage.size(), 4u);  // two rows of each rank
+  ASSERT_EQ(b.coverage.size(), a.coverage.size());
+  for (size_t i = 0; i < a.coverage.size(); ++i) {
+    ASSERT_EQ(b.coverage[i].kinds.size(), a.coverage[i].kinds.size());
+    for (size_t k = 0; k < a.coverage[i].kinds.size(); ++k) {
+      EXPECT_EQ(b.coverage[i].kinds[k].kind, a.coverage[i].kinds[k].kind);
+      EXPECT_EQ(b.coverage[i].kinds[k].fraction, a.coverage[i].kinds[k].fraction);
+    }
+  }
+  // Rank 0 computes 50 forwards of 25 ns: 1,250 ns over the 100 ns columns.
+  const KindCoverage* forward = coverageOf(b, 0, EventKind::kForward);
+  ASSERT_NE(forward, nullptr);
+  double coveredNs = 0;
+  for (float share : forward->fraction) coveredNs += share * 100.0;
+  EXPECT_NEAR(coveredNs, 1250.0, 0.1);
+  ASSERT_EQ(b.idleColumns.size(), a.idleColumns.size());
+  for (size_t i = 0; i < a.idleColumns.size(); ++i) {
+    EXPECT_EQ(b.idleColumns[i].idle, a.idleColumns[i].idle);
+  }
+  EXPECT_TRUE(b.unindexed.empty());
+  EXPECT_TRUE(b.note.isEmpty());
 }
 
 // Zoomed out, the slivers between back-to-back spans are no bubble: one rank

@@ -42,10 +42,12 @@ ExitCode runExport(const ExportOptions& o) {
     std::fprintf(stderr, "error: %s\n", stats.status().message().c_str());
     return 1;
   }
-  std::printf("wrote %s: %lld events, %lld send/receive flows, %lld launch flows, %.1f MB\n",
-              o.out.c_str(), static_cast<long long>(stats->events),
-              static_cast<long long>(stats->flows), static_cast<long long>(stats->launchFlows),
-              stats->bytes / 1e6);
+  std::printf(
+      "wrote %s: %lld events, %lld send/receive flows, %lld launch flows, %.1f MB (at most %lld "
+      "flow ends waiting for their partner)\n",
+      o.out.c_str(), static_cast<long long>(stats->events), static_cast<long long>(stats->flows),
+      static_cast<long long>(stats->launchFlows), stats->bytes / 1e6,
+      static_cast<long long>(stats->peakWaitingFlowEnds));
   return 0;
 }
 

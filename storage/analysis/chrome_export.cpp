@@ -1,5 +1,6 @@
 #include "storage/analysis/chrome_export.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -89,6 +90,8 @@ void appendArgs(std::string& out, const trace_model::Event& e) {
 using FlowKey = std::tuple<int32_t, int32_t, int32_t, int32_t, int64_t>;
 using PairKey = std::tuple<int32_t, int32_t, int32_t, int32_t>;
 
+// Memory: the ends still waiting for their partner, and the current rank's
+// occurrence counts (only its own sends and receives touch them).
 class FlowMatcher {
  public:
   explicit FlowMatcher(int64_t* nextId) : next_(*nextId) {}
@@ -107,13 +110,23 @@ class FlowMatcher {
       return id;
     }
     waiting_.emplace(key, next_);
+    peakWaiting_ = std::max(peakWaiting_, static_cast<int64_t>(waiting_.size()));
     return next_++;
   }
+  // The counts are keyed by (source, destination): a send's source and a
+  // receive's destination are the rank being written, so none is needed
+  // again once it is done.
+  void endRank() {
+    sends_.clear();
+    recvs_.clear();
+  }
   int64_t matched() const { return matched_; }
+  int64_t peakWaiting() const { return peakWaiting_; }
 
  private:
   std::map<PairKey, int64_t> sends_, recvs_;
   std::map<FlowKey, int64_t> waiting_;
+  int64_t peakWaiting_ = 0;
   int64_t& next_;  // shared with LaunchFlows: flow ids are unique in the file
   int64_t matched_ = 0;
 };
@@ -205,6 +218,13 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
   FlowMatcher flows(&nextFlowId);
   LaunchFlows launches(&nextFlowId);
   ChromeExportStats stats;
+  // The ranks of one pipeline (equal dp and tp, every pp) one after another:
+  // their sends and receives are each other's, so the ends waiting for a
+  // partner are about one rank's, not those of a whole stage of the run.
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const storage::RankInfo& a, const storage::RankInfo& b) {
+                     return std::tie(a.dp, a.tp, a.pp) < std::tie(b.dp, b.tp, b.pp);
+                   });
   for (const auto& r : ranks) {
     const std::string process = "rank " + std::to_string(r.rank) + " (dp" + coordinateText(r.dp) +
                                 " tp" + coordinateText(r.tp) + " pp" + coordinateText(r.pp) + ")";
@@ -241,6 +261,7 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
           return out.maybeFlush();
         }));
     launches.endRank();
+    flows.endRank();
   }
   t += "\n]}\n";
   BS_RETURN_IF_ERROR(out.flush());
@@ -248,6 +269,7 @@ Result<ChromeExportStats> exportChromeTrace(storage::TraceReader& reader, int64_
     return Status::ioError("cannot write " + outPath + ": " + std::strerror(errno));
   }
   stats.flows = flows.matched();
+  stats.peakWaitingFlowEnds = flows.peakWaiting();
   stats.launchFlows = launches.matched();
   stats.bytes = out.bytes();
   return stats;

@@ -19,8 +19,11 @@
 // "launch", as Nsight Systems and Perfetto draw them; only complete pairs are
 // written. Flow ids are unique in the file.
 //
-// Contract: streams rank by rank (TraceReader::visitEvents), so memory is
-// bounded by the flows still waiting for their other side, not by the run.
+// Contract: streams rank by rank (TraceReader::visitEvents), the ranks of
+// one pipeline one after another (by dp, tp, then pp; the output's sort
+// indexes keep the viewer's order by rank), so memory is bounded by the
+// flows still waiting for their other side, about one rank's transfers, not
+// by the run.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +38,10 @@ struct ChromeExportStats {
   int64_t events = 0;       // complete events written
   int64_t flows = 0;        // send/receive pairs joined
   int64_t launchFlows = 0;  // launch call -> GPU record pairs joined
-  int64_t bytes = 0;        // size of the JSON written
+  // The most send/receive ends held at once waiting for their partner: the
+  // export's memory beyond its constant part (about 100 bytes each).
+  int64_t peakWaitingFlowEnds = 0;
+  int64_t bytes = 0;  // size of the JSON written
 };
 
 // Writes run `runId` to `outPath` (replaced if present). Errors: the run is

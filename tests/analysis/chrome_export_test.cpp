@@ -235,5 +235,52 @@ TEST_F(ChromeExportTest, TheTraceItselfIsNeverTheOutput) {
   EXPECT_EQ(runs->size(), 1u) << "the trace is intact";
 }
 
+// dp 2 x pp 2 with ranks numbered stage by stage (rank = 2 pp + dp): each
+// first stage sends 3 micro-batches to its second stage. Written one
+// pipeline after the other (ranks 0, 2, then 1, 3), at most one rank's sends
+// wait for their receives; in rank order both first stages' would (6).
+TEST(ChromeExportPipelines, OnePipelineAtATimeHoldsOneRanksWaitingEnds) {
+  TraceBuilder trace;
+  std::vector<trace_model::Event> events;
+  for (int32_t dp = 0; dp < 2; ++dp) {
+    for (int32_t mb = 0; mb < 3; ++mb) {
+      const int64_t t = 1000 * (mb + 1);
+      auto send = span(dp, EventKind::kSend, t, t + 100, 0, ParallelDim::kPp, 64, 2 + dp);
+      auto recv = span(2 + dp, EventKind::kRecv, t, t + 150, 0, ParallelDim::kPp, 64, dp);
+      send.microBatch = recv.microBatch = mb;
+      events.push_back(send);
+      events.push_back(recv);
+    }
+  }
+  const int64_t run = trace.run({.name = "dp2pp2",
+                                 .worldSize = 4,
+                                 .ranks = {rankInfo(0, 0, 0, 0), rankInfo(1, 1, 0, 0),
+                                           rankInfo(2, 0, 0, 1), rankInfo(3, 1, 0, 1)},
+                                 .events = events});
+  auto reader = storage::TraceReader::open(trace.path());
+  ASSERT_TRUE(reader.isOk());
+  const std::string out = trace.dir().file("pipes.json");
+  auto stats = exportChromeTrace(**reader, run, out);
+  ASSERT_TRUE(stats.isOk()) << stats.status().message();
+  EXPECT_EQ(stats->events, 12);
+  EXPECT_EQ(stats->flows, 6);
+  EXPECT_EQ(stats->peakWaitingFlowEnds, 3);
+  // Every flow joins a send on rank dp to its receive on rank 2 + dp.
+  std::map<int64_t, std::vector<json>> flows;
+  const json j = readJson(out);
+  for (const json& e : j["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "s" || ph == "f") flows[e["id"].get<int64_t>()].push_back(e);
+  }
+  ASSERT_EQ(flows.size(), 6u);
+  for (const auto& [id, halves] : flows) {
+    ASSERT_EQ(halves.size(), 2u) << "flow " << id;
+    const json& from = halves[0]["ph"] == "s" ? halves[0] : halves[1];
+    const json& to = halves[0]["ph"] == "s" ? halves[1] : halves[0];
+    EXPECT_EQ(to["pid"].get<int>(), from["pid"].get<int>() + 2);
+    EXPECT_EQ(to["ts"], from["ts"]);  // same micro-batch: both at t
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

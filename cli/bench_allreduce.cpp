@@ -13,7 +13,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -141,8 +140,8 @@ void printPrediction(const Options& o, const BenchSetup& setup, const layout::Mo
   }
   in.group = size;
   in.elements = static_cast<double>(elements);
-  in.buckets = std::ceil(in.elements / static_cast<double>(bucketElements));
-  in.matrices = layout::gradMatrices(config, 1, 0, config.numLayers, true, true);
+  in.bucketElements = bucketElements;
+  in.tensors = layout::gradTensors(config, 1, 0, config.numLayers, true, true);
   const layout::GradReductionCost cost = layout::gradReductionCost(in, fit);
   std::printf("predicted_bytes_sent_per_iteration: %.0f\n", cost.sentBytes);
   std::printf("predicted_comm_ms: %.3f\n", cost.commNs / 1e6);

@@ -33,10 +33,11 @@ class CostBuilder {
 
   GradReductionCost run() {
     const double p = in_.group;
-    const double buckets = std::max(1.0, in_.buckets);
-    const double n = in_.elements;
+    const double n = std::round(in_.elements);
     cost_.uncompressedBytes = busFactor("allreduce", p) * kBytesPerElement * n;
     if (p <= 1 || n <= 0) return std::move(cost_);
+    const std::vector<double> sizes = bucketSizes(n);
+    const double buckets = static_cast<double>(sizes.size());
     const int32_t nodes = in_.link.nodes(in_.group);
     if (in_.algorithm == AllReduceAlgorithm::kHierarchical && nodes > 1) {
       if (in_.compression.compresses()) {
@@ -49,7 +50,7 @@ class CostBuilder {
     if (in_.algorithm == AllReduceAlgorithm::kHierarchical) {
       warn("hierarchical all-reduce on one node: costed as flat");
     }
-    const double nb = n / buckets;  // mean bucket
+    double sum = 0;  // per bucket: int8 blocks, Top-K's k
     switch (in_.compression.kind) {
       case GradCompression::kNone:
         flat("allreduce", kBytesPerElement * n, buckets);
@@ -59,14 +60,14 @@ class CostBuilder {
         flat("allreduce", 2.0 * n, buckets);
         break;
       case GradCompression::kInt8:
-        flat("allreduce", kInt8BlockBytes * std::ceil(nb / kInt8BlockElements) * buckets, buckets);
+        for (double nb : sizes) sum += std::ceil(nb / kInt8BlockElements);
+        flat("allreduce", kInt8BlockBytes * sum, buckets);
         break;
-      case GradCompression::kTopK: {
-        const double k = std::ceil(in_.compression.ratio * nb) * buckets;
-        flat("all_gather", kIndexBytes * k * p, buckets);
-        flat("all_gather", kBytesPerElement * k * p, buckets);
+      case GradCompression::kTopK:
+        for (double nb : sizes) sum += std::ceil(in_.compression.ratio * nb);
+        flat("all_gather", kIndexBytes * sum * p, buckets);
+        flat("all_gather", kBytesPerElement * sum * p, buckets);
         break;
-      }
       case GradCompression::kPowerSgd:
         powerSgd(n, buckets);
         break;
@@ -76,6 +77,17 @@ class CostBuilder {
   }
 
  private:
+  // The engine's buckets (flat_layout.h planBuckets): full ones cut from the
+  // end of the buffer, the rest first.
+  std::vector<double> bucketSizes(double n) const {
+    const double cap =
+        in_.bucketElements > 0 ? std::min(n, static_cast<double>(in_.bucketElements)) : n;
+    const double full = std::floor(n / cap);
+    std::vector<double> sizes(static_cast<size_t>(full), cap);
+    if (n - full * cap > 0) sizes.push_back(n - full * cap);
+    return sizes;
+  }
+
   void warn(std::string w) {
     if (std::find(cost_.warnings.begin(), cost_.warnings.end(), w) == cost_.warnings.end()) {
       cost_.warnings.push_back(std::move(w));
@@ -144,20 +156,35 @@ class CostBuilder {
     cost_.interNodeBytes += interBus;
   }
 
+  // The tensors lie in `in_.tensors` order in the flat buffer; a matrix is
+  // factorised when the rule allows and no bucket boundary cuts it. The Q
+  // all-reduce runs in the buckets that factorise something.
   void powerSgd(double n, double buckets) {
     const double r = in_.compression.rank;
-    double p = 0, q = 0, factorised = 0;
-    for (const MatrixShape& m : in_.matrices) {
-      const double rows = static_cast<double>(m.rows), cols = static_cast<double>(m.cols);
-      if (r <= std::min(rows, cols) && r * (rows + cols) < rows * cols) {
-        p += rows * r;
-        q += cols * r;
-        factorised += rows * cols;
-      }
+    double total = 0;
+    for (const MatrixShape& t : in_.tensors) total += static_cast<double>(t.rows * t.cols);
+    const double cap = in_.bucketElements > 0 ? static_cast<double>(in_.bucketElements) : total;
+    double p = 0, q = 0, factorised = 0, at = 0;
+    std::vector<bool> bucketHasQ;
+    for (const MatrixShape& t : in_.tensors) {
+      const double rows = static_cast<double>(t.rows), cols = static_cast<double>(t.cols);
+      const double lo = at, hi = at + rows * cols;
+      at = hi;
+      // Element i is in bucket floor((total - 1 - i) / cap).
+      const double first = std::floor((total - 1 - lo) / cap),
+                   last = std::floor((total - hi) / cap);
+      if (first != last || r > std::min(rows, cols) || r * (rows + cols) >= rows * cols) continue;
+      p += rows * r;
+      q += cols * r;
+      factorised += rows * cols;
+      if (bucketHasQ.size() <= first) bucketHasQ.resize(static_cast<size_t>(first) + 1, false);
+      bucketHasQ[static_cast<size_t>(first)] = true;
     }
     const double rest = std::max(0.0, n - factorised);
     flat("allreduce", kBytesPerElement * (p + rest), buckets);
-    if (q > 0) flat("allreduce", kBytesPerElement * q, buckets);
+    const double qCalls =
+        static_cast<double>(std::count(bucketHasQ.begin(), bucketHasQ.end(), true));
+    if (q > 0) flat("allreduce", kBytesPerElement * q, qCalls);
   }
 
   // Per element: the calibration's cost (part "grad_compression", op the
@@ -200,22 +227,38 @@ GradReductionInput gradReductionInput(const Layout& l) {
   return in;
 }
 
-std::vector<MatrixShape> gradMatrices(const ModelConfig& m, int32_t tp, int32_t firstLayer,
-                                      int32_t layers, bool embedding, bool head) {
+std::vector<MatrixShape> gradTensors(const ModelConfig& m, int32_t tp, int32_t firstLayer,
+                                     int32_t layers, bool embedding, bool head) {
   const int64_t c = m.hidden, f = m.mlpHidden(), t = std::max(1, tp);
   std::vector<MatrixShape> out;
   if (embedding) {
-    out.push_back({m.vocabSize, c});
-    out.push_back({m.seqLen, c});
+    out.push_back({m.vocabSize, c});  // wte
+    out.push_back({m.seqLen, c});     // wpe
   }
   for (int32_t i = firstLayer; i < firstLayer + layers; ++i) {
-    out.push_back({3 * c / t, c});
-    out.push_back({c, c / t});
-    if (m.isMoeBlock(i)) continue;  // the experts' matrices: counted as the rest
-    out.push_back({f / t, c});
-    out.push_back({c, f / t});
+    out.push_back({c, 1});          // ln_1 weight
+    out.push_back({c, 1});          // ln_1 bias
+    out.push_back({3 * c / t, c});  // attn.qkv weight (rows split over tp)
+    out.push_back({3 * c / t, 1});  // its bias
+    out.push_back({c, c / t});      // attn.proj weight (columns split)
+    out.push_back({c, 1});          // its bias
+    out.push_back({c, 1});          // ln_2 weight
+    out.push_back({c, 1});          // ln_2 bias
+    if (m.isMoeBlock(i)) {          // router and experts: as one uncompressed piece
+      const int64_t attention = 4 * c + 3 * c * c + 3 * c + c * c + c;
+      out.push_back({m.blockParameterCount(i) - attention, 1});
+      continue;
+    }
+    out.push_back({f / t, c});  // mlp.fc weight
+    out.push_back({f / t, 1});  // its bias
+    out.push_back({c, f / t});  // mlp.proj weight
+    out.push_back({c, 1});      // its bias
   }
-  if (head) out.push_back({m.vocabSize, c});
+  if (head) {
+    out.push_back({c, 1});            // ln_f weight
+    out.push_back({c, 1});            // ln_f bias
+    out.push_back({m.vocabSize, c});  // lm_head
+  }
   return out;
 }
 

@@ -14,9 +14,9 @@
 //    fp32 values of every rank), (p-1) · 8k per bucket;
 //  - powersgd:R: an all-reduce of [P | the rest] and one of Q, 2(p-1)/p ·
 //    4 (Σ rows·R + rest + Σ cols·R); a matrix is factorised when
-//    R <= min(rows, cols) and R (rows + cols) < rows·cols (the engine's rule;
-//    matrices cut by a bucket boundary, which the engine sends uncompressed,
-//    are not modelled: an upper bound of the saving);
+//    R <= min(rows, cols), R (rows + cols) < rows·cols and no bucket boundary
+//    cuts it (the engine's rule; the buckets as the engine cuts them, full
+//    ones from the end of the flat buffer of `tensors`);
 //  - hierarchical (K ranks per node, N = p/K nodes, uncompressed): a
 //    reduce-scatter in the node, an all-reduce of 4n/K across the N nodes, an
 //    all-gather in the node; only 2(N-1)/N · 4n/K cross nodes instead of the
@@ -66,11 +66,12 @@ struct GradReductionInput {
   GradCompressionSpec compression;
   AllReduceAlgorithm algorithm = AllReduceAlgorithm::kFlat;
   NodeLink link;
-  int32_t group = 1;                  // p: the dp ranks
-  double elements = 0;                // n: gradient elements this rank reduces per step
-  double buckets = 1;                 // reductions they are cut into (>= 1)
-  std::vector<MatrixShape> matrices;  // the matrix-shaped gradients among the n (PowerSGD)
-  bool cpuTime = false;               // calibration costs in thread CPU time
+  int32_t group = 1;           // p: the dp ranks
+  double elements = 0;         // n: gradient elements this rank reduces per step
+  int64_t bucketElements = 0;  // bucket capacity (0: one bucket of all n)
+  // The gradients in flat-buffer order, a vector as (n, 1) (PowerSGD).
+  std::vector<MatrixShape> tensors;
+  bool cpuTime = false;  // calibration costs in thread CPU time
 };
 
 struct GradReductionCost {
@@ -88,15 +89,17 @@ struct GradReductionCost {
 GradReductionCost gradReductionCost(const GradReductionInput& in, const Calibration& c);
 
 // The input's compression, algorithm, node link and group from a layout (the
-// elements, buckets and matrices are the caller's: they depend on the stage).
+// elements and tensors are the caller's: they depend on the stage).
 GradReductionInput gradReductionInput(const Layout& layout);
 
-// The matrix-shaped gradients of a stage chunk on one tp rank: per block
-// attn.qkv (3C/t, C), attn.proj (C, C/t), mlp.fc (F/t, C), mlp.proj (C, F/t)
-// (dense blocks); wte (V, C) and wpe (T, C) with the embedding; lm_head
-// (V, C) with the head (engine/gpt_layers.cpp).
-std::vector<MatrixShape> gradMatrices(const ModelConfig& model, int32_t tp, int32_t firstLayer,
-                                      int32_t layers, bool embedding, bool head);
+// The gradients of a stage chunk on one tp rank in the engine's flat order
+// (engine/gpt_layers.cpp; vectors as (n, 1)): wte (V, C), wpe (T, C) with the
+// embedding; per dense block ln_1, attn.qkv (3C/t, C) and bias, attn.proj
+// (C, C/t) and bias, ln_2, mlp.fc (F/t, C) and bias, mlp.proj (C, F/t) and
+// bias (an MoE block's router and experts as one vector); ln_f and lm_head
+// (V, C) with the head.
+std::vector<MatrixShape> gradTensors(const ModelConfig& model, int32_t tp, int32_t firstLayer,
+                                     int32_t layers, bool embedding, bool head);
 
 // The calibration part of the compressors' costs: op the kind's name
 // ("fp16", "bf16", "int8", "topk", "powersgd"), micro-batch size the

@@ -251,13 +251,13 @@ class Predictor {
     if (in.link.ranksPerNode == 0 && linkOf("dp") == kOtherHost) {
       in.link.ranksPerNode = groupRanksOnHost(l_, placed_, 0, "dp");
     }
-    in.buckets = std::max(1.0, std::ceil(in.elements / l_.bucketElementCount(4)));
+    in.bucketElements = l_.bucketElementCount(4);
     in.cpuTime = cpu_;
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
       for (const MatrixShape& m :
-           gradMatrices(l_.model, l_.tp, part.firstLayer, part.layers, part.embedding, part.head)) {
-        in.matrices.push_back(m);
+           gradTensors(l_.model, l_.tp, part.firstLayer, part.layers, part.embedding, part.head)) {
+        in.tensors.push_back(m);
       }
     }
     GradReductionCost cost = gradReductionCost(in, c_);

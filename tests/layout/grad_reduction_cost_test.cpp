@@ -28,7 +28,7 @@ GradReductionInput input(const std::string& spec, int32_t group) {
   in.compression = *parseGradCompression(spec);
   in.group = group;
   in.elements = kN;
-  in.matrices = {{1024, 1024}};
+  in.tensors = {{1024, 1024}};
   return in;
 }
 
@@ -51,6 +51,24 @@ TEST(GradReductionCost, EachCompressionSendsItsBytes) {
                    kN / (4.0 * 2048));
   // A rank too large to save anything leaves the matrix uncompressed.
   EXPECT_DOUBLE_EQ(gradReductionCost(input("powersgd:600", 4), c).compressionRatio(), 1.0);
+}
+
+TEST(GradReductionCost, BucketsCutAsTheEngineCutsThem) {
+  const Calibration c = bandwidthOnly();
+  // int8 and Top-K round up per bucket: 3 buckets of 400,000 elements and
+  // one of the rest (248,576), cut from the end of the buffer.
+  GradReductionInput in = input("int8", 2);
+  in.bucketElements = 400000;
+  EXPECT_DOUBLE_EQ(gradReductionCost(in, c).sentBytes,
+                   1028.0 * (2 * std::ceil(400000 / 1024.0) + std::ceil(248576 / 1024.0)));
+  in.compression = *parseGradCompression("topk:0.001");
+  EXPECT_DOUBLE_EQ(gradReductionCost(in, c).sentBytes, 8.0 * (2 * 400 + 249));
+  // PowerSGD: four 512 x 512 matrices in buckets of 393,216 from the end:
+  // the boundary at 655,360 cuts the third, which goes uncompressed.
+  in.compression = *parseGradCompression("powersgd:4");
+  in.tensors = {{512, 512}, {512, 512}, {512, 512}, {512, 512}};
+  in.bucketElements = 393216;
+  EXPECT_DOUBLE_EQ(gradReductionCost(in, c).sentBytes, 4.0 * (2 * 3 * 512 * 4 + 512 * 512));
 }
 
 TEST(GradReductionCost, CollectiveTimeFollowsTheBytesAndTheCodecIsCompute) {
@@ -79,9 +97,9 @@ TEST(GradReductionCost, CollectiveTimeFollowsTheBytesAndTheCodecIsCompute) {
 TEST(GradReductionCost, FitsScaleFromTheirGroupSizeAlongTheRing) {
   const Calibration c = bandwidthOnly(/*alphaNs=*/1000);
   GradReductionInput in = input("none", 4);
-  in.buckets = 3;
+  in.bucketElements = static_cast<int64_t>(kN) / 4;  // 4 buckets
   // alpha by 2(p-1) steps (6 against 2), beta by the bus factor (3/2 against 1).
-  EXPECT_DOUBLE_EQ(gradReductionCost(in, c).commNs, 3 * 1000 * 3.0 + 1.5 * 4 * kN);
+  EXPECT_DOUBLE_EQ(gradReductionCost(in, c).commNs, 4 * 1000 * 3.0 + 1.5 * 4 * kN);
   // No reduce-scatter fit: half an all-reduce at the fit's group size.
   GradReductionInput two = input("topk:1", 2);
   const double k = kN;
@@ -108,7 +126,7 @@ TEST(GradReductionCost, HierarchicalCrossesNodesWithOneKthOfTheBytes) {
   EXPECT_DOUBLE_EQ(h.compressionRatio(), f.uncompressedBytes / h.sentBytes);
   // Latency: per crossing ring step and bucket.
   flat.link = {2, 0.0, 10.0};
-  flat.buckets = 2;
+  flat.bucketElements = static_cast<int64_t>(kN) / 2;
   EXPECT_DOUBLE_EQ(gradReductionCost(flat, free).commNs, 6 * 2 * 10e3);
 }
 

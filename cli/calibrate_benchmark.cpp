@@ -1,5 +1,6 @@
 #include "cli/calibrate_benchmark.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -13,39 +14,79 @@ namespace {
 
 constexpr int64_t kBucketElements = 64 * 1024;  // 256 KiB of fp32
 
+// One run of the micro-benchmark and what its name adds ("" or " over hosts").
+struct BenchmarkRun {
+  layout::Layout layout;
+  std::string where;
+};
+
+std::string hostName(const std::string& entry) {
+  return entry.substr(0, entry.rfind(':'));
+}
+
+// `ranks` ranks on the first host.
+std::vector<std::string> onFirstHost(const BenchmarkHosts& h, int32_t ranks) {
+  if (h.hosts.empty()) return {};
+  return {hostName(h.hosts.front()) + ":" + std::to_string(ranks)};
+}
+
+// `ranks` ranks one by one over the hosts: host i of the first
+// min(ranks, hosts) gets the ranks r with r mod that count = i.
+std::vector<std::string> spread(const BenchmarkHosts& h, int32_t ranks) {
+  const auto n = static_cast<int32_t>(std::min<size_t>(h.hosts.size(), ranks));
+  std::vector<std::string> out;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t slots = ranks / n + (i < ranks % n ? 1 : 0);
+    out.push_back(hostName(h.hosts[i]) + ":" + std::to_string(slots));
+  }
+  return out;
+}
+
 // The micro-benchmark's runs, the layers first (mergeCalibrations keeps the
 // first cost of each op: the single-rank runs measure the layers alone).
-std::vector<layout::Layout> benchmarkLayouts(const layout::ModelConfig& model, int32_t world,
-                                             int32_t steps) {
+std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_t world,
+                                        int32_t steps, const BenchmarkHosts& h) {
   layout::Layout base;
   base.model = model;
   base.steps = steps;
   base.microBatches = 2;
-  std::vector<layout::Layout> out;
+  std::vector<BenchmarkRun> out;
   for (int32_t b : {1, 2, 4}) {
     layout::Layout l = base;
     l.microBatchSize = b;
     l.recompute = b == 1;  // recompute spans once, at size 1
-    out.push_back(l);
+    l.hosts = onFirstHost(h, 1);
+    out.push_back({l, ""});
   }
   if (world < 2) return out;
+  std::vector<layout::Layout> collectives;
   for (auto zero : {layout::ZeroStage::kNone, layout::ZeroStage::kOptimizer}) {
     layout::Layout l = base;
     l.dp = world;
     l.zeroStage = zero;
     l.bucketElements = kBucketElements;
-    out.push_back(l);
+    collectives.push_back(l);
   }
   if (model.numHeads % 2 == 0) {
     layout::Layout l = base;
     l.tp = 2;
-    out.push_back(l);
+    collectives.push_back(l);
   }
   if (model.numLayers >= 2) {
     layout::Layout l = base;
     l.pp = 2;
     l.schedule = layout::ScheduleKind::kZeroBubbleH1;
-    out.push_back(l);
+    collectives.push_back(l);
+  }
+  for (layout::Layout& l : collectives) {
+    l.hosts = onFirstHost(h, static_cast<int32_t>(l.worldSize()));
+    out.push_back({l, ""});
+  }
+  if (h.hosts.size() < 2) return out;
+  for (layout::Layout l : collectives) {  // tp stays inside a host
+    if (l.tp > 1) continue;
+    l.hosts = spread(h, static_cast<int32_t>(l.worldSize()));
+    out.push_back({l, " over hosts"});
   }
   return out;
 }
@@ -53,20 +94,32 @@ std::vector<layout::Layout> benchmarkLayouts(const layout::ModelConfig& model, i
 }  // namespace
 
 Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& model, int32_t world,
-                                                 const std::string& trace, int32_t steps) {
+                                                 const std::string& trace, int32_t steps,
+                                                 const BenchmarkHosts& where) {
+  std::vector<std::string> runFlags;
+  if (!where.netIf.empty()) {
+    std::string interfaces;
+    for (const std::string& i : where.netIf) interfaces += (interfaces.empty() ? "" : ",") + i;
+    runFlags = {"--net-if", interfaces};
+  }
   std::vector<layout::Calibration> parts;
-  for (const layout::Layout& l : benchmarkLayouts(model, world, steps)) {
+  for (const BenchmarkRun& r : benchmarkRuns(model, world, steps, where)) {
+    const layout::Layout& l = r.layout;
     BS_RETURN_IF_ERROR(validate(l));
-    std::fprintf(stderr, "calibrate: running %s b%d ...\n", runName(l).c_str(), l.microBatchSize);
-    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false,
-                                                       "calibrate " + runName(l) + " b" +
-                                                           std::to_string(l.microBatchSize)));
+    const std::string name =
+        "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize) + r.where;
+    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
+    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
     BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
     BS_ASSIGN_OR_RETURN(layout::Calibration c, analysis::calibrateFromRun(*reader, runId));
     parts.push_back(std::move(c));
   }
   layout::Calibration c = layout::mergeCalibrations(parts);
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
+  if (!where.hosts.empty()) {
+    c.name += " over " + std::to_string(where.hosts.size()) + " host" +
+              (where.hosts.size() > 1 ? "s" : "");
+  }
   c.method = "benchmark";
   c.sourceRun = 0;
   return c;

@@ -11,6 +11,13 @@
 //    loss) for its alpha-beta fit; tp 2 (its per-layer all-reduces, layer
 //    costs at tp 2) when the heads divide; pp 2 ZB-H1 (pipeline transfers,
 //    split B and W costs) when the model has 2 layers or more.
+// With hosts (`calibrate --hosts a,b,...`) the same runs go to the hosts:
+// the layers and every same-host run on the first host (its `same_host`
+// fits), then, with two hosts or more, dp N (ZeRO 0 and 1) and pp 2 again
+// with their ranks spread one by one over the hosts (round robin, N ranks
+// over the first min(N, hosts) hosts), so their groups cross hosts: the
+// `other_host` fits (the calibration classifies each sample by the hosts
+// its ranks recorded, engine/layout/link_class.h).
 // Every run has m = 2 and `steps` steps and is written into `trace` (named
 // "calibrate ..."), so what was measured can be looked at. The result has
 // method "benchmark" and source run 0. Errors: a run that fails (its
@@ -19,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/layout/calibration.h"
@@ -26,7 +34,14 @@
 
 namespace bubblescope::cli {
 
+// Where the micro-benchmark runs: no hosts = this machine.
+struct BenchmarkHosts {
+  std::vector<std::string> hosts;  // "name" or "name:slots" (the slots are not used)
+  std::vector<std::string> netIf;  // run's --net-if, passed on to every run
+};
+
 Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& model, int32_t world,
-                                                 const std::string& trace, int32_t steps);
+                                                 const std::string& trace, int32_t steps,
+                                                 const BenchmarkHosts& where = {});
 
 }  // namespace bubblescope::cli

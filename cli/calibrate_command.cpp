@@ -1,9 +1,10 @@
 // `bubblescope-cli calibrate --trace F [--run ID] [--json]`: a cost model of
 // this machine extracted from a measured run of F (the newest finished one
 // by default), stored in F's calibration tables (docs/prediction.md).
-// `calibrate --model M --world N --trace F`: without a run, a short
-// micro-benchmark of M's layers and of the collectives (real short runs
-// into F, cli/calibrate_benchmark.h), stored the same way.
+// `calibrate --model M --world N [--hosts H,...] --trace F`: without a run,
+// a short micro-benchmark of M's layers and of the collectives (real short
+// runs into F, on this machine or the hosts, cli/calibrate_benchmark.h),
+// stored the same way.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@ struct CalibrateArgs {
   std::string model;  // set: the micro-benchmark instead of a run
   int32_t world = 2;
   int32_t steps = 3;
+  BenchmarkHosts where;  // --hosts, --net-if
 };
 
 Result<int64_t> pickRun(storage::TraceReader& reader, const std::string& path) {
@@ -54,7 +56,7 @@ Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
     BS_ASSIGN_OR_RETURN(c, fromRun(a));
   } else {
     BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, layout::modelPreset(a.model));
-    BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps));
+    BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps, a.where));
   }
   if (!a.name.empty()) c.name = a.name;
   BS_ASSIGN_OR_RETURN(c.id, storage::saveCalibration(a.trace, c));
@@ -104,6 +106,17 @@ void addCalibrateCommand(CLI::App& app, CommandRunner& runner) {
       ->capture_default_str()
       ->check(CLI::Range(2, 1000))
       ->needs(model);
+  auto* hosts = cmd->add_option("--hosts", a->where.hosts,
+                                "Benchmark on these hosts (host or host:slots, comma-separated; "
+                                "with --model): the layers and same_host links on the first, "
+                                "dp and pp spread over them for the other_host links")
+                    ->delimiter(',')
+                    ->needs(model);
+  cmd->add_option("--net-if", a->where.netIf,
+                  "Network interfaces (or CIDR networks) MPI may use between the hosts, "
+                  "comma-separated (as run's --net-if)")
+      ->delimiter(',')
+      ->needs(hosts);
   cmd->callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
 }
 

@@ -27,7 +27,7 @@ double meanOf(const std::vector<double>& v) {
 }  // namespace
 
 Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, bool echo,
-                          const std::string& name) {
+                          const std::string& name, const std::vector<std::string>& runFlags) {
   const std::string file = trace + ".layout.json";
   {
     std::ofstream out(file);
@@ -44,6 +44,7 @@ Result<int64_t> runLayout(const layout::Layout& l, const std::string& trace, boo
   };
   std::vector<std::string> argv = {selfExecutable(), "run", "--layout", file, "--trace", trace};
   if (!name.empty()) argv.insert(argv.end(), {"--name", name});
+  argv.insert(argv.end(), runFlags.begin(), runFlags.end());
   BS_ASSIGN_OR_RETURN(const JobExit exit, runJobProcess(argv, hooks));
   if (exit.exitCode != 0 || runId < 0) {
     return Status::invalidArgument(

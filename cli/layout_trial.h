@@ -38,9 +38,10 @@ struct LayoutTrial {
 };
 
 // Runs `layout` into `trace` with `bubblescope-cli run`; the run's id.
-// `name` "": run's default name.
+// `name` "": run's default name. `runFlags`: more flags for run (--net-if).
 Result<int64_t> runLayout(const layout::Layout& layout, const std::string& trace, bool echo,
-                          const std::string& name = "");
+                          const std::string& name = "",
+                          const std::vector<std::string>& runFlags = {});
 
 Result<LayoutTrial> runLayoutTrial(const layout::Layout& layout,
                                    const layout::Prediction& prediction, const std::string& trace,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# multihost_test.sh CLI WORKDIR: a dp2 x pp2 `run` over two "remote hosts"
-# on this machine, launched from a third, with the trace coming home.
+# multihost_test.sh CLI WORKDIR [calibrate]: a dp2 x pp2 `run` over two
+# "remote hosts" on this machine, launched from a third, with the trace
+# coming home. With `calibrate`: `calibrate --hosts` over the same hosts
+# instead of the run (its checks are in its block below).
 #
 # Hosts: network namespaces on a bridge (10.213.0.0/24; the bridge lives in
 # the launcher's namespace, so nothing is added to this machine's own
@@ -24,6 +26,7 @@
 set -u
 cli="$(readlink -f "$1")"
 dir="$(readlink -f "$2")"
+mode="${3:-run}"  # run, or calibrate: `calibrate --hosts` instead of the run (below)
 here="$(cd "$(dirname "$0")" && pwd)"
 net=10.213.0
 tag="bsmh$$"
@@ -58,6 +61,7 @@ for old in $(ip netns list 2>/dev/null | sed -n 's/^\(bsmh[0-9]*\)[-a-z]*\( .*\)
   done
 done
 [ "$(id -u)" = 0 ] || skip "needs root (network, mount and time namespaces)"
+[ "$mode" = run ] || command -v jq >/dev/null || skip "jq is missing (calibrate's checks read its JSON)"
 command -v ip >/dev/null || skip "iproute2's ip is missing"
 ip netns add "$tag-probe" 2>/dev/null || skip "cannot create network namespaces here"
 ip netns del "$tag-probe"
@@ -152,6 +156,16 @@ launcher=$(cat "$dir/launcher.pid")
 # in_host PIDFILE CMD...: runs CMD in that host's namespaces.
 in_host() { local p; p=$(cat "$1"); shift; nsenter -t "$p" -n -m -u -T "$@"; }
 in_launcher() { nsenter -t "$launcher" -n -m -u "$@"; }
+# Nothing of the job was left on the remote hosts.
+remote_tmp_is_clean() {
+  local h k left prune
+  for h in hostA hostB; do
+    prune=()
+    for k in $keep; do prune+=(-path "$k" -prune -o); done
+    left=$(in_host "$dir/$h.pid" find /tmp -mindepth 1 "${prune[@]}" -print 2>/dev/null)
+    [ -z "$left" ] || fail "files left on $h: $left"
+  done
+}
 # waited CMD...: runs CMD in the background and waits, so a signal to this
 # script runs its traps at once (bash defers them during a foreground child).
 waited() { "$@" & wait $!; }
@@ -168,6 +182,34 @@ for h in "$net.11" "$net.12"; do
   done
   echo "ssh $h: $(in_launcher ssh -F "$dir/ssh_config" "$h" 'hostname; cat /proc/uptime' 2>&1 | tr '\n' ' ')"
 done
+
+if [ "$mode" = calibrate ]; then
+  # calibrate --hosts: the micro-benchmark over hostA and hostB from the
+  # launcher. Its layers and same-host runs go to hostA, dp 2 and pp 2 again
+  # with one rank per host; the calibration comes home with both links.
+  in_launcher mkdir -p /tmp/mh
+  waited in_launcher "$cli" calibrate --model tiny --world 2 --steps 2 --trace /tmp/mh/cal.db \
+    --hosts "$net.11:2,$net.12:2" --net-if "$net.0/24" --json >"$dir/cal.json" 2>"$dir/run.err" ||
+    fail "calibrate --hosts failed"
+  in_launcher "$cli" info /tmp/mh/cal.db >"$dir/info.txt" 2>&1 || fail "info of the calibration runs"
+  grep -E '^run|  rank' "$dir/info.txt"
+  link() { jq -e --arg d "$1" --arg c "$2" --arg l "$3" \
+    'any(.links[]; .dim == $d and .collective == $c and .link == $l)' "$dir/cal.json" >/dev/null; }
+  for l in same_host other_host; do
+    link dp allreduce $l || fail "no dp allreduce fit on $l: $(jq -c '.links' "$dir/cal.json")"
+    link pp p2p $l || fail "no pp p2p fit on $l: $(jq -c '.links' "$dir/cal.json")"
+  done
+  link tp allreduce same_host || fail "no tp allreduce fit on same_host"
+  jq -e '.method == "benchmark" and .host == "hostA" and
+    ([.ops[] | select(.part == "block" and .op == "forward" and .tp == 1) | .micro_batch_size] | sort) == [1, 2, 4]' \
+    "$dir/cal.json" >/dev/null || fail "the layers were not measured on hostA: $(jq -c 'del(.ops, .links)' "$dir/cal.json")"
+  # The runs over hosts have a rank on each host; the others only hostA.
+  grep -q 'over hosts' "$dir/info.txt" || fail "no run over hosts: $(grep '^run' "$dir/info.txt")"
+  grep -q 'hostB' "$dir/info.txt" || fail "no rank ran on hostB"
+  remote_tmp_is_clean
+  echo "PASS: calibrate --hosts over hostA and hostB measured same_host and other_host links"
+  exit 0
+fi
 
 layout=(--dp 2 --pp 2 --micro-batches 2 --steps 4 --model tiny)
 in_launcher mkdir -p /tmp/mh
@@ -202,12 +244,6 @@ in_launcher "$cli" export /tmp/mh/trace.db /tmp/mh/trace.json --run 1 --format c
   >/dev/null || fail "the trace does not export"
 in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db hostA hostB \
   "$offset_s" /tmp/mh/trace.json "$dir/info.txt" || fail "the trace's checks failed"
-# Nothing of the job was left on the remote hosts.
-for h in hostA hostB; do
-  prune=()
-  for k in $keep; do prune+=(-path "$k" -prune -o); done
-  left=$(in_host "$dir/$h.pid" find /tmp -mindepth 1 "${prune[@]}" -print 2>/dev/null)
-  [ -z "$left" ] || fail "files left on $h: $left"
-done
+remote_tmp_is_clean
 [ ! -e "$dir/trace.db" ] || fail "a trace file outside the launcher's /tmp"
 echo "PASS: dp2 x pp2 over hostA and hostB; the trace came home to bs-launcher; hostB's clock offset found"

@@ -29,6 +29,13 @@ Result<std::string> findOnPath(const std::string& name, const std::string& missi
   return Status::notFound(missing);
 }
 
+// "a,b,c" (mpirun's and OpenMPI's list syntax).
+std::string commaJoined(const std::vector<std::string>& items) {
+  std::string joined;
+  for (const auto& i : items) joined += (joined.empty() ? "" : ",") + i;
+  return joined;
+}
+
 }  // namespace
 
 Result<std::string> findMpirun() {
@@ -77,6 +84,10 @@ std::vector<std::string> srunCommand(const std::string& srun, const SrunRequest&
   std::vector<std::string> argv;
   const bool collected = !r.taskHostfile.empty();
   if (collected) argv = {"env", "SLURM_HOSTFILE=" + r.taskHostfile};
+  if (!r.netIf.empty()) {
+    if (argv.empty()) argv.push_back("env");
+    argv.push_back("OMPI_MCA_btl_tcp_if_include=" + commaJoined(r.netIf));
+  }
   argv.insert(argv.end(), {srun, "-n", std::to_string(r.ranks + (collected ? 1 : 0)),
                            "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1"});
   if (collected) argv.insert(argv.end(), {"--distribution=arbitrary", "--overcommit"});
@@ -93,8 +104,7 @@ std::string listenBindLibrary() {
 
 std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRequest& r) {
   const bool local = r.hosts.empty() && r.hostfile.empty();
-  std::string net;  // --net-if as one comma-separated list
-  for (const auto& i : r.netIf) net += (net.empty() ? "" : ",") + i;
+  const std::string net = commaJoined(r.netIf);  // --net-if
   std::vector<std::string> argv;
   // Every listener of the job binds one address: loopback, or the net's.
   const std::string shim =
@@ -136,11 +146,7 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
   argv.insert(argv.end(), {"-x", "OPENBLAS_NUM_THREADS=1"});
   // The ranks' app context, then the collector's (the job's last rank).
   argv.insert(argv.end(), {"-np", std::to_string(r.ranks)});
-  if (!r.hosts.empty()) {
-    std::string joined;
-    for (const auto& h : r.hosts) joined += (joined.empty() ? "" : ",") + h;
-    argv.insert(argv.end(), {"--host", joined});
-  }
+  if (!r.hosts.empty()) argv.insert(argv.end(), {"--host", commaJoined(r.hosts)});
   argv.insert(argv.end(), r.program.begin(), r.program.end());
   if (!r.collector.empty()) {
     argv.insert(argv.end(), {":", "-np", "1", "--host", "localhost"});

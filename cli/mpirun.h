@@ -77,6 +77,10 @@ struct SrunRequest {
   // --distribution=arbitrary, and --overcommit lets the collector share a
   // node's slots with the trainers. "": no collector, Slurm places the tasks.
   std::string taskHostfile;
+  // --net-if: the interfaces (or networks) the ranks' TCP transport may use,
+  // set in srun's environment as OMPI_MCA_btl_tcp_if_include (srun exports
+  // it to every task); empty: OpenMPI's choice.
+  std::vector<std::string> netIf;
 };
 
 // srun's argv: one task per rank (and the collector), and the whole step

@@ -147,6 +147,7 @@ std::vector<std::string> jobCommand(const Plan& p, const RunArgs& a,
     request.program = std::move(program);
     request.mpiPlugin = p.mpiPlugin;
     request.taskHostfile = taskHostfile;
+    request.netIf = a.netIf;
     return srunCommand(p.launcher, request);
   }
   MpirunRequest request;

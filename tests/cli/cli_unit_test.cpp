@@ -76,6 +76,25 @@ TEST(LauncherCommand, SrunRunsOneTaskPerRankAndKillsTheStepOnAFailure) {
                                       "train", "--layout", "l.json"}));
 }
 
+// --net-if under Slurm: the ranks' TCP transport uses the named interfaces
+// (srun exports its environment to every task).
+TEST(LauncherCommand, SrunPassesNetIfToTheRanksTcpTransport) {
+  SrunRequest r;
+  r.ranks = 2;
+  r.netIf = {"ib0", "10.0.0.0/24"};
+  r.program = {"bubblescope-cli", "train"};
+  EXPECT_EQ(
+      srunCommand("srun", r),
+      (std::vector<std::string>{"env", "OMPI_MCA_btl_tcp_if_include=ib0,10.0.0.0/24", "srun", "-n",
+                                "2", "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1",
+                                "bubblescope-cli", "train"}));
+  r.taskHostfile = "/tmp/tasks";
+  const std::vector<std::string> collected = srunCommand("srun", r);
+  EXPECT_EQ(std::vector<std::string>(collected.begin(), collected.begin() + 4),
+            (std::vector<std::string>{"env", "SLURM_HOSTFILE=/tmp/tasks",
+                                      "OMPI_MCA_btl_tcp_if_include=ib0,10.0.0.0/24", "srun"}));
+}
+
 TEST(LauncherCommand, SrunWithACollectorStartsOneMoreTaskPlacedByTheTaskHostfile) {
   SrunRequest r;
   r.ranks = 4;

@@ -43,6 +43,21 @@ std::optional<double> Calibration::opCostNs(const std::string& part, const std::
   return std::max(0.0, lo->second + slope * (b - lo->first)) * tpScale;
 }
 
+std::optional<double> Calibration::perParameterNs(const std::string& part, const std::string& op,
+                                                  bool cpuTime) const {
+  for (const OpCostEntry& e : ops) {
+    if (e.part == part && e.op == op && e.microBatchSize == 0) return cpuTime ? e.cpuNs : e.wallNs;
+  }
+  return std::nullopt;
+}
+
+double Calibration::stragglerFactor(bool cpuTime) const {
+  for (const OpCostEntry& e : ops) {
+    if (e.part == "step" && e.op == "straggler") return std::max(1.0, cpuTime ? e.cpuNs : e.wallNs);
+  }
+  return 1.0;
+}
+
 const LinkFit* Calibration::linkFit(const std::string& dim, const std::string& collective,
                                     const std::string& link) const {
   const LinkFit* sameLink = nullptr;

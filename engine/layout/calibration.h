@@ -5,6 +5,13 @@
 //    "recompute") per micro-batch size and tensor-parallel degree, in wall
 //    time and in thread CPU time, and the optimizer's cost per parameter
 //    (part "optimizer", op "step", micro-batch size 0);
+//  - the step's time outside every op (zeroing gradients, the gradient
+//    norm's pass, bookkeeping) per parameter the rank holds (part "step",
+//    op "other", micro-batch size 0);
+//  - the straggler factor (part "step", op "straggler", micro-batch size 0;
+//    a ratio >= 1, not ns): ranks doing the same work meet at their
+//    collectives, so a step runs at its slowest rank's pace; the mean over
+//    steps of the slowest rank's compute over the ranks' mean compute;
 //  - per parallel dimension, link and collective, an alpha-beta fit
 //    time = alpha + beta · bytes (Thakur, Rabenseifner, Gropp 2005).
 // Stored in a trace file's calibration tables (storage/calibration_store.h).
@@ -78,6 +85,12 @@ struct Calibration {
   // part and op were never measured.
   std::optional<double> opCostNs(const std::string& part, const std::string& op, int32_t b,
                                  int32_t tp, bool cpuTime) const;
+  // A cost per parameter (micro-batch size 0: "optimizer"/"step",
+  // "step"/"other"), not scaled by tp; nullopt when not measured.
+  std::optional<double> perParameterNs(const std::string& part, const std::string& op,
+                                       bool cpuTime) const;
+  // The straggler factor ("step"/"straggler"), 1 when not measured.
+  double stragglerFactor(bool cpuTime) const;
   // The fit of `collective` on dim; falls back to another dimension's fit of
   // the same collective on the same link, then any link. nullptr when none.
   const LinkFit* linkFit(const std::string& dim, const std::string& collective,

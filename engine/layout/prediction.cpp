@@ -26,7 +26,11 @@ struct ChunkParts {
 class Predictor {
  public:
   Predictor(const Layout& l, const Calibration& c)
-      : l_(l), c_(c), cpu_(c.oversubscribed()), placed_(placedHosts(l)) {}
+      : l_(l),
+        c_(c),
+        cpu_(c.oversubscribed()),
+        placed_(placedHosts(l)),
+        straggler_(l.dp * l.tp * l.pp > 1 ? c.stragglerFactor(c.oversubscribed()) : 1.0) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
@@ -96,11 +100,45 @@ class Predictor {
     return 0.0;
   }
 
+  // With more than one rank, compute runs at the slowest rank's pace
+  // (Calibration::stragglerFactor).
   double chunkComputeNs(const ChunkParts& c, const std::string& op) {
     double ns = c.layers * partNs("block", op);
     if (c.embedding) ns += partNs("embedding", op);
     if (c.head) ns += partNs("head", op);
-    return ns;
+    return ns * straggler_;
+  }
+
+  // The optimizer over the parameters this rank updates, the step's time
+  // outside ops over the parameters it holds, and the step's small
+  // all-reduces: the gradient norm over pp and tp, the loss over pp and dp.
+  double optimizerStepNs() {
+    const ChunkParameters p = stageParameterSplit();
+    const bool sharded = l_.zeroStage != ZeroStage::kNone && l_.dp > 1;
+    const double updated =
+        sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
+    double ns = updated * perParameterNs("optimizer", "step");
+    if (auto other = c_.perParameterNs("step", "other", cpu_)) ns += p.total() * *other;
+    ns *= straggler_;
+    if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
+      const double norm =
+          collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1);
+      epNs_ += norm;
+      ns += norm;
+    }
+    const double pp = l_.pp > 1 ? 2 * collectiveNs("pp", "allreduce", 8, 1) : 0.0;
+    const double tp = l_.tp > 1 ? collectiveNs("tp", "allreduce", 8, 1) : 0.0;
+    const double dp = l_.dp > 1 ? collectiveNs("dp", "allreduce", 8, 1) : 0.0;
+    ppNs_ += pp;
+    tpNs_ += tp;
+    dpNs_ += dp;
+    return ns + pp + tp + dp;
+  }
+
+  double perParameterNs(const char* part, const char* op) {
+    if (auto ns = c_.perParameterNs(part, op, cpu_)) return *ns;
+    warn(std::string("no ") + op + " cost of " + part + " measured: taken as 0");
+    return 0.0;
   }
 
   // `calls` collectives moving `bytes` in all over dim; 0 when unmeasured
@@ -218,20 +256,8 @@ class Predictor {
         // micro-batch, after its backward.
         if (op.microBatch < 0) return zeroStepNs("reduce_scatter");
         return zeroNs("reduce_scatter", c.parameters, slots);
-      case OpType::kOptimizerStep: {
-        const ChunkParameters p = stageParameterSplit();
-        const bool sharded = l_.zeroStage != ZeroStage::kNone && l_.dp > 1;
-        const double params =
-            sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
-        double ns = params * partNs("optimizer", "step");
-        if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
-          const double norm =
-              collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1);
-          epNs_ += norm;
-          ns += norm;
-        }
-        return ns;
-      }
+      case OpType::kOptimizerStep:
+        return optimizerStepNs();
       case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards
         return zeroStepNs("all_gather");
     }
@@ -343,6 +369,7 @@ class Predictor {
   const bool cpu_;
   const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
   std::map<std::string, std::string> links_;  // dim -> its link class
+  const double straggler_;                    // 1 on a single rank
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;

@@ -20,7 +20,9 @@
 //    reduce-scatter of the stage's gradients, ZeRO 2/3 a reduce-scatter of
 //    one chunk's per ReduceScatterGrads(mb, chunk); nothing when dp = 1;
 //  - OptimizerStep: the optimizer's cost per parameter × the parameters this
-//    rank updates (Ψ_rank, /dp under ZeRO >= 1);
+//    rank updates (Ψ_rank, /dp under ZeRO >= 1), plus the step's time
+//    outside ops per parameter × the parameters it holds, plus the step's
+//    8-byte all-reduces (gradient norm over pp and tp, loss over pp and dp);
 //  - AllGatherParams (ZeRO 1/2): an all-gather of the stage's parameters.
 //  - expert parallelism (ep > 1, expert_parallel_cost.h): each pass of a
 //    MoE block adds its all-to-alls (the "ep" fit: 3 forward and in a
@@ -32,7 +34,10 @@
 // layout's hosts place the ranks (link_class.h: other_host when a group of
 // the dimension spans hosts; same_host without hosts); a fit of the other
 // link stands in when that one was not measured, with a warning.
-// Times are wall ns, or thread-CPU ns when the calibration's run was
+// With more than one rank every compute cost (layers, optimizer, time
+// outside ops) is multiplied by the calibration's straggler factor: the
+// ranks meet at their collectives and transfers, so they run at the slowest
+// one's pace. Times are wall ns, or thread-CPU ns when the calibration's run was
 // oversubscribed (Calibration::oversubscribed).
 #pragma once
 

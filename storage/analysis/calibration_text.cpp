@@ -12,12 +12,18 @@ std::string calibrationToText(const layout::Calibration& c) {
       (c.oversubscribed() ? " (oversubscribed: predictions use CPU time)" : "") + "\n\n";
   TextTable ops{{"part", "op", "b", "tp", "wall ms", "cpu ms", "samples"}, {}, false};
   for (const layout::OpCostEntry& e : c.ops) {
-    const bool perParam = e.part == "optimizer";
-    // The optimizer's cost is per parameter: shown in ns, the others in ms.
-    ops.rows.push_back(
-        {e.part, e.op + (perParam ? " (ns/param)" : ""), std::to_string(e.microBatchSize),
-         std::to_string(e.tp), perParam ? formatNumber(e.wallNs) : formatMs(e.wallNs),
-         perParam ? formatNumber(e.cpuNs) : formatMs(e.cpuNs), std::to_string(e.samples)});
+    // Size 0: the optimizer's and the step's time outside ops are per
+    // parameter (shown in ns), the straggler factor a ratio; the others ms.
+    const bool ratio = e.part == "step" && e.op == "straggler";
+    const bool raw = e.microBatchSize == 0;
+    ops.rows.push_back({e.part,
+                        e.op + (ratio ? " (ratio)"
+                                : raw ? " (ns/param)"
+                                      : ""),
+                        std::to_string(e.microBatchSize), std::to_string(e.tp),
+                        raw ? formatNumber(e.wallNs) : formatMs(e.wallNs),
+                        raw ? formatNumber(e.cpuNs) : formatMs(e.cpuNs),
+                        std::to_string(e.samples)});
   }
   out += "Compute per micro-batch\n" + ops.render(false);
   if (c.links.empty()) return out + "\nno communication measured\n";

@@ -66,6 +66,33 @@ void add(MeasuredCost& into, const MeasuredCost& c) {
   into.cpuNs += c.cpuNs;
 }
 
+// The union of a rank's spans per step, from spans visited in start order.
+class StepCoverage {
+ public:
+  void add(int32_t step, int64_t startNs, int64_t endNs) {
+    Open& o = open_[step];
+    if (o.endNs <= o.startNs || startNs > o.endNs) {
+      o.coveredNs += static_cast<double>(o.endNs - o.startNs);
+      o.startNs = startNs;
+      o.endNs = endNs;
+    } else {
+      o.endNs = std::max(o.endNs, endNs);
+    }
+  }
+  double coveredNs(int32_t step) const {
+    auto it = open_.find(step);
+    if (it == open_.end()) return 0.0;
+    return it->second.coveredNs + static_cast<double>(it->second.endNs - it->second.startNs);
+  }
+
+ private:
+  struct Open {
+    int64_t startNs = 0, endNs = 0;  // the interval being extended
+    double coveredNs = 0;            // closed intervals before it
+  };
+  std::map<int32_t, Open> open_;
+};
+
 }  // namespace
 
 std::string opNameOf(EventKind kind) {
@@ -99,13 +126,16 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
   BS_ASSIGN_OR_RETURN(const storage::RunRecord run, reader.run(runId));
   out.layout = runLayout(run.info.layoutJson, run.info.modelJson);
   BS_ASSIGN_OR_RETURN(out.ranks, reader.ranks(runId));
+  BS_ASSIGN_OR_RETURN(const std::vector<trace_model::StepRecord> stepRecords, reader.steps(runId));
   for (const storage::RankInfo& r : out.ranks) {
+    StepCoverage coverage;
     // Op spans, and layer spans summed per op key and layer name.
     std::map<OpKey, MeasuredCost> opSpans, layerSums;
     std::map<std::pair<OpKey, std::string>, MeasuredCost> layerByName;
     BS_RETURN_IF_ERROR(reader.visitEvents(runId, r.rank, [&](const Event& e) {
       if (e.step < 0) return Status::ok();
       out.steps = std::max(out.steps, e.step + 1);
+      coverage.add(e.step, e.startNs, e.endNs);
       const std::string op = opNameOf(e.kind);
       if (!op.empty() && e.lane == trace_model::Lane::kCompute) {
         if (e.cpuNs >= 0) out.cpuMeasured = true;
@@ -127,6 +157,11 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
       }
       return Status::ok();
     }));
+    for (const trace_model::StepRecord& s : stepRecords) {
+      if (s.rank != r.rank) continue;
+      out.rankSteps[{r.rank, s.step}] = {static_cast<double>(s.endNs - s.startNs),
+                                         coverage.coveredNs(s.step)};
+    }
     for (const auto& [key, cost] : layerSums) out.ops[key] = cost;
     for (const auto& [key, cost] : opSpans) out.ops[key] = cost;  // the op span wins
     for (const auto& [k, cost] : layerByName) {

@@ -54,6 +54,16 @@ struct CommSample {
   double wallNs = 0;
 };
 
+// One rank's step: its own step record's length and how much of it its
+// spans cover (every lane; nested spans counted once).
+struct RankStepTime {
+  double stepNs = 0;     // the rank's step record, end - start (0: no record)
+  double coveredNs = 0;  // |union of the rank's spans tagged with the step|
+  // The time in the step outside every span (zeroing gradients, the
+  // gradient norm's pass, step bookkeeping); 0 without a step record.
+  double uncoveredNs() const { return stepNs > coveredNs ? stepNs - coveredNs : 0.0; }
+};
+
 struct MeasuredOps {
   std::optional<layout::Layout> layout;
   std::vector<storage::RankInfo> ranks;
@@ -62,6 +72,7 @@ struct MeasuredOps {
   std::map<OpKey, MeasuredCost> ops;
   std::vector<LayerSample> layers;
   std::vector<CommSample> comms;
+  std::map<std::pair<int32_t, int32_t>, RankStepTime> rankSteps;  // (rank, step)
 
   // The op's cost, if measured.
   std::optional<MeasuredCost> op(int32_t rank, int32_t step, int32_t microBatch, int32_t chunk,

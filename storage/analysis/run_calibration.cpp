@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -23,6 +24,75 @@ double meanOf(const std::vector<double>& v) {
   double sum = 0;
   for (double x : v) sum += x;
   return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+// Per parameter the rank holds: the mean time of its steps outside every
+// span (RankStepTime::uncoveredNs). Only single-stage runs: a pipeline
+// stage's uncovered time is mostly its bubble.
+std::optional<layout::OpCostEntry> uncoveredCost(const MeasuredOps& m, int32_t firstStep) {
+  const layout::Layout& l = *m.layout;
+  if (l.pp != 1) return std::nullopt;
+  std::vector<double> perParameter;
+  for (const auto& [key, t] : m.rankSteps) {
+    if (key.second < firstStep || t.stepNs <= 0) continue;
+    double params = layout::parametersPerRank(l);
+    for (const storage::RankInfo& r : m.ranks) {
+      if (r.rank == key.first && r.parameters > 0) params = static_cast<double>(r.parameters);
+    }
+    if (params > 0) perParameter.push_back(t.uncoveredNs() / params);
+  }
+  if (perParameter.empty()) return std::nullopt;
+  layout::OpCostEntry e;
+  e.part = "step";
+  e.op = "other";
+  e.microBatchSize = 0;
+  e.wallNs = e.cpuNs = meanOf(perParameter);  // no thread CPU time outside spans
+  e.samples = static_cast<int64_t>(perParameter.size());
+  return e;
+}
+
+// The straggler factor (layout::Calibration::stragglerFactor): over the
+// steps, the mean of the slowest rank's compute over the mean of the ranks'
+// mean compute, among ranks doing the same work (one pipeline stage).
+// nullopt when no stage has two ranks.
+std::optional<layout::OpCostEntry> stragglerCost(const MeasuredOps& m, int32_t firstStep) {
+  // (step, stage) -> rank -> compute (wall, cpu)
+  std::map<std::pair<int32_t, int32_t>, std::map<int32_t, MeasuredCost>> compute;
+  std::map<int32_t, int32_t> stageOf;
+  for (const storage::RankInfo& r : m.ranks) stageOf[r.rank] = r.pp;
+  for (const auto& [key, cost] : m.ops) {
+    const int32_t rank = std::get<0>(key), step = std::get<1>(key);
+    if (step < firstStep) continue;
+    MeasuredCost& sum = compute[{step, stageOf[rank]}][rank];
+    sum.wallNs += cost.wallNs;
+    sum.cpuNs += cost.cpuNs;
+  }
+  double maxWall = 0, maxCpu = 0, meanWall = 0, meanCpu = 0;
+  int64_t groups = 0;
+  for (const auto& [key, byRank] : compute) {
+    if (byRank.size() < 2) continue;
+    double mw = 0, mc = 0, sw = 0, sc = 0;
+    for (const auto& [rank, c] : byRank) {
+      mw = std::max(mw, c.wallNs);
+      mc = std::max(mc, c.cpuNs);
+      sw += c.wallNs;
+      sc += c.cpuNs;
+    }
+    maxWall += mw;
+    maxCpu += mc;
+    meanWall += sw / static_cast<double>(byRank.size());
+    meanCpu += sc / static_cast<double>(byRank.size());
+    ++groups;
+  }
+  if (groups == 0 || meanWall <= 0 || meanCpu <= 0) return std::nullopt;
+  layout::OpCostEntry e;
+  e.part = "step";
+  e.op = "straggler";
+  e.microBatchSize = 0;
+  e.wallNs = maxWall / meanWall;
+  e.cpuNs = maxCpu / meanCpu;
+  e.samples = groups;
+  return e;
 }
 
 int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
@@ -100,6 +170,8 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     e.samples = static_cast<int64_t>(samples.size());
     c.ops.push_back(e);
   }
+  if (auto e = uncoveredCost(m, firstStep)) c.ops.push_back(*e);
+  if (auto e = stragglerCost(m, firstStep)) c.ops.push_back(*e);
 
   // (dim, collective, link) -> bytes -> times; the link of each sample is
   // its rank's group's (layout/link_class.h): a run over hosts fits both.

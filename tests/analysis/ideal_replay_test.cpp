@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "engine/layout/formulas.h"
 #include "engine/layout/simulator.h"
@@ -262,6 +263,69 @@ TEST(RunCalibration, RecoversLayerCostsInCpuAndWallTimeAndStoresThem) {
   EXPECT_EQ(back->model, c->model);
   EXPECT_EQ(back->ranksPerHost, 4);
   EXPECT_NEAR(*back->opCostNs("block", "backward", 1, 1, true), 2.0 * kMs, 1.0);
+}
+
+// A dp2 run of 3 steps (100 ms apart) whose rank 1 computes slower: rank 0
+// F 10, B 20, all-reduce until 40 (waiting for rank 1), optimizer 42-44;
+// rank 1 F 12, B 24, all-reduce 36-40, optimizer 42-46; both steps end at
+// 50. Rank 0 leaves 8 ms of its step uncovered by spans, rank 1 6 ms.
+TEST(RunCalibration, MeasuresTheStepsTimeOutsideSpansAndTheStragglerFactor) {
+  TraceBuilder b;
+  TraceBuilder::RunSpec spec;
+  layout::Layout l;
+  l.dp = 2;
+  spec.layoutJson = layout::toJson(l).dump();
+  spec.worldSize = 2;
+  const double ends[2][4] = {{10, 30, 40, 44}, {12, 36, 40, 46}};  // F, B, all-reduce, optimizer
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    storage::RankInfo r = rankInfo(rank, rank, 0, 0);
+    r.parameters = 1'000'000;
+    spec.ranks.push_back(r);
+    const double* e = ends[rank];
+    for (int32_t step = 0; step < 3; ++step) {
+      const int64_t base = step * 100 * kMs;
+      auto at = [&](double ms) { return base + static_cast<int64_t>(ms * kMs); };
+      for (auto [kind, t0, t1] : {std::tuple{EventKind::kForward, 0.0, e[0]},
+                                  std::tuple{EventKind::kBackward, e[0], e[1]}}) {
+        trace_model::Event op = span(rank, kind, at(t0), at(t1), step);
+        op.microBatch = 0;
+        spec.events.push_back(op);
+        op.name = "h.0";  // the layer inside the op: covered once
+        spec.events.push_back(op);
+      }
+      spec.events.push_back(span(rank, EventKind::kAllReduce, at(e[1]), at(e[2]), step,
+                                 trace_model::ParallelDim::kDp, 4'000'000));
+      spec.events.push_back(span(rank, EventKind::kOptimizer, at(42), at(e[3]), step));
+      spec.steps.push_back(stepRecord(rank, step, at(0), at(50)));
+    }
+  }
+  const int64_t run = b.run(spec);
+  auto reader = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(reader.isOk());
+  auto m = analysis::measureOps(**reader, run);
+  ASSERT_TRUE(m.isOk()) << m.status().message();
+  EXPECT_NEAR(m->rankSteps.at({0, 1}).uncoveredNs(), 8.0 * kMs, 1.0);
+  EXPECT_NEAR(m->rankSteps.at({1, 2}).uncoveredNs(), 6.0 * kMs, 1.0);
+  auto c = analysis::calibrationOf(*m, run);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  // (8 + 6) / 2 ms over 10^6 parameters.
+  EXPECT_NEAR(*c->perParameterNs("step", "other", false), 7.0, 1e-6);
+  // Compute 32 and 40 ms: the slowest 40 over the mean 36.
+  EXPECT_NEAR(c->stragglerFactor(false), 40.0 / 36.0, 1e-9);
+  // A single-rank run has no straggler.
+  spec.ranks.resize(1);
+  spec.worldSize = 1;
+  std::erase_if(spec.events, [](const trace_model::Event& e) { return e.rank == 1; });
+  std::erase_if(spec.steps, [](const trace_model::StepRecord& s) { return s.rank == 1; });
+  l.dp = 1;
+  spec.layoutJson = layout::toJson(l).dump();
+  const int64_t single = b.run(spec);
+  auto again = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(again.isOk());
+  auto alone = analysis::calibrateFromRun(**again, single);
+  ASSERT_TRUE(alone.isOk()) << alone.status().message();
+  EXPECT_DOUBLE_EQ(alone->stragglerFactor(false), 1.0);
+  EXPECT_NEAR(*alone->perParameterNs("step", "other", false), 8.0, 1e-6);
 }
 
 TEST(RunCalibration, ABadSourceIsOneClearError) {

@@ -27,13 +27,14 @@ params=$(sed -n 's/^model tiny: \([0-9]*\) parameters.*/\1/p' "$dir/run.txt")
 
 # 2. The single-rank prediction follows from the calibration alone: m micro-
 # batches of every layer's forward and backward (wall times: one rank is not
-# oversubscribed) plus the optimizer's cost per parameter times Ψ.
+# oversubscribed) plus the optimizer's and the step's time outside ops
+# (both per parameter) times Ψ.
 expected_ms=$(jq -r --argjson m 2 --argjson params "$params" '
   def w(p; o): ([.ops[] | select(.part == p and .op == o) | .wall_ns] | first // 0);
   (($m * (.model.layers * (w("block"; "forward") + w("block"; "backward"))
          + w("embedding"; "forward") + w("embedding"; "backward")
          + w("head"; "forward") + w("head"; "backward")))
-   + w("optimizer"; "step") * $params) / 1e6' "$dir/calibration.json")
+   + (w("optimizer"; "step") + w("step"; "other")) * $params) / 1e6' "$dir/calibration.json")
 "$cli" simulate --model tiny --steps 3 --micro-batches 2 --calibration "$f" --trace "$f" \
   >"$dir/simulate.txt" 2>&1 || fail "simulate: $(tail -1 "$dir/simulate.txt")"
 predicted_ms=$(sed -n 's/^predicted step \([0-9.]*\) ms.*/\1/p' "$dir/simulate.txt")

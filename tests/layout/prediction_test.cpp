@@ -128,9 +128,49 @@ TEST(Prediction, PipelineTransfersAndTensorParallelAllReducesAddTheirFittedTimes
   t.tp = 2;
   auto q = predictLayout(t, c);
   ASSERT_TRUE(q.isOk()) << q.status().message();
-  // Compute halves over tp 2; 2 all-reduces forward and 2 backward per layer.
-  EXPECT_NEAR(q->stepNs, 2 * (0.5 + 1.0) * kMs + 2 * 4 * 0.05 * kMs, 1.0);
-  EXPECT_NEAR(q->exposedCommNs.at("tp"), 2 * 4 * 0.05 * kMs, 1.0);
+  // Compute halves over tp 2; 2 all-reduces forward and 2 backward per
+  // layer, and the gradient norm's all-reduce before the optimizer.
+  EXPECT_NEAR(q->stepNs, 2 * (0.5 + 1.0) * kMs + (2 * 4 + 1) * 0.05 * kMs, 1.0);
+  EXPECT_NEAR(q->exposedCommNs.at("tp"), (2 * 4 + 1) * 0.05 * kMs, 1.0);
+}
+
+TEST(Prediction, TimeOutsideOpsIsChargedPerParameterTheRankHolds) {
+  Calibration c = blockCalibration(1.0, 2.0, 10.0);
+  c.ops.push_back({"step", "other", 0, 1, 3.0, 3.0, 1});
+  Layout l;
+  l.microBatches = 2;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  const double psi = static_cast<double>(l.model.parameterCount());
+  EXPECT_NEAR(p->stepNs, 2 * 2 * 3.0 * kMs + (10.0 + 3.0) * psi, 1.0);
+  EXPECT_TRUE(p->warnings.empty());
+  // Per-parameter costs are not split again over tp: the parameters are.
+  c.links.push_back({"tp", "same_host", "allreduce", 2, 0, 0, 1, 1, 1});
+  Layout t = l;
+  t.tp = 2;
+  auto q = predictLayout(t, c);
+  ASSERT_TRUE(q.isOk()) << q.status().message();
+  const double psiTp = psi / 2;  // the predictor splits every parameter over tp
+  EXPECT_NEAR(q->stepNs, 2 * 2 * 1.5 * kMs + 13.0 * psiTp, 0.02 * 13.0 * psiTp);
+}
+
+TEST(Prediction, StragglerFactorStretchesComputeOfMultiRankLayoutsOnly) {
+  Calibration c = blockCalibration(1.0, 2.0);
+  c.ops.push_back({"step", "straggler", 0, 1, 1.25, 1.0, 1});
+  c.links.push_back({"dp", "same_host", "allreduce", 2, 0, 0.0, 1, 1, 1});  // free
+  Layout one;
+  one.microBatches = 2;
+  auto p = predictLayout(one, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->stepNs, 2 * 2 * 3.0 * kMs, 1.0);
+  Layout two = one;
+  two.dp = 2;
+  auto q = predictLayout(two, c);
+  ASSERT_TRUE(q.isOk()) << q.status().message();
+  EXPECT_NEAR(q->stepNs, 1.25 * 2 * 2 * 3.0 * kMs, 1.0);
+  // Below 1 (a faster slowest rank cannot be) reads as 1.
+  c.ops.back().wallNs = 0.5;
+  EXPECT_DOUBLE_EQ(c.stragglerFactor(false), 1.0);
 }
 
 TEST(Prediction, SplitBackwardFromAFusedCalibrationIsHalvedAndSaidSo) {

@@ -1,10 +1,14 @@
 // `bubblescope-cli bench predict`: the prediction's accuracy on this machine
-// (docs/prediction.md, "Accuracy"). Calibrates from one measured run (dp2,
-// ZeRO 0, m micro-batches), then predicts and really runs a set of layouts
-// that fit 2 cores without oversubscription (single rank with varying m,
-// micro-batch size and recompute; dp2 with ZeRO 0-3; tp2; pp2 with each
-// schedule; pp2 with recompute) and prints predicted vs measured step time
-// and bubble for each, with median_rel_error, max_rel_error (step time) and
+// (docs/prediction.md, "Accuracy"). Calibrates from two measured runs on
+// both cores (dp2 ZeRO 0 at m micro-batches of size 1: the layers, the
+// all-reduce, the step's time outside ops and the straggler factor; dp2
+// ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
+// all-gather), merged (layout::mergeCalibrations), then predicts and really
+// runs a set of layouts that fit 2 cores without oversubscription (single
+// rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
+// tp2; pp2 with each schedule; pp2 with recompute) and prints predicted vs
+// measured step time (the median of the steps after the first) and bubble
+// for each, with median_rel_error, max_rel_error (step time) and
 // median_bubble_error_points.
 #include <cstdio>
 #include <filesystem>
@@ -28,7 +32,7 @@ namespace {
 
 struct BenchPredictArgs {
   std::string model = "small";
-  int32_t steps = 4;
+  int32_t steps = 8;
   int32_t microBatches = 4;
   std::string dir = "bench-predict";
   std::string svg;  // "": no picture
@@ -107,25 +111,38 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   base.model = *model;
   base.steps = a.steps;
   base.microBatches = a.microBatches;
-  // The calibration run: dp2 measures the compute of 2 busy cores and the
-  // data-parallel all-reduce.
-  layout::Layout calibrationLayout = base;
-  calibrationLayout.dp = 2;
-  auto calibrationRun = runLayout(calibrationLayout, trace, a.echo);
-  if (!calibrationRun.isOk()) return fail(calibrationRun.status().message());
-  layout::Calibration calibration;
-  {
+  // The calibration runs: dp2 measures the compute of 2 busy cores.
+  layout::Layout sizeOne = base;
+  sizeOne.dp = 2;
+  layout::Layout sizeTwo = sizeOne;
+  sizeTwo.zeroStage = layout::ZeroStage::kOptimizer;
+  sizeTwo.microBatches = a.microBatches / 2;
+  sizeTwo.microBatchSize = 2;
+  std::vector<layout::Calibration> parts;
+  std::vector<int64_t> calibrationRuns;
+  for (const layout::Layout& l : {sizeOne, sizeTwo}) {
+    auto run = runLayout(l, trace, a.echo,
+                         "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize));
+    if (!run.isOk()) return fail(run.status().message());
     auto reader = storage::TraceReader::open(trace);
     if (!reader.isOk()) return fail(reader.status().message());
-    auto c = analysis::calibrateFromRun(**reader, *calibrationRun);
+    auto c = analysis::calibrateFromRun(**reader, *run);
     if (!c.isOk()) return fail(c.status().message());
-    calibration = *c;
+    parts.push_back(std::move(*c));
+    calibrationRuns.push_back(*run);
   }
+  layout::Calibration calibration = layout::mergeCalibrations(parts);
+  calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + " and " +
+                     std::to_string(calibrationRuns[1]);
   auto id = storage::saveCalibration(trace, calibration);
   if (!id.isOk()) return fail(id.status().message());
-  std::printf("calibration: run %lld (%s), calibration_id %lld in %s\n",
-              static_cast<long long>(*calibrationRun), runName(calibrationLayout).c_str(),
+  std::printf("calibration: runs %lld (%s b1) and %lld (%s b2), calibration_id %lld in %s\n",
+              static_cast<long long>(calibrationRuns[0]), runName(sizeOne).c_str(),
+              static_cast<long long>(calibrationRuns[1]), runName(sizeTwo).c_str(),
               static_cast<long long>(*id), trace.c_str());
+  std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
+              calibration.stragglerFactor(false),
+              calibration.perParameterNs("step", "other", false).value_or(0.0));
 
   std::vector<LayoutTrial> trials;
   for (const layout::Layout& l : benchLayouts(base)) {
@@ -143,8 +160,9 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   if (!a.svg.empty()) {
     std::ofstream out(a.svg);
     out << trialScatterSvg(trials, "bench predict: " + a.model + ", calibrated from " +
-                                       runName(calibrationLayout) + " m" +
-                                       std::to_string(a.microBatches));
+                                       runName(sizeOne) + " m" + std::to_string(a.microBatches) +
+                                       " b1 and " + runName(sizeTwo) + " m" +
+                                       std::to_string(sizeTwo.microBatches) + " b2");
     if (!out) return fail("cannot write " + a.svg);
     std::printf("scatter: %s\n", a.svg.c_str());
   }
@@ -156,11 +174,13 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
 void addBenchPredict(CLI::App& bench, CommandRunner& runner) {
   auto args = std::make_shared<BenchPredictArgs>();
   CLI::App* cmd = bench.add_subcommand(
-      "predict", "Calibrate from one run, then predict and run 15 layouts: the prediction's error");
+      "predict",
+      "Calibrate from two runs, then predict and run 15 layouts: the prediction's error");
   cmd->add_option("--model", args->model, "Model preset")->capture_default_str();
   cmd->add_option("--steps", args->steps, "Steps per run (the first is left out)")
       ->capture_default_str();
-  cmd->add_option("--micro-batches", args->microBatches, "m of the calibration run (even)")
+  cmd->add_option("--micro-batches", args->microBatches,
+                  "m of the layouts and of the size-1 calibration run (even)")
       ->capture_default_str();
   cmd->add_option("--dir", args->dir, "Folder of the trace file (replaced)")->capture_default_str();
   cmd->add_option("--svg", args->svg, "Write the predicted-vs-measured scatter here");

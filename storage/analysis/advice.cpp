@@ -80,9 +80,16 @@ class Advisor {
   // layout's prediction; one that keeps the global batch (a training
   // hyper-parameter) when any does.
   std::optional<Best> best(const std::vector<Layout>& candidates) const {
+    unmeasured_.clear();
     if (!base_) return std::nullopt;
     std::optional<Best> keeps, changes;
     for (const Layout& l : candidates) {
+      // Op costs do not scale linearly in the micro-batch size (a size-2
+      // op costs less than two size-1 ops): no prediction at an unmeasured one.
+      if (!measuredAt(l.microBatchSize)) {
+        unmeasured_.insert(l.microBatchSize);
+        continue;
+      }
       auto p = layout::predictLayout(l, *c_);
       if (!p.isOk()) continue;
       if (o_.memoryPerRankBytes && peakOf(*p) > *o_.memoryPerRankBytes) continue;
@@ -96,17 +103,19 @@ class Advisor {
   }
 
   void attach(Advice& a, const std::optional<Best>& b) const {
+    if (!unmeasured_.empty()) {
+      std::string sizes;
+      for (int32_t size : unmeasured_) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+      a.message += " (micro-batch size " + sizes +
+                   " not measured: layouts at it are left out; `bubblescope-cli calibrate "
+                   "--model M` into this file measures sizes 1, 2 and 4)";
+    }
     if (!b) return;
     a.change = layoutChangeText(*r_.layout, b->layout);
     a.layout = b->layout;
     a.predicted = PredictedGain{base_->stepNs,          b->prediction.stepNs,
                                 base_->tokensPerSecond, b->prediction.tokensPerSecond,
                                 peakOf(*base_),         peakOf(b->prediction)};
-    if (!measuredAt(b->layout.microBatchSize)) {
-      a.message += " (micro-batch size " + std::to_string(b->layout.microBatchSize) +
-                   " was not measured: its costs are the measured sizes' scaled linearly, which "
-                   "small matrices may not reach)";
-    }
   }
 
   // Whether the calibration holds a block forward cost at micro-batch size b.
@@ -117,6 +126,8 @@ class Advisor {
   }
 
   void add(Advice a) { out_.push_back(std::move(a)); }
+
+  mutable std::set<int32_t> unmeasured_;  // sizes best() left out, for attach()
 
   void commShare() {
     using trace_model::ParallelDim;

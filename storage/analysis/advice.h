@@ -30,8 +30,8 @@
 // training hyper-parameter) when any qualifies; otherwise the advice has no
 // change.
 //
-// A change to a micro-batch size the calibration never measured says so in
-// the message: the predictor scales the measured sizes' costs linearly.
+// Candidates at a micro-batch size the calibration never measured are left
+// out (op costs do not scale linearly in it), and the message says so.
 //
 // Pure: values in, values out; thread-safe.
 #pragma once

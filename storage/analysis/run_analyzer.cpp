@@ -12,6 +12,7 @@
 #include "storage/analysis/rank_step_analyzer.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
+#include "storage/calibration_store.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -297,6 +298,25 @@ Status addIdealReplay(storage::TraceReader& reader, int64_t runId, RunReport& re
   return Status::ok();
 }
 
+// The run's own calibration, completed by the file's stored calibrations of
+// the same model and backend (layout::mergeCalibrations, the run's costs
+// first): the costs of what the run did not measure, such as other
+// micro-batch sizes. A file without stored calibrations leaves it as it is.
+layout::Calibration withStoredCalibrations(layout::Calibration own, const std::string& path) {
+  auto stored = storage::loadCalibrations(path);
+  if (!stored.isOk()) return own;
+  std::vector<layout::Calibration> parts{own};
+  for (layout::Calibration& c : *stored) {
+    if (c.backend == own.backend && layout::calibrationMismatches(c, own.model).empty()) {
+      parts.push_back(std::move(c));
+    }
+  }
+  if (parts.size() == 1) return own;
+  layout::Calibration merged = layout::mergeCalibrations(parts);
+  merged.ranksPerHost = own.ranksPerHost;  // the run's own wall-or-CPU choice
+  return merged;
+}
+
 // The advice rules (advice.h), their gains from a calibration of this run.
 Status addAdvice(storage::TraceReader& reader, int64_t runId, const AnalysisOptions& options,
                  RunReport& report, std::optional<MeasuredOps>& measured) {
@@ -324,7 +344,7 @@ Status addAdvice(storage::TraceReader& reader, int64_t runId, const AnalysisOpti
     if (measured) {
       auto c = calibrationOf(*measured, runId);
       if (c.isOk()) {
-        calibration = std::move(*c);
+        calibration = withStoredCalibrations(std::move(*c), reader.path());
       } else {
         why = c.status();
       }

@@ -211,8 +211,9 @@ TEST(Advice, FewMicroBatchesFiresBelowFourPerStage) {
   EXPECT_GT(few[0].layout->microBatches, 2);
   EXPECT_NE(few[0].change.find("m 2 -> "), std::string::npos) << few[0].change;
   // The FLOPs calibration holds micro-batch size 1, the size named.
-  EXPECT_EQ(few[0].message.find("was not measured"), std::string::npos) << few[0].message;
-  // A calibration measured at b = 4 only: a change to b = 1 says so.
+  EXPECT_EQ(few[0].message.find("not measured"), std::string::npos) << few[0].message;
+  // A calibration measured at b = 4 only: layouts at b = 1 or 2 are left
+  // out, and the message says so.
   layout::Calibration at4 = calibration();
   for (layout::OpCostEntry& e : at4.ops) {
     if (e.microBatchSize != 1) continue;
@@ -224,12 +225,8 @@ TEST(Advice, FewMicroBatchesFiresBelowFourPerStage) {
   b4.microBatchSize = 4;
   const auto fewB4 = ofRule(adviseRun(reportOf(b4), at4), "few_micro_batches");
   ASSERT_EQ(fewB4.size(), 1u);
-  ASSERT_TRUE(fewB4[0].layout.has_value());
-  ASSERT_NE(fewB4[0].layout->microBatchSize, 4) << fewB4[0].change;
-  EXPECT_NE(
-      fewB4[0].message.find("micro-batch size " + std::to_string(fewB4[0].layout->microBatchSize) +
-                            " was not measured"),
-      std::string::npos)
+  if (fewB4[0].layout) EXPECT_EQ(fewB4[0].layout->microBatchSize, 4) << fewB4[0].change;
+  EXPECT_NE(fewB4[0].message.find("micro-batch size 1, 2 not measured"), std::string::npos)
       << fewB4[0].message;
 
   EXPECT_TRUE(

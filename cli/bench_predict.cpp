@@ -10,6 +10,7 @@
 // measured step time (the median of the steps after the first) and bubble
 // for each, with median_rel_error, max_rel_error (step time) and
 // median_bubble_error_points.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include "cli/trial_scatter.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
+#include "storage/analysis/run_layout.h"
 #include "storage/calibration_store.h"
 #include "storage/trace_reader.h"
 
@@ -35,9 +37,27 @@ struct BenchPredictArgs {
   int32_t steps = 8;
   int32_t microBatches = 4;
   std::string dir = "bench-predict";
-  std::string svg;  // "": no picture
+  std::string svg;     // "": no picture
+  std::string replay;  // a trace of an earlier bench predict: re-predict its runs
   bool echo = false;
 };
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+// The table, the summary keys and, when asked, the scatter titled `title`.
+ExitCode printTrials(const std::vector<LayoutTrial>& trials, const std::string& svg,
+                     const std::string& title) {
+  std::fputs(trialsToText(trials).c_str(), stdout);
+  if (svg.empty()) return 0;
+  std::ofstream out(svg);
+  out << trialScatterSvg(trials, title);
+  if (!out) return fail("cannot write " + svg);
+  std::printf("scatter: %s\n", svg.c_str());
+  return 0;
+}
 
 // The 1-minute load average (/proc/loadavg); -1 when unreadable. Other
 // processes on the machine stretch the wall times measured.
@@ -87,11 +107,54 @@ std::vector<layout::Layout> benchLayouts(const layout::Layout& base) {
   return out;
 }
 
+// --replay F: the current model's predictions of the runs an earlier bench
+// predict measured into F, against what they measured then (F is only
+// read). The calibration runs are F's runs named "calibrate ...", or its
+// first run (bench predict calibrated from one run before).
+ExitCode replayBenchPredict(const BenchPredictArgs& a) {
+  auto reader = storage::TraceReader::open(a.replay);
+  if (!reader.isOk()) return fail(reader.status().message());
+  auto runs = (*reader)->runs();
+  if (!runs.isOk()) return fail(runs.status().message());
+  std::vector<storage::RunRecord> measured;
+  for (const storage::RunRecord& r : *runs) {
+    if (!r.info.simulated && !r.info.imported && r.status == storage::RunStatus::kFinished) {
+      measured.push_back(r);
+    }
+  }
+  if (measured.empty()) return fail(a.replay + " holds no finished measured run");
+  std::vector<int64_t> calibrationRuns;
+  for (const storage::RunRecord& r : measured) {
+    if (r.info.name.rfind("calibrate ", 0) == 0) calibrationRuns.push_back(r.id);
+  }
+  if (calibrationRuns.empty()) calibrationRuns.push_back(measured.front().id);
+  std::vector<layout::Calibration> parts;
+  std::string names;
+  for (int64_t id : calibrationRuns) {
+    auto c = analysis::calibrateFromRun(**reader, id);
+    if (!c.isOk()) return fail(c.status().message());
+    parts.push_back(std::move(*c));
+    names += (names.empty() ? "" : ", ") + std::to_string(id);
+  }
+  const layout::Calibration calibration = layout::mergeCalibrations(parts);
+  std::printf("replay of %s: calibration from run %s (measured when the file was written)\n",
+              a.replay.c_str(), names.c_str());
+  std::vector<LayoutTrial> trials;
+  for (const storage::RunRecord& r : measured) {
+    if (std::count(calibrationRuns.begin(), calibrationRuns.end(), r.id) > 0) continue;
+    const auto l = analysis::runLayout(r.info.layoutJson, r.info.modelJson);
+    if (!l) continue;
+    auto prediction = layout::predictLayout(*l, calibration);
+    if (!prediction.isOk()) return fail(runName(*l) + ": " + prediction.status().message());
+    auto trial = measuredTrial(*l, *prediction, a.replay, r.id);
+    if (!trial.isOk()) return fail(trial.status().message());
+    trials.push_back(std::move(*trial));
+  }
+  return printTrials(trials, a.svg, "bench predict --replay: calibrated from run " + names);
+}
+
 ExitCode runBenchPredict(const BenchPredictArgs& a) {
-  auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return 1;
-  };
+  if (!a.replay.empty()) return replayBenchPredict(a);
   auto model = layout::modelPreset(a.model);
   if (!model.isOk()) return fail(model.status().message());
   if (a.steps < 2)
@@ -155,18 +218,11 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   }
   std::printf("model: %s, %d steps (the first left out), cores: %u\n", a.model.c_str(), a.steps,
               std::thread::hardware_concurrency());
-  std::fputs(trialsToText(trials).c_str(), stdout);
   std::printf("load_average_1m: %.2f before, %.2f after\n", loadBefore, loadAverage());
-  if (!a.svg.empty()) {
-    std::ofstream out(a.svg);
-    out << trialScatterSvg(trials, "bench predict: " + a.model + ", calibrated from " +
-                                       runName(sizeOne) + " m" + std::to_string(a.microBatches) +
-                                       " b1 and " + runName(sizeTwo) + " m" +
-                                       std::to_string(sizeTwo.microBatches) + " b2");
-    if (!out) return fail("cannot write " + a.svg);
-    std::printf("scatter: %s\n", a.svg.c_str());
-  }
-  return 0;
+  return printTrials(trials, a.svg,
+                     "bench predict: " + a.model + ", calibrated from " + runName(sizeOne) + " m" +
+                         std::to_string(a.microBatches) + " b1 and " + runName(sizeTwo) + " m" +
+                         std::to_string(sizeTwo.microBatches) + " b2");
 }
 
 }  // namespace
@@ -184,6 +240,8 @@ void addBenchPredict(CLI::App& bench, CommandRunner& runner) {
       ->capture_default_str();
   cmd->add_option("--dir", args->dir, "Folder of the trace file (replaced)")->capture_default_str();
   cmd->add_option("--svg", args->svg, "Write the predicted-vs-measured scatter here");
+  cmd->add_option("--replay", args->replay,
+                  "Re-predict the runs of an earlier bench predict's trace file (no new runs)");
   cmd->add_flag("--echo", args->echo, "Show the runs' output");
   cmd->callback([args, &runner] { runner = [args] { return runBenchPredict(*args); }; });
 }

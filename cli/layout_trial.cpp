@@ -69,10 +69,16 @@ double LayoutTrial::bubbleErrorPoints() const {
 
 Result<LayoutTrial> runLayoutTrial(const layout::Layout& l, const layout::Prediction& prediction,
                                    const std::string& trace, bool echo) {
+  BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, echo));
+  return measuredTrial(l, prediction, trace, runId);
+}
+
+Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Prediction& prediction,
+                                  const std::string& trace, int64_t runId) {
   LayoutTrial t;
   t.layout = l;
   t.prediction = prediction;
-  BS_ASSIGN_OR_RETURN(t.runId, runLayout(l, trace, echo));
+  t.runId = runId;
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
   BS_ASSIGN_OR_RETURN(const analysis::RunReport report, analysis::analyzeRun(*reader, t.runId));
   std::vector<double> steps;

@@ -47,6 +47,12 @@ Result<LayoutTrial> runLayoutTrial(const layout::Layout& layout,
                                    const layout::Prediction& prediction, const std::string& trace,
                                    bool echo = false);
 
+// The same for run `runId` of `trace`, already measured (runLayoutTrial's
+// analysis without the run): `bench predict --replay`.
+Result<LayoutTrial> measuredTrial(const layout::Layout& layout,
+                                  const layout::Prediction& prediction, const std::string& trace,
+                                  int64_t runId);
+
 struct TrialSummary {
   double medianRelError = 0;
   double maxRelError = 0;

@@ -126,13 +126,12 @@ class Predictor {
       epNs_ += norm;
       ns += norm;
     }
-    const double pp = l_.pp > 1 ? 2 * collectiveNs("pp", "allreduce", 8, 1) : 0.0;
-    const double tp = l_.tp > 1 ? collectiveNs("tp", "allreduce", 8, 1) : 0.0;
-    const double dp = l_.dp > 1 ? collectiveNs("dp", "allreduce", 8, 1) : 0.0;
-    ppNs_ += pp;
-    tpNs_ += tp;
-    dpNs_ += dp;
-    return ns + pp + tp + dp;
+    // In the step, not in a dimension's exposed communication (that is
+    // the gradients', activations' and parameters').
+    if (l_.pp > 1) ns += 2 * collectiveNs("pp", "allreduce", 8, 1);
+    if (l_.tp > 1) ns += collectiveNs("tp", "allreduce", 8, 1);
+    if (l_.dp > 1) ns += collectiveNs("dp", "allreduce", 8, 1);
+    return ns;
   }
 
   double perParameterNs(const char* part, const char* op) {

@@ -225,7 +225,9 @@ TEST(Advice, FewMicroBatchesFiresBelowFourPerStage) {
   b4.microBatchSize = 4;
   const auto fewB4 = ofRule(adviseRun(reportOf(b4), at4), "few_micro_batches");
   ASSERT_EQ(fewB4.size(), 1u);
-  if (fewB4[0].layout) EXPECT_EQ(fewB4[0].layout->microBatchSize, 4) << fewB4[0].change;
+  if (fewB4[0].layout) {
+    EXPECT_EQ(fewB4[0].layout->microBatchSize, 4) << fewB4[0].change;
+  }
   EXPECT_NE(fewB4[0].message.find("micro-batch size 1, 2 not measured"), std::string::npos)
       << fewB4[0].message;
 

@@ -57,6 +57,13 @@ class Advisor {
     if (r_.layout && c_) {
       auto base = layout::predictLayout(*r_.layout, *c_);
       if (base.isOk()) base_ = std::move(*base);
+      // Without stragglers: every rank at the calibration's mean pace.
+      layout::Calibration even = *c_;
+      std::erase_if(even.ops, [](const layout::OpCostEntry& e) {
+        return e.part == "step" && e.op == "straggler";
+      });
+      auto unstretched = layout::predictLayout(*r_.layout, even);
+      if (unstretched.isOk()) even_ = std::move(*unstretched);
     }
   }
 
@@ -127,6 +134,7 @@ class Advisor {
 
   void add(Advice a) { out_.push_back(std::move(a)); }
 
+  std::optional<Prediction> even_;        // the run's layout without the straggler factor
   mutable std::set<int32_t> unmeasured_;  // sizes best() left out, for attach()
 
   void commShare() {
@@ -187,14 +195,14 @@ class Advisor {
   // The measured mean step against the predictor's step of the same layout
   // (every op at its mean over all ranks: the others' pace).
   std::optional<PredictedGain> withoutStragglers() const {
-    if (!base_ || !r_.stepTimeMeanNs || *r_.stepTimeMeanNs <= 0) return std::nullopt;
+    if (!even_ || !r_.stepTimeMeanNs || *r_.stepTimeMeanNs <= 0) return std::nullopt;
     PredictedGain g;
     g.measuredBefore = true;
     g.stepNsBefore = *r_.stepTimeMeanNs;
-    g.stepNsAfter = base_->stepNs;
+    g.stepNsAfter = even_->stepNs;
     g.tokensPerSBefore = r_.tokensPerS.value_or(0.0);
-    g.tokensPerSAfter = base_->tokensPerSecond;
-    g.peakMemoryBytesBefore = g.peakMemoryBytesAfter = peakOf(*base_);
+    g.tokensPerSAfter = even_->tokensPerSecond;
+    g.peakMemoryBytesBefore = g.peakMemoryBytesAfter = peakOf(*even_);
     return g;
   }
 

@@ -17,7 +17,8 @@
 //    straggle by turns, the change is a core per rank); the change is to
 //    the rank's host (moving off it when the run spans several hosts), the
 //    gain the predicted step of the same layout (every op at the
-//    calibration's mean over all ranks: the others' pace) against the measured mean step;
+//    calibration's mean over all ranks: the others' pace; without its
+//    straggler factor) against the measured mean step;
 //  - "memory_headroom" (zero or ""): with a memory budget per rank, a lower
 //    ZeRO stage and/or recompute off whose predicted peak memory fits the
 //    budget and whose predicted tokens/s is higher;

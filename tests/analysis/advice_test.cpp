@@ -258,6 +258,15 @@ TEST(Advice, StragglerFiresWithTheStepPredictedWithoutIt) {
   EXPECT_EQ(s[0].predicted->stepNsAfter, layout::predictLayout(l, calibration())->stepNs);
   EXPECT_NE(s[0].predictedText().find("measured step 100.000 ms -> predicted"), std::string::npos)
       << s[0].predictedText();
+  // A calibration's straggler factor is what the straggler costs: the step
+  // without stragglers is predicted without it.
+  layout::Calibration stretched = calibration();
+  stretched.ops.push_back({"step", "straggler", 0, 1, 1.5, 1.5, 1});
+  const auto t = ofRule(adviseRun(r, stretched), "straggler");
+  ASSERT_EQ(t.size(), 1u);
+  ASSERT_TRUE(t[0].predicted.has_value());
+  EXPECT_EQ(t[0].predicted->stepNsAfter, layout::predictLayout(l, calibration())->stepNs);
+  EXPECT_GT(layout::predictLayout(l, stretched)->stepNs, t[0].predicted->stepNsAfter);
 }
 
 TEST(Advice, StragglersOfAnOversubscribedRunGetOneCorePerRank) {

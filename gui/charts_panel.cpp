@@ -399,6 +399,10 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
     html += "<br>";
   }
   html += gradCompressionHtml(report);
+  if (report.layout && report.layout->emulatesInterNodeLink()) {  // as `report` says it
+    html += QStringLiteral("<i>%1</i><br>")
+                .arg(QString::fromStdString(layout::interNodeLinkLine(*report.layout)));
+  }
   for (const auto& s : report.stragglers) {
     html += tr("<b>Straggler</b> rank %1: %2, late %3 of %4 steps by %5 ms<br>")
                 .arg(s.rank)

@@ -54,9 +54,51 @@ GradCommFields::GradCommFields(QWidget* parent) : QObject(parent) {
   box->addWidget(rank_);
   rows_.push_back({QStringLiteral("grad_compression"), tr("Gradient compression"), row});
 
+  allReduce_ = new QComboBox(parent);
+  allReduce_->setObjectName("all_reduce");
+  for (layout::AllReduceAlgorithm a :
+       {layout::AllReduceAlgorithm::kFlat, layout::AllReduceAlgorithm::kHierarchical}) {
+    allReduce_->addItem(layout::allReduceAlgorithmName(a), static_cast<int>(a));
+  }
+  allReduce_->setToolTip(
+      tr("flat: one ring over the dp group; hierarchical: reduce-scatter inside each node, "
+         "all-reduce of the shards across nodes, all-gather inside"));
+  rows_.push_back({QStringLiteral("all_reduce"), tr("All-reduce"), allReduce_});
+  ranksPerNode_ = new QSpinBox(parent);
+  ranksPerNode_->setObjectName("ranks_per_node");
+  ranksPerNode_->setRange(0, 1 << 20);
+  ranksPerNode_->setSpecialValueText(tr("the hosts"));  // 0
+  ranksPerNode_->setToolTip(
+      tr("Nodes of K consecutive ranks emulated on this machine (K divides the world and is a "
+         "multiple of tp x pp); 0: the nodes are the hosts the ranks run on"));
+  rows_.push_back({QStringLiteral("ranks_per_node"), tr("Ranks per node"), ranksPerNode_});
+  gbps_ = new ExactDoubleSpinBox(parent);
+  gbps_->setObjectName("inter_node_gbps");
+  gbps_->setDecimals(3);
+  gbps_->setRange(0.0, 1e6);
+  gbps_->setSuffix(tr(" Gb/s"));
+  gbps_->setSpecialValueText(tr("not paced"));  // 0
+  gbps_->setToolTip(
+      tr("The emulated link between emulated nodes: messages between nodes are paced to this "
+         "bandwidth (10^9 bit/s); 0: not paced"));
+  rows_.push_back({QStringLiteral("inter_node_gbps"), tr("Inter-node link"), gbps_});
+  latencyUs_ = new ExactDoubleSpinBox(parent);
+  latencyUs_->setObjectName("inter_node_latency_us");
+  latencyUs_->setDecimals(1);
+  latencyUs_->setRange(0.0, 1e7);
+  latencyUs_->setSuffix(tr(" µs"));
+  latencyUs_->setSpecialValueText(tr("none"));  // 0
+  latencyUs_->setToolTip(tr("The emulated link's latency, added to every inter-node message"));
+  rows_.push_back({QStringLiteral("inter_node_latency_us"), tr("Inter-node latency"), latencyUs_});
+
   connect(compression_, &QComboBox::currentIndexChanged, this, &GradCommFields::onEdited);
   connect(ratio_, &QDoubleSpinBox::valueChanged, this, &GradCommFields::onEdited);
   connect(rank_, &QSpinBox::valueChanged, this, &GradCommFields::onEdited);
+  connect(allReduce_, &QComboBox::currentIndexChanged, this, &GradCommFields::onEdited);
+  connect(ranksPerNode_, &QSpinBox::valueChanged, this, &GradCommFields::onEdited);
+  for (ExactDoubleSpinBox* d : {gbps_, latencyUs_}) {
+    connect(d, &QDoubleSpinBox::valueChanged, this, &GradCommFields::onEdited);
+  }
   set(layout::Layout{});
 }
 
@@ -66,6 +108,10 @@ void GradCommFields::set(const layout::Layout& l) {
   compression_->setCurrentIndex(compression_->findData(static_cast<int>(spec.kind)));
   ratio_->setExactValue(spec.kind == GradCompression::kTopK ? spec.ratio : kDefaultTopKRatio);
   rank_->setValue(spec.kind == GradCompression::kPowerSgd ? spec.rank : kDefaultPowerSgdRank);
+  allReduce_->setCurrentIndex(allReduce_->findData(static_cast<int>(l.allReduce)));
+  ranksPerNode_->setValue(l.ranksPerNode);
+  gbps_->setExactValue(l.interNodeGbps);
+  latencyUs_->setExactValue(l.interNodeLatencyUs);
   showArgumentOfKind();
   updating_ = false;
 }
@@ -76,6 +122,10 @@ void GradCommFields::apply(layout::Layout& l) const {
   if (spec.kind == GradCompression::kTopK) spec.ratio = ratio_->exactValue();
   if (spec.kind == GradCompression::kPowerSgd) spec.rank = rank_->value();
   l.gradCompression = spec;
+  l.allReduce = static_cast<layout::AllReduceAlgorithm>(allReduce_->currentData().toInt());
+  l.ranksPerNode = ranksPerNode_->value();
+  l.interNodeGbps = gbps_->exactValue();
+  l.interNodeLatencyUs = latencyUs_->exactValue();
 }
 
 void GradCommFields::showArgumentOfKind() {

@@ -1,13 +1,18 @@
 // GradCommFields: the layout editor's fields for how the data-parallel
 // gradients travel (issue 19, engine/layout/grad_comm.h): the gradient
 // compression (`grad_compression`: a kind, with the Top-K ratio or the
-// PowerSGD rank beside it when the kind takes one).
+// PowerSGD rank beside it when the kind takes one), the all-reduce algorithm
+// (`all_reduce`: flat or hierarchical), the nodes (`ranks_per_node`: 0 = the
+// hosts, K = emulated nodes of K ranks) and the emulated inter-node link
+// (`inter_node_gbps`, `inter_node_latency_us`: 0 = not paced / none).
 //
 // Contract: owns its widgets (children of the parent given); the editor adds
 // rows() to its form, so each key has its own problem label. set() fills the
 // fields from a layout without emitting edited(); apply() writes them into a
-// layout, every other key untouched. Widgets are named by their layout key
-// ("grad_compression"), the argument fields "grad_compression_ratio" and
+// layout, every other key untouched; the doubles come back exactly as set
+// until edited (exact_double_spin_box.h). Widgets are named by their layout
+// key ("grad_compression", "all_reduce", "ranks_per_node", ...), the
+// compression's argument fields "grad_compression_ratio" and
 // "grad_compression_rank". GUI thread only.
 #pragma once
 
@@ -53,6 +58,10 @@ class GradCommFields : public QObject {
   QComboBox* compression_ = nullptr;
   ExactDoubleSpinBox* ratio_ = nullptr;  // the layout's ratio exactly until edited
   QSpinBox* rank_ = nullptr;
+  QComboBox* allReduce_ = nullptr;
+  QSpinBox* ranksPerNode_ = nullptr;
+  ExactDoubleSpinBox* gbps_ = nullptr;
+  ExactDoubleSpinBox* latencyUs_ = nullptr;
   bool updating_ = false;
 };
 

@@ -88,7 +88,7 @@ class LayoutEditor : public QWidget {
   QComboBox* backend_ = nullptr;
   QCheckBox* recompute_ = nullptr;
   QCheckBox* overlap_ = nullptr;
-  GradCommFields* gradComm_ = nullptr;  // grad_compression (grad_comm_fields.h)
+  GradCommFields* gradComm_ = nullptr;  // grad_compression, all_reduce, nodes, link
   QLineEdit* hosts_ = nullptr;
   QLabel* summary_ = nullptr;
   PredictionLabel* prediction_ = nullptr;

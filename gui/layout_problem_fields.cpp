@@ -19,7 +19,11 @@ QString fieldOfProblem(const std::string& problem) {
   }
   if (startsWith("invalid model") || startsWith("unknown model")) return QStringLiteral("model");
   // Longer keys first: "micro_batch_size" before "micro_batches".
-  static constexpr std::array<std::string_view, 16> kKeys = {"grad_compression",
+  static constexpr std::array<std::string_view, 20> kKeys = {"inter_node_latency_us",
+                                                             "inter_node_gbps",
+                                                             "ranks_per_node",
+                                                             "all_reduce",
+                                                             "grad_compression",
                                                              "virtual_chunks",
                                                              "micro_batch_size",
                                                              "micro_batches",

@@ -31,6 +31,13 @@ QString layoutSummary(const std::string& layoutJson, const std::string& modelJso
   if (l->gradCompression.compresses()) {
     parts << QString::fromStdString(l->gradCompression.toString());
   }
+  if (l->allReduce == layout::AllReduceAlgorithm::kHierarchical) {
+    parts << QString::fromUtf8(layout::allReduceAlgorithmName(l->allReduce));
+  }
+  if (l->ranksPerNode >= 1) parts << QStringLiteral("nodes of %1").arg(l->ranksPerNode);
+  if (l->emulatesInterNodeLink()) {
+    parts << QStringLiteral("link %1 Gb/s %2 µs").arg(l->interNodeGbps).arg(l->interNodeLatencyUs);
+  }
   parts << QString::fromStdString(l->model.preset);
   return parts.join(QStringLiteral(" · "));
 }

@@ -31,8 +31,9 @@ struct RunRow {
 };
 
 // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny" from the run's layout and model JSON
-// (a compressing run's grad_compression before the model: "dp4 tp1 pp1 ·
-// topk:0.01 · small"; analysis::runLayout; "single process · tiny" for one rank, the stored text
+// (then what changes the dp gradients' path, before the model: "dp4 tp1 pp1
+// · topk:0.01 · small", "dp4 tp1 pp1 · hierarchical · nodes of 2 · link 1
+// Gb/s 50 µs · small"; analysis::runLayout; "single process · tiny" for one rank, the stored text
 // itself when it is not a valid layout).
 QString layoutSummary(const std::string& layoutJson, const std::string& modelJson);
 // The same for a run: an imported run's line says what the import knows

@@ -375,6 +375,28 @@ TEST_F(PipelineFixture, DetailsGiveTheCompressionBytesAndRatio) {
   EXPECT_TRUE(gradCompressionHtml(nothingSent).contains("no data-parallel gradient traffic"));
 }
 
+// A hierarchical run over emulated nodes with a paced link says so: in the
+// runs list's layout (and so the compared curves' labels) and beside the
+// charts, in the words `report` and `info` use.
+TEST_F(PipelineFixture, AnEmulatedInterNodeLinkIsNamedInTheLayoutAndTheDetails) {
+  analysis::RunReport hier = report;
+  hier.layout->dp = 4;
+  hier.layout->pp = 1;
+  hier.layout->allReduce = layout::AllReduceAlgorithm::kHierarchical;
+  hier.layout->ranksPerNode = 2;
+  hier.layout->interNodeGbps = 1.0;
+  hier.layout->interNodeLatencyUs = 50.0;
+  hier.run.info.layoutJson = layout::toJson(*hier.layout).dump();
+  EXPECT_TRUE(lossCurve(hier).label.contains(
+      QString::fromUtf8("dp4 tp1 pp1 · hierarchical · nodes of 2 · link 1 Gb/s 50 µs · tiny")))
+      << lossCurve(hier).label.toStdString();
+  EXPECT_TRUE(ChartsPanel::detailsHtml(hier).contains(
+      "<i>inter-node link emulated: 1 Gb/s, 50 us (nodes of 2 ranks)</i>"))
+      << ChartsPanel::detailsHtml(hier).toStdString();
+  EXPECT_FALSE(ChartsPanel::detailsHtml(report).contains("inter-node"));
+  EXPECT_FALSE(lossCurve(report).label.contains("hierarchical"));
+}
+
 // The app shows each rank's clock offset onto the run's timeline and its
 // bound (a rank on another host: docs/cluster.md).
 TEST(MetricsTableModelTest, CoordinatesTooltipShowsTheClockOffsetAndItsBound) {

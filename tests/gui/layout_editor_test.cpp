@@ -32,7 +32,21 @@ TEST(LayoutProblemFields, EachProblemGoesToTheFieldToChange) {
   EXPECT_EQ(fieldOfProblem("grad_compression int8 needs zero_stage 0 (ZeRO 1-3 reduce-scatter "
                            "their buckets uncompressed), got zero_stage 2"),
             "grad_compression");
+  EXPECT_EQ(fieldOfProblem("all_reduce hierarchical needs zero_stage 0, got zero_stage 1"),
+            "all_reduce");
+  EXPECT_EQ(fieldOfProblem("ranks_per_node 3 does not divide the world's 4 ranks"),
+            "ranks_per_node");
+  EXPECT_EQ(fieldOfProblem("inter_node_gbps must be a finite number >= 0, got -1"),
+            "inter_node_gbps");
+  EXPECT_EQ(fieldOfProblem("inter_node_latency_us must be a finite number >= 0, got -1"),
+            "inter_node_latency_us");
   EXPECT_EQ(fieldOfProblem("something else entirely"), "");
+}
+
+void writeText(const std::string& path, const char* text) {
+  QFile f(QString::fromStdString(path));
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  f.write(text);
 }
 
 TEST(LayoutEditor, ShowsWorldSizeAndGlobalBatchAsYouType) {
@@ -129,11 +143,7 @@ TEST(LayoutEditor, GradCompressionRoundTripsThroughTheLayoutJson) {
   EXPECT_TRUE(rank->isHidden());
 
   const std::string in = dir.file("topk.json");
-  {
-    QFile f(QString::fromStdString(in));
-    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.write(R"({"dp": 4, "grad_compression": "topk:0.00125"})");
-  }
+  writeText(in, R"({"dp": 4, "grad_compression": "topk:0.00125"})");
   ASSERT_TRUE(editor.loadFile(QString::fromStdString(in)).isOk());
   EXPECT_EQ(kind->currentText(), "topk");
   EXPECT_FALSE(ratio->isHidden());
@@ -168,6 +178,83 @@ TEST(LayoutEditor, GradCompressionRoundTripsThroughTheLayoutJson) {
   }
 }
 
+// The all-reduce algorithm, the nodes and the emulated link round-trip
+// through the layout JSON: a file's values (a bandwidth finer than the
+// field's decimals included) come back exactly, and edited fields are what
+// the saved file says.
+TEST(LayoutEditor, AllReduceNodesAndLinkRoundTripThroughTheLayoutJson) {
+  bubblescope::testing::TempDir dir;
+  LayoutEditor editor;
+  auto* algorithm = editor.findChild<QComboBox*>("all_reduce");
+  auto* perNode = editor.findChild<QSpinBox*>("ranks_per_node");
+  auto* gbps = editor.findChild<QDoubleSpinBox*>("inter_node_gbps");
+  auto* latency = editor.findChild<QDoubleSpinBox*>("inter_node_latency_us");
+  ASSERT_NE(algorithm, nullptr);
+  ASSERT_NE(perNode, nullptr);
+  ASSERT_NE(gbps, nullptr);
+  ASSERT_NE(latency, nullptr);
+  EXPECT_EQ(algorithm->currentText(), "flat");
+  EXPECT_EQ(perNode->text(), "the hosts") << "0: the nodes are the hosts";
+  EXPECT_EQ(gbps->text(), "not paced");
+  const layout::Layout defaults;
+  EXPECT_EQ(editor.layout().allReduce, defaults.allReduce);
+  EXPECT_EQ(editor.layout().ranksPerNode, 0);
+  EXPECT_EQ(editor.layout().interNodeGbps, 0.0);
+  EXPECT_EQ(editor.layout().interNodeLatencyUs, 0.0);
+
+  const std::string in = dir.file("hier.json");
+  writeText(in, R"({"dp": 4, "all_reduce": "hierarchical", "ranks_per_node": 2,)"
+                R"( "inter_node_gbps": 0.0125, "inter_node_latency_us": 37.25})");
+  ASSERT_TRUE(editor.loadFile(QString::fromStdString(in)).isOk());
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+  EXPECT_EQ(algorithm->currentText(), "hierarchical");
+  EXPECT_EQ(perNode->value(), 2);
+  EXPECT_EQ(editor.layout().allReduce, layout::AllReduceAlgorithm::kHierarchical);
+  EXPECT_EQ(editor.layout().ranksPerNode, 2);
+  EXPECT_EQ(editor.layout().interNodeGbps, 0.0125) << "not the field's rounded 0.013";
+  EXPECT_EQ(editor.layout().interNodeLatencyUs, 37.25);
+  const QString saved = QString::fromStdString(dir.file("saved.json"));
+  ASSERT_TRUE(editor.saveFile(saved).isOk());
+  auto fromFile = layout::layoutFromFile(saved.toStdString());
+  ASSERT_TRUE(fromFile.isOk()) << fromFile.status().message();
+  EXPECT_EQ(*fromFile, editor.layout());
+  EXPECT_EQ(fromFile->interNodeGbps, 0.0125);
+
+  gbps->setValue(2.5);
+  latency->setValue(100);
+  perNode->setValue(1);
+  algorithm->setCurrentText("flat");
+  ASSERT_TRUE(editor.saveFile(saved).isOk());
+  LayoutEditor other;
+  ASSERT_TRUE(other.loadFile(saved).isOk());
+  EXPECT_EQ(other.layout().allReduce, layout::AllReduceAlgorithm::kFlat);
+  EXPECT_EQ(other.layout().ranksPerNode, 1);
+  EXPECT_EQ(other.layout().interNodeGbps, 2.5);
+  EXPECT_EQ(other.layout().interNodeLatencyUs, 100.0);
+  EXPECT_EQ(other.layout(), editor.layout());
+}
+
+// A node size that does not divide the world, and a hierarchical
+// all-reduce with ZeRO, are refused at their fields.
+TEST(LayoutEditor, NodeAndAllReduceProblemsShowAtTheirFields) {
+  LayoutEditor editor;
+  editor.findChild<QSpinBox*>("dp")->setValue(4);
+  editor.findChild<QSpinBox*>("ranks_per_node")->setValue(3);
+  EXPECT_FALSE(editor.isValid());
+  EXPECT_TRUE(editor.problemFor("ranks_per_node").contains("ranks_per_node 3 does not divide"))
+      << editor.problems().join("; ").toStdString();
+  EXPECT_FALSE(editor.findChild<QPushButton*>("run")->isEnabled());
+  editor.findChild<QSpinBox*>("ranks_per_node")->setValue(2);
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+
+  editor.findChild<QComboBox*>("all_reduce")->setCurrentText("hierarchical");
+  EXPECT_TRUE(editor.isValid()) << editor.problems().join("; ").toStdString();
+  editor.findChild<QComboBox*>("zero_stage")->setCurrentIndex(1);
+  EXPECT_TRUE(editor.problemFor("all_reduce").contains("hierarchical needs zero_stage 0"))
+      << editor.problems().join("; ").toStdString();
+  EXPECT_FALSE(editor.findChild<QLabel*>("all_reduce_problem")->isHidden());
+}
+
 // Compression with ZeRO 1-3 is refused at the compression field, and Run is
 // off until one of the two changes.
 TEST(LayoutEditor, GradCompressionWithZeroShowsTheProblemAtItsField) {
@@ -184,12 +271,6 @@ TEST(LayoutEditor, GradCompressionWithZeroShowsTheProblemAtItsField) {
   editor.findChild<QComboBox*>("grad_compression")->setCurrentText("none");
   EXPECT_TRUE(editor.isValid());
   EXPECT_TRUE(editor.findChild<QPushButton*>("run")->isEnabled());
-}
-
-void writeText(const std::string& path, const char* text) {
-  QFile f(QString::fromStdString(path));
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  f.write(text);
 }
 
 // The Hostfile… button sits in the Hosts row; picking a file (here by path:

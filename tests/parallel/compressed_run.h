@@ -43,12 +43,14 @@ inline CompressedRun runCompressed(Communicator& comm, const TrainerOptions& opt
 struct Variant {
   const char* spec;
   double maxLossDistance;
-  double ratio;  // 0: checked as > 1 only
+  double ratio;                   // 0: checked as > 1 only
+  double maxFinalDistance = 0.0;  // > 0: |last loss - uncompressed last loss| bound too
 };
 
 // Runs `none` and then every variant for `steps` steps on `comm`: each
 // stays finite, trains (its loss falls by more than `minLossDrop`), stays
-// within its distance of none at every step, and sends fewer bus bytes.
+// within its distance of none at every step (and at the last, where
+// given), and sends fewer bus bytes. Rank 0 prints each run's losses.
 inline void expectVariantsTrainCloseToNone(Communicator& comm, const TrainerOptions& options,
                                            const std::vector<Variant>& variants, int steps,
                                            int64_t bucketElements, double minLossDrop,
@@ -70,9 +72,15 @@ inline void expectVariantsTrainCloseToNone(Communicator& comm, const TrainerOpti
           "ratio %.3f\n",
           label, v.spec, loss.front(), loss.back(), none.result.losses.front(),
           none.result.losses.back(), worst, run.ratio);
+      std::printf("[ compression %s ] %-10s per step:", label, v.spec);
+      for (int s = 0; s < steps; ++s) std::printf(" %.3f/%.3f", loss[s], none.result.losses[s]);
+      std::printf("\n");
     }
     EXPECT_LT(loss.back(), loss.front() - minLossDrop) << v.spec << " does not train";
     EXPECT_LE(worst, v.maxLossDistance) << v.spec;
+    if (v.maxFinalDistance > 0.0) {
+      EXPECT_LE(std::fabs(loss.back() - none.result.losses.back()), v.maxFinalDistance) << v.spec;
+    }
     if (v.ratio > 0.0) {
       EXPECT_NEAR(run.ratio, v.ratio, 1e-12) << v.spec;
     }

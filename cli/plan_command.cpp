@@ -1,5 +1,6 @@
 // `bubblescope-cli plan --world N --model M [--memory-per-rank GiB]
-// [--calibration F] [--top K] [--grad-compression LIST] [--json]
+// [--calibration F] [--top K] [--grad-compression LIST] [--ranks-per-node K
+// --inter-node-gbps X --inter-node-latency-us Y | --hosts H,...] [--json]
 // [--out-dir D] [--run [--steps S] [--trace T]]`: the valid layouts of N ranks for model M,
 // predicted (engine/layout/planner.h), the best K by tokens/s printed with the seeds' reasons and
 // written as layout files. --run then runs each of them (cli/layout_trial.h, the path `bench
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/layout_trial.h"
@@ -32,6 +34,10 @@ struct PlanArgs {
   int32_t top = 5;
   int32_t microBatchSize = 1;
   std::string compressions;  // "": layout::defaultPlanCompressions()
+  int32_t ranksPerNode = 0;
+  double interNodeGbps = 0;
+  double interNodeLatencyUs = 0;
+  std::vector<std::string> hosts;
   bool json = false;
   std::string outDir = "plan";
   bool run = false;
@@ -114,6 +120,10 @@ ExitCode runPlan(const PlanArgs& a) {
   request.top = a.top;
   request.microBatchSize = a.microBatchSize;
   if (a.memoryGiB > 0) request.memoryPerRankBytes = a.memoryGiB * 1024.0 * 1024.0 * 1024.0;
+  request.ranksPerNode = a.ranksPerNode;
+  request.interNodeGbps = a.interNodeGbps;
+  request.interNodeLatencyUs = a.interNodeLatencyUs;
+  request.hosts = a.hosts;
   if (!a.compressions.empty()) {
     auto specs = parseCompressionList(a.compressions);
     if (!specs.isOk()) return fail(2, specs.status().message());
@@ -165,7 +175,11 @@ ExitCode runPlan(const PlanArgs& a) {
   }
   std::printf("%d valid layouts of %d ranks, %d fit; calibration: %s%s\n", plan->valid, a.world,
               plan->fitting, calibration.name.c_str(),
-              a.calibration.empty() ? " (no --calibration: 10 GFLOP/s, communication free)" : "");
+              a.calibration.empty() ? (a.interNodeGbps > 0 || a.interNodeLatencyUs > 0
+                                           ? " (no --calibration: 10 GFLOP/s, communication "
+                                             "free but for the emulated link)"
+                                           : " (no --calibration: 10 GFLOP/s, communication free)")
+                                    : "");
   analysis::TextTable t{{"#", "layout", "m", "recompute", "step ms", "tokens/s", "memory",
                          "why (seed rule)", "limited by"},
                         {},
@@ -210,6 +224,16 @@ void addPlanCommand(CLI::App& app, CommandRunner& runner) {
   cmd->add_option("--grad-compression", a->compressions,
                   "Comma-separated gradient compressions tried at ZeRO 0 (default: "
                   "none,fp16,bf16,int8,powersgd:4)");
+  cmd->add_option("--ranks-per-node", a->ranksPerNode,
+                  "Emulated nodes of K ranks (plan then tries the hierarchical all-reduce)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--inter-node-gbps", a->interNodeGbps, "Emulated inter-node link, Gb/s")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--inter-node-latency-us", a->interNodeLatencyUs,
+                  "Emulated inter-node link latency, us")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--hosts", a->hosts, "Hosts the candidates run on (host or host:slots)")
+      ->delimiter(',');
   cmd->add_option("--out-dir", a->outDir, "Folder the layout files are written to")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "One JSON object");

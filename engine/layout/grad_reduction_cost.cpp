@@ -223,7 +223,16 @@ GradReductionCost gradReductionCost(const GradReductionInput& in, const Calibrat
 GradReductionInput gradReductionInput(const Layout& l) {
   GradReductionInput in;
   in.compression = l.gradCompression;
+  in.algorithm = l.allReduce;
   in.group = l.dp;
+  // Emulated nodes of K world ranks hold whole tp x pp groups: K / (tp pp)
+  // dp ranks each (layout.h).
+  const int32_t inner = l.tp * l.pp;
+  if (l.ranksPerNode > 0 && inner > 0 && l.ranksPerNode % inner == 0) {
+    in.link.ranksPerNode = l.ranksPerNode / inner;
+  }
+  in.link.interNodeGbps = l.interNodeGbps;
+  in.link.interNodeLatencyUs = l.interNodeLatencyUs;
   return in;
 }
 

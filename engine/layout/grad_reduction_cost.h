@@ -88,8 +88,10 @@ struct GradReductionCost {
 
 GradReductionCost gradReductionCost(const GradReductionInput& in, const Calibration& c);
 
-// The input's compression, algorithm, node link and group from a layout (the
-// elements and tensors are the caller's: they depend on the stage).
+// The input's compression, algorithm, node link and group from a layout
+// (all_reduce, ranks_per_node as K / (tp x pp) dp ranks per emulated node,
+// inter_node_gbps and inter_node_latency_us; the elements and tensors are
+// the caller's: they depend on the stage).
 GradReductionInput gradReductionInput(const Layout& layout);
 
 // The gradients of a stage chunk on one tp rank in the engine's flat order

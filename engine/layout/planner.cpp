@@ -16,6 +16,20 @@ std::vector<GradCompressionSpec> compressionsFor(const PlanRequest& r, int32_t d
   return r.compressions;
 }
 
+// Hierarchical beside flat where the nodes (emulated, or the hosts) split
+// the dp group of an uncompressed ZeRO 0 layout and hold more than one of
+// its ranks (with one a node has nothing to reduce first).
+std::vector<AllReduceAlgorithm> algorithmsFor(const Layout& l) {
+  const std::vector<AllReduceAlgorithm> flat = {AllReduceAlgorithm::kFlat};
+  if (l.dp <= 1 || l.zeroStage != ZeroStage::kNone || l.gradCompression.compresses()) return flat;
+  const int32_t inner = l.tp * l.pp;
+  const bool emulatedSplit = l.ranksPerNode > 0 && l.ranksPerNode < l.worldSize() &&
+                             l.ranksPerNode % inner == 0 && l.ranksPerNode / inner > 1 &&
+                             l.ranksPerNode / inner < l.dp;
+  if (!emulatedSplit && l.hosts.size() < 2) return flat;
+  return {AllReduceAlgorithm::kFlat, AllReduceAlgorithm::kHierarchical};
+}
+
 std::vector<Layout> candidates(const PlanRequest& r) {
   std::vector<Layout> out;
   for (int32_t tp = 1; tp <= r.world; ++tp) {
@@ -48,7 +62,14 @@ std::vector<Layout> candidates(const PlanRequest& r) {
                 l.microBatchSize = r.microBatchSize;
                 l.recompute = recompute;
                 l.gradCompression = g;
-                out.push_back(l);
+                l.ranksPerNode = r.ranksPerNode;
+                l.interNodeGbps = r.interNodeGbps;
+                l.interNodeLatencyUs = r.interNodeLatencyUs;
+                l.hosts = r.hosts;
+                for (AllReduceAlgorithm a : algorithmsFor(l)) {
+                  l.allReduce = a;
+                  out.push_back(l);
+                }
               }
             }
           }
@@ -78,6 +99,17 @@ std::string compressionReason(const PlanCandidate& c) {
   return "; " + c.layout.gradCompression.toString() + " gradients: " + ratio +
          "x fewer dp bytes, all-reduce " + ms(g.commNs) + " + encoding " + ms(g.codecNs) +
          " per step (changes the gradients: docs/parallel.md)";
+}
+
+// Why hierarchical: the seeds' rule of reducing inside a node first, with
+// the bytes that then cross nodes against the flat ring's.
+std::string hierarchyReason(const PlanCandidate& c) {
+  const GradReductionCost& g = c.prediction.gradReduction;
+  char mb[96];
+  std::snprintf(mb, sizeof(mb), "%.3g MB cross nodes per step instead of %.3g MB",
+                g.interNodeBytes / 1e6, g.uncompressedBytes / 1e6);
+  return std::string("; hierarchical all-reduce (reduce inside each node first): ") + mb +
+         ", all-reduce " + ms(g.commNs) + " per step";
 }
 
 std::string ruleOf(const Layout& l) {
@@ -145,6 +177,7 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
     if (r.memoryPerRankBytes && cand.peakMemoryBytes > *r.memoryPerRankBytes) continue;
     cand.rule = ruleOf(l);
     if (l.gradCompression.compresses()) cand.rule += compressionReason(cand);
+    if (l.allReduce == AllReduceAlgorithm::kHierarchical) cand.rule += hierarchyReason(cand);
     cand.limit = limitOf(cand, r);
     fitting.push_back(std::move(cand));
   }

@@ -6,7 +6,8 @@
 // most the layers; ZeRO 0-3 when dp > 1 (0 otherwise); for pp > 1 each
 // schedule (interleaved with v = 2); m in {1, 2, 4, 8, 16} (pp > 1: m >= pp);
 // recompute off and on; micro-batch size `microBatchSize`; at ZeRO 0 with
-// dp > 1 each of `compressions` (grad_reduction_cost.h costs them). Each is
+// dp > 1 each of `compressions` and, where nodes split the dp group, the
+// hierarchical all-reduce (grad_reduction_cost.h costs them). Each is
 // checked by validate() (the same rules as `run`) and predicted.
 // Reasons follow the seeds' rules (REFERENCE.md, "The seeds' rules"): fits
 // one device -> data parallel; tensor parallel inside a node; pipeline when
@@ -41,6 +42,15 @@ struct PlanRequest {
   int32_t top = 5;
   // Tried on every ZeRO 0 layout with dp > 1 (validate() drops the rest).
   std::vector<GradCompressionSpec> compressions = defaultPlanCompressions();
+  // Emulated nodes of K world ranks and their link, written into every
+  // candidate (layout keys ranks_per_node, inter_node_gbps,
+  // inter_node_latency_us); where the nodes split dp, the hierarchical
+  // all-reduce is tried beside the flat one. And the hosts (host or
+  // host:slots), whose nodes the prediction takes from them.
+  int32_t ranksPerNode = 0;
+  double interNodeGbps = 0;
+  double interNodeLatencyUs = 0;
+  std::vector<std::string> hosts;
 };
 
 struct PlanCandidate {

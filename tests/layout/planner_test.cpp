@@ -119,6 +119,49 @@ TEST(Planner, ASlowDataParallelLinkMakesPlanCompressTheGradientsAndSayWhy) {
   EXPECT_NE(best.rule.find("x fewer dp bytes"), std::string::npos) << best.rule;
 }
 
+TEST(Planner, ASlowInterNodeLinkMakesPlanPreferTheHierarchicalAllReduceAndSayWhy) {
+  PlanRequest r;
+  r.world = 4;
+  r.model = *modelPreset("small");
+  r.top = 1000;
+  r.compressions = {GradCompressionSpec{}};
+  r.ranksPerNode = 2;  // two emulated nodes of two ranks behind a 1 Gb/s link
+  r.interNodeGbps = 1;
+  auto plan = planLayouts(r, costs());
+  ASSERT_TRUE(plan.isOk()) << plan.status().message();
+  const PlanCandidate* best = nullptr;
+  const PlanCandidate* flat = nullptr;
+  for (const PlanCandidate& c : plan->best) {
+    EXPECT_EQ(c.layout.ranksPerNode, 2);  // every candidate runs on the same nodes
+    EXPECT_TRUE(validate(c.layout).isOk()) << validate(c.layout).message();
+    if (c.layout.dp != 4) continue;
+    if (best == nullptr) best = &c;
+    if (flat == nullptr && c.layout.allReduce == AllReduceAlgorithm::kFlat) flat = &c;
+  }
+  ASSERT_NE(best, nullptr);
+  ASSERT_NE(flat, nullptr);
+  EXPECT_EQ(best->layout.allReduce, AllReduceAlgorithm::kHierarchical);
+  EXPECT_NE(best->rule.find("hierarchical all-reduce (reduce inside each node first)"),
+            std::string::npos)
+      << best->rule;
+  // The paced link at 1 byte per 8 ns: the flat ring's 6 steps of n/4 bytes
+  // cross it, the hierarchical all-reduce's 2 steps of n/4 (a half over 2
+  // nodes), so at least 4 · n/4 · 8 ns apart.
+  const double bytes = 4.0 * static_cast<double>(r.model.parameterCount());
+  const GradReductionCost& h = best->prediction.gradReduction;
+  EXPECT_DOUBLE_EQ(h.interNodeBytes, bytes / 2);
+  EXPECT_GE(flat->prediction.gradReduction.commNs - h.commNs, 4 * (bytes / 4) * 8 * (1 - 1e-9));
+  // Without the link (one machine, no nodes) no hierarchical candidate.
+  PlanRequest one = r;
+  one.ranksPerNode = 0;
+  one.interNodeGbps = 0;
+  auto local = planLayouts(one, costs());
+  ASSERT_TRUE(local.isOk());
+  for (const PlanCandidate& c : local->best) {
+    EXPECT_EQ(c.layout.allReduce, AllReduceAlgorithm::kFlat);
+  }
+}
+
 TEST(Planner, ImpossibleDegreesAreSkippedByTheLayoutRules) {
   PlanRequest r;
   r.world = 7;  // tiny: 2 layers, 4 heads: tp 7 and pp 7 are both impossible, dp 7 is fine

@@ -410,5 +410,26 @@ TEST(MetricsTableModelTest, CoordinatesTooltipShowsTheClockOffsetAndItsBound) {
             "times to put them on the run's timeline)");
 }
 
+// Each rank's row of the metrics table carries its own clock in the
+// coordinates' tooltip (what the app shows on hover), not another rank's.
+TEST_F(PipelineFixture, EachRanksCoordinatesTooltipIsItsClock) {
+  for (auto& r : report.ranks) {
+    r.info.clockOffsetNs = r.info.rank == 1 ? -7000000000 : 0;
+    r.info.clockUncertaintyNs = r.info.rank == 1 ? 2500000 : 15000;
+  }
+  MetricsTableModel model;
+  model.setReport(report);
+  auto tip = [&](int rank) {
+    return model
+        .data(model.index(model.rowOfRank(rank), MetricsTableModel::kCoords), Qt::ToolTipRole)
+        .toString()
+        .toStdString();
+  };
+  EXPECT_NE(tip(1).find("clock offset -7.000000 s ± 2.500 ms"), std::string::npos) << tip(1);
+  EXPECT_NE(tip(0).find("clock offset 0.000000 s ± 0.015 ms"), std::string::npos) << tip(0);
+  EXPECT_FALSE(model.data(model.index(0, MetricsTableModel::kBubble), Qt::ToolTipRole).isValid())
+      << "only the coordinates carry the clock";
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

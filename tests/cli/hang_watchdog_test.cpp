@@ -82,7 +82,9 @@ TEST(HangWatchdogTest, NamesAStalledRankWhenTheRankBehindKeepsProgressing) {
   for (int64_t t = 0; t <= 2000; t += 500) {
     w.scan(beat(0, 9), t);
     w.scan(beat(1, t / 500), t);
-    if (t < 2000) EXPECT_FALSE(w.check(t).has_value()) << "at " << t << " ms";
+    if (t < 2000) {
+      EXPECT_FALSE(w.check(t).has_value()) << "at " << t << " ms";
+    }
   }
   const auto hang = w.check(2000);
   ASSERT_TRUE(hang.has_value());

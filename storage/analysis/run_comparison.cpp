@@ -123,6 +123,20 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
   layoutRow("micro-batches", [](const Layout& l) { return std::to_string(l.microBatches); });
   layoutRow("virtual chunks", [](const Layout& l) { return std::to_string(l.virtualChunks); });
   layoutRow("micro-batch size", [](const Layout& l) { return std::to_string(l.microBatchSize); });
+  layoutRow("ep", [](const Layout& l) { return std::to_string(l.ep); });
+  layoutRow("recompute", [](const Layout& l) { return std::string(l.recompute ? "yes" : "no"); });
+  layoutRow("grad compression", [](const Layout& l) { return l.gradCompression.toString(); });
+  layoutRow("all-reduce", [](const Layout& l) {
+    return std::string(layout::allReduceAlgorithmName(l.allReduce));
+  });
+  layoutRow("ranks per node", [](const Layout& l) {
+    return l.ranksPerNode > 0 ? std::to_string(l.ranksPerNode) : std::string("the hosts");
+  });
+  layoutRow("inter-node link", [](const Layout& l) {
+    if (!l.emulatesInterNodeLink()) return std::string("not emulated");
+    return formatNumber(l.interNodeGbps, 3) + " Gb/s, " + formatNumber(l.interNodeLatencyUs, 1) +
+           " us";
+  });
   layoutRow("parameters", [](const Layout& l) { return std::to_string(l.model.parameterCount()); });
 
   auto timeRow = [&](const std::string& name, std::optional<double> x, std::optional<double> y) {
@@ -165,7 +179,7 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
     shareRow("GPU idle", gpuMean(a, idle), gpuMean(b, idle));
   }
   bytesRow("peak memory per rank", peakMemory(a), peakMemory(b));
-  for (const char* dim : {"dp+zero", "tp", "pp", "unknown"}) {
+  for (const char* dim : {"dp+zero", "tp", "pp", "ep", "unknown"}) {
     const auto x = volumeOf(a, dim), y = volumeOf(b, dim);
     if (x || y) bytesRow(std::string("comm volume ") + dim + " per step", x, y);
   }

@@ -35,7 +35,7 @@ class ReportRenderTest : public ::testing::Test {
       steps.push_back(stepRecord(rank, 0, 0, 100, rank == 0 ? 3.5 : NAN, 256));
     }
     a_ = trace_.run({.name = "dp2",
-                     .layoutJson = R"({"dp": 2, "zero_stage": 0})",
+                     .layoutJson = R"({"dp": 2, "zero_stage": 0, "grad_compression": "topk:0.25"})",
                      .worldSize = 2,
                      .ranks = ranks,
                      .events = events,
@@ -171,6 +171,12 @@ TEST_F(ReportRenderTest, CompareShowsLayoutsMetricsAndChanges) {
   EXPECT_EQ(util.change, "+60.0 pp");
   EXPECT_EQ(find("overlap").b, "-");
   EXPECT_EQ(find("tokens/s").change, "+25.0%");
+  const auto compression = find("grad compression");
+  EXPECT_EQ(compression.a, "topk:0.25");
+  EXPECT_EQ(compression.b, "none");
+  EXPECT_EQ(compression.change, "changed");
+  EXPECT_EQ(find("all-reduce").change, "same");
+  EXPECT_EQ(find("inter-node link").a, "not emulated");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/layout_flags.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "engine/layout/planner.h"
@@ -28,6 +29,7 @@ namespace {
 struct PlanArgs {
   int32_t world = 1;
   std::string model = "tiny";
+  MoeFlags moe;          // --experts etc.: the preset made a mixture of experts
   double memoryGiB = 0;  // 0: no limit
   std::string calibration;
   int64_t calibrationId = 0;
@@ -106,6 +108,12 @@ ExitCode runPlan(const PlanArgs& a) {
   };
   auto model = layout::modelPreset(a.model);
   if (!model.isOk()) return fail(2, model.status().message());
+  if (a.moe.any()) {
+    nlohmann::json j = layout::toJson(*model);
+    a.moe.applyTo(j);
+    model = layout::modelConfigFromJson(j);
+    if (!model.isOk()) return fail(2, model.status().message());
+  }
   layout::Calibration calibration;
   if (a.calibration.empty()) {
     calibration = layout::flopsCalibration(*model, layout::kFlopsEstimatePerSecond);
@@ -210,6 +218,7 @@ void addPlanCommand(CLI::App& app, CommandRunner& runner) {
       app.add_subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
   cmd->add_option("--world", a->world, "Ranks")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--model", a->model, "Model preset")->capture_default_str();
+  addMoeFlags(cmd, a->moe);
   cmd->add_option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--calibration", a->calibration,

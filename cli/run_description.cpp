@@ -8,6 +8,7 @@ std::string runName(const layout::Layout& l) {
   std::string name = "dp" + std::to_string(l.dp);
   if (l.tp > 1) name += "-tp" + std::to_string(l.tp);
   if (l.pp > 1) name += "-pp" + std::to_string(l.pp);
+  if (l.ep > 1) name += "-ep" + std::to_string(l.ep);
   if (layout::shardsOptimizer(l.zeroStage)) {
     name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
   }

@@ -30,6 +30,17 @@ std::vector<AllReduceAlgorithm> algorithmsFor(const Layout& l) {
   return {AllReduceAlgorithm::kFlat, AllReduceAlgorithm::kHierarchical};
 }
 
+// Expert parallelism for a MoE model: every ep dividing both dp and the
+// experts (validate() drops the combinations `run` refuses, e.g. ZeRO 2/3).
+std::vector<int32_t> expertParallelSizesFor(const ModelConfig& model, int32_t dp) {
+  std::vector<int32_t> out = {1};
+  if (!model.hasMoe()) return out;
+  for (int32_t ep = 2; ep <= dp; ++ep) {
+    if (dp % ep == 0 && model.experts % ep == 0) out.push_back(ep);
+  }
+  return out;
+}
+
 std::vector<Layout> candidates(const PlanRequest& r) {
   std::vector<Layout> out;
   for (int32_t tp = 1; tp <= r.world; ++tp) {
@@ -68,7 +79,10 @@ std::vector<Layout> candidates(const PlanRequest& r) {
                 l.hosts = r.hosts;
                 for (AllReduceAlgorithm a : algorithmsFor(l)) {
                   l.allReduce = a;
-                  out.push_back(l);
+                  for (int32_t ep : expertParallelSizesFor(r.model, dp)) {
+                    l.ep = ep;
+                    out.push_back(l);
+                  }
                 }
               }
             }
@@ -110,6 +124,15 @@ std::string hierarchyReason(const PlanCandidate& c) {
                 g.interNodeBytes / 1e6, g.uncompressedBytes / 1e6);
   return std::string("; hierarchical all-reduce (reduce inside each node first): ") + mb +
          ", all-reduce " + ms(g.commNs) + " per step";
+}
+
+// Why expert parallel: the experts are the bulk of a MoE model's weights;
+// spread them and pay an all-to-all each MoE block.
+std::string expertReason(const PlanCandidate& c) {
+  const auto ep = c.prediction.exposedCommNs.find("ep");
+  const double ns = ep == c.prediction.exposedCommNs.end() ? 0.0 : ep->second;
+  return "; expert parallel " + std::to_string(c.layout.ep) + ": 1/" + std::to_string(c.layout.ep) +
+         " of the experts per rank, all-to-alls " + ms(ns) + " exposed per step";
 }
 
 std::string ruleOf(const Layout& l) {
@@ -178,6 +201,7 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
     cand.rule = ruleOf(l);
     if (l.gradCompression.compresses()) cand.rule += compressionReason(cand);
     if (l.allReduce == AllReduceAlgorithm::kHierarchical) cand.rule += hierarchyReason(cand);
+    if (l.ep > 1) cand.rule += expertReason(cand);
     cand.limit = limitOf(cand, r);
     fitting.push_back(std::move(cand));
   }

@@ -7,13 +7,15 @@
 // schedule (interleaved with v = 2); m in {1, 2, 4, 8, 16} (pp > 1: m >= pp);
 // recompute off and on; micro-batch size `microBatchSize`; at ZeRO 0 with
 // dp > 1 each of `compressions` and, where nodes split the dp group, the
-// hierarchical all-reduce (grad_reduction_cost.h costs them). Each is
-// checked by validate() (the same rules as `run`) and predicted.
+// hierarchical all-reduce (grad_reduction_cost.h costs them); for a MoE
+// model each ep dividing dp and the experts. Each is checked by validate()
+// (the same rules as `run`) and predicted.
 // Reasons follow the seeds' rules (REFERENCE.md, "The seeds' rules"): fits
 // one device -> data parallel; tensor parallel inside a node; pipeline when
 // layers must be split; ZeRO when memory is short; compression when
 // communication is a large share of the step (its bytes ratio, the
-// collectives' and the encoding's time); and each names what limits it
+// collectives' and the encoding's time); expert parallelism for a MoE model
+// (1/ep of the experts a rank, its exposed all-to-alls); and each names what limits it
 // most: bubble, exposed communication, or memory.
 #pragma once
 

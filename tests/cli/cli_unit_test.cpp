@@ -35,6 +35,9 @@ TEST(RunName, NamesTheDegreesZeroOverlapScheduleAndModel) {
   EXPECT_EQ(runName(l), "dp2-tp2-pp2 interleaved v2 small");
   l.pp = 1;  // no pipeline: no schedule
   EXPECT_EQ(runName(l), "dp2-tp2 small");
+  l.tp = 1;
+  l.ep = 2;  // expert parallel runs are told apart from the dp run (plan writes both)
+  EXPECT_EQ(runName(l), "dp2-ep2 small");
 }
 
 // Single-process `train` describes its run as `run` does, from its layout: the

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace bubblescope::layout {
 namespace {
 
@@ -190,6 +192,50 @@ TEST(Planner, NoValidLayoutNamesTheLayoutRuleThatRemovedThemAll) {
   first.model = r.model;
   first.dp = 2;
   EXPECT_NE(message.find(validate(first).message()), std::string::npos) << message;
+}
+
+// A MoE model: plan also tries expert parallelism (ep dividing dp and the
+// experts), keeps only what `run` accepts, and an ep layout holds less than
+// the same layout without it (its rank keeps 1/ep of the experts).
+TEST(Planner, AMoeModelGetsExpertParallelCandidatesWithTheirReason) {
+  ModelConfig moe = *modelPreset("tiny");
+  moe.experts = 4;
+  moe.topK = 2;
+  moe.capacityFactor = 2.0;
+  moe.moeEvery = 1;
+  Calibration c = costs();
+  c.model = moe;
+  c.links.push_back({"ep", "same_host", "all_to_all", 2, 30000, 0.05, 10, 16, 1 << 16});
+  PlanRequest r;
+  r.world = 4;
+  r.model = moe;
+  r.top = 100000;
+  auto plan = planLayouts(r, c);
+  ASSERT_TRUE(plan.isOk()) << plan.status().message();
+  int32_t ep2 = 0, ep4 = 0;
+  for (const PlanCandidate& cand : plan->best) {
+    ASSERT_TRUE(validate(cand.layout).isOk());
+    if (cand.layout.ep == 1) continue;
+    ep2 += cand.layout.ep == 2;
+    ep4 += cand.layout.ep == 4;
+    EXPECT_EQ(cand.layout.dp % cand.layout.ep, 0);
+    EXPECT_NE(cand.rule.find("expert parallel " + std::to_string(cand.layout.ep) + ": 1/"),
+              std::string::npos)
+        << cand.rule;
+    Layout dense = cand.layout;
+    dense.ep = 1;
+    const auto same = std::find_if(plan->best.begin(), plan->best.end(),
+                                   [&](const PlanCandidate& o) { return o.layout == dense; });
+    ASSERT_NE(same, plan->best.end());
+    EXPECT_LT(cand.peakMemoryBytes, same->peakMemoryBytes);
+  }
+  EXPECT_GT(ep2, 0);
+  EXPECT_GT(ep4, 0);
+  // A dense model gets none.
+  r.model = *modelPreset("tiny");
+  auto dense = planLayouts(r, costs());
+  ASSERT_TRUE(dense.isOk());
+  for (const PlanCandidate& cand : dense->best) EXPECT_EQ(cand.layout.ep, 1);
 }
 
 }  // namespace

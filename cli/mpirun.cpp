@@ -36,6 +36,13 @@ std::string commaJoined(const std::vector<std::string>& items) {
   return joined;
 }
 
+// "LD_PRELOAD=<library>[:<this process's LD_PRELOAD>]".
+std::string preloadWith(const std::string& library) {
+  const char* preload = std::getenv("LD_PRELOAD");
+  const std::string rest = preload != nullptr && *preload != '\0' ? std::string(":") + preload : "";
+  return "LD_PRELOAD=" + library + rest;
+}
+
 }  // namespace
 
 Result<std::string> findMpirun() {
@@ -92,6 +99,12 @@ std::vector<std::string> srunCommand(const std::string& srun, const SrunRequest&
                            "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1"});
   if (collected) argv.insert(argv.end(), {"--distribution=arbitrary", "--overcommit"});
   if (!r.mpiPlugin.empty()) argv.push_back("--mpi=" + r.mpiPlugin);
+  const std::string shim = r.netIf.empty() ? "" : r.listenLibrary.value_or(listenBindLibrary());
+  if (!shim.empty()) {
+    // Each task (not srun) binds its listeners to the net's address.
+    argv.insert(argv.end(),
+                {"env", preloadWith(shim), "BUBBLESCOPE_LISTEN_NET=" + commaJoined(r.netIf)});
+  }
   argv.insert(argv.end(), r.program.begin(), r.program.end());
   return argv;
 }
@@ -110,10 +123,7 @@ std::vector<std::string> mpirunCommand(const std::string& mpirun, const MpirunRe
   const std::string shim =
       local || !net.empty() ? r.listenLibrary.value_or(listenBindLibrary()) : "";
   if (!shim.empty()) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    const std::string rest =
-        preload != nullptr && *preload != '\0' ? std::string(":") + preload : "";
-    argv = {"env", "LD_PRELOAD=" + shim + rest};
+    argv = {"env", preloadWith(shim)};
     if (!net.empty()) argv.push_back("BUBBLESCOPE_LISTEN_NET=" + net);
   }
   argv.push_back(mpirun);

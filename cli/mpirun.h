@@ -79,8 +79,12 @@ struct SrunRequest {
   std::string taskHostfile;
   // --net-if: the interfaces (or networks) the ranks' TCP transport may use,
   // set in srun's environment as OMPI_MCA_btl_tcp_if_include (srun exports
-  // it to every task); empty: OpenMPI's choice.
+  // it to every task); empty: OpenMPI's choice. With it each task runs under
+  // `env LD_PRELOAD=<listen library> BUBBLESCOPE_LISTEN_NET=<nets>`, so the
+  // ranks' listeners bind the net's address (srun itself is not preloaded).
   std::vector<std::string> netIf;
+  // As MpirunRequest::listenLibrary: nullopt: listenBindLibrary(); "": none.
+  std::optional<std::string> listenLibrary;
 };
 
 // srun's argv: one task per rank (and the collector), and the whole step

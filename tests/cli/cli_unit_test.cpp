@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "cli/mpirun.h"
@@ -86,6 +87,7 @@ TEST(LauncherCommand, SrunPassesNetIfToTheRanksTcpTransport) {
   r.ranks = 2;
   r.netIf = {"ib0", "10.0.0.0/24"};
   r.program = {"bubblescope-cli", "train"};
+  r.listenLibrary = "";  // no listen library: the tasks run as they are
   EXPECT_EQ(
       srunCommand("srun", r),
       (std::vector<std::string>{"env", "OMPI_MCA_btl_tcp_if_include=ib0,10.0.0.0/24", "srun", "-n",
@@ -96,6 +98,21 @@ TEST(LauncherCommand, SrunPassesNetIfToTheRanksTcpTransport) {
   EXPECT_EQ(std::vector<std::string>(collected.begin(), collected.begin() + 4),
             (std::vector<std::string>{"env", "SLURM_HOSTFILE=/tmp/tasks",
                                       "OMPI_MCA_btl_tcp_if_include=ib0,10.0.0.0/24", "srun"}));
+  // With the listen library every task (not srun) binds its listeners to
+  // the net's address.
+  r.taskHostfile.clear();
+  r.listenLibrary = "/opt/bubblescope/libbubblescope_listen.so";
+  ::unsetenv("LD_PRELOAD");
+  EXPECT_EQ(srunCommand("srun", r),
+            (std::vector<std::string>{
+                "env", "OMPI_MCA_btl_tcp_if_include=ib0,10.0.0.0/24", "srun", "-n", "2",
+                "--kill-on-bad-exit=1", "--export=ALL,OPENBLAS_NUM_THREADS=1", "env",
+                "LD_PRELOAD=/opt/bubblescope/libbubblescope_listen.so",
+                "BUBBLESCOPE_LISTEN_NET=ib0,10.0.0.0/24", "bubblescope-cli", "train"}));
+  // Without --net-if nothing is preloaded.
+  r.netIf.clear();
+  EXPECT_EQ(srunCommand("srun", r).back(), "train");
+  EXPECT_EQ(srunCommand("srun", r).front(), "srun");
 }
 
 TEST(LauncherCommand, SrunWithACollectorStartsOneMoreTaskPlacedByTheTaskHostfile) {

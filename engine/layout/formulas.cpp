@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/layout/link_class.h"
+
 namespace bubblescope::layout {
 namespace {
 
@@ -61,9 +63,8 @@ double parametersPerRank(const Layout& l) {
 }
 
 int64_t largestSlotParameters(const ModelConfig& model) {
-  return std::max(
-      {model.embeddingParameterCount(), model.largestBlockParameterCount(),
-       model.headParameterCount()});
+  return std::max({model.embeddingParameterCount(), model.largestBlockParameterCount(),
+                   model.headParameterCount()});
 }
 
 ModelStateBytes zeroModelStateBytes(const Layout& l, double psi) {
@@ -87,10 +88,15 @@ ModelStateBytes zeroModelStateBytes(const Layout& l, double psi) {
   return b;
 }
 
-double dataParallelVolumeBytes(const Layout& l, double psi) {
+double dataParallelVolumeBytes(const Layout& l, double psi, int32_t rank) {
   if (l.dp == 1) return 0.0;
   const double m = l.microBatches;
   double elements = 2.0 * psi;  // stages 0 and 1
+  if (l.allReduce == AllReduceAlgorithm::kHierarchical && l.zeroStage == ZeroStage::kNone) {
+    const int32_t perNode = l.ranksPerNode > 0 ? l.ranksPerNode / (l.tp * l.pp)
+                                               : groupRanksOnHost(l, placedHosts(l), rank, "dp");
+    elements = 2.0 * psi + 2.0 * psi / std::max(perNode, 1);
+  }
   if (shardsGradients(l.zeroStage)) elements = m * psi + psi;
   // Recompute (pipeline layouts only) runs each forward again: one more gather.
   const double recomputes = l.recompute && l.pp > 1 ? 1.0 : 0.0;

@@ -99,7 +99,13 @@ ModelStateBytes zeroModelStateBytes(const Layout& layout, double psiRank);
 // (ZeRO counts 3Ψ per step for stage 3 with one micro-batch; gradient
 // accumulation repeats the gathers and reductions per micro-batch, as
 // DeepSpeed's ZeRO-3 does.)
-double dataParallelVolumeBytes(const Layout& layout, double psiRank);
+//   stage 0 with the hierarchical all-reduce, K dp ranks per node: Ψ + 2Ψ/K + Ψ
+//            (the reduce-scatter inside the node, the all-reduce of the
+//            rank's 1/K shard across nodes, the all-gather inside the node):
+//            more bytes than flat's 2Ψ in all, 2Ψ/K of them across nodes.
+//            K: ranks_per_node / (tp·pp) when nodes are emulated, else the
+//            dp ranks sharing rank `rank`'s host as the hosts place them.
+double dataParallelVolumeBytes(const Layout& layout, double psiRank, int32_t rank = 0);
 // tp: 4 all-reduces of b·s·h per layer per micro-batch (2 forward, 2
 // backward; Megatron-LM arXiv 1909.08053), L/pp layers per rank:
 // 8·b·s·h·(L/pp)·m elements.

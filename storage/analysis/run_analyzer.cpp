@@ -187,7 +187,7 @@ void buildCommVolume(RunReport& report) {
       std::optional<double> f;
       if (const auto& l = report.layout) {
         if (row.dims[0] == ParallelDim::kDp) {
-          f = layout::dataParallelVolumeBytes(*l, parametersOfRank(*l, r));
+          f = layout::dataParallelVolumeBytes(*l, parametersOfRank(*l, r), r.info.rank);
         }
         if (row.dims[0] == ParallelDim::kTp) f = layout::tensorParallelVolumeBytes(*l);
         if (row.dims[0] == ParallelDim::kPp && r.info.pp >= 0 && r.info.pp < l->pp) {

@@ -128,6 +128,23 @@ TEST(FormulasTest, DataParallelVolumePerStage) {
   EXPECT_DOUBLE_EQ(volume(ZeroStage::kOptimizer), 4 * 2 * psi + 3 * scalar);
   l.dp = 1;
   EXPECT_DOUBLE_EQ(volume(ZeroStage::kParameters), 0);
+  // Hierarchical, dp 4 in emulated nodes of 2: Ψ + 2Ψ/2 + Ψ; in nodes of 4
+  // ranks at tp 2 (2 dp ranks a node) the same; on one host, K = dp = 4.
+  l = Layout{};
+  l.dp = 4;
+  l.allReduce = AllReduceAlgorithm::kHierarchical;
+  l.ranksPerNode = 2;
+  EXPECT_DOUBLE_EQ(volume(ZeroStage::kNone), 4 * 3 * psi + scalar);
+  l.dp = 2;
+  l.tp = 2;
+  l.ranksPerNode = 4;
+  EXPECT_DOUBLE_EQ(volume(ZeroStage::kNone), 4 * 3 * psi + scalar);
+  l = Layout{};
+  l.dp = 4;
+  l.allReduce = AllReduceAlgorithm::kHierarchical;
+  EXPECT_DOUBLE_EQ(volume(ZeroStage::kNone), 4 * 2.5 * psi + scalar);
+  l.hosts = {"a:1", "b:1", "c:1", "d:1"};  // one dp rank a node: all of it crosses
+  EXPECT_DOUBLE_EQ(volume(ZeroStage::kNone), 4 * 4 * psi + scalar);
 }
 
 TEST(FormulasTest, TensorAndPipelineVolumes) {

@@ -22,4 +22,11 @@ grep -qx "  $link" "$dir/info.out" || { cat "$dir/info.out"; fail "info does not
 grep -qx "$link" "$dir/report.out" || { cat "$dir/report.out"; fail "report does not say the link was emulated"; }
 grep -qx 'all_reduce hierarchical: emulated nodes of 2 ranks' "$dir/report.out" \
   || fail "report does not name the algorithm"
+# The dp bytes equal the hierarchical formula (Ψ + 2Ψ/K + Ψ, not flat's 2Ψ)
+# on every rank: measured over formula within 1% (bucket shards round).
+"$cli" report "$db" --json >"$dir/report.json" 2>"$dir/report.err" || fail "report --json failed"
+ratio=$(jq -r '[.runs[0].comm_volume[] | select(.dim == "dp+zero")
+                | .measured_bytes_per_step / .formula_bytes_per_step][0]' "$dir/report.json")
+awk -v r="$ratio" 'BEGIN { exit !(r == r + 0 && r > 0.99 && r < 1.01) }' \
+  || fail "dp+zero measured/formula is $ratio, not 1 (hierarchical formula)"
 echo "ok"

@@ -9,7 +9,10 @@
 #     C fp32; 2 backward: 2 x k.b.T rows) from the ep all_to_all fit
 #   + one dp all-reduce of the shared gradients (the experts have no replica
 #     at dp = ep) + the experts' 8-byte norm all-reduce over ep
-#   + the optimizer's cost per parameter x (shared + experts / ep),
+#   + (the optimizer's cost + the step's time outside ops) per parameter x
+#     (shared + experts / ep), and the compute, times the calibration's
+#     straggler factor (more than one rank)
+#   + the step's 8-byte loss all-reduce over dp (the dp fit),
 # with no warning, and its exposed ep communication the all-to-alls + norm.
 # Usage: predict_ep_end_to_end.sh BUBBLESCOPE_CLI SCRATCH_DIR. Prints "ok"
 # or "FAIL: why" (exit 1). Needs jq.
@@ -34,7 +37,7 @@ jq -e '.links[] | select(.dim == "ep" and .collective == "all_to_all" and .group
 # The sums, from the calibration alone (k 2, b 1, T 32, C 32, E 4: rows 64).
 jq -r --argjson m 2 --argjson params "$params" '
   def t(e): if (.cores > 0 and .ranks_per_host > .cores) then e.cpu_ns else e.wall_ns end;
-  def op(p; o): ([.ops[] | select(.part == p and .op == o)] | first);
+  def op(p; o): ([.ops[] | select(.part == p and .op == o)] | first // {wall_ns: 0, cpu_ns: 0});
   def fit(d; c): ([.links[] | select(.dim == d and .collective == c)] | first);
   . as $c | $c.model as $mo |
   ($mo.hidden) as $C | ($mo.hidden * $mo.mlp_ratio) as $F | ($mo.experts) as $E |
@@ -45,11 +48,14 @@ jq -r --argjson m 2 --argjson params "$params" '
   ($m * $mo.layers * (5 * $a.alpha_ns + $a.beta_ns_per_byte * (4 * (4 * $rows * $C) + 4 * $E))) as $a2a |
   ($n.alpha_ns + 8 * $n.beta_ns_per_byte) as $norm |
   ($r.alpha_ns + 4 * $shared * $r.beta_ns_per_byte) as $allreduce |
-  ($m * ($mo.layers * ($c | t(op("block"; "forward")) + t(op("block"; "backward")))
+  ([1, ($c | t(op("step"; "straggler")))] | max) as $straggler |
+  ($straggler * $m * ($mo.layers * ($c | t(op("block"; "forward")) + t(op("block"; "backward")))
          + ($c | t(op("embedding"; "forward")) + t(op("embedding"; "backward"))
                  + t(op("head"; "forward")) + t(op("head"; "backward"))))) as $compute |
-  (($c | t(op("optimizer"; "step"))) * ($shared + $experts / 2)) as $opt |
-  "\(($compute + $a2a + $allreduce + $norm + $opt) / 1e6) \(($a2a + $norm) / 1e6)"' \
+  ($straggler * ($c | t(op("optimizer"; "step")) + t(op("step"; "other")))
+   * ($shared + $experts / 2)) as $opt |
+  ($r.alpha_ns + 8 * $r.beta_ns_per_byte) as $loss |
+  "\(($compute + $a2a + $allreduce + $norm + $opt + $loss) / 1e6) \(($a2a + $norm) / 1e6)"' \
   "$dir/calibration.json" >"$dir/expected.txt" || fail "jq could not sum the calibration"
 read -r expected_ms expected_ep_ms <"$dir/expected.txt"
 

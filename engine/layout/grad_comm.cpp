@@ -4,7 +4,7 @@
 
 namespace bubblescope::layout {
 
-std::string GradCompressionSpec::toString() const {
+const char* gradCompressionKindName(GradCompression kind) {
   switch (kind) {
     case GradCompression::kNone:
       return "none";
@@ -14,6 +14,21 @@ std::string GradCompressionSpec::toString() const {
       return "bf16";
     case GradCompression::kInt8:
       return "int8";
+    case GradCompression::kTopK:
+      return "topk";
+    case GradCompression::kPowerSgd:
+      return "powersgd";
+  }
+  return "none";
+}
+
+std::string GradCompressionSpec::toString() const {
+  switch (kind) {
+    case GradCompression::kNone:
+    case GradCompression::kFp16:
+    case GradCompression::kBf16:
+    case GradCompression::kInt8:
+      return gradCompressionKindName(kind);
     case GradCompression::kTopK: {
       char text[32];  // the shortest form that reads back as the same double
       const auto [end, ec] = std::to_chars(text, text + sizeof(text), ratio);

@@ -15,6 +15,9 @@ namespace bubblescope::layout {
 
 enum class GradCompression : uint8_t { kNone, kFp16, kBf16, kInt8, kTopK, kPowerSgd };
 
+// "none", "fp16", "bf16", "int8", "topk", "powersgd" (the kind alone).
+const char* gradCompressionKindName(GradCompression kind);
+
 // `none|fp16|bf16|int8|topk:RATIO|powersgd:RANK`.
 struct GradCompressionSpec {
   GradCompression kind = GradCompression::kNone;

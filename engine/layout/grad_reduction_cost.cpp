@@ -290,22 +290,4 @@ Calibration measuredCodecCosts() {
   return c;
 }
 
-const char* gradCompressionKindName(GradCompression kind) {
-  switch (kind) {
-    case GradCompression::kNone:
-      return "none";
-    case GradCompression::kFp16:
-      return "fp16";
-    case GradCompression::kBf16:
-      return "bf16";
-    case GradCompression::kInt8:
-      return "int8";
-    case GradCompression::kTopK:
-      return "topk";
-    case GradCompression::kPowerSgd:
-      return "powersgd";
-  }
-  return "none";
-}
-
 }  // namespace bubblescope::layout

@@ -113,7 +113,4 @@ inline constexpr const char* kCodecPart = "grad_compression";
 // uncompressed reduction's share of its bytes, over the elements.
 Calibration measuredCodecCosts();
 
-// The calibration's key of a compression kind ("fp16", ..., "powersgd").
-const char* gradCompressionKindName(GradCompression kind);
-
 }  // namespace bubblescope::layout

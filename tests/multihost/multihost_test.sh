@@ -250,6 +250,20 @@ in_launcher "$cli" export /tmp/mh/trace.db /tmp/mh/trace.json --run 1 --format c
   >/dev/null || fail "the trace does not export"
 in_launcher python3 "$here/check_trace.py" /tmp/mh/trace.db /tmp/mh/single.db hostA hostB \
   "$offset_s" /tmp/mh/trace.json "$dir/info.txt" || fail "the trace's checks failed"
+# The hierarchical all-reduce with its nodes taken from the hosts (issue
+# 19): dp 4 over the two hosts is 2 nodes of 2 dp ranks, and it trains as
+# the single-rank run (same global batch of 4 sequences).
+waited in_launcher "$cli" run --dp 4 --allreduce hierarchical --steps 4 --model tiny \
+  --hosts "$net.11:2,$net.12:2" --net-if "$net.0/24" --trace /tmp/mh/hier.db \
+  >"$dir/hier.out" 2>&1 || fail "the hierarchical run over the hosts failed: $(tail -5 "$dir/hier.out")"
+grep -qx 'all-reduce hierarchical: the dp group spans 2 nodes of 2 dp ranks (the hosts'"'"' nodes)' \
+  "$dir/hier.out" || fail "the hosts did not make 2 nodes of 2: $(grep -i 'all-reduce' "$dir/hier.out")"
+last_loss() { sed -n 's/^step *4\/4 | loss \([0-9.]*\) .*/\1/p' "$1" | tail -1; }
+hier_loss=$(last_loss "$dir/hier.out")
+single_loss=$(last_loss "$dir/single.out")
+awk -v a="$hier_loss" -v b="$single_loss" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a == a + 0 && b > 0 && d <= 2e-4 * b) }' \
+  || fail "hierarchical over the hosts: step 4 loss $hier_loss, single rank $single_loss"
+echo "hierarchical over the hosts: 2 nodes of 2, step 4 loss $hier_loss (single rank $single_loss)"
 remote_tmp_is_clean
 [ ! -e "$dir/trace.db" ] || fail "a trace file outside the launcher's /tmp"
-echo "PASS: dp2 x pp2 over hostA and hostB; the trace came home to bs-launcher; hostB's clock offset found"
+echo "PASS: dp2 x pp2 over hostA and hostB; the trace came home to bs-launcher; hostB's clock offset found; hierarchical dp4 over the hosts' nodes"

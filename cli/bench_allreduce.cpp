@@ -102,22 +102,7 @@ ExitCode runBench(const Options& o) {
     std::fprintf(stderr, "error: %s\n", b.status().message().c_str());
     return 2;
   }
-  auto mpirun = findMpirun();
-  if (!mpirun.isOk()) {
-    std::fprintf(stderr, "error: %s\n", mpirun.status().message().c_str());
-    return 1;
-  }
-  MpirunRequest request;
-  request.ranks = o.ranks;
-  request.program = {selfExecutable(), "bench", "allreduce-rank"};
-  const auto args = rankArgs(o);
-  request.program.insert(request.program.end(), args.begin(), args.end());
-  auto rc = runChild(mpirunCommand(*mpirun, request));
-  if (!rc.isOk()) {
-    std::fprintf(stderr, "error: %s\n", rc.status().message().c_str());
-    return 1;
-  }
-  return *rc;
+  return launchMpiBench("allreduce", o.ranks, rankArgs(o));
 }
 
 // The planner's cost model of this reduction (engine/layout/grad_reduction_cost.h),

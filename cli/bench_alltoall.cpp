@@ -56,22 +56,7 @@ ExitCode runBench(const Options& o) {
     std::fprintf(stderr, "error: --top-k %d is more than --experts %d\n", o.topK, o.experts);
     return 1;
   }
-  auto mpirun = findMpirun();
-  if (!mpirun.isOk()) {
-    std::fprintf(stderr, "error: %s\n", mpirun.status().message().c_str());
-    return 1;
-  }
-  MpirunRequest request;
-  request.ranks = o.ranks;
-  request.program = {selfExecutable(), "bench", "alltoall-rank"};
-  const auto args = rankArgs(o);
-  request.program.insert(request.program.end(), args.begin(), args.end());
-  auto rc = runChild(mpirunCommand(*mpirun, request));
-  if (!rc.isOk()) {
-    std::fprintf(stderr, "error: %s\n", rc.status().message().c_str());
-    return 1;
-  }
-  return *rc;
+  return launchMpiBench("alltoall", o.ranks, rankArgs(o));
 }
 
 // Kept rows per expert of this rank's tokens: top-k of a softmax over seeded

@@ -2,12 +2,13 @@
 // launches the job (--ranks R, 2..64) and prints its figures, and the hidden
 // NAME-rank, one rank of that job started through mpirun. Both share one
 // Options object (it needs an int `ranks`); addOptions adds the options
-// both take.
+// both take. launchMpiBench starts the job NAME's launcher runs.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -28,5 +29,10 @@ void addMpiBench(CLI::App& bench, CommandRunner& runner, const std::string& name
   addOptions(worker, *o);
   worker->callback([&runner, o, runRank] { runner = [o, runRank] { return runRank(*o); }; });
 }
+
+// Runs `mpirun -np ranks <this executable> bench NAME-rank rankArgs...` and
+// returns its exit code; a launcher failure is printed and returns 1.
+ExitCode launchMpiBench(const std::string& name, int ranks,
+                        const std::vector<std::string>& rankArgs);
 
 }  // namespace bubblescope::cli

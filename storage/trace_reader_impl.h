@@ -1,0 +1,218 @@
+// TraceReader::Impl: the reader's SQLite connection (following a writer's
+// WAL, and a migration to a newer schema while it reads), its string table
+// and the decoding of event rows and event blocks. Private to
+// storage/trace_reader.cpp; its queries are TraceReader's methods.
+// Older files (before event blocks, event_block.h) have a row per event, read
+// with the columns eventColumnsOf() names.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/event_block_reader.h"
+#include "storage/schema.h"
+#include "storage/sqlite_db.h"
+#include "storage/trace_file_access.h"
+#include "storage/trace_reader.h"
+
+namespace bubblescope::storage {
+
+class TraceReader::Impl {
+ public:
+  Impl(std::string path, ReadingConnection c)
+      : path_(std::move(path)),
+        db_(std::move(c.db)),
+        immutable_(c.immutable),
+        version_(c.schemaVersion),
+        eventColumns_(eventColumnsOf(c.schemaVersion)) {}
+
+  // Called first by every query: an immutable connection (trace_file_access.h)
+  // is read only while no writer exists; once a -wal or -shm appears, the
+  // reader continues through them. The immutable connection stays open for
+  // statements still running on it (a visitor may query the reader).
+  Status follow() {
+    BS_RETURN_IF_ERROR(followMigration());
+    if (!immutable_ || !walFilesExist(path_)) return Status::ok();
+    BS_ASSIGN_OR_RETURN(ReadingConnection c, openForReading(path_));
+    BS_RETURN_IF_ERROR(configure(*c.db));
+    retired_ = std::move(db_);
+    db_ = std::move(c.db);
+    immutable_ = c.immutable;
+    return Status::ok();
+  }
+
+  // A writer may migrate an older file while it is read: from v6 on the
+  // events are in blocks and the rows of older files are gone, so a reader of
+  // an older file checks the version before each query (one meta row).
+  Status followMigration() {
+    if (version_ >= kBlockSchemaVersion) return Status::ok();
+    int32_t now = version_;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT value FROM meta WHERE key = 'schema_version'", [](SqliteStatement&) {},
+        [&](SqliteStatement& s) { now = std::atoi(s.columnText(0).c_str()); }));
+    if (now > version_ && now <= kSchemaVersion) {
+      version_ = now;
+      eventColumns_ = eventColumnsOf(now);
+    }
+    return Status::ok();
+  }
+
+  // Window queries jump from the time index into the blocks: map the first
+  // 128 MiB of the file instead of copying pages through read(), and keep a
+  // 16 MiB page cache for the pages beyond. Both are bounded so that reading
+  // a whole big file (the analysis of 100M events reads 1.3 GB of blocks, one
+  // connection per thread) does not keep it resident in the reading process.
+  static Status configure(SqliteDb& db) {
+    return db.exec("PRAGMA mmap_size=134217728; PRAGMA cache_size=-16384");
+  }
+
+  int32_t version() const { return version_; }
+  const std::string& path() const { return path_; }
+  const std::string& columns() const { return eventColumns_; }
+  SqliteDb& db() { return *db_; }
+
+  // Runs `sql` with `bind` applied and calls `row` for each result row; a
+  // `row` that returns a Status stops the query at its first error.
+  template <class Bind, class Row>
+  Status query(std::string_view sql, Bind&& bind, Row&& row) {
+    BS_ASSIGN_OR_RETURN(auto stmt, db_->prepare(sql));
+    bind(stmt);
+    while (true) {
+      auto more = stmt.step();
+      if (!more.isOk()) return more.status();
+      if (!*more) return Status::ok();
+      if constexpr (std::is_void_v<std::invoke_result_t<Row&, SqliteStatement&>>) {
+        row(stmt);
+      } else {
+        BS_RETURN_IF_ERROR(row(stmt));
+      }
+    }
+  }
+
+  // A rank column: 0 .. 2^31 - 1, or the file is corrupt (a rank id such as
+  // 2^40 must not wrap to another rank).
+  Result<int32_t> rankAt(SqliteStatement& s, int column) const {
+    const int64_t rank = s.columnInt(column);
+    if (rank < 0 || rank > std::numeric_limits<int32_t>::max()) {
+      return Status::corrupt(db_->path() + " is corrupt: rank " + std::to_string(rank) +
+                             " is outside 0.." +
+                             std::to_string(std::numeric_limits<int32_t>::max()));
+    }
+    return static_cast<int32_t>(rank);
+  }
+
+  Result<std::string> stringById(int64_t id) {
+    if (auto it = strings_.find(id); it != strings_.end()) return it->second;
+    std::optional<std::string> value;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT value FROM strings WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, id); },
+        [&](SqliteStatement& s) { value = s.columnText(0); }));
+    if (!value) {
+      return Status::corrupt(db_->path() + " is corrupt: string id " + std::to_string(id) +
+                             " is missing");
+    }
+    strings_.emplace(id, *value);
+    return *value;
+  }
+
+  // The event of `rank` stored as `s` (a v6 block's event).
+  Status toEventNamed(const StoredEvent& s, int32_t rank, trace_model::Event& e) {
+    toEvent(s, rank, e);
+    if (auto it = strings_.find(s.nameId); it != strings_.end()) {
+      e.name = it->second;
+      return Status::ok();
+    }
+    BS_ASSIGN_OR_RETURN(e.name, stringById(s.nameId));
+    return Status::ok();
+  }
+
+  // Reads an event row laid out as columns() starting at column `first`.
+  Result<trace_model::Event> eventAt(SqliteStatement& s, int first) {
+    trace_model::Event e;
+    BS_ASSIGN_OR_RETURN(e.rank, rankAt(s, first + 0));
+    e.lane = static_cast<trace_model::Lane>(s.columnInt(first + 1));
+    e.kind = static_cast<trace_model::EventKind>(s.columnInt(first + 2));
+    BS_ASSIGN_OR_RETURN(e.name, stringById(s.columnInt(first + 3)));
+    e.startNs = s.columnInt(first + 4);
+    e.endNs = s.columnInt(first + 5);
+    e.step = static_cast<int32_t>(s.columnInt(first + 6));
+    e.microBatch = static_cast<int32_t>(s.columnInt(first + 7));
+    e.stage = static_cast<int32_t>(s.columnInt(first + 8));
+    e.chunk = static_cast<int32_t>(s.columnInt(first + 9));
+    e.dim = static_cast<trace_model::ParallelDim>(s.columnInt(first + 10));
+    e.bytes = s.columnInt(first + 11);
+    e.flops = s.columnInt(first + 12);
+    e.peer = static_cast<int32_t>(s.columnInt(first + 13));
+    e.correlationId = s.columnInt(first + 14);
+    e.cpuNs = s.columnInt(first + 15);
+    return e;
+  }
+
+  // eventsInWindow on a file that stores events in blocks (schema v6).
+  Result<std::vector<trace_model::Event>> eventBlocksInWindow(int64_t runId,
+                                                              const std::vector<int32_t>& ranks,
+                                                              int64_t t0Ns, int64_t t1Ns) {
+    // A block overlapping the window starts no earlier than t0 minus the
+    // longest block of the run, so the (run, rank, first_start_ns) index bounds it.
+    int64_t maxBlockNs = 0;
+    BS_RETURN_IF_ERROR(query(
+        "SELECT max_block_ns FROM runs WHERE id = ?", [&](SqliteStatement& s) { s.bind(1, runId); },
+        [&](SqliteStatement& s) { maxBlockNs = s.columnInt(0); }));
+    BlockRange range;
+    range.firstStartFrom = t0Ns > std::numeric_limits<int64_t>::min() + maxBlockNs
+                               ? t0Ns - maxBlockNs
+                               : std::numeric_limits<int64_t>::min();
+    range.firstStartBefore = t1Ns;
+    range.endAfter = t0Ns;
+    std::vector<trace_model::Event> out;
+    for (int32_t rank : ranks) {
+      BS_RETURN_IF_ERROR(
+          visitRankBlocks(db(), runId, rank, range, [&](const StoredEvent& s) -> Status {
+            if (s.startNs >= t1Ns || s.endNs <= t0Ns) return Status::ok();
+            return toEventNamed(s, rank, out.emplace_back());
+          }));
+    }
+    return out;
+  }
+
+  // stepSpans of a v6 file without event_steps: a scan of the run's blocks.
+  Result<std::vector<StepSpan>> stepSpansFromBlocks(int64_t runId,
+                                                    const std::vector<RankInfo>& ranks) {
+    std::vector<StepSpan> out;
+    for (const RankInfo& r : ranks) {
+      std::map<int32_t, trace_model::StepWindow> windows;
+      BS_RETURN_IF_ERROR(visitRankBlocks(db(), runId, r.rank, {}, [&](const StoredEvent& e) {
+        if (e.step < 0) return Status::ok();
+        auto [it, added] =
+            windows.try_emplace(e.step, trace_model::StepWindow{e.step, e.startNs, e.endNs});
+        it->second.startNs = std::min(it->second.startNs, e.startNs);
+        it->second.endNs = std::max(it->second.endNs, e.endNs);
+        return Status::ok();
+      }));
+      for (const auto& [step, window] : windows) out.push_back({r.rank, window});
+    }
+    return out;
+  }
+
+ private:
+  // The columns eventAt() reads; v1 files have no correlation column.
+  static std::string eventColumnsOf(int32_t version) {
+    return std::string(
+               "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, "
+               "dim, bytes, flops, peer, ") +
+           (version >= 2 ? "correlation" : "0") + (version >= 5 ? ", cpu_ns" : ", -1");
+  }
+
+  std::string path_;
+  std::unique_ptr<SqliteDb> db_;
+  std::unique_ptr<SqliteDb> retired_;  // the immutable connection, after follow()
+  bool immutable_;
+  int32_t version_;  // a writer may migrate the file meanwhile: older columns still read
+  std::string eventColumns_;
+  std::unordered_map<int64_t, std::string> strings_;
+};
+
+}  // namespace bubblescope::storage

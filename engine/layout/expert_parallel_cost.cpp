@@ -7,12 +7,6 @@
 namespace bubblescope::layout {
 namespace {
 
-// One expert: fc (C·F + F) and its projection (F·C + C).
-double expertParameterCount(const ModelConfig& m) {
-  const double c = m.hidden, f = m.mlpHidden();
-  return 2 * c * f + f + c;
-}
-
 // One data all-to-all of a block: the kept rows of C fp32, k·b·T or, when
 // the capacity is smaller, E·capacity.
 double epRowsBytes(const Layout& l) {
@@ -35,7 +29,7 @@ ChunkParameters chunkParameters(const Layout& l, int32_t firstLayer, int32_t lay
     p.shared += static_cast<double>(m.blockParameterCount(i));
     if (m.isMoeBlock(i)) {
       ++p.moeBlocks;
-      const double e = m.experts * expertParameterCount(m);
+      const double e = static_cast<double>(m.experts) * static_cast<double>(m.mlpParameterCount());
       p.shared -= e;
       experts += e;
     }

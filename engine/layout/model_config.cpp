@@ -34,18 +34,15 @@ int64_t ModelConfig::expertCapacity(int64_t tokens) const {
       std::ceil(capacityFactor * static_cast<double>(tokens) * topK / experts));
 }
 
-namespace {
-// One MLP (fc and its projection, with biases): 2·C·F + F + C.
-int64_t mlpParameterCount(const ModelConfig& m) {
-  const int64_t c = m.hidden, f = m.mlpHidden();
+int64_t ModelConfig::mlpParameterCount() const {
+  const int64_t c = hidden, f = mlpHidden();
   return c * f + f + f * c + c;
 }
-}  // namespace
 
 int64_t ModelConfig::blockParameterCount(int32_t index) const {
   if (!isMoeBlock(index)) return blockParameterCount();
-  return blockParameterCount() - mlpParameterCount(*this) + int64_t{experts} * hidden /*router*/ +
-         int64_t{experts} * mlpParameterCount(*this);
+  return blockParameterCount() - mlpParameterCount() + int64_t{experts} * hidden /*router*/ +
+         int64_t{experts} * mlpParameterCount();
 }
 
 int64_t ModelConfig::largestBlockParameterCount() const {
@@ -55,7 +52,7 @@ int64_t ModelConfig::largestBlockParameterCount() const {
 }
 
 int64_t ModelConfig::activeParameterCount() const {
-  const int64_t idle = int64_t{experts - topK} * mlpParameterCount(*this);
+  const int64_t idle = int64_t{experts - topK} * mlpParameterCount();
   return parameterCount() - moeBlockCount() * idle;
 }
 

@@ -53,6 +53,8 @@ struct ModelConfig {
   // expert MLPs (2·C·F + F + C each).
   int64_t blockParameterCount(int32_t index) const;
   int64_t largestBlockParameterCount() const;  // the MoE block's when there is one
+  // One MLP (fc and its projection, with biases): 2·C·F + F + C; one expert.
+  int64_t mlpParameterCount() const;
   // Parameters one token passes through: an MoE block counts its router and
   // topK experts (the basis of the FLOPs below; N for a dense model).
   int64_t activeParameterCount() const;

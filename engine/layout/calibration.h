@@ -61,6 +61,24 @@ struct LinkFit {
   bool operator==(const LinkFit&) const = default;
 };
 
+// How the costed run keeps and moves its tensors. The defaults are the
+// engine's: fp32 everywhere (4-byte activations, parameters and gradients,
+// 8 bytes of Adam moments per parameter) and recompute of a whole chunk from
+// its input. A cluster calibration (cluster_cost.h) describes a
+// Megatron-LM mixed-precision run: 2-byte activations, parameters and
+// gradients, 12 bytes of fp32 master weights and moments per parameter
+// (ZeRO, arXiv 1910.02054, K = 12), and recompute that keeps every layer's
+// input and recomputes one layer at a time.
+struct RunFormat {
+  double activationBytes = 4;  // per activation element (tp all-reduces, pp transfers, memory)
+  double parameterBytes = 4;   // per parameter kept and gathered
+  double gradientBytes = 4;    // per gradient element kept and reduced
+  double optimizerBytes = 8;   // optimizer state per parameter
+  bool recomputeEachLayer = false;
+
+  bool operator==(const RunFormat&) const = default;
+};
+
 struct Calibration {
   int64_t id = 0;              // its row in the trace file (0: not stored)
   std::string name;            // e.g. "from run 3"
@@ -73,6 +91,7 @@ struct Calibration {
   std::string backend = "cpu";
   std::vector<OpCostEntry> ops;
   std::vector<LinkFit> links;
+  RunFormat format;  // not stored in trace files: measured calibrations are the engine's
 
   // True when the measuring run had more ranks than cores: wall times are
   // stretched, so predictions use thread CPU times.

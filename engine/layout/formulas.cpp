@@ -68,22 +68,27 @@ int64_t largestSlotParameters(const ModelConfig& model) {
 }
 
 ModelStateBytes zeroModelStateBytes(const Layout& l, double psi) {
+  return zeroModelStateBytes(l, psi, kBytesPerElement, kBytesPerElement, 2 * kBytesPerElement);
+}
+
+ModelStateBytes zeroModelStateBytes(const Layout& l, double psi, double parameterBytes,
+                                    double gradientBytes, double optimizerBytes) {
   const ZeroStage stage = l.zeroStage;
   const int32_t n = l.dp;
   const double slot = static_cast<double>(largestSlotParameters(l.model));
   ModelStateBytes b;
-  b.parameters = kBytesPerElement * psi / (shardsParameters(stage) ? n : 1);
-  b.gradients = kBytesPerElement * psi / (shardsGradients(stage) ? n : 1);
-  b.optimizer = 2 * kBytesPerElement * psi / (shardsOptimizer(stage) ? n : 1);
-  if (shardsParameters(stage)) b.transientParameters = kBytesPerElement * slot;
+  b.parameters = parameterBytes * psi / (shardsParameters(stage) ? n : 1);
+  b.gradients = gradientBytes * psi / (shardsGradients(stage) ? n : 1);
+  b.optimizer = optimizerBytes * psi / (shardsOptimizer(stage) ? n : 1);
+  if (shardsParameters(stage)) b.transientParameters = parameterBytes * slot;
   if (shardsGradients(stage)) {
     const double bucket = static_cast<double>(l.bucketElementCount(sizeof(float)));
     const double f = kZeroBucketsInFlight;
     const double piece = std::min(bucket, ceilDiv(psi, n));  // bucket ∩ shard
-    b.transientGradients = kBytesPerElement * (l.overlap ? slot + (f + 2) * bucket + (f + 1) * piece
+    b.transientGradients = gradientBytes * (l.overlap ? slot + (f + 2) * bucket + (f + 1) * piece
                                                          : slot + psi + ceilDiv(psi, n));
   } else if (shardsOptimizer(stage)) {
-    b.transientGradients = kBytesPerElement * ceilDiv(psi, n);
+    b.transientGradients = gradientBytes * ceilDiv(psi, n);
   }
   return b;
 }

@@ -75,6 +75,11 @@ struct ModelStateBytes {
   double transientGradients = 0;
 };
 ModelStateBytes zeroModelStateBytes(const Layout& layout, double psiRank);
+// The same with other element sizes: bytes per parameter, per gradient and
+// of optimizer state per parameter (the engine: 4, 4, 8; a mixed-precision
+// run: 2, 2, 12, ZeRO's 16Ψ in all).
+ModelStateBytes zeroModelStateBytes(const Layout& layout, double psiRank, double parameterBytes,
+                                    double gradientBytes, double optimizerBytes);
 
 // ---- Communication volume -----------------------------------------------------------
 

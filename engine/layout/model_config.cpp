@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "engine/layout/embedded_profiles.h"
+
 namespace bubblescope::layout {
 namespace {
 
@@ -19,6 +21,31 @@ const PresetEntry kPresets[] = {
     {"small", {"small", 256, 128, 4, 256, 8, 4}},
     {"gpt2-124m", {"gpt2-124m", 50257, 1024, 12, 768, 12, 4}},
 };
+
+// The presets that are data (resources/models/*.json: {"presets": [...]},
+// each a model object whose "preset" names it), parsed once. A file that
+// does not parse is a build-time mistake the tests catch
+// (ClusterModels.EveryDataPresetParses); its presets are left out.
+const std::vector<ModelConfig>& dataPresets() {
+  static const std::vector<ModelConfig> kData = [] {
+    std::vector<ModelConfig> out;
+    for (const EmbeddedJson& f : embeddedModelPresets()) {
+      const nlohmann::json j = nlohmann::json::parse(f.text, nullptr, false, true);
+      if (!j.is_object() || !j.contains("presets") || !j["presets"].is_array()) continue;
+      for (nlohmann::json p : j["presets"]) {
+        if (!p.is_object() || !p.contains("preset") || !p["preset"].is_string()) continue;
+        const std::string name = p["preset"].get<std::string>();
+        p.erase("preset");
+        auto config = modelConfigFromJson(p);
+        if (!config.isOk()) continue;
+        config->preset = name;
+        out.push_back(*config);
+      }
+    }
+    return out;
+  }();
+  return kData;
+}
 
 }  // namespace
 
@@ -78,6 +105,7 @@ double ModelConfig::trainingFlopsPerToken() const {
 std::vector<std::string> modelPresetNames() {
   std::vector<std::string> names;
   for (const auto& p : kPresets) names.emplace_back(p.name);
+  for (const ModelConfig& c : dataPresets()) names.push_back(c.preset);
   return names;
 }
 
@@ -86,6 +114,10 @@ Result<ModelConfig> modelPreset(const std::string& name) {
   for (const auto& p : kPresets) {
     if (name == p.name) return p.config;
     known += (known.empty() ? "" : ", ") + std::string(p.name);
+  }
+  for (const ModelConfig& c : dataPresets()) {
+    if (name == c.preset) return c;
+    known += ", " + c.preset;
   }
   return Status::invalidArgument("unknown model preset '" + name + "' (known: " + known + ")");
 }

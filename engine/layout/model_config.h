@@ -66,7 +66,10 @@ struct ModelConfig {
   bool operator==(const ModelConfig&) const = default;
 };
 
-// Names of the presets, in order of size.
+// Names of the presets, in order of size: the engine's (tiny, small,
+// gpt2-124m), then the data presets of resources/models (the Megatron-LM
+// SC21 Table 1 models megatron-1.7b ... megatron-1t, gpt3-175b;
+// docs/hardware.md), which the cluster planner predicts.
 std::vector<std::string> modelPresetNames();
 // A preset by name; an unknown name is an error that lists the known ones.
 Result<ModelConfig> modelPreset(const std::string& name);

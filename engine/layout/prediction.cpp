@@ -50,7 +50,7 @@ class Predictor {
       chunks_.push_back(part);
     }
     BS_RETURN_IF_ERROR(checkMeasured());
-    actBytes_ = 4.0 * l_.microBatchSize * l_.model.seqLen * l_.model.hidden;
+    actBytes_ = c_.format.activationBytes * l_.microBatchSize * l_.model.seqLen * l_.model.hidden;
     p_.p2pNs = l_.pp > 1 ? collectiveNs("pp", "p2p", actBytes_, 1) : 0.0;
     buildOpCosts();
     CostModel base;  // every op has its own cost; the base only fills gaps
@@ -180,7 +180,10 @@ class Predictor {
 
   double zeroNs(const std::string& collective, double parameters, double calls) {
     if (l_.dp <= 1) return 0.0;
-    const double ns = collectiveNs("zero", collective, parameters * kBytesPerElement, calls);
+    // Reduce-scatters move gradients, gathers parameters (RunFormat's sizes).
+    const double bytes = collective == "reduce_scatter" ? c_.format.gradientBytes
+                                                        : c_.format.parameterBytes;
+    const double ns = collectiveNs("zero", collective, parameters * bytes, calls);
     dpNs_ += ns;
     return ns;
   }
@@ -270,7 +273,9 @@ class Predictor {
   // are among them (PowerSGD).
   double gradReductionNs(double elements, int32_t group, bool matrices) {
     GradReductionInput in = gradReductionInput(l_);
-    in.elements = elements;
+    // gradReductionCost counts fp32 elements: g-byte gradients move the
+    // bytes of n·g/4 of them.
+    in.elements = elements * c_.format.gradientBytes / kBytesPerElement;
     in.group = group;
     // Where the layout's hosts split the dp group over hosts: its nodes.
     if (in.link.ranksPerNode == 0 && linkOf("dp") == kOtherHost) {
@@ -337,7 +342,9 @@ class Predictor {
       psi = 0;
       for (const ChunkParts& c : chunks_) psi += c.parameters / l_.pp;
     }
-    const ModelStateBytes ms = zeroModelStateBytes(l_, psi);
+    const RunFormat& f = c_.format;
+    const ModelStateBytes ms =
+        zeroModelStateBytes(l_, psi, f.parameterBytes, f.gradientBytes, f.optimizerBytes);
     const double states = ms.parameters + ms.gradients + ms.optimizer + ms.transientParameters +
                           ms.transientGradients;
     for (int32_t k = 0; k < p_.schedule.stages; ++k) {
@@ -348,13 +355,17 @@ class Predictor {
       double perMb = 0, full = 0;
       for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
         const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];
-        perMb = std::max(perMb,
-                         activationBytesPerMicroBatch(l_, part.layers, part.embedding, part.head));
+        perMb = std::max(perMb, activationBytesPerMicroBatch(l_, part.layers, part.embedding,
+                                                             part.head, f));
         if (l_.recompute) {
+          // The backward's recomputed activations: the whole chunk's, or
+          // one layer's when each layer is recomputed on its own.
           Layout noRecompute = l_;
           noRecompute.recompute = false;
-          full = std::max(full, activationBytesPerMicroBatch(noRecompute, part.layers,
-                                                             part.embedding, part.head));
+          full = std::max(full, f.recomputeEachLayer
+                                    ? activationBytesPerMicroBatch(noRecompute, 1, false, false, f)
+                                    : activationBytesPerMicroBatch(noRecompute, part.layers,
+                                                                   part.embedding, part.head, f));
         }
       }
       const double acts = st.peakInFlight * perMb + full;
@@ -378,17 +389,25 @@ class Predictor {
 
 }  // namespace
 
-double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedding, bool head) {
+double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedding, bool head,
+                                    const RunFormat& format) {
   const double b = l.microBatchSize, t = l.model.seqLen, c = l.model.hidden;
   const double f = l.model.mlpHidden(), tp = l.tp;
   const double input = b * t * c;
-  if (l.recompute) return kBytesPerElement * input;
+  const double bytes = format.activationBytes;
+  if (l.recompute && format.recomputeEachLayer) {
+    // Every layer's input is kept; the head is not recomputed.
+    double elements = layers * input;
+    if (head) elements += b * t * (c + l.model.vocabSize / tp + 3);
+    return bytes * elements;
+  }
+  if (l.recompute) return bytes * input;
   const double block =
       b * t * (5 * c + 4 + (3 * c + c + 2 * f) / tp) + b * (l.model.numHeads / tp) * t * t;
   double elements = input + layers * block;
   if (head) elements += b * t * (c + l.model.vocabSize + 3);
   if (embedding) elements += 2 * b * t;  // token ids and targets (int32)
-  return kBytesPerElement * elements;
+  return bytes * elements;
 }
 
 Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration) {

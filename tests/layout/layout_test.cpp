@@ -311,7 +311,9 @@ TEST(LayoutJson, UnknownNamesAndBadTypesAreReportedWithTheRest) {
   // pp failed to parse, so no check reads its default; the others still run.
   EXPECT_EQ(layoutFromJson(j, 4).status().message(),
             "invalid layout: unknown backend 'gpu' (known: cpu, cuda, auto); model: unknown "
-            "model preset 'huge' (known: tiny, small, gpt2-124m); pp must be an integer, got "
+            "model preset 'huge' (known: tiny, small, gpt2-124m, megatron-1.7b, megatron-3.6b, "
+            "megatron-7.5b, megatron-18.4b, megatron-39.1b, megatron-76.1b, megatron-145.6b, "
+            "megatron-310.1b, megatron-529.6b, megatron-1t, gpt3-175b); pp must be an integer, got "
             "\"4\"; unknown schedule 'pipedream' (known: gpipe, 1f1b, interleaved, zb-h1); "
             "zero_stage 7 is unknown (known: 0, 1, 2, 3)");
 }

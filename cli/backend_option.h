@@ -8,7 +8,6 @@
 // backendExitCode()).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 #include "cli/commands.h"

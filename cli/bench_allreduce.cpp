@@ -256,32 +256,32 @@ ExitCode runRank(const Options& o) {
   return 0;
 }
 
-void addOptions(CLI::App* cmd, Options& o) {
-  cmd->add_option("--model", o.model, "Model preset whose parameter count sizes the buffer")
-      ->capture_default_str();
-  cmd->add_option("--bucket-mb", o.bucketMb, "Gradient bucket size in MiB")->capture_default_str();
-  cmd->add_option("--iterations", o.iterations, "Timed iterations per side (interleaved)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--algorithm", o.algorithm, "The engine's all-reduce: flat or hierarchical")
-      ->capture_default_str();
-  cmd->add_option("--compression", o.compression,
-                  "Gradient compression: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK")
-      ->capture_default_str();
-  cmd->add_option("--ranks-per-node", o.ranksPerNode,
-                  "Emulated nodes of K consecutive ranks (hierarchical, paced link)")
-      ->capture_default_str();
-  cmd->add_option("--inter-node-gbps", o.interNodeGbps,
-                  "Pace the engine's messages between emulated nodes (0: off)")
-      ->capture_default_str();
-  cmd->add_option("--inter-node-latency-us", o.interNodeLatencyUs,
-                  "Latency added to each message between emulated nodes")
-      ->capture_default_str();
+void addOptions(Command cmd, Options& o) {
+  cmd.option("--model", o.model, "Model preset whose parameter count sizes the buffer")
+      .showDefault();
+  cmd.option("--bucket-mb", o.bucketMb, "Gradient bucket size in MiB").showDefault();
+  cmd.option("--iterations", o.iterations, "Timed iterations per side (interleaved)")
+      .positive()
+      .showDefault();
+  cmd.option("--algorithm", o.algorithm, "The engine's all-reduce: flat or hierarchical")
+      .showDefault();
+  cmd.option("--compression", o.compression,
+             "Gradient compression: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK")
+      .showDefault();
+  cmd.option("--ranks-per-node", o.ranksPerNode,
+             "Emulated nodes of K consecutive ranks (hierarchical, paced link)")
+      .showDefault();
+  cmd.option("--inter-node-gbps", o.interNodeGbps,
+             "Pace the engine's messages between emulated nodes (0: off)")
+      .showDefault();
+  cmd.option("--inter-node-latency-us", o.interNodeLatencyUs,
+             "Latency added to each message between emulated nodes")
+      .showDefault();
 }
 
 }  // namespace
 
-void addBenchAllreduce(CLI::App& bench, CommandRunner& runner) {
+void addBenchAllreduce(Command bench, CommandRunner& runner) {
   addMpiBench<Options>(bench, runner, "allreduce",
                        "Bus bandwidth of the engine's bucketed all-reduce vs MPI_Allreduce",
                        "Ranks of the job", addOptions, runBench, runRank);

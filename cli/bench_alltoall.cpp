@@ -214,30 +214,26 @@ ExitCode runRank(const Options& o) {
   return 0;
 }
 
-void addOptions(CLI::App* cmd, Options& o) {
-  cmd->add_option("--tokens", o.tokens, "Tokens per rank (one micro-batch: b·s)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--hidden", o.hidden, "Hidden size C (elements per row)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--experts", o.experts, "Experts E (a multiple of the ranks)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--top-k", o.topK, "Experts per token")
-      ->check(CLI::Range(1, 2))
-      ->capture_default_str();
-  cmd->add_option("--capacity-factor", o.capacityFactor, "Expert capacity factor F")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--iterations", o.iterations, "Timed iterations per side (interleaved)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+void addOptions(Command cmd, Options& o) {
+  cmd.option("--tokens", o.tokens, "Tokens per rank (one micro-batch: b·s)")
+      .positive()
+      .showDefault();
+  cmd.option("--hidden", o.hidden, "Hidden size C (elements per row)").positive().showDefault();
+  cmd.option("--experts", o.experts, "Experts E (a multiple of the ranks)")
+      .positive()
+      .showDefault();
+  cmd.option("--top-k", o.topK, "Experts per token").range(1, 2).showDefault();
+  cmd.option("--capacity-factor", o.capacityFactor, "Expert capacity factor F")
+      .positive()
+      .showDefault();
+  cmd.option("--iterations", o.iterations, "Timed iterations per side (interleaved)")
+      .positive()
+      .showDefault();
 }
 
 }  // namespace
 
-void addBenchAlltoall(CLI::App& bench, CommandRunner& runner) {
+void addBenchAlltoall(Command bench, CommandRunner& runner) {
   addMpiBench<Options>(bench, runner, "alltoall",
                        "The engine's MoE dispatch + combine all-to-alls vs MPI_Alltoallv",
                        "Ranks of the job (the ep group)", addOptions, runBench, runRank);

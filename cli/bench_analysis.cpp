@@ -347,15 +347,14 @@ ExitCode runBench(const BenchOptions& o) {
 
 }  // namespace
 
-void addBenchAnalysis(CLI::App& bench, CommandRunner& runner) {
-  auto* cmd = bench.add_subcommand("analysis", "Report and Chrome export of a 64-rank trace");
+void addBenchAnalysis(Command bench, CommandRunner& runner) {
+  Command cmd = bench.subcommand("analysis", "Report and Chrome export of a 64-rank trace");
   auto o = std::make_shared<BenchOptions>();
-  cmd->add_option("--events", o->events, "Events in the trace (default 10M)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--dir", o->dir, "Folder for the trace (default: a temporary folder)");
-  cmd->add_flag("--no-export", o->noExport, "Measure the report only");
-  cmd->add_flag("--measure-only", o->measureOnly)->group("");  // internal: the child
-  cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
+  cmd.option("--events", o->events, "Events in the trace (default 10M)").positive();
+  cmd.option("--dir", o->dir, "Folder for the trace (default: a temporary folder)");
+  cmd.flag("--no-export", o->noExport, "Measure the report only");
+  cmd.flag("--measure-only", o->measureOnly).hidden();  // internal: the child
+  cmd.callback([&runner, o] { runner = [o] { return runBench(*o); }; });
 }
 
 }  // namespace bubblescope::cli

@@ -4,17 +4,17 @@
 
 namespace bubblescope::cli {
 
-void addBenchCommand(CLI::App& app, CommandRunner& runner) {
-  CLI::App* bench = app.add_subcommand("bench", "Measure a part of Bubblescope against a baseline");
-  bench->require_subcommand(1);
-  addBenchStore(*bench, runner);
-  addBenchAnalysis(*bench, runner);
-  addBenchTrain(*bench, runner);
-  addBenchTracer(*bench, runner);
-  addBenchAllreduce(*bench, runner);
-  addBenchAlltoall(*bench, runner);
-  addBenchImport(*bench, runner);
-  addBenchPredict(*bench, runner);
+void addBenchCommand(Command app, CommandRunner& runner) {
+  Command bench = app.subcommand("bench", "Measure a part of Bubblescope against a baseline");
+  bench.requireSubcommand();
+  addBenchStore(bench, runner);
+  addBenchAnalysis(bench, runner);
+  addBenchTrain(bench, runner);
+  addBenchTracer(bench, runner);
+  addBenchAllreduce(bench, runner);
+  addBenchAlltoall(bench, runner);
+  addBenchImport(bench, runner);
+  addBenchPredict(bench, runner);
 }
 
 }  // namespace bubblescope::cli

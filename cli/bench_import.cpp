@@ -78,18 +78,16 @@ ExitCode runBenchImport(const BenchImportArgs& a) {
 
 }  // namespace
 
-void addBenchImport(CLI::App& bench, CommandRunner& runner) {
-  auto* cmd = bench.add_subcommand(
+void addBenchImport(Command bench, CommandRunner& runner) {
+  Command cmd = bench.subcommand(
       "import", "Kineto import throughput against a bare streaming JSON parse of the same file");
   auto a = std::make_shared<BenchImportArgs>();
-  cmd->add_option("file", a->file, "A Kineto trace (.json or .json.gz)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--dir", a->dir, "Folder for the scratch trace file")->capture_default_str();
-  cmd->add_option("--repetitions", a->repetitions, "Runs of each; the best is kept")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->callback([&runner, a] { runner = [a] { return runBenchImport(*a); }; });
+  cmd.option("file", a->file, "A Kineto trace (.json or .json.gz)").required().existingFile();
+  cmd.option("--dir", a->dir, "Folder for the scratch trace file").showDefault();
+  cmd.option("--repetitions", a->repetitions, "Runs of each; the best is kept")
+      .positive()
+      .showDefault();
+  cmd.callback([&runner, a] { runner = [a] { return runBenchImport(*a); }; });
 }
 
 }  // namespace bubblescope::cli

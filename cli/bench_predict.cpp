@@ -227,23 +227,22 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
 
 }  // namespace
 
-void addBenchPredict(CLI::App& bench, CommandRunner& runner) {
+void addBenchPredict(Command bench, CommandRunner& runner) {
   auto args = std::make_shared<BenchPredictArgs>();
-  CLI::App* cmd = bench.add_subcommand(
+  Command cmd = bench.subcommand(
       "predict",
       "Calibrate from two runs, then predict and run 15 layouts: the prediction's error");
-  cmd->add_option("--model", args->model, "Model preset")->capture_default_str();
-  cmd->add_option("--steps", args->steps, "Steps per run (the first is left out)")
-      ->capture_default_str();
-  cmd->add_option("--micro-batches", args->microBatches,
-                  "m of the layouts and of the size-1 calibration run (even)")
-      ->capture_default_str();
-  cmd->add_option("--dir", args->dir, "Folder of the trace file (replaced)")->capture_default_str();
-  cmd->add_option("--svg", args->svg, "Write the predicted-vs-measured scatter here");
-  cmd->add_option("--replay", args->replay,
-                  "Re-predict the runs of an earlier bench predict's trace file (no new runs)");
-  cmd->add_flag("--echo", args->echo, "Show the runs' output");
-  cmd->callback([args, &runner] { runner = [args] { return runBenchPredict(*args); }; });
+  cmd.option("--model", args->model, "Model preset").showDefault();
+  cmd.option("--steps", args->steps, "Steps per run (the first is left out)").showDefault();
+  cmd.option("--micro-batches", args->microBatches,
+             "m of the layouts and of the size-1 calibration run (even)")
+      .showDefault();
+  cmd.option("--dir", args->dir, "Folder of the trace file (replaced)").showDefault();
+  cmd.option("--svg", args->svg, "Write the predicted-vs-measured scatter here");
+  cmd.option("--replay", args->replay,
+             "Re-predict the runs of an earlier bench predict's trace file (no new runs)");
+  cmd.flag("--echo", args->echo, "Show the runs' output");
+  cmd.callback([args, &runner] { runner = [args] { return runBenchPredict(*args); }; });
 }
 
 }  // namespace bubblescope::cli

@@ -182,18 +182,16 @@ ExitCode runBench(const Options& options) {
 
 }  // namespace
 
-void addBenchStore(CLI::App& bench, CommandRunner& runner) {
-  auto* cmd = bench.add_subcommand("store", "Trace writer and window query against raw SQLite");
+void addBenchStore(Command bench, CommandRunner& runner) {
+  Command cmd = bench.subcommand("store", "Trace writer and window query against raw SQLite");
   auto options = std::make_shared<Options>();
-  cmd->add_option("--events", options->events, "Rows per write measurement")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--window-file-events", options->windowFileEvents,
-                  "Events in the file the window query reads")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--repetitions", options->repetitions, "Alternating runs of each writer")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--dir", options->dir, "Folder for the files (default: a temporary folder)");
-  cmd->callback([&runner, options] { runner = [options] { return runBench(*options); }; });
+  cmd.option("--events", options->events, "Rows per write measurement").positive();
+  cmd.option("--window-file-events", options->windowFileEvents,
+             "Events in the file the window query reads")
+      .positive();
+  cmd.option("--repetitions", options->repetitions, "Alternating runs of each writer").positive();
+  cmd.option("--dir", options->dir, "Folder for the files (default: a temporary folder)");
+  cmd.callback([&runner, options] { runner = [options] { return runBench(*options); }; });
 }
 
 }  // namespace bubblescope::cli

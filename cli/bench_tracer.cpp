@@ -267,24 +267,21 @@ ExitCode runStreamRank(int64_t eventsPerRank) {
 
 }  // namespace
 
-void addBenchTracer(CLI::App& bench, CommandRunner& runner) {
+void addBenchTracer(Command bench, CommandRunner& runner) {
   auto o = std::make_shared<Options>();
-  auto* cmd = bench.add_subcommand("tracer", "Span cost, tracing overhead, streaming rate");
-  cmd->add_option("--spans", o->spans, "Spans timed for span_ns")->check(CLI::PositiveNumber);
-  cmd->add_option("--steps", o->steps, "Interleaved training steps per side")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--model", o->model, "Model preset of the overhead run");
-  cmd->add_option("--events-per-rank", o->streamEventsPerRank, "Events each rank streams")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--ranks", o->streamRanks, "Ranks of the streaming job")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([&runner, o] { runner = [o] { return runBench(*o); }; });
+  Command cmd = bench.subcommand("tracer", "Span cost, tracing overhead, streaming rate");
+  cmd.option("--spans", o->spans, "Spans timed for span_ns").positive();
+  cmd.option("--steps", o->steps, "Interleaved training steps per side").positive();
+  cmd.option("--model", o->model, "Model preset of the overhead run");
+  cmd.option("--events-per-rank", o->streamEventsPerRank, "Events each rank streams").positive();
+  cmd.option("--ranks", o->streamRanks, "Ranks of the streaming job").positive();
+  cmd.callback([&runner, o] { runner = [o] { return runBench(*o); }; });
 
   auto events = std::make_shared<int64_t>(250000);
-  auto* worker = bench.add_subcommand("tracer-stream", "One rank of `bench tracer`'s 4-rank job");
-  worker->group("");  // hidden: started by `bench tracer` through mpirun
-  worker->add_option("--events-per-rank", *events)->check(CLI::PositiveNumber);
-  worker->callback([&runner, events] { runner = [events] { return runStreamRank(*events); }; });
+  Command worker = bench.subcommand("tracer-stream", "One rank of `bench tracer`'s 4-rank job");
+  worker.hidden();  // hidden: started by `bench tracer` through mpirun
+  worker.option("--events-per-rank", *events).positive();
+  worker.callback([&runner, events] { runner = [events] { return runStreamRank(*events); }; });
 }
 
 }  // namespace bubblescope::cli

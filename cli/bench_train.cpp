@@ -224,25 +224,22 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
 
 }  // namespace
 
-void addBenchTrain(CLI::App& bench, CommandRunner& runner) {
+void addBenchTrain(Command bench, CommandRunner& runner) {
   auto args = std::make_shared<BenchTrainArgs>();
-  CLI::App* cmd = bench.add_subcommand(
+  Command cmd = bench.subcommand(
       "train", "Training throughput (cpu: against sgemm of the model's size; cuda: MFU)");
-  cmd->add_option("--model", args->model, "Model preset")->capture_default_str();
-  cmd->add_option("--steps", args->steps, "Timed steps (after one warm-up step)")
-      ->capture_default_str();
-  cmd->add_option("--batch-size", args->batchSize, "Sequences per step")->capture_default_str();
-  cmd->add_option("--gemm-seconds", args->gemmSeconds, "Time spent measuring sgemm")
-      ->capture_default_str();
-  cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
-  cmd->add_option("--peak-bf16-tflops", args->peakBf16Tflops,
-                  "Device peak dense bf16 TFLOP/s for mfu (cuda; default: from the device name)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_flag("--torch", args->torch,
-                "Also train the same shape eagerly in PyTorch (scripts/torch_gpt_bench.py)");
-  cmd->add_option("--torch-script", args->torchScript, "Path of torch_gpt_bench.py")
-      ->capture_default_str();
-  cmd->callback([args, &runner] { runner = [args] { return runBenchTrain(*args); }; });
+  cmd.option("--model", args->model, "Model preset").showDefault();
+  cmd.option("--steps", args->steps, "Timed steps (after one warm-up step)").showDefault();
+  cmd.option("--batch-size", args->batchSize, "Sequences per step").showDefault();
+  cmd.option("--gemm-seconds", args->gemmSeconds, "Time spent measuring sgemm").showDefault();
+  cmd.option("--backend", args->backend, kBackendHelp).showDefault();
+  cmd.option("--peak-bf16-tflops", args->peakBf16Tflops,
+             "Device peak dense bf16 TFLOP/s for mfu (cuda; default: from the device name)")
+      .positive();
+  cmd.flag("--torch", args->torch,
+           "Also train the same shape eagerly in PyTorch (scripts/torch_gpt_bench.py)");
+  cmd.option("--torch-script", args->torchScript, "Path of torch_gpt_bench.py").showDefault();
+  cmd.callback([args, &runner] { runner = [args] { return runBenchTrain(*args); }; });
 }
 
 }  // namespace bubblescope::cli

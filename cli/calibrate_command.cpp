@@ -80,44 +80,43 @@ ExitCode runCalibrate(const CalibrateArgs& a) {
 
 }  // namespace
 
-void addCalibrateCommand(CLI::App& app, CommandRunner& runner) {
+void addCalibrateCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<CalibrateArgs>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "calibrate",
       "Extract a cost model of this machine from a measured run (or benchmark it) and store it");
-  cmd->add_option("--trace", a->trace,
-                  "Trace file (.db) holding the run; the calibration is "
-                  "stored in it")
-      ->required();
-  auto* run =
-      cmd->add_option("--run", a->runId, "Run id (default: the newest finished measured run)")
-          ->check(CLI::PositiveNumber);
-  cmd->add_option("--name", a->name, "Name of the calibration (default 'from run N')");
-  cmd->add_flag("--json", a->json, "Print the calibration as JSON");
-  auto* model = cmd->add_option("--model", a->model,
-                                "Benchmark this model preset's layers and the collectives with "
-                                "short runs into --trace instead of reading a run")
-                    ->excludes(run);
-  cmd->add_option("--world", a->world, "Ranks of the collectives' benchmark runs (with --model)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber)
-      ->needs(model);
-  cmd->add_option("--steps", a->steps, "Steps of each benchmark run (with --model)")
-      ->capture_default_str()
-      ->check(CLI::Range(2, 1000))
-      ->needs(model);
-  auto* hosts = cmd->add_option("--hosts", a->where.hosts,
-                                "Benchmark on these hosts (host or host:slots, comma-separated; "
-                                "with --model): the layers and same_host links on the first, "
-                                "dp and pp spread over them for the other_host links")
-                    ->delimiter(',')
-                    ->needs(model);
-  cmd->add_option("--net-if", a->where.netIf,
-                  "Network interfaces (or CIDR networks) MPI may use between the hosts, "
-                  "comma-separated (as run's --net-if)")
-      ->delimiter(',')
-      ->needs(hosts);
-  cmd->callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
+  cmd.option("--trace", a->trace,
+             "Trace file (.db) holding the run; the calibration is "
+             "stored in it")
+      .required();
+  Option run = cmd.option("--run", a->runId, "Run id (default: the newest finished measured run)")
+                   .positive();
+  cmd.option("--name", a->name, "Name of the calibration (default 'from run N')");
+  cmd.flag("--json", a->json, "Print the calibration as JSON");
+  Option model = cmd.option("--model", a->model,
+                            "Benchmark this model preset's layers and the collectives with "
+                            "short runs into --trace instead of reading a run")
+                     .excludes(run);
+  cmd.option("--world", a->world, "Ranks of the collectives' benchmark runs (with --model)")
+      .showDefault()
+      .positive()
+      .needs(model);
+  cmd.option("--steps", a->steps, "Steps of each benchmark run (with --model)")
+      .showDefault()
+      .range(2, 1000)
+      .needs(model);
+  Option hosts = cmd.option("--hosts", a->where.hosts,
+                            "Benchmark on these hosts (host or host:slots, comma-separated; "
+                            "with --model): the layers and same_host links on the first, "
+                            "dp and pp spread over them for the other_host links")
+                     .delimiter(',')
+                     .needs(model);
+  cmd.option("--net-if", a->where.netIf,
+             "Network interfaces (or CIDR networks) MPI may use between the hosts, "
+             "comma-separated (as run's --net-if)")
+      .delimiter(',')
+      .needs(hosts);
+  cmd.callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
 }
 
 }  // namespace bubblescope::cli

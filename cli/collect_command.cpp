@@ -74,15 +74,15 @@ ExitCode runTraceCollector(const std::string& trace, int64_t runId,
   return 0;
 }
 
-void addCollectCommand(CLI::App& app, CommandRunner& runner) {
+void addCollectCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<CollectArgs>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "collect", "The trace collector of a job `run` launches (its last MPI process)");
-  cmd->group("");  // started by `run`, not by hand
-  cmd->add_option("--trace", a->trace, "Trace file the run streams into")->required();
-  cmd->add_option("--run-id", a->runId, "The run `run` began in the trace file")->required();
-  cmd->add_option("--launcher", a->launcher, "HOST:PID:TICKS of `run`");
-  cmd->callback([a, &runner] {
+  cmd.hidden();  // started by `run`, not by hand
+  cmd.option("--trace", a->trace, "Trace file the run streams into").required();
+  cmd.option("--run-id", a->runId, "The run `run` began in the trace file").required();
+  cmd.option("--launcher", a->launcher, "HOST:PID:TICKS of `run`");
+  cmd.callback([a, &runner] {
     runner = [a] { return runTraceCollector(a->trace, a->runId, a->launcher); };
   });
 }

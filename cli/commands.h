@@ -4,26 +4,27 @@
 // stderr for every error and never call exit().
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
+
+#include "cli/command_line.h"
 
 namespace bubblescope::cli {
 
 using ExitCode = int;
 using CommandRunner = std::function<ExitCode()>;
 
-void addInfoCommand(CLI::App& app, CommandRunner& runner);
-void addBenchCommand(CLI::App& app, CommandRunner& runner);
-void addReportCommand(CLI::App& app, CommandRunner& runner);
-void addCompareCommand(CLI::App& app, CommandRunner& runner);
-void addExportCommand(CLI::App& app, CommandRunner& runner);
-void addTrainCommand(CLI::App& app, CommandRunner& runner);
-void addRunCommand(CLI::App& app, CommandRunner& runner);
-void addCollectCommand(CLI::App& app, CommandRunner& runner);
-void addImportCommand(CLI::App& app, CommandRunner& runner);
-void addSimulateCommand(CLI::App& app, CommandRunner& runner);
-void addCalibrateCommand(CLI::App& app, CommandRunner& runner);
-void addPlanCommand(CLI::App& app, CommandRunner& runner);
+void addInfoCommand(Command app, CommandRunner& runner);
+void addBenchCommand(Command app, CommandRunner& runner);
+void addReportCommand(Command app, CommandRunner& runner);
+void addCompareCommand(Command app, CommandRunner& runner);
+void addExportCommand(Command app, CommandRunner& runner);
+void addTrainCommand(Command app, CommandRunner& runner);
+void addRunCommand(Command app, CommandRunner& runner);
+void addCollectCommand(Command app, CommandRunner& runner);
+void addImportCommand(Command app, CommandRunner& runner);
+void addSimulateCommand(Command app, CommandRunner& runner);
+void addCalibrateCommand(Command app, CommandRunner& runner);
+void addPlanCommand(Command app, CommandRunner& runner);
 
 // The trace collector of a job `run` launches (collect_command.cpp): joins
 // the job's MPI_COMM_WORLD as its last process, writes the trace of run
@@ -32,13 +33,13 @@ void addPlanCommand(CLI::App& app, CommandRunner& runner);
 ExitCode runTraceCollector(const std::string& trace, int64_t runId, const std::string& launcher);
 
 // Benchmarks, registered under `bench`.
-void addBenchStore(CLI::App& bench, CommandRunner& runner);
-void addBenchAnalysis(CLI::App& bench, CommandRunner& runner);
-void addBenchTrain(CLI::App& bench, CommandRunner& runner);
-void addBenchTracer(CLI::App& bench, CommandRunner& runner);
-void addBenchAllreduce(CLI::App& bench, CommandRunner& runner);
-void addBenchAlltoall(CLI::App& bench, CommandRunner& runner);
-void addBenchImport(CLI::App& bench, CommandRunner& runner);
-void addBenchPredict(CLI::App& bench, CommandRunner& runner);
+void addBenchStore(Command bench, CommandRunner& runner);
+void addBenchAnalysis(Command bench, CommandRunner& runner);
+void addBenchTrain(Command bench, CommandRunner& runner);
+void addBenchTracer(Command bench, CommandRunner& runner);
+void addBenchAllreduce(Command bench, CommandRunner& runner);
+void addBenchAlltoall(Command bench, CommandRunner& runner);
+void addBenchImport(Command bench, CommandRunner& runner);
+void addBenchPredict(Command bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

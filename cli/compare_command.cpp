@@ -48,13 +48,13 @@ ExitCode runCompare(const CompareOptions& o) {
 
 }  // namespace
 
-void addCompareCommand(CLI::App& app, CommandRunner& runner) {
-  auto* cmd = app.add_subcommand("compare", "Two runs side by side, with the change of each");
+void addCompareCommand(Command app, CommandRunner& runner) {
+  Command cmd = app.subcommand("compare", "Two runs side by side, with the change of each");
   auto o = std::make_shared<CompareOptions>();
-  cmd->add_option("file", o->path, "Trace file (.db)")->required();
-  cmd->add_option("--run", o->runs, "Run id; give it twice (--run A --run B)")->required();
-  cmd->add_flag("--markdown", o->markdown, "A Markdown table");
-  cmd->callback([&runner, o] { runner = [o] { return runCompare(*o); }; });
+  cmd.option("file", o->path, "Trace file (.db)").required();
+  cmd.option("--run", o->runs, "Run id; give it twice (--run A --run B)").required().positive();
+  cmd.flag("--markdown", o->markdown, "A Markdown table");
+  cmd.callback([&runner, o] { runner = [o] { return runCompare(*o); }; });
 }
 
 }  // namespace bubblescope::cli

@@ -53,16 +53,14 @@ ExitCode runExport(const ExportOptions& o) {
 
 }  // namespace
 
-void addExportCommand(CLI::App& app, CommandRunner& runner) {
-  auto* cmd = app.add_subcommand("export", "Write a run in another trace format");
+void addExportCommand(Command app, CommandRunner& runner) {
+  Command cmd = app.subcommand("export", "Write a run in another trace format");
   auto o = std::make_shared<ExportOptions>();
-  cmd->add_option("file", o->path, "Trace file (.db)")->required();
-  cmd->add_option("out", o->out, "Output file (chrome: trace.json) or folder (kineto)")->required();
-  cmd->add_option("--run", o->runId, "Run id")->required()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--format", o->format, "Output format")
-      ->required()
-      ->check(CLI::IsMember({"chrome", "kineto"}));
-  cmd->callback([&runner, o] { runner = [o] { return runExport(*o); }; });
+  cmd.option("file", o->path, "Trace file (.db)").required();
+  cmd.option("out", o->out, "Output file (chrome: trace.json) or folder (kineto)").required();
+  cmd.option("--run", o->runId, "Run id").required().positive();
+  cmd.option("--format", o->format, "Output format").required().oneOf({"chrome", "kineto"});
+  cmd.callback([&runner, o] { runner = [o] { return runExport(*o); }; });
 }
 
 }  // namespace bubblescope::cli

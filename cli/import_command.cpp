@@ -99,17 +99,16 @@ ExitCode runImport(const ImportArgs& a) {
 
 }  // namespace
 
-void addImportCommand(CLI::App& app, CommandRunner& runner) {
-  auto* cmd = app.add_subcommand(
+void addImportCommand(Command app, CommandRunner& runner) {
+  Command cmd = app.subcommand(
       "import", "Import PyTorch profiler (Kineto) traces, one file per rank, as one run");
   auto a = std::make_shared<ImportArgs>();
-  cmd->add_option("files", a->files, "Kineto traces (.json or .json.gz), one per rank")->required();
-  cmd->add_option("--trace", a->trace, "Trace file to append the run to")->capture_default_str();
-  cmd->add_option("--name", a->name, "Run name (default: import <first file>)");
-  cmd->add_option(
-      "--group", a->groups,
-      "Parallel dimension of a process group (name or description): NAME=dp|tp|pp|ep|zero");
-  cmd->callback([&runner, a] { runner = [a] { return runImport(*a); }; });
+  cmd.option("files", a->files, "Kineto traces (.json or .json.gz), one per rank").required();
+  cmd.option("--trace", a->trace, "Trace file to append the run to").showDefault();
+  cmd.option("--name", a->name, "Run name (default: import <first file>)");
+  cmd.option("--group", a->groups,
+             "Parallel dimension of a process group (name or description): NAME=dp|tp|pp|ep|zero");
+  cmd.callback([&runner, a] { runner = [a] { return runImport(*a); }; });
 }
 
 }  // namespace bubblescope::cli

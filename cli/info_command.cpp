@@ -75,11 +75,11 @@ ExitCode printInfo(const std::string& path) {
 
 }  // namespace
 
-void addInfoCommand(CLI::App& app, CommandRunner& runner) {
-  auto* cmd = app.add_subcommand("info", "Print what a trace file holds");
+void addInfoCommand(Command app, CommandRunner& runner) {
+  Command cmd = app.subcommand("info", "Print what a trace file holds");
   auto path = std::make_shared<std::string>();
-  cmd->add_option("file", *path, "Trace file (.db)")->required();
-  cmd->callback([&runner, path] { runner = [path] { return printInfo(*path); }; });
+  cmd.option("file", *path, "Trace file (.db)").required();
+  cmd.callback([&runner, path] { runner = [path] { return printInfo(*path); }; });
 }
 
 }  // namespace bubblescope::cli

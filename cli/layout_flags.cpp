@@ -8,15 +8,15 @@
 
 namespace bubblescope::cli {
 
-void addMoeFlags(CLI::App* cmd, MoeFlags& flags) {
-  cmd->add_option("--experts", flags.experts,
-                  "Mixture of experts: E experts in every MoE block (0: dense)");
-  cmd->add_option("--top-k", flags.topK, "Experts per token: 1 (Switch) or 2 (GShard)");
-  cmd->add_option("--capacity-factor", flags.capacityFactor,
-                  "Expert capacity = ceil(factor * tokens * top_k / E); default 1.0");
-  cmd->add_option("--moe-every", flags.moeEvery, "Every N-th block is MoE, the others dense");
-  cmd->add_option("--aux-loss-coef", flags.auxLossCoef,
-                  "Coefficient of the load-balancing loss; default 0.01");
+void addMoeFlags(Command cmd, MoeFlags& flags) {
+  cmd.option("--experts", flags.experts,
+             "Mixture of experts: E experts in every MoE block (0: dense)");
+  cmd.option("--top-k", flags.topK, "Experts per token: 1 (Switch) or 2 (GShard)");
+  cmd.option("--capacity-factor", flags.capacityFactor,
+             "Expert capacity = ceil(factor * tokens * top_k / E); default 1.0");
+  cmd.option("--moe-every", flags.moeEvery, "Every N-th block is MoE, the others dense");
+  cmd.option("--aux-loss-coef", flags.auxLossCoef,
+             "Coefficient of the load-balancing loss; default 0.01");
 }
 
 void MoeFlags::applyTo(nlohmann::json& model) const {
@@ -30,49 +30,47 @@ void MoeFlags::applyTo(nlohmann::json& model) const {
   set("aux_loss_coef", auxLossCoef);
 }
 
-void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags) {
-  cmd->add_option("--layout", flags.layoutFile, "Layout file (flags below override its keys)");
-  cmd->add_option("--dp", flags.dp, "Data-parallel degree");
-  cmd->add_option("--tp", flags.tp, "Tensor-parallel degree");
-  cmd->add_option("--pp", flags.pp, "Pipeline stages");
-  cmd->add_option("--ep", flags.ep, "Expert parallelism: experts split over ep ranks of dp");
-  cmd->add_option("--zero", flags.zero, "ZeRO stage 0-3 over the dp group");
-  cmd->add_option("--model", flags.model, "Model preset: tiny, small, gpt2-124m");
-  cmd->add_option("--steps", flags.steps, "Optimizer steps");
-  cmd->add_option("--micro-batches,--microbatches", flags.microBatches,
-                  "Micro-batches per step and rank");
-  cmd->add_option("--micro-batch-size", flags.microBatchSize, "Sequences per micro-batch");
-  cmd->add_option("--global-batch", flags.globalBatch,
-                  "Sequences per step over all dp ranks (checked against the others)");
-  cmd->add_option("--seed", flags.seed, "Seed of initialisation and data order");
-  cmd->add_option("--lr", flags.lr, "Peak learning rate");
-  cmd->add_option("--schedule", flags.schedule,
-                  "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1");
-  cmd->add_option("--chunks", flags.chunks, "Model chunks per stage (v, interleaved only)");
-  cmd->add_flag("--recompute", flags.recompute,
-                "Activation checkpointing: keep stage inputs, recompute before backward");
-  cmd->add_option("--bucket-mb", flags.bucketMb, "Gradient bucket size in MiB");
-  cmd->add_option("--bucket-elements", flags.bucketElements, "Gradient bucket size in elements");
-  cmd->add_flag("--no-overlap", flags.noOverlap,
-                "Reduce gradients after backward instead of during it");
-  cmd->add_option("--grad-compression", flags.gradCompression,
-                  "Compress dp gradient buckets: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK "
-                  "(zero 0 only)");
-  cmd->add_option("--allreduce", flags.allReduce,
-                  "dp gradient all-reduce: flat, or hierarchical (inside each node, then across "
-                  "nodes; zero 0, no compression)");
-  cmd->add_option("--ranks-per-node", flags.ranksPerNode,
-                  "Emulate nodes of K consecutive ranks on this machine (0: the nodes are the "
-                  "hosts)");
-  cmd->add_option("--inter-node-gbps", flags.interNodeGbps,
-                  "Emulated link between the --ranks-per-node nodes: Gb/s per rank (0: not paced)");
-  cmd->add_option("--inter-node-latency-us", flags.interNodeLatencyUs,
-                  "Emulated link between the --ranks-per-node nodes: latency per message in us");
-  cmd->add_option("--hosts", flags.hosts, "host or host:slots, comma-separated (to mpirun)")
-      ->delimiter(',');
-  cmd->add_option("--hostfile", flags.hostfile, "An mpirun hostfile");
-  cmd->add_option("--data", flags.data, "Text file to train on (default: built-in corpus)");
-  cmd->add_option("--backend", flags.backend, kBackendHelp);
+void addLayoutFlags(Command cmd, LayoutFlags& flags) {
+  cmd.option("--layout", flags.layoutFile, "Layout file (flags below override its keys)");
+  cmd.option("--dp", flags.dp, "Data-parallel degree");
+  cmd.option("--tp", flags.tp, "Tensor-parallel degree");
+  cmd.option("--pp", flags.pp, "Pipeline stages");
+  cmd.option("--ep", flags.ep, "Expert parallelism: experts split over ep ranks of dp");
+  cmd.option("--zero", flags.zero, "ZeRO stage 0-3 over the dp group");
+  cmd.option("--model", flags.model, "Model preset: tiny, small, gpt2-124m");
+  cmd.option("--steps", flags.steps, "Optimizer steps");
+  cmd.option("--micro-batches,--microbatches", flags.microBatches,
+             "Micro-batches per step and rank");
+  cmd.option("--micro-batch-size", flags.microBatchSize, "Sequences per micro-batch");
+  cmd.option("--global-batch", flags.globalBatch,
+             "Sequences per step over all dp ranks (checked against the others)");
+  cmd.option("--seed", flags.seed, "Seed of initialisation and data order");
+  cmd.option("--lr", flags.lr, "Peak learning rate");
+  cmd.option("--schedule", flags.schedule, "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1");
+  cmd.option("--chunks", flags.chunks, "Model chunks per stage (v, interleaved only)");
+  cmd.flag("--recompute", flags.recompute,
+           "Activation checkpointing: keep stage inputs, recompute before backward");
+  cmd.option("--bucket-mb", flags.bucketMb, "Gradient bucket size in MiB");
+  cmd.option("--bucket-elements", flags.bucketElements, "Gradient bucket size in elements");
+  cmd.flag("--no-overlap", flags.noOverlap, "Reduce gradients after backward instead of during it");
+  cmd.option("--grad-compression", flags.gradCompression,
+             "Compress dp gradient buckets: none, fp16, bf16, int8, topk:RATIO, powersgd:RANK "
+             "(zero 0 only)");
+  cmd.option("--allreduce", flags.allReduce,
+             "dp gradient all-reduce: flat, or hierarchical (inside each node, then across "
+             "nodes; zero 0, no compression)");
+  cmd.option("--ranks-per-node", flags.ranksPerNode,
+             "Emulate nodes of K consecutive ranks on this machine (0: the nodes are the "
+             "hosts)");
+  cmd.option("--inter-node-gbps", flags.interNodeGbps,
+             "Emulated link between the --ranks-per-node nodes: Gb/s per rank (0: not paced)");
+  cmd.option("--inter-node-latency-us", flags.interNodeLatencyUs,
+             "Emulated link between the --ranks-per-node nodes: latency per message in us");
+  cmd.option("--hosts", flags.hosts, "host or host:slots, comma-separated (to mpirun)")
+      .delimiter(',');
+  cmd.option("--hostfile", flags.hostfile, "An mpirun hostfile");
+  cmd.option("--data", flags.data, "Text file to train on (default: built-in corpus)");
+  cmd.option("--backend", flags.backend, kBackendHelp);
   addMoeFlags(cmd, flags.moe);
 }
 

@@ -3,13 +3,13 @@
 // the same layouts the same way.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "common/result.h"
 
 namespace bubblescope::cli {
@@ -24,7 +24,7 @@ struct MoeFlags {
   void applyTo(nlohmann::json& model) const;
 };
 // Registers --experts, --top-k, --capacity-factor, --moe-every, --aux-loss-coef.
-void addMoeFlags(CLI::App* cmd, MoeFlags& flags);
+void addMoeFlags(Command cmd, MoeFlags& flags);
 
 // Flags that set layout keys; unset ones leave the file's (or default) value.
 struct LayoutFlags {
@@ -42,7 +42,7 @@ struct LayoutFlags {
 
 // Registers --layout and every layout-key flag on `cmd`; `flags` must outlive
 // the parse.
-void addLayoutFlags(CLI::App* cmd, LayoutFlags& flags);
+void addLayoutFlags(Command cmd, LayoutFlags& flags);
 
 // The layout's JSON: the file's, then the flags on top. Errors: the file
 // cannot be read or is not a JSON object (the message names the problem).

@@ -5,7 +5,6 @@
 // both take. launchMpiBench starts the job NAME's launcher runs.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,19 +14,19 @@
 namespace bubblescope::cli {
 
 template <class Options>
-void addMpiBench(CLI::App& bench, CommandRunner& runner, const std::string& name,
+void addMpiBench(Command bench, CommandRunner& runner, const std::string& name,
                  const std::string& help, const std::string& ranksHelp,
-                 void (*addOptions)(CLI::App*, Options&), ExitCode (*runBench)(const Options&),
+                 void (*addOptions)(Command, Options&), ExitCode (*runBench)(const Options&),
                  ExitCode (*runRank)(const Options&)) {
   auto o = std::make_shared<Options>();
-  auto* cmd = bench.add_subcommand(name, help);
-  cmd->add_option("--ranks", o->ranks, ranksHelp)->check(CLI::Range(2, 64))->capture_default_str();
+  Command cmd = bench.subcommand(name, help);
+  cmd.option("--ranks", o->ranks, ranksHelp).range(2, 64).showDefault();
   addOptions(cmd, *o);
-  cmd->callback([&runner, o, runBench] { runner = [o, runBench] { return runBench(*o); }; });
-  auto* worker = bench.add_subcommand(name + "-rank", "One rank of `bench " + name + "`");
-  worker->group("");  // hidden: started through mpirun
+  cmd.callback([&runner, o, runBench] { runner = [o, runBench] { return runBench(*o); }; });
+  Command worker = bench.subcommand(name + "-rank", "One rank of `bench " + name + "`");
+  worker.hidden();  // hidden: started through mpirun
   addOptions(worker, *o);
-  worker->callback([&runner, o, runRank] { runner = [o, runRank] { return runRank(*o); }; });
+  worker.callback([&runner, o, runRank] { runner = [o, runRank] { return runRank(*o); }; });
 }
 
 // Runs `mpirun -np ranks <this executable> bench NAME-rank rankArgs...` and

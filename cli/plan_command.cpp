@@ -212,48 +212,42 @@ ExitCode runPlan(const PlanArgs& a) {
 
 }  // namespace
 
-void addPlanCommand(CLI::App& app, CommandRunner& runner) {
+void addPlanCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<PlanArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
-  cmd->add_option("--world", a->world, "Ranks")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--model", a->model, "Model preset")->capture_default_str();
+  Command cmd =
+      app.subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
+  cmd.option("--world", a->world, "Ranks").required().positive();
+  cmd.option("--model", a->model, "Model preset").showDefault();
   addMoeFlags(cmd, a->moe);
-  cmd->add_option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--calibration", a->calibration,
-                  "Trace file holding a calibration (default: FLOPs at 10 GFLOP/s)");
-  cmd->add_option("--calibration-id", a->calibrationId, "Which calibration of that file");
-  cmd->add_option("--top", a->top, "How many to print and write")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--grad-compression", a->compressions,
-                  "Comma-separated gradient compressions tried at ZeRO 0 (default: "
-                  "none,fp16,bf16,int8,powersgd:4)");
-  cmd->add_option("--ranks-per-node", a->ranksPerNode,
-                  "Emulated nodes of K ranks (plan then tries the hierarchical all-reduce)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--inter-node-gbps", a->interNodeGbps, "Emulated inter-node link, Gb/s")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--inter-node-latency-us", a->interNodeLatencyUs,
-                  "Emulated inter-node link latency, us")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--hosts", a->hosts, "Hosts the candidates run on (host or host:slots)")
-      ->delimiter(',');
-  cmd->add_option("--out-dir", a->outDir, "Folder the layout files are written to")
-      ->capture_default_str();
-  cmd->add_flag("--json", a->json, "One JSON object");
-  cmd->add_flag("--run", a->run,
-                "Run each candidate and print predicted vs measured step time and bubble");
-  cmd->add_option("--steps", a->runSteps, "Steps of each --run (the first is left out)")
-      ->capture_default_str()
-      ->check(CLI::Range(2, 1000000));
-  cmd->add_option("--trace", a->trace,
-                  "Trace file of the --run runs (default OUT_DIR/plan-runs.db)");
-  cmd->callback([a, &runner] { runner = [a] { return runPlan(*a); }; });
+  cmd.option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)").nonNegative();
+  cmd.option("--calibration", a->calibration,
+             "Trace file holding a calibration (default: FLOPs at 10 GFLOP/s)");
+  cmd.option("--calibration-id", a->calibrationId, "Which calibration of that file");
+  cmd.option("--top", a->top, "How many to print and write").showDefault().positive();
+  cmd.option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
+      .showDefault()
+      .positive();
+  cmd.option("--grad-compression", a->compressions,
+             "Comma-separated gradient compressions tried at ZeRO 0 (default: "
+             "none,fp16,bf16,int8,powersgd:4)");
+  cmd.option("--ranks-per-node", a->ranksPerNode,
+             "Emulated nodes of K ranks (plan then tries the hierarchical all-reduce)")
+      .nonNegative();
+  cmd.option("--inter-node-gbps", a->interNodeGbps, "Emulated inter-node link, Gb/s").nonNegative();
+  cmd.option("--inter-node-latency-us", a->interNodeLatencyUs,
+             "Emulated inter-node link latency, us")
+      .nonNegative();
+  cmd.option("--hosts", a->hosts, "Hosts the candidates run on (host or host:slots)")
+      .delimiter(',');
+  cmd.option("--out-dir", a->outDir, "Folder the layout files are written to").showDefault();
+  cmd.flag("--json", a->json, "One JSON object");
+  cmd.flag("--run", a->run,
+           "Run each candidate and print predicted vs measured step time and bubble");
+  cmd.option("--steps", a->runSteps, "Steps of each --run (the first is left out)")
+      .showDefault()
+      .range(2, 1000000);
+  cmd.option("--trace", a->trace, "Trace file of the --run runs (default OUT_DIR/plan-runs.db)");
+  cmd.callback([a, &runner] { runner = [a] { return runPlan(*a); }; });
 }
 
 }  // namespace bubblescope::cli

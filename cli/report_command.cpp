@@ -99,17 +99,17 @@ ExitCode runReport(const ReportOptions& o) {
 
 }  // namespace
 
-void addReportCommand(CLI::App& app, CommandRunner& runner) {
-  auto* cmd = app.add_subcommand("report", "Where the time went: per rank, stage and dimension");
+void addReportCommand(Command app, CommandRunner& runner) {
+  Command cmd = app.subcommand("report", "Where the time went: per rank, stage and dimension");
   auto o = std::make_shared<ReportOptions>();
-  cmd->add_option("file", o->path, "Trace file (.db)")->required();
-  cmd->add_option("--run", o->runId, "Run id (default: every run)")->check(CLI::NonNegativeNumber);
-  auto* json = cmd->add_flag("--json", o->json, "One JSON object (docs/report-format.md)");
-  cmd->add_flag("--markdown", o->markdown, "Markdown tables")->excludes(json);
-  cmd->add_option("--memory-per-rank", o->memoryGiB,
-                  "GiB per rank: advise a lower ZeRO stage or no recompute that fits it")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([&runner, o] { runner = [o] { return runReport(*o); }; });
+  cmd.option("file", o->path, "Trace file (.db)").required();
+  cmd.option("--run", o->runId, "Run id (default: every run)").positive();
+  Option json = cmd.flag("--json", o->json, "One JSON object (docs/report-format.md)");
+  cmd.flag("--markdown", o->markdown, "Markdown tables").excludes(json);
+  cmd.option("--memory-per-rank", o->memoryGiB,
+             "GiB per rank: advise a lower ZeRO stage or no recompute that fits it")
+      .positive();
+  cmd.callback([&runner, o] { runner = [o] { return runReport(*o); }; });
 }
 
 }  // namespace bubblescope::cli

@@ -307,30 +307,29 @@ ExitCode runJob(const RunArgs& a) {
 
 }  // namespace
 
-void addRunCommand(CLI::App& app, CommandRunner& runner) {
+void addRunCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "run", "Launch a parallel training run (mpirun, or srun under Slurm) and stream it");
   addLayoutFlags(cmd, a->layout);
-  cmd->add_option("--net-if", a->netIf,
-                  "Network interfaces (or CIDR networks) MPI may use, comma-separated "
-                  "(default: loopback when every rank is on this machine)")
-      ->delimiter(',');
-  cmd->add_option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
-  cmd->add_option("--max-ranks", a->maxRanks,
-                  "Refuse a world of more ranks than this before anything starts")
-      ->capture_default_str();
-  cmd->add_option("--trace", a->trace, "Trace file (.db) the run streams into");
-  cmd->add_option("--hang-timeout", a->hangTimeoutS,
-                  "Abort the job when a rank makes no progress for this many seconds (0: off)")
-      ->capture_default_str();
-  cmd->add_option("--name", a->name,
-                  "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
-  cmd->add_option("--save", a->save,
-                  "Write the whole model (parameters, AdamW state) at the end as the "
-                  "single-process checkpoint of the same global batch (rank 0 writes it)");
-  cmd->add_option("--inject-failure", a->injectFailure, "RANK:STEP (tests)")->group("");
-  cmd->callback([a, &runner] { runner = [a] { return runJob(*a); }; });
+  cmd.option("--net-if", a->netIf,
+             "Network interfaces (or CIDR networks) MPI may use, comma-separated "
+             "(default: loopback when every rank is on this machine)")
+      .delimiter(',');
+  cmd.option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
+  cmd.option("--max-ranks", a->maxRanks,
+             "Refuse a world of more ranks than this before anything starts")
+      .showDefault();
+  cmd.option("--trace", a->trace, "Trace file (.db) the run streams into");
+  cmd.option("--hang-timeout", a->hangTimeoutS,
+             "Abort the job when a rank makes no progress for this many seconds (0: off)")
+      .showDefault();
+  cmd.option("--name", a->name, "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
+  cmd.option("--save", a->save,
+             "Write the whole model (parameters, AdamW state) at the end as the "
+             "single-process checkpoint of the same global batch (rank 0 writes it)");
+  cmd.option("--inject-failure", a->injectFailure, "RANK:STEP (tests)").hidden();
+  cmd.callback([a, &runner] { runner = [a] { return runJob(*a); }; });
 }
 
 }  // namespace bubblescope::cli

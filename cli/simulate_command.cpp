@@ -96,27 +96,26 @@ ExitCode simulateRun(const SimulateArgs& a) {
 
 }  // namespace
 
-void addSimulateCommand(CLI::App& app, CommandRunner& runner) {
+void addSimulateCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<SimulateArgs>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "simulate", "Replay a layout's schedule with the simulator and write it as a simulated run");
   addLayoutFlags(cmd, a->layout);
-  cmd->add_option("--trace", a->trace, "Trace file (.db) the simulated run is written into")
-      ->required();
-  cmd->add_option("--name", a->name, "Name of the run (default e.g. 'simulated 1f1b pp4 m8')");
-  cmd->add_option("--costs", a->costs,
-                  "Op costs F:B:W:comm[:grad_sync[:optimizer]] in units of --unit-ms; a fused "
-                  "backward costs B+W; the gradient collective runs only when dp > 1")
-      ->capture_default_str();
-  cmd->add_option("--unit-ms", a->unitMs, "Milliseconds of one cost unit")->capture_default_str();
-  auto* calibration =
-      cmd->add_option("--calibration", a->calibration,
-                      "Trace file holding a calibration (bubblescope-cli calibrate): predict the "
-                      "layout's step from it instead of --costs");
-  cmd->add_option("--calibration-id", a->calibrationId,
-                  "Which calibration of that file (default: the newest)")
-      ->needs(calibration);
-  cmd->callback([a, &runner] { runner = [a] { return simulateRun(*a); }; });
+  cmd.option("--trace", a->trace, "Trace file (.db) the simulated run is written into").required();
+  cmd.option("--name", a->name, "Name of the run (default e.g. 'simulated 1f1b pp4 m8')");
+  cmd.option("--costs", a->costs,
+             "Op costs F:B:W:comm[:grad_sync[:optimizer]] in units of --unit-ms; a fused "
+             "backward costs B+W; the gradient collective runs only when dp > 1")
+      .showDefault();
+  cmd.option("--unit-ms", a->unitMs, "Milliseconds of one cost unit").showDefault();
+  Option calibration =
+      cmd.option("--calibration", a->calibration,
+                 "Trace file holding a calibration (bubblescope-cli calibrate): predict the "
+                 "layout's step from it instead of --costs");
+  cmd.option("--calibration-id", a->calibrationId,
+             "Which calibration of that file (default: the newest)")
+      .needs(calibration);
+  cmd.callback([a, &runner] { runner = [a] { return simulateRun(*a); }; });
 }
 
 }  // namespace bubblescope::cli

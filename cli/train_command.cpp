@@ -315,74 +315,73 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
 
 }  // namespace
 
-void addTrainCommand(CLI::App& app, CommandRunner& runner) {
+void addTrainCommand(Command app, CommandRunner& runner) {
   auto args = std::make_shared<TrainArgs>();
-  CLI::App* cmd = app.add_subcommand("train", "Train the GPT decoder on this process");
-  auto* model = cmd->add_option("--model", args->model,
-                                "Model preset: tiny, small, gpt2-124m (with --load: the saved one)")
-                    ->capture_default_str();
-  cmd->add_option("--steps", args->steps,
-                  "Train up to this step (a resumed run continues; 0 with --save: the initial "
-                  "checkpoint)")
-      ->capture_default_str();
-  cmd->add_option("--data", args->data, "Text file to train on (default: built-in corpus)");
-  auto* seed = cmd->add_option("--seed", args->seed, "Seed of initialisation and data order")
-                   ->capture_default_str();
-  auto* micro =
-      cmd->add_option("--micro-batches", args->microBatches, "Micro-batches accumulated per step")
-          ->capture_default_str();
-  auto* batch = cmd->add_option("--batch-size", args->batchSize, "Sequences per micro-batch")
-                    ->capture_default_str();
-  auto* lr = cmd->add_option("--lr", args->lr, "Peak learning rate")->capture_default_str();
-  auto* warmup = cmd->add_option("--warmup", args->warmup,
-                                 "Warm-up steps (default: a tenth of the schedule, at most 100)");
-  auto* total = cmd->add_option("--total-steps", args->totalSteps,
-                                "Steps of the cosine schedule (default: --steps)");
-  auto* wd = cmd->add_option("--weight-decay", args->weightDecay, "AdamW weight decay")
-                 ->capture_default_str();
-  auto* clip = cmd->add_option("--grad-clip", args->gradClip, "Max gradient norm (0: off)")
-                   ->capture_default_str();
-  cmd->add_option("--save", args->save, "Write a safetensors checkpoint at the end");
-  cmd->add_option("--load", args->load,
-                  "Resume from a checkpoint (its seed, batch and schedule are kept)");
-  cmd->add_option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
-  auto* dumpBatch = cmd->add_option("--dump-batch", args->dumpBatch,
-                                    "STEP FILE: write the token batch of (0-based) step STEP as "
-                                    "JSON (docs/engine.md)");
-  auto* saveGrads = cmd->add_option(
+  Command cmd = app.subcommand("train", "Train the GPT decoder on this process");
+  Option model = cmd.option("--model", args->model,
+                            "Model preset: tiny, small, gpt2-124m (with --load: the saved one)")
+                     .showDefault();
+  Option steps =
+      cmd.option("--steps", args->steps,
+                 "Train up to this step (a resumed run continues; 0 with --save: the initial "
+                 "checkpoint)")
+          .showDefault();
+  cmd.option("--data", args->data, "Text file to train on (default: built-in corpus)");
+  Option seed =
+      cmd.option("--seed", args->seed, "Seed of initialisation and data order").showDefault();
+  Option micro =
+      cmd.option("--micro-batches", args->microBatches, "Micro-batches accumulated per step")
+          .showDefault();
+  Option batch =
+      cmd.option("--batch-size", args->batchSize, "Sequences per micro-batch").showDefault();
+  Option lr = cmd.option("--lr", args->lr, "Peak learning rate").showDefault();
+  Option warmup = cmd.option("--warmup", args->warmup,
+                             "Warm-up steps (default: a tenth of the schedule, at most 100)");
+  Option total = cmd.option("--total-steps", args->totalSteps,
+                            "Steps of the cosine schedule (default: --steps)");
+  Option wd = cmd.option("--weight-decay", args->weightDecay, "AdamW weight decay").showDefault();
+  Option clip =
+      cmd.option("--grad-clip", args->gradClip, "Max gradient norm (0: off)").showDefault();
+  cmd.option("--save", args->save, "Write a safetensors checkpoint at the end");
+  cmd.option("--load", args->load,
+             "Resume from a checkpoint (its seed, batch and schedule are kept)");
+  cmd.option("--trace", args->trace, "Write spans and steps to this trace file (.db)");
+  Option dumpBatch = cmd.option("--dump-batch", args->dumpBatch,
+                                "STEP FILE: write the token batch of (0-based) step STEP as "
+                                "JSON (docs/engine.md)");
+  Option saveGrads = cmd.option(
       "--save-grads", args->saveGrads,
       "Write the last step's gradients (after clipping) as safetensors (docs/engine.md)");
-  auto* backend = cmd->add_option("--backend", args->backend, kBackendHelp)->capture_default_str();
+  Option backend = cmd.option("--backend", args->backend, kBackendHelp).showDefault();
   addMoeFlags(cmd, args->moe);
   // One rank of a parallel run (under mpirun or srun; see `run`).
   auto layoutArgs = std::make_shared<LayoutTrainArgs>();
-  auto* layoutFile = cmd->add_option("--layout", layoutArgs->layoutFile,
-                                     "Layout file: train as one rank of the job it describes "
-                                     "(start it with mpirun, or use `run`)");
-  auto* layoutJson = cmd->add_option("--layout-json", layoutArgs->layoutJson,
-                                     "The layout as JSON text (how `run` passes it)")
-                         ->group("");
-  cmd->add_option("--run-id", layoutArgs->runId,
-                  "With --layout and --trace: the run `run` began in the trace file");
-  cmd->add_option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)")->group("");
-  cmd->add_option("--launcher", layoutArgs->launcher, "HOST:PID:TICKS of `run`")->group("");
-  cmd->add_flag("--collector", layoutArgs->collected,
-                "The job's last process is run's trace collector (collected_job.h)")
-      ->group("");
+  Option layoutFile = cmd.option("--layout", layoutArgs->layoutFile,
+                                 "Layout file: train as one rank of the job it describes "
+                                 "(start it with mpirun, or use `run`)");
+  Option layoutJson = cmd.option("--layout-json", layoutArgs->layoutJson,
+                                 "The layout as JSON text (how `run` passes it)")
+                          .hidden();
+  cmd.option("--run-id", layoutArgs->runId,
+             "With --layout and --trace: the run `run` began in the trace file");
+  cmd.option("--inject-failure", layoutArgs->injectFailure, "RANK:STEP (tests)").hidden();
+  cmd.option("--launcher", layoutArgs->launcher, "HOST:PID:TICKS of `run`").hidden();
+  cmd.flag("--collector", layoutArgs->collected,
+           "The job's last process is run's trace collector (collected_job.h)")
+      .hidden();
   // Under srun every task runs the same argv (cli/mpirun.h, SrunRequest).
   auto collectorTask = std::make_shared<int64_t>(-1);
-  cmd->add_option("--collector-task", *collectorTask,
-                  "The Slurm task (SLURM_PROCID) that is the collector instead of a rank")
-      ->group("");
-  auto* steps = cmd->get_option("--steps");
-  cmd->callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
-                 layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads, collectorTask] {
-    if (layoutFile->count() > 0 || layoutJson->count() > 0) {
-      if (dumpBatch->count() > 0 || saveGrads->count() > 0) {
-        throw CLI::ValidationError("--dump-batch and --save-grads are for single-process train");
+  cmd.option("--collector-task", *collectorTask,
+             "The Slurm task (SLURM_PROCID) that is the collector instead of a rank")
+      .hidden();
+  cmd.callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
+                layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads, collectorTask] {
+    if (layoutFile.given() || layoutJson.given()) {
+      if (dumpBatch.given() || saveGrads.given()) {
+        failUsage("--dump-batch and --save-grads are for single-process train");
       }
       if (args->moe.any()) {
-        throw CLI::ValidationError(
+        failUsage(
             "--experts and the other MoE flags are for single-process train; a layout gives them "
             "in its model (or use `run --experts`)");
       }
@@ -394,16 +393,16 @@ void addTrainCommand(CLI::App& app, CommandRunner& runner) {
         return;
       }
       a.save = args->save;
-      if (steps->count() > 0) a.steps = static_cast<int32_t>(args->steps);
-      if (backend->count() > 0) a.backend = args->backend;
+      if (steps.given()) a.steps = static_cast<int32_t>(args->steps);
+      if (backend.given()) a.backend = args->backend;
       runner = [a] { return runLayoutTraining(a); };
       return;
     }
     std::vector<std::string> ignored;
-    for (CLI::Option* o : {seed, micro, batch, lr, warmup, total, wd, clip}) {
-      if (o->count() > 0) ignored.push_back(o->get_name());
+    for (const Option& o : {seed, micro, batch, lr, warmup, total, wd, clip}) {
+      if (o.given()) ignored.push_back(o.name());
     }
-    const bool modelGiven = model->count() > 0;
+    const bool modelGiven = model.given();
     runner = [args, modelGiven, ignored] { return runTrain(*args, modelGiven, ignored); };
   });
 }

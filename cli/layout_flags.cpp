@@ -5,6 +5,7 @@
 
 #include "cli/backend_option.h"
 #include "engine/layout/layout.h"
+#include "engine/layout/strict_json.h"
 
 namespace bubblescope::cli {
 
@@ -81,11 +82,11 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
     if (!in) return Status::notFound("layout file '" + a.layoutFile + "' cannot be read");
     std::stringstream text;
     text << in.rdbuf();
-    j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
-                              /*ignore_comments=*/true);
-    if (j.is_discarded() || !j.is_object()) {
+    Result<nlohmann::json> parsed = layout::parseStrictJson(text.str(), "layout");
+    if (!parsed.isOk() || !parsed->is_object()) {
       return layout::layoutFromFile(a.layoutFile).status();  // its message names the problem
     }
+    j = std::move(*parsed);
   }
   auto set = [&j](const char* key, const auto& value) {
     if (value) j[key] = *value;

@@ -216,7 +216,7 @@ void addPlanCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<PlanArgs>();
   Command cmd =
       app.subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
-  cmd.option("--world", a->world, "Ranks").required().positive();
+  cmd.option("--world", a->world, "Ranks").required().range(1, layout::kMaxPlanWorld);
   cmd.option("--model", a->model, "Model preset").showDefault();
   addMoeFlags(cmd, a->moe);
   cmd.option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)").nonNegative();

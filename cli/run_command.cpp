@@ -34,6 +34,10 @@
 namespace bubblescope::cli {
 namespace {
 
+// 30 days: a longer timeout is no watchdog, and seconds x 10^9 stays far
+// inside int64 (18446744073709552 s used to wrap to 384 ms).
+constexpr int64_t kMaxHangTimeoutS = 30 * 24 * 3600;
+
 // The most ranks `run` starts unless --max-ranks raises it: a typo such as
 // --dp 1000000 is refused before anything starts.
 constexpr int64_t kDefaultMaxRanks = 4096;
@@ -46,7 +50,7 @@ struct RunArgs {
   LayoutFlags layout;
   std::optional<int32_t> np;
   int64_t maxRanks = kDefaultMaxRanks;
-  int64_t hangTimeoutS = 300;      // 0: no watchdog
+  int64_t hangTimeoutS = 300;      // 0: no watchdog; at most kMaxHangTimeoutS
   std::vector<std::string> netIf;  // --net-if
   std::string trace;
   std::string name;
@@ -96,13 +100,8 @@ Result<Plan> plan(const RunArgs& a) {
       problems.push_back("--save: directory '" + dir.string() + "' does not exist");
     }
   }
-  if (a.hangTimeoutS < 0) {
-    problems.push_back("--hang-timeout must be >= 0 seconds (0: off), got " +
-                       std::to_string(a.hangTimeoutS));
-  }
-  if (a.maxRanks < 1) {
-    problems.push_back("--max-ranks must be >= 1, got " + std::to_string(a.maxRanks));
-  } else if (layoutOk && p.worldSize > a.maxRanks) {
+  // --hang-timeout and --max-ranks are range-checked where they are parsed.
+  if (layoutOk && p.worldSize > a.maxRanks) {
     problems.push_back("world size " + std::to_string(p.worldSize) + " is more than " +
                        std::to_string(a.maxRanks) + " ranks; raise the limit with --max-ranks");
   }
@@ -319,11 +318,13 @@ void addRunCommand(Command app, CommandRunner& runner) {
   cmd.option("--np", a->np, "Processes to launch (default dp x tp x pp; must match it)");
   cmd.option("--max-ranks", a->maxRanks,
              "Refuse a world of more ranks than this before anything starts")
-      .showDefault();
+      .showDefault()
+      .positive();
   cmd.option("--trace", a->trace, "Trace file (.db) the run streams into");
   cmd.option("--hang-timeout", a->hangTimeoutS,
              "Abort the job when a rank makes no progress for this many seconds (0: off)")
-      .showDefault();
+      .showDefault()
+      .range(0, kMaxHangTimeoutS);
   cmd.option("--name", a->name, "Name of the run in the trace (default e.g. 'dp2-zero1 tiny')");
   cmd.option("--save", a->save,
              "Write the whole model (parameters, AdamW state) at the end as the "

@@ -90,8 +90,11 @@ Result<T> parseInRange(std::string_view field, std::string_view text, T lo = low
     if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
     const char* end = digits.data() + digits.size();
     const auto [ptr, ec] = std::from_chars(digits.data(), end, wide);
-    const bool negativeUnsigned = std::is_unsigned_v<T> && !digits.empty() && digits[0] == '-';
-    if (ec == std::errc::result_out_of_range || (negativeUnsigned && ptr == end)) return outside();
+    // "-1" for an unsigned T: a whole number, below the range.
+    const bool negativeUnsigned =
+        std::is_unsigned_v<T> && digits.size() > 1 && digits[0] == '-' &&
+        digits.find_first_not_of("0123456789", 1) == std::string_view::npos;
+    if (ec == std::errc::result_out_of_range || negativeUnsigned) return outside();
     if (ec != std::errc() || ptr != end || digits.empty()) {
       // "1e3", "2.5" and the like: a number, but not a whole one.
       char* numberEnd = nullptr;

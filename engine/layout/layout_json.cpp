@@ -11,6 +11,7 @@
 
 #include "engine/layout/layout.h"
 #include "engine/layout/layout_problems.h"
+#include "engine/layout/strict_json.h"
 
 namespace bubblescope::layout {
 namespace {
@@ -86,26 +87,26 @@ class LayoutParser {
 
   Handler intField(const std::string& key, int32_t& out) {
     return [this, key, &out](const json& v) {
-      if (!v.is_number_integer() || v.get<int64_t>() < std::numeric_limits<int32_t>::min() ||
-          v.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-        return fail(key + " must be an integer, got " + v.dump());
-      }
-      out = v.get<int32_t>();
+      Result<int32_t> value = jsonInteger<int32_t>(key, v);
+      if (!value.isOk()) return fail(value.status().message());
+      out = *value;
       return true;
     };
   }
   Handler optionalInt64(const std::string& key, std::optional<int64_t>& out) {
     return [this, key, &out](const json& v) {
       if (v.is_null()) return out.reset(), true;
-      if (!v.is_number_integer()) return fail(key + " must be an integer, got " + v.dump());
-      out = v.get<int64_t>();
+      Result<int64_t> value = jsonInteger<int64_t>(key, v);
+      if (!value.isOk()) return fail(value.status().message());
+      out = *value;
       return true;
     };
   }
   Handler numberField(const std::string& key, double& out) {
     return [this, key, &out](const json& v) {
-      if (!v.is_number()) return fail(key + " must be a number, got " + v.dump());
-      out = v.get<double>();
+      Result<double> value = jsonNumber(key, v);
+      if (!value.isOk()) return fail(value.status().message());
+      out = *value;
       return true;
     };
   }
@@ -156,10 +157,10 @@ class LayoutParser {
     if (!v.is_array()) return fail("stage_layers must be a list of integers, got " + v.dump());
     std::vector<int32_t> split;
     for (const json& e : v) {
-      if (!e.is_number_integer()) {
-        return fail("stage_layers must be a list of integers, got " + v.dump());
-      }
-      split.push_back(e.get<int32_t>());
+      if (!e.is_number()) return fail("stage_layers must be a list of integers, got " + v.dump());
+      Result<int32_t> layers = jsonInteger<int32_t>("stage_layers", e);
+      if (!layers.isOk()) return fail(layers.status().message());
+      split.push_back(*layers);
     }
     layout_.stageLayers = std::move(split);
     return true;
@@ -214,12 +215,9 @@ class LayoutParser {
         {"steps", intField("steps", l.steps)},
         {"seed",
          [this](const json& v) {
-           // Parsed text gives unsigned numbers, JSON built in code signed ones.
-           if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
-             return fail("seed must be a non-negative integer, got " + v.dump());
-           }
-           layout_.seed =
-               v.is_number_unsigned() ? v.get<uint64_t>() : static_cast<uint64_t>(v.get<int64_t>());
+           Result<uint64_t> seed = jsonInteger<uint64_t>("seed", v);
+           if (!seed.isOk()) return fail(seed.status().message());
+           layout_.seed = *seed;
            return true;
          }},
         {"backend",
@@ -273,12 +271,7 @@ Result<Layout> layoutFromJson(const json& j, std::optional<int32_t> worldSize) {
 }
 
 Result<Layout> layoutFromString(const std::string& text, std::optional<int32_t> worldSize) {
-  json j;
-  try {
-    j = json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    return Status::invalidArgument(std::string("layout is not valid JSON: ") + e.what());
-  }
+  BS_ASSIGN_OR_RETURN(const json j, parseStrictJson(text, "layout"));
   return layoutFromJson(j, worldSize);
 }
 

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "engine/layout/strict_json.h"
 
 #include "engine/layout/embedded_profiles.h"
 
@@ -182,10 +186,11 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
   };
   for (const auto& [key, member] : kFields) {
     if (!j.contains(key)) continue;
-    if (!j[key].is_number_integer()) {
-      return Status::invalidArgument(std::string("model.") + key + " must be an integer");
-    }
-    const auto value = j[key].get<int32_t>();
+    // Sizes are at least 1; experts 0 is a dense model (validate() says more).
+    const int32_t lo = std::string_view(key) == "experts" ? 0 : 1;
+    BS_ASSIGN_OR_RETURN(const int32_t value,
+                        jsonInteger<int32_t>(std::string("model.") + key, j[key], lo,
+                                             std::numeric_limits<int32_t>::max()));
     if (c.*member != value) c.preset = "custom";
     c.*member = value;
   }
@@ -195,10 +200,7 @@ Result<ModelConfig> modelConfigFromJson(const nlohmann::json& j) {
   };
   for (const auto& [key, member] : kNumbers) {
     if (!j.contains(key)) continue;
-    if (!j[key].is_number()) {
-      return Status::invalidArgument(std::string("model.") + key + " must be a number");
-    }
-    c.*member = j[key].get<double>();
+    BS_ASSIGN_OR_RETURN(c.*member, jsonNumber(std::string("model.") + key, j[key]));
     c.preset = "custom";
   }
   BS_RETURN_IF_ERROR(validate(c));

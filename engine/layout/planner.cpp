@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/value_range.h"
 #include "engine/layout/formulas.h"
 #include "engine/layout/stage_split.h"
 
@@ -30,23 +31,34 @@ std::vector<AllReduceAlgorithm> algorithmsFor(const Layout& l) {
   return {AllReduceAlgorithm::kFlat, AllReduceAlgorithm::kHierarchical};
 }
 
+// The divisors of n >= 1, ascending, found up to sqrt(n) (no int overflow
+// for any int32 n: the loop variable is 64-bit).
+std::vector<int32_t> divisorsOf(int32_t n) {
+  std::vector<int32_t> low, high;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d) continue;
+    low.push_back(static_cast<int32_t>(d));
+    if (d * d != n) high.push_back(static_cast<int32_t>(n / d));
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
 // Expert parallelism for a MoE model: every ep dividing both dp and the
 // experts (validate() drops the combinations `run` refuses, e.g. ZeRO 2/3).
 std::vector<int32_t> expertParallelSizesFor(const ModelConfig& model, int32_t dp) {
   std::vector<int32_t> out = {1};
   if (!model.hasMoe()) return out;
-  for (int32_t ep = 2; ep <= dp; ++ep) {
-    if (dp % ep == 0 && model.experts % ep == 0) out.push_back(ep);
+  for (int32_t ep : divisorsOf(dp)) {
+    if (ep > 1 && model.experts % ep == 0) out.push_back(ep);
   }
   return out;
 }
 
 std::vector<Layout> candidates(const PlanRequest& r) {
   std::vector<Layout> out;
-  for (int32_t tp = 1; tp <= r.world; ++tp) {
-    if (r.world % tp) continue;
-    for (int32_t pp = 1; pp <= r.world / tp; ++pp) {
-      if ((r.world / tp) % pp) continue;
+  for (int32_t tp : divisorsOf(r.world)) {
+    for (int32_t pp : divisorsOf(r.world / tp)) {
       const int32_t dp = r.world / tp / pp;
       std::vector<ZeroStage> zeros = {ZeroStage::kNone};
       if (dp > 1) {
@@ -176,7 +188,7 @@ std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
 }  // namespace
 
 Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
-  if (r.world < 1) return Status::invalidArgument("--world must be >= 1");
+  BS_RETURN_IF_ERROR(checkRange<int32_t>("--world", r.world, 1, kMaxPlanWorld));
   Plan plan;
   std::string firstProblem;
   double leastMemory = -1;

@@ -36,8 +36,13 @@ namespace bubblescope::layout {
 // topk:0.1 ended 0.52 above it after 20 steps).
 std::vector<GradCompressionSpec> defaultPlanCompressions();
 
+// The largest world plan ranks layouts for (2^20 ranks): its divisors are
+// enumerated up to the square root, so the bound keeps the candidates, not
+// the loop, finite.
+inline constexpr int32_t kMaxPlanWorld = 1 << 20;
+
 struct PlanRequest {
-  int32_t world = 1;
+  int32_t world = 1;  // 1 to kMaxPlanWorld
   ModelConfig model;
   std::optional<double> memoryPerRankBytes;  // none: no memory limit
   int32_t microBatchSize = 1;
@@ -69,7 +74,7 @@ struct Plan {
   int32_t fitting = 0;              // of those, the ones within memory
 };
 
-// Errors: world < 1, no valid layout (naming the constraint that removed
+// Errors: world outside 1 to kMaxPlanWorld, no valid layout (naming the constraint that removed
 // them all: the layout rules, with the first problem met, or memory, with
 // the least any layout needs).
 Result<Plan> planLayouts(const PlanRequest& request, const Calibration& calibration);

@@ -321,7 +321,42 @@ TEST(LayoutJson, UnknownNamesAndBadTypesAreReportedWithTheRest) {
 TEST(LayoutJson, SeedFromCodeBuiltJsonAndNegativeSeed) {
   EXPECT_EQ(layoutFromJson(json{{"seed", 42}}).value().seed, 42u);
   EXPECT_EQ(layoutFromJson(json{{"seed", -1}}).status().message(),
-            "invalid layout: seed must be a non-negative integer, got -1");
+            "invalid layout: seed: -1 is outside the allowed range 0 to 18446744073709551615");
+}
+
+// Every number of a layout is range-checked where it is read: no exception
+// (1e400 used to abort with nlohmann's out_of_range.406), no wrapped value
+// (seq_len 2147483648 used to read as -2147483648), no dropped duplicate.
+TEST(LayoutJson, NumbersOutOfTheirRangeAreOneMessageNamingTheKey) {
+  EXPECT_EQ(layoutFromString(R"({"model":"tiny","dp":1e400})").status().message(),
+            "dp: 1e400 is outside the allowed range -1.79769e+308 to 1.79769e+308");
+  EXPECT_EQ(layoutFromString(R"({"model":"tiny","steps":1e400})").status().message(),
+            "steps: 1e400 is outside the allowed range -1.79769e+308 to 1.79769e+308");
+  EXPECT_EQ(
+      layoutFromString(R"({"model":{"preset":"tiny","seq_len":2147483648}})").status().message(),
+      "invalid layout: model.seq_len: 2147483648 is outside the allowed range 1 to "
+      "2147483647");
+  EXPECT_EQ(layoutFromString(R"({"dp":18446744073709551615})").status().message(),
+            "invalid layout: dp: 18446744073709551615 is outside the allowed range -2147483648 "
+            "to 2147483647");
+  EXPECT_EQ(layoutFromString(R"({"dp":2.5})").status().message(),
+            "invalid layout: dp: '2.5' is not a whole number");
+  EXPECT_EQ(
+      layoutFromString(R"({"model":{"preset":"tiny","capacity_factor":"x"}})").status().message(),
+      "invalid layout: model.capacity_factor must be a number, got \"x\"");
+}
+
+TEST(LayoutJson, DuplicateKeysAreRefusedNamingTheKey) {
+  EXPECT_EQ(layoutFromString(R"({"dp":2,"pp":2,"dp":4})").status().message(),
+            "layout: duplicate key 'dp' (a key may be given once per object)");
+  EXPECT_EQ(
+      layoutFromString(R"({"model":{"preset":"tiny","hidden":32,"hidden":64}})").status().message(),
+      "layout: duplicate key 'hidden' (a key may be given once per object)");
+  // The same key in two objects is no duplicate.
+  EXPECT_TRUE(layoutFromString(R"({"model":{"preset":"tiny","experts":0},"experts_note":0})")
+                  .status()
+                  .message()
+                  .find("duplicate") == std::string::npos);
 }
 
 TEST(LayoutJson, ModelAsPresetNameAndValidationOfTheModel) {

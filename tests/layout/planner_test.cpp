@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace bubblescope::layout {
 namespace {
@@ -161,6 +162,19 @@ TEST(Planner, ASlowInterNodeLinkMakesPlanPreferTheHierarchicalAllReduceAndSayWhy
   ASSERT_TRUE(local.isOk());
   for (const PlanCandidate& c : local->best) {
     EXPECT_EQ(c.layout.allReduce, AllReduceAlgorithm::kFlat);
+  }
+}
+
+// The world is range-checked: 2147483647 ranks used to overflow the tp loop,
+// wrap through 0 and divide by zero (SIGFPE after 28 s).
+TEST(Planner, AWorldOutsideItsRangeIsOneMessage) {
+  PlanRequest r;
+  r.model = modelPreset("tiny").value();
+  const Calibration c = flopsCalibration(r.model, kFlopsEstimatePerSecond);
+  for (int32_t world : {0, -3, kMaxPlanWorld + 1, std::numeric_limits<int32_t>::max()}) {
+    r.world = world;
+    EXPECT_EQ(planLayouts(r, c).status().message(),
+              "--world: " + std::to_string(world) + " is outside the allowed range 1 to 1048576");
   }
 }
 

@@ -296,10 +296,9 @@ uint32_t readBigEndian32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
 
-}  // namespace
-
-Status createSchema(SqliteDb& db) {
-  BS_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+// The v1 tables, `meta`, then every migration; inside the caller's
+// transaction.
+Status createSchemaInTransaction(SqliteDb& db) {
   Status s = db.exec(kSchemaV1);
   if (s.isOk()) {
     const std::string meta = std::string("INSERT INTO meta(key, value) VALUES ") +
@@ -308,11 +307,41 @@ Status createSchema(SqliteDb& db) {
     s = db.exec(meta.c_str());
   }
   if (s.isOk()) s = applyMigrations(db, 1);
+  return s.withContext("cannot create the trace schema");
+}
+
+// True when the database holds nothing anyone committed: no table, index or
+// view, and no application id or user version (another program's marks).
+Result<bool> holdsNothing(SqliteDb& db) {
+  for (const char* sql :
+       {"SELECT count(*) FROM sqlite_master", "PRAGMA application_id", "PRAGMA user_version"}) {
+    BS_ASSIGN_OR_RETURN(auto q, db.prepare(sql));
+    BS_ASSIGN_OR_RETURN(const bool row, q.step());
+    if (row && q.columnInt(0) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<int32_t> createOrCheckSchema(SqliteDb& db) {
+  // The write lock first: a concurrent creator either committed the whole
+  // schema (checked below) or waits for this one.
+  BS_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  auto empty = holdsNothing(db);
+  Status s = empty.status();
+  int32_t version = kSchemaVersion;
+  if (s.isOk() && *empty) {
+    s = createSchemaInTransaction(db);
+  } else if (s.isOk()) {
+    s = checkTraceDatabase(db, &version);
+  }
   if (!s.isOk()) {
     (void)db.exec("ROLLBACK");
-    return s.withContext("cannot create the trace schema");
+    return s;
   }
-  return db.exec("COMMIT");
+  BS_RETURN_IF_ERROR(db.exec("COMMIT"));
+  return version;
 }
 
 Status migrateSchema(SqliteDb& db) {
@@ -386,6 +415,16 @@ Status checkTraceDatabase(SqliteDb& db, int32_t* schemaVersion) {
   auto hasRow = table->step();
   if (!hasRow.isOk()) return hasRow.status();
   if (table->columnInt(0) == 0) {
+    auto empty = holdsNothing(db);
+    if (empty.isOk() && *empty) {
+      // Creation is one transaction: a database with nothing committed is a
+      // trace a writer is creating, or was killed while creating.
+      return Status::failedPrecondition(
+          path +
+          " holds no trace yet: its writer has not created it (it is being created, or "
+          "its writer stopped before it could); run or simulate --trace " +
+          path + " creates it");
+    }
     return Status::unsupported(path +
                                " is not a Bubblescope trace: a SQLite database from another "
                                "program (it has no Bubblescope meta table)");

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/result.h"
 #include "common/status.h"
 
 namespace bubblescope::storage {
@@ -28,10 +29,16 @@ inline constexpr int32_t kSchemaVersion = 6;
 inline constexpr int32_t kBlockSchemaVersion = 6;
 inline constexpr const char* kApplicationName = "bubblescope";
 
-// Creates every table and index of the current schema and fills `meta`:
-// the v1 tables, then every migration, so a new file and a migrated one are
-// alike. Precondition: `db` is empty and inside no transaction.
-Status createSchema(SqliteDb& db);
+// Under the write lock (BEGIN IMMEDIATE): creates the schema (the v1 tables
+// and `meta`, then every migration, so a new file and a migrated one are
+// alike) when the
+// database holds nothing committed (a new file, or one whose creator died
+// before committing: creation is one transaction, so nothing is lost), else
+// checks it is a trace (checkTraceDatabase). Returns the schema version
+// (kSchemaVersion for a created one). Safe against a concurrent creator:
+// the second waits for the first's commit and then finds its trace.
+// Precondition: inside no transaction.
+Result<int32_t> createOrCheckSchema(SqliteDb& db);
 
 // Brings a checked trace file (checkTraceDatabase) up to kSchemaVersion in
 // one transaction; a no-op when it is already there, also when another
@@ -52,7 +59,8 @@ Status checkFileHeader(SqliteDb& db);
 
 // Checks that an opened database is a Bubblescope trace and returns its
 // schema version: another program's database, a newer schema, or a damaged
-// meta table each give their own message.
+// meta table each give their own message; a database with nothing committed
+// is "holds no trace yet" (FailedPrecondition), a trace being created.
 Status checkTraceDatabase(SqliteDb& db, int32_t* schemaVersion);
 
 }  // namespace bubblescope::storage

@@ -456,22 +456,27 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
     return opened.status();
   }
   std::unique_ptr<SqliteDb> db = std::move(opened).value();
-  if (fresh) {
-    Status wal = db->exec("PRAGMA journal_mode=WAL");
-    if (!wal.isOk()) {
-      const std::string dir = directoryOf(path);
-      return Status::ioError(
-          "cannot create trace file " + path + ": " + wal.message() +
-          (::access(dir.c_str(), W_OK) != 0 ? " (directory " + dir + " is not writable)" : ""));
-    }
-    BS_RETURN_IF_ERROR(createSchema(*db));
-  } else {
+  if (!fresh) {
+    // Another program's database is refused before anything is written to
+    // it (WAL mode would change its header); one with nothing committed is
+    // a trace being created (createOrCheckSchema takes it over).
     BS_RETURN_IF_ERROR(checkFileHeader(*db));
     int32_t version = 0;
-    BS_RETURN_IF_ERROR(checkTraceDatabase(*db, &version));
-    BS_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL"));
-    if (version < kSchemaVersion) BS_RETURN_IF_ERROR(migrateSchema(*db));
+    const Status trace = checkTraceDatabase(*db, &version);
+    if (!trace.isOk() && trace.code() != StatusCode::kFailedPrecondition) return trace;
   }
+  Status wal = db->exec("PRAGMA journal_mode=WAL");
+  if (!wal.isOk() && !fresh) return wal;
+  if (!wal.isOk()) {
+    const std::string dir = directoryOf(path);
+    return Status::ioError(
+        "cannot create trace file " + path + ": " + wal.message() +
+        (::access(dir.c_str(), W_OK) != 0 ? " (directory " + dir + " is not writable)" : ""));
+  }
+  // Under the write lock: a concurrent creator's schema is found, not made
+  // twice ("table meta already exists").
+  BS_ASSIGN_OR_RETURN(const int32_t version, createOrCheckSchema(*db));
+  if (version < kSchemaVersion) BS_RETURN_IF_ERROR(migrateSchema(*db));
   // WAL + NORMAL: a committed batch survives the death of the process.
   BS_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL"));
   auto impl = std::make_unique<Impl>(std::move(db), options);

@@ -7,30 +7,45 @@
 namespace bubblescope::storage {
 namespace {
 
-// The fields after start and duration, the most often changing first so
-// that a usual mask fits one varint byte.
-constexpr int kFieldCount = 13;
+// The fields after start and duration, by their mask bit: the name (bit 0),
+// then the attributes at the bits trace_model/event.h's list gives them (the
+// most often changing first, so that a usual mask fits one varint byte).
+#define BUBBLESCOPE_COUNT_ATTRIBUTE(...) +1
+constexpr int kFieldCount =
+    1 + (0 BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_COUNT_ATTRIBUTE));
+#undef BUBBLESCOPE_COUNT_ATTRIBUTE
 using Fields = std::array<int64_t, kFieldCount>;
 
+// Each bit 0 .. kFieldCount - 1 belongs to exactly one field.
+constexpr bool bitsAreDistinct() {
+  std::array<bool, kFieldCount> taken{};
+  taken[0] = true;
+  bool ok = true;
+#define BUBBLESCOPE_TAKE_BIT(Type, member, initial, column, since, bit, span) \
+  ok = ok && (bit) > 0 && (bit) < kFieldCount && !taken[bit];              \
+  if (ok) taken[bit] = true;
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_TAKE_BIT)
+#undef BUBBLESCOPE_TAKE_BIT
+  return ok;
+}
+static_assert(kFieldCount <= 64 && bitsAreDistinct(),
+              "each event attribute needs its own block bit 1 .. 63 (trace_model/event.h)");
+
 Fields fieldsOf(const StoredEvent& e) {
-  return {e.nameId, e.kind,  e.lane,  e.microBatch, e.bytes,       e.dim,  e.peer,
-          e.step,   e.stage, e.chunk, e.flops,      e.correlation, e.cpuNs};
+  Fields f{};
+  f[0] = e.nameId;
+#define BUBBLESCOPE_FIELD_OUT(Type, member, initial, column, since, bit, span) f[bit] = e.member;
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_FIELD_OUT)
+#undef BUBBLESCOPE_FIELD_OUT
+  return f;
 }
 
 void setFields(StoredEvent& e, const Fields& f) {
   e.nameId = f[0];
-  e.kind = static_cast<int32_t>(f[1]);
-  e.lane = static_cast<int32_t>(f[2]);
-  e.microBatch = static_cast<int32_t>(f[3]);
-  e.bytes = f[4];
-  e.dim = static_cast<int32_t>(f[5]);
-  e.peer = static_cast<int32_t>(f[6]);
-  e.step = static_cast<int32_t>(f[7]);
-  e.stage = static_cast<int32_t>(f[8]);
-  e.chunk = static_cast<int32_t>(f[9]);
-  e.flops = f[10];
-  e.correlation = f[11];
-  e.cpuNs = f[12];
+#define BUBBLESCOPE_FIELD_IN(Type, member, initial, column, since, bit, span) \
+  e.member = static_cast<trace_model::IntegerOf<Type>>(f[bit]);
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_FIELD_IN)
+#undef BUBBLESCOPE_FIELD_IN
 }
 
 // What the first event of a block is compared with: every field at its
@@ -78,37 +93,19 @@ StoredEvent storedEvent(const trace_model::Event& e, int64_t nameId) {
   s.startNs = e.startNs;
   s.endNs = e.endNs;
   s.nameId = nameId;
-  s.lane = static_cast<int32_t>(e.lane);
-  s.kind = static_cast<int32_t>(e.kind);
-  s.dim = static_cast<int32_t>(e.dim);
-  s.step = e.step;
-  s.microBatch = e.microBatch;
-  s.stage = e.stage;
-  s.chunk = e.chunk;
-  s.peer = e.peer;
-  s.bytes = e.bytes;
-  s.flops = e.flops;
-  s.correlation = e.correlationId;
-  s.cpuNs = e.cpuNs;
+#define BUBBLESCOPE_TO_STORED(Type, member, ...) s.member = trace_model::integerOf(e.member);
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_TO_STORED)
+#undef BUBBLESCOPE_TO_STORED
   return s;
 }
 
 void toEvent(const StoredEvent& s, int32_t rank, trace_model::Event& e) {
   e.rank = rank;
-  e.lane = static_cast<trace_model::Lane>(s.lane);
-  e.kind = static_cast<trace_model::EventKind>(s.kind);
   e.startNs = s.startNs;
   e.endNs = s.endNs;
-  e.step = s.step;
-  e.microBatch = s.microBatch;
-  e.stage = s.stage;
-  e.chunk = s.chunk;
-  e.dim = static_cast<trace_model::ParallelDim>(s.dim);
-  e.bytes = s.bytes;
-  e.flops = s.flops;
-  e.peer = s.peer;
-  e.correlationId = s.correlation;
-  e.cpuNs = s.cpuNs;
+#define BUBBLESCOPE_FROM_STORED(Type, member, ...) e.member = static_cast<Type>(s.member);
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_FROM_STORED)
+#undef BUBBLESCOPE_FROM_STORED
 }
 
 Status encodeBlocks(std::span<const StoredEvent> events,
@@ -136,11 +133,9 @@ Status encodeBlocks(std::span<const StoredEvent> events,
     previous = fields;
     previousStart = e.startNs;
     block.maxEndNs = std::max(block.maxEndNs, e.endNs);
-    if (e.correlation != 0) {
-      block.minCorrelation =
-          block.minCorrelation == 0 ? e.correlation : std::min(block.minCorrelation, e.correlation);
-      block.maxCorrelation =
-          block.maxCorrelation == 0 ? e.correlation : std::max(block.maxCorrelation, e.correlation);
+    if (const int64_t c = e.correlationId; c != 0) {
+      block.minCorrelation = block.minCorrelation == 0 ? c : std::min(block.minCorrelation, c);
+      block.maxCorrelation = block.maxCorrelation == 0 ? c : std::max(block.maxCorrelation, c);
     }
     if (++block.count == kBlockMaxEvents || block.data.size() >= kBlockTargetBytes) {
       BS_RETURN_IF_ERROR(emit(block));

@@ -3,8 +3,9 @@
 // one run, sorted by start (ties in the order they were appended), in one
 // BLOB: per event the start as a delta from the previous one, the duration,
 // then a bit mask of the fields that differ from the previous event and those
-// fields alone, all as LEB128 varints (signed ones zigzag-encoded). Private
-// to storage/.
+// fields alone, all as LEB128 varints (signed ones zigzag-encoded). The mask's
+// bits: 0 the name, then each attribute's `bit` of trace_model/event.h's list.
+// Private to storage/.
 #pragma once
 
 #include <cstdint>
@@ -17,23 +18,17 @@
 
 namespace bubblescope::storage {
 
-// An event as stored: its name as a strings.id, its rank implied by its block.
+// An event as stored: its name as a strings.id, its rank implied by its
+// block, its attributes (trace_model/event.h's list) as their integers under
+// Event's names.
 struct StoredEvent {
   int64_t startNs = 0;
   int64_t endNs = 0;
   int64_t nameId = 0;
-  int32_t lane = 0;
-  int32_t kind = 0;
-  int32_t dim = 0;
-  int32_t step = -1;
-  int32_t microBatch = -1;
-  int32_t stage = -1;
-  int32_t chunk = -1;
-  int32_t peer = -1;
-  int64_t bytes = 0;
-  int64_t flops = 0;
-  int64_t correlation = 0;
-  int64_t cpuNs = -1;
+#define BUBBLESCOPE_STORED_MEMBER(Type, member, initial, ...) \
+  trace_model::IntegerOf<Type> member = trace_model::integerOf(initial);
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_STORED_MEMBER)
+#undef BUBBLESCOPE_STORED_MEMBER
 
   bool operator==(const StoredEvent&) const = default;
 };

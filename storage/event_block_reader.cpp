@@ -108,7 +108,7 @@ Status linkedStoredEvents(SqliteDb& db, int64_t runId, int32_t rank, int64_t cor
     decoded.clear();
     BS_RETURN_IF_ERROR(decodeRow(db, s, 0, decoded));
     for (size_t i = 0; i < decoded.size(); ++i) {
-      if (decoded[i].correlation == correlationId) {
+      if (decoded[i].correlationId == correlationId) {
         found.push_back({decoded[i], s.columnInt(0), static_cast<int64_t>(i)});
       }
     }

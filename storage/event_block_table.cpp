@@ -1,5 +1,7 @@
 #include "storage/event_block_table.h"
 
+#include "storage/event_rows.h"
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -29,9 +31,8 @@ Status insertRankBlocks(SqliteStatement& insert, int64_t runId, int32_t rank,
 Status moveEventRowsIntoBlocks(SqliteDb& db) {
   BS_ASSIGN_OR_RETURN(
       auto rows,
-      db.prepare("SELECT run, rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, "
-                 "chunk, dim, bytes, flops, peer, correlation, cpu_ns FROM events "
-                 "ORDER BY run, rank, start_ns, id"));
+      db.prepare("SELECT run, " + eventRowColumns(kLastEventRowVersion) +
+                 " FROM events ORDER BY run, rank, start_ns, id"));
   BS_ASSIGN_OR_RETURN(auto insert, db.prepare(kInsertBlockSql));
   // Input is sorted, so a rank's events are flushed every kChunk rows without
   // overlapping blocks, and memory stays bounded however big a rank is.
@@ -49,7 +50,10 @@ Status moveEventRowsIntoBlocks(SqliteDb& db) {
     auto more = rows.step();
     if (!more.isOk()) return more.status();
     if (!*more) break;
-    const int64_t rowRun = rows.columnInt(0), rowRank = rows.columnInt(1);
+    StoredEvent e;
+    int64_t rowRank = 0;
+    readEventRow(rows, 1, rowRank, e);
+    const int64_t rowRun = rows.columnInt(0);
     if (rowRank < 0 || rowRank > std::numeric_limits<int32_t>::max()) {
       return Status::corrupt(db.path() + " is corrupt: rank " + std::to_string(rowRank) +
                              " is outside 0.." +
@@ -60,22 +64,7 @@ Status moveEventRowsIntoBlocks(SqliteDb& db) {
       run = rowRun;
       rank = rowRank;
     }
-    StoredEvent& e = pending.emplace_back();
-    e.lane = static_cast<int32_t>(rows.columnInt(2));
-    e.kind = static_cast<int32_t>(rows.columnInt(3));
-    e.nameId = rows.columnInt(4);
-    e.startNs = rows.columnInt(5);
-    e.endNs = rows.columnInt(6);
-    e.step = static_cast<int32_t>(rows.columnInt(7));
-    e.microBatch = static_cast<int32_t>(rows.columnInt(8));
-    e.stage = static_cast<int32_t>(rows.columnInt(9));
-    e.chunk = static_cast<int32_t>(rows.columnInt(10));
-    e.dim = static_cast<int32_t>(rows.columnInt(11));
-    e.bytes = rows.columnInt(12);
-    e.flops = rows.columnInt(13);
-    e.peer = static_cast<int32_t>(rows.columnInt(14));
-    e.correlation = rows.columnInt(15);
-    e.cpuNs = rows.columnInt(16);
+    pending.push_back(e);
   }
   BS_RETURN_IF_ERROR(flush());
   rows.reset();

@@ -1,5 +1,6 @@
 #include "storage/insert_baseline.h"
 
+#include "storage/event_rows.h"
 #include "storage/sqlite_db.h"
 
 namespace bubblescope::storage {
@@ -17,31 +18,6 @@ CREATE TABLE IF NOT EXISTS baseline_events (
 CREATE INDEX IF NOT EXISTS baseline_events_by_rank_time ON baseline_events (run, rank, start_ns);
 )sql";
 
-constexpr const char* kInsertSql =
-    "INSERT INTO baseline_events(run, rank, lane, kind, name, start_ns, end_ns, step, "
-    "micro_batch, stage, chunk, dim, bytes, flops, peer, correlation, cpu_ns) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-
-void bindEventRow(SqliteStatement& s, int64_t runId, const trace_model::Event& e, int64_t nameId) {
-  s.bind(1, runId);
-  s.bind(2, int64_t{e.rank});
-  s.bind(3, int64_t{static_cast<int32_t>(e.lane)});
-  s.bind(4, int64_t{static_cast<int32_t>(e.kind)});
-  s.bind(5, nameId);
-  s.bind(6, e.startNs);
-  s.bind(7, e.endNs);
-  s.bind(8, int64_t{e.step});
-  s.bind(9, int64_t{e.microBatch});
-  s.bind(10, int64_t{e.stage});
-  s.bind(11, int64_t{e.chunk});
-  s.bind(12, int64_t{static_cast<int32_t>(e.dim)});
-  s.bind(13, e.bytes);
-  s.bind(14, e.flops);
-  s.bind(15, int64_t{e.peer});
-  s.bind(16, e.correlationId);
-  s.bind(17, e.cpuNs);
-}
-
 }  // namespace
 
 Status insertEventsBaseline(const std::string& path, int64_t runId,
@@ -51,9 +27,12 @@ Status insertEventsBaseline(const std::string& path, int64_t runId,
   BS_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL"));
   BS_RETURN_IF_ERROR(db->exec(kBaselineTable));
   BS_RETURN_IF_ERROR(db->exec("BEGIN"));
-  BS_ASSIGN_OR_RETURN(SqliteStatement insert, db->prepare(kInsertSql));
+  std::string insertSql = "INSERT INTO baseline_events(run, " + eventRowInsertColumns() + ") VALUES (?";
+  for (int i = 0; i < eventRowColumnCount(); ++i) insertSql += ",?";
+  BS_ASSIGN_OR_RETURN(SqliteStatement insert, db->prepare(insertSql + ")"));
   for (size_t i = 0; i < events.size(); ++i) {
-    bindEventRow(insert, runId, events[i], 1 + static_cast<int64_t>(i) % nameCount);
+    insert.bind(1, runId);
+    bindEventRow(insert, 2, events[i], 1 + static_cast<int64_t>(i) % nameCount);
     BS_RETURN_IF_ERROR(insert.run());
   }
   return db->exec("COMMIT");

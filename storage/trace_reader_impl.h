@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "storage/event_block_reader.h"
+#include "storage/event_rows.h"
 #include "storage/schema.h"
 #include "storage/sqlite_db.h"
 #include "storage/trace_file_access.h"
@@ -95,7 +96,9 @@ class TraceReader::Impl {
   // A rank column: 0 .. 2^31 - 1, or the file is corrupt (a rank id such as
   // 2^40 must not wrap to another rank).
   Result<int32_t> rankAt(SqliteStatement& s, int column) const {
-    const int64_t rank = s.columnInt(column);
+    return checkedRank(s.columnInt(column));
+  }
+  Result<int32_t> checkedRank(int64_t rank) const {
     if (rank < 0 || rank > std::numeric_limits<int32_t>::max()) {
       return Status::corrupt(db_->path() + " is corrupt: rank " + std::to_string(rank) +
                              " is outside 0.." +
@@ -131,23 +134,12 @@ class TraceReader::Impl {
 
   // Reads an event row laid out as columns() starting at column `first`.
   Result<trace_model::Event> eventAt(SqliteStatement& s, int first) {
+    int64_t rank = 0;
+    StoredEvent stored;
+    readEventRow(s, first, rank, stored);
     trace_model::Event e;
-    BS_ASSIGN_OR_RETURN(e.rank, rankAt(s, first + 0));
-    e.lane = static_cast<trace_model::Lane>(s.columnInt(first + 1));
-    e.kind = static_cast<trace_model::EventKind>(s.columnInt(first + 2));
-    BS_ASSIGN_OR_RETURN(e.name, stringById(s.columnInt(first + 3)));
-    e.startNs = s.columnInt(first + 4);
-    e.endNs = s.columnInt(first + 5);
-    e.step = static_cast<int32_t>(s.columnInt(first + 6));
-    e.microBatch = static_cast<int32_t>(s.columnInt(first + 7));
-    e.stage = static_cast<int32_t>(s.columnInt(first + 8));
-    e.chunk = static_cast<int32_t>(s.columnInt(first + 9));
-    e.dim = static_cast<trace_model::ParallelDim>(s.columnInt(first + 10));
-    e.bytes = s.columnInt(first + 11);
-    e.flops = s.columnInt(first + 12);
-    e.peer = static_cast<int32_t>(s.columnInt(first + 13));
-    e.correlationId = s.columnInt(first + 14);
-    e.cpuNs = s.columnInt(first + 15);
+    BS_ASSIGN_OR_RETURN(const int32_t r, checkedRank(rank));
+    BS_RETURN_IF_ERROR(toEventNamed(stored, r, e));
     return e;
   }
 
@@ -198,13 +190,8 @@ class TraceReader::Impl {
   }
 
  private:
-  // The columns eventAt() reads; v1 files have no correlation column.
-  static std::string eventColumnsOf(int32_t version) {
-    return std::string(
-               "rank, lane, kind, name, start_ns, end_ns, step, micro_batch, stage, chunk, "
-               "dim, bytes, flops, peer, ") +
-           (version >= 2 ? "correlation" : "0") + (version >= 5 ? ", cpu_ns" : ", -1");
-  }
+  // The columns eventAt() reads (event_rows.h).
+  static std::string eventColumnsOf(int32_t version) { return eventRowColumns(version); }
 
   std::string path_;
   std::unique_ptr<SqliteDb> db_;

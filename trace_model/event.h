@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace bubblescope::trace_model {
 
@@ -84,33 +85,93 @@ inline constexpr bool isGpuStreamLane(Lane lane) {
   return static_cast<int32_t>(lane) >= static_cast<int32_t>(Lane::kGpuStreamBase);
 }
 
-// One span on one rank's lane.
+// The fields of one span on one rank's lane, declared once: Event's members
+// and every mapping of them are generated from this list (the recorder's copy
+// of a tracer::SpanInfo, the batch wire format, the stored event block, the
+// rows of older trace files), so a new field is one line here.
+//
+// BUBBLESCOPE_EVENT_FIELDS(KEY, ATTR) calls, in declaration order,
+//   KEY(Type, member, initial)
+// for the four key fields, which every format codes its own way (the rank:
+// implied by a stored block; the name: an index into a batch's strings, a
+// strings.id in a file; the start and end: delta coded in a block), and
+//   ATTR(Type, member, initial, column, since, bit, span)
+// for the attributes, which every format stores as their integer alone:
+//   column  the column in the `events` rows of schema v1..v5 files, nullptr
+//           for a field added after v5 (such rows read `initial`);
+//   since   the first schema version whose rows have that column (rows of
+//           older files read `initial`);
+//   bit     the field's bit in a stored event block's mask
+//           (storage/event_block.h, docs/trace-format.md; bit 0 is the name).
+//           Stored in files: never renumber; a new field takes the next bit;
+//   span    1 when tracer::SpanInfo carries it (the recorder copies it), 0
+//           when the tracer sets it otherwise.
+// Types are named from namespace bubblescope (the list expands there).
+//
+// The members:
+//   rank          the rank that recorded the span.
+//   lane, kind    where it is drawn and what it did.
+//   name          e.g. "forward", "allreduce.bucket3", a kernel name.
+//   startNs/endNs endNs >= startNs.
+//   step, microBatch, stage, chunk   -1 when they do not apply.
+//   dim           the parallel dimension of a collective or transfer.
+//   bytes, flops  moved by a collective or transfer / done by a compute span.
+//   peer          the other rank of a send or receive.
+//   correlationId links a GPU record (kernel, copy, set on a stream lane) to
+//                 the host call that launched it (on Lane::kCudaApi): both
+//                 carry the same id, unique within one rank (CUPTI's
+//                 correlation id). 0 = not linked.
+//   cpuNs         CPU time the recording thread spent inside the span
+//                 (CLOCK_THREAD_CPUTIME_ID), -1 when not measured (only model
+//                 and executor compute spans measure it). Unlike
+//                 endNs - startNs it is not stretched when ranks share cores.
+// clang-format off
+#define BUBBLESCOPE_EVENT_FIELDS(KEY, ATTR)                                              \
+  KEY(int32_t, rank, 0)                                                                  \
+  ATTR(trace_model::Lane, lane, trace_model::Lane::kCompute, "lane", 1, 2, 1)            \
+  ATTR(trace_model::EventKind, kind, trace_model::EventKind::kOther, "kind", 1, 1, 1)    \
+  KEY(std::string, name, "")                                                             \
+  KEY(int64_t, startNs, 0)                                                               \
+  KEY(int64_t, endNs, 0)                                                                 \
+  ATTR(int32_t, step, -1, "step", 1, 7, 1)                                               \
+  ATTR(int32_t, microBatch, -1, "micro_batch", 1, 3, 1)                                  \
+  ATTR(int32_t, stage, -1, "stage", 1, 8, 1)                                             \
+  ATTR(int32_t, chunk, -1, "chunk", 1, 9, 1)                                             \
+  ATTR(trace_model::ParallelDim, dim, trace_model::ParallelDim::kNone, "dim", 1, 5, 1)   \
+  ATTR(int64_t, bytes, 0, "bytes", 1, 4, 1)                                              \
+  ATTR(int64_t, flops, 0, "flops", 1, 10, 1)                                             \
+  ATTR(int32_t, peer, -1, "peer", 1, 6, 1)                                               \
+  ATTR(int64_t, correlationId, 0, "correlation", 2, 11, 0)                               \
+  ATTR(int64_t, cpuNs, -1, "cpu_ns", 5, 12, 0)
+// clang-format on
+
+// For the mappings: a KEY or ATTR that expands to nothing, and code selected
+// by a 0/1 flag of the list (BUBBLESCOPE_IF_##span(...)).
+#define BUBBLESCOPE_EVENT_SKIP(...)
+#define BUBBLESCOPE_IF_0(...)
+#define BUBBLESCOPE_IF_1(...) __VA_ARGS__
+
+// One span on one rank's lane (the members are documented above).
 struct Event {
-  int32_t rank = 0;
-  Lane lane = Lane::kCompute;
-  EventKind kind = EventKind::kOther;
-  std::string name;  // e.g. "forward", "allreduce.bucket3", a kernel name
-  int64_t startNs = 0;
-  int64_t endNs = 0;  // endNs >= startNs
-  int32_t step = -1;
-  int32_t microBatch = -1;
-  int32_t stage = -1;
-  int32_t chunk = -1;
-  ParallelDim dim = ParallelDim::kNone;
-  int64_t bytes = 0;
-  int64_t flops = 0;
-  int32_t peer = -1;  // the other rank of a send or receive
-  // Links a GPU record (kernel, copy, set on a stream lane) to the host call
-  // that launched it (on Lane::kCudaApi): both carry the same id, unique
-  // within one rank (CUPTI's correlation id). 0 = not linked.
-  int64_t correlationId = 0;
-  // CPU time the recording thread spent inside the span (CLOCK_THREAD_CPUTIME_ID),
-  // -1 when not measured (only model and executor compute spans measure it).
-  // Unlike endNs - startNs it is not stretched when ranks share cores.
-  int64_t cpuNs = -1;
+#define BUBBLESCOPE_EVENT_MEMBER(Type, member, initial, ...) Type member = initial;
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_MEMBER, BUBBLESCOPE_EVENT_MEMBER)
+#undef BUBBLESCOPE_EVENT_MEMBER
 
   bool operator==(const Event&) const = default;
 };
+
+// A field's value as the integer that the formats store: an enum's
+// underlying value, an integer as it is.
+template <class T>
+constexpr auto integerOf(T value) {
+  if constexpr (std::is_enum_v<T>) {
+    return static_cast<std::underlying_type_t<T>>(value);
+  } else {
+    return value;
+  }
+}
+template <class T>
+using IntegerOf = decltype(integerOf(T{}));
 
 // One training step as one rank saw it. loss is NaN on ranks without a loss.
 struct StepRecord {

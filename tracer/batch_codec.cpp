@@ -1,7 +1,9 @@
 #include "tracer/batch_codec.h"
 
+#include <array>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 namespace bubblescope::tracer {
@@ -9,11 +11,81 @@ namespace {
 
 constexpr uint32_t kMagic = 0x42534233;  // "BSB3": events carry a thread CPU time
 
-// Fixed-size records; names are indexes into the batch's string table.
-struct WireEvent {
-  int64_t startNs, endNs, bytes, flops, correlationId, cpuNs;
-  int32_t rank, lane, kind, name, step, microBatch, stage, chunk, dim, peer;
-};
+// An event's fixed-size record: every field of trace_model/event.h's list
+// as its integer, the name as an int32 index into the batch's strings; the
+// 8-byte fields first, then the 4-byte ones, each group in declaration order
+// (no padding). A field added to the list changes the record: bump kMagic.
+template <class T>
+using WireOf = std::conditional_t<std::is_same_v<T, std::string>, int32_t, trace_model::IntegerOf<T>>;
+#define BUBBLESCOPE_WIRE_BYTES(Type, member, ...) +sizeof(WireOf<Type>)
+constexpr size_t kWireEventBytes =
+    0 BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_WIRE_BYTES, BUBBLESCOPE_WIRE_BYTES);
+#undef BUBBLESCOPE_WIRE_BYTES
+using WireEvent = std::array<uint8_t, kWireEventBytes>;
+
+int32_t toWire(const std::string&, int32_t nameIndex) { return nameIndex; }
+template <class T>
+WireOf<T> toWire(T value, int32_t) {
+  return trace_model::integerOf(value);
+}
+
+// Writes the fields of `width` bytes of `e` at `at`.
+template <size_t width>
+void putFields(const trace_model::Event& e, int32_t nameIndex, WireEvent& record, size_t& at) {
+#define BUBBLESCOPE_WIRE_PUT(Type, member, ...)                                  \
+  if constexpr (sizeof(WireOf<Type>) == width) {                                 \
+    const WireOf<Type> v = toWire(e.member, nameIndex);                          \
+    std::memcpy(record.data() + at, &v, sizeof v);                               \
+    at += sizeof v;                                                              \
+  }
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_WIRE_PUT, BUBBLESCOPE_WIRE_PUT)
+#undef BUBBLESCOPE_WIRE_PUT
+}
+
+WireEvent wireEvent(const trace_model::Event& e, int32_t nameIndex) {
+  WireEvent record;
+  size_t at = 0;
+  putFields<8>(e, nameIndex, record, at);
+  putFields<4>(e, nameIndex, record, at);
+  return record;
+}
+
+bool fromWire(int32_t index, const std::vector<std::string>& strings, std::string& out) {
+  if (index < 0 || static_cast<size_t>(index) >= strings.size()) return false;
+  out = strings[static_cast<size_t>(index)];
+  return true;
+}
+template <class T>
+bool fromWire(WireOf<T> value, const std::vector<std::string>&, T& out) {
+  out = static_cast<T>(value);
+  return true;
+}
+
+// Reads the fields of `width` bytes of `e` from `at`; false on a name index
+// outside the batch's strings.
+template <size_t width>
+bool takeFields(const WireEvent& record, const std::vector<std::string>& strings, size_t& at,
+                trace_model::Event& e) {
+  bool ok = true;
+#define BUBBLESCOPE_WIRE_TAKE(Type, member, ...)         \
+  if constexpr (sizeof(WireOf<Type>) == width) {         \
+    WireOf<Type> v;                                      \
+    std::memcpy(&v, record.data() + at, sizeof v);       \
+    at += sizeof v;                                      \
+    ok = fromWire(v, strings, e.member) && ok;           \
+  }
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_WIRE_TAKE, BUBBLESCOPE_WIRE_TAKE)
+#undef BUBBLESCOPE_WIRE_TAKE
+  return ok;
+}
+
+bool eventFromWire(const WireEvent& record, const std::vector<std::string>& strings,
+                   trace_model::Event& e) {
+  size_t at = 0;
+  const bool ok = takeFields<8>(record, strings, at, e);
+  return takeFields<4>(record, strings, at, e) && ok;
+}
+
 struct WireSample {
   int64_t timeNs;
   double value;
@@ -85,10 +157,7 @@ std::vector<uint8_t> encodeBatch(const Batch& batch) {
       static_cast<uint32_t>(batch.steps.size()), static_cast<uint32_t>(batch.samples.size())});
   for (const std::string* s : strings) w.putString(*s);
   for (size_t i = 0; i < batch.events.size(); ++i) {
-    const trace_model::Event& e = batch.events[i];
-    w.put(WireEvent{e.startNs, e.endNs, e.bytes, e.flops, e.correlationId, e.cpuNs, e.rank,
-                    static_cast<int32_t>(e.lane), static_cast<int32_t>(e.kind), eventNames[i],
-                    e.step, e.microBatch, e.stage, e.chunk, static_cast<int32_t>(e.dim), e.peer});
+    w.put(wireEvent(batch.events[i], eventNames[i]));
   }
   for (const trace_model::StepRecord& s : batch.steps) w.put(s);
   for (size_t i = 0; i < batch.samples.size(); ++i) {
@@ -111,31 +180,11 @@ Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
   for (auto& s : strings) {
     if (!r.getString(&s)) return malformed;
   }
-  auto name = [&](int32_t i, std::string* out) {
-    if (i < 0 || static_cast<size_t>(i) >= strings.size()) return false;
-    *out = strings[i];
-    return true;
-  };
   Batch batch;
   batch.events.resize(h.events);
   for (trace_model::Event& e : batch.events) {
-    WireEvent w{};
-    if (!r.get(&w) || !name(w.name, &e.name)) return malformed;
-    e.startNs = w.startNs;
-    e.endNs = w.endNs;
-    e.bytes = w.bytes;
-    e.flops = w.flops;
-    e.correlationId = w.correlationId;
-    e.cpuNs = w.cpuNs;
-    e.rank = w.rank;
-    e.lane = static_cast<trace_model::Lane>(w.lane);
-    e.kind = static_cast<trace_model::EventKind>(w.kind);
-    e.step = w.step;
-    e.microBatch = w.microBatch;
-    e.stage = w.stage;
-    e.chunk = w.chunk;
-    e.dim = static_cast<trace_model::ParallelDim>(w.dim);
-    e.peer = w.peer;
+    WireEvent w;
+    if (!r.get(&w) || !eventFromWire(w, strings, e)) return malformed;
     if (!isValid(e.kind) || !isValid(e.dim)) return malformed;
   }
   batch.steps.resize(h.steps);
@@ -145,7 +194,7 @@ Result<Batch> decodeBatch(std::span<const uint8_t> bytes) {
   batch.samples.resize(h.samples);
   for (trace_model::Sample& s : batch.samples) {
     WireSample w{};
-    if (!r.get(&w) || !name(w.name, &s.name)) return malformed;
+    if (!r.get(&w) || !fromWire(w.name, strings, s.name)) return malformed;
     s.timeNs = w.timeNs;
     s.value = w.value;
     s.rank = w.rank;

@@ -19,20 +19,14 @@ size_t Recorder::drainInto(std::vector<trace_model::Event>& out) {
     const RawSpan& s = slots_[i & (capacity_ - 1)];
     trace_model::Event e;
     e.rank = rank_;
-    e.lane = s.info.lane;
-    e.kind = s.info.kind;
     e.name = s.info.name;
     e.startNs = s.startNs;
     e.endNs = s.endNs;
-    e.step = s.info.step;
-    e.microBatch = s.info.microBatch;
-    e.stage = s.info.stage;
-    e.chunk = s.info.chunk;
-    e.dim = s.info.dim;
-    e.bytes = s.info.bytes;
-    e.flops = s.info.flops;
-    e.peer = s.info.peer;
     e.cpuNs = s.cpuNs;
+#define BUBBLESCOPE_COPY_SPANNED(Type, member, initial, column, since, bit, span) \
+  BUBBLESCOPE_IF_##span(e.member = s.info.member;)
+    BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_COPY_SPANNED)
+#undef BUBBLESCOPE_COPY_SPANNED
     out.push_back(std::move(e));
   }
   tail_.store(head, std::memory_order_release);

@@ -21,19 +21,16 @@
 
 namespace bubblescope::tracer {
 
-// What a span is about; everything but the times.
+// What a span is about; everything but the times: its name and the Event
+// attributes that the list in trace_model/event.h marks `span` (kind, lane,
+// step, micro-batch, stage, chunk, dim, bytes, flops, peer), with Event's
+// names, types and initial values.
 struct SpanInfo {
-  trace_model::EventKind kind = trace_model::EventKind::kOther;
-  trace_model::Lane lane = trace_model::Lane::kCompute;
   const char* name = "";
-  int32_t step = -1;
-  int32_t microBatch = -1;
-  int32_t stage = -1;
-  int32_t chunk = -1;
-  trace_model::ParallelDim dim = trace_model::ParallelDim::kNone;
-  int64_t bytes = 0;
-  int64_t flops = 0;
-  int32_t peer = -1;
+#define BUBBLESCOPE_SPAN_MEMBER(Type, member, initial, column, since, bit, span) \
+  BUBBLESCOPE_IF_##span(Type member = initial;)
+  BUBBLESCOPE_EVENT_FIELDS(BUBBLESCOPE_EVENT_SKIP, BUBBLESCOPE_SPAN_MEMBER)
+#undef BUBBLESCOPE_SPAN_MEMBER
   // ScopedSpan also measures the thread's CPU time (Event::cpuNs); set for
   // compute spans, whose cost the calibration and the replay read.
   bool threadCpu = false;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace bubblescope::tracer {
 namespace {
 
@@ -43,6 +45,28 @@ TEST(BatchCodecTest, RoundTripsEveryRecord) {
   auto empty = decodeBatch(encodeBatch(Batch{}));
   ASSERT_TRUE(empty.isOk());
   EXPECT_TRUE(empty->empty());
+}
+
+// An event's record is the documented fixed layout (batch_codec.cpp): its
+// 8-byte fields, then its 4-byte ones, each in Event's order, the name as an
+// index into the batch's strings.
+TEST(BatchCodecTest, AnEventIsItsDocumentedRecord) {
+  struct Record {
+    int64_t startNs, endNs, bytes, flops, correlationId, cpuNs;
+    int32_t rank, lane, kind, name, step, microBatch, stage, chunk, dim, peer;
+  };
+  static_assert(sizeof(Record) == 88);
+  Batch b;
+  trace_model::Event& e = b.events.emplace_back();
+  e = {.rank = 5, .lane = trace_model::Lane::kPipeline, .kind = trace_model::EventKind::kRecv,
+       .name = "recv", .startNs = 11, .endNs = 22, .step = 3, .microBatch = 4, .stage = 1,
+       .chunk = 0, .dim = trace_model::ParallelDim::kPp, .bytes = 1 << 20, .flops = 7,
+       .peer = 4, .correlationId = 99, .cpuNs = 6};
+  const std::vector<uint8_t> bytes = encodeBatch(b);
+  const size_t header = 20, strings = 4 + 4;  // magic and 4 counts; "recv" with its length
+  ASSERT_EQ(bytes.size(), header + strings + sizeof(Record));
+  Record expected{11, 22, 1 << 20, 7, 99, 6, 5, 2, 11, 0, 3, 4, 1, 0, 3, 4};
+  EXPECT_EQ(std::memcmp(bytes.data() + header + strings, &expected, sizeof expected), 0);
 }
 
 TEST(BatchCodecTest, RejectsTruncatedAndForeignBytes) {

@@ -30,7 +30,9 @@
 //   stage, chunk and peer; 0 bytes; name CommTrace::waitName or "wait"), and
 //   only [ready, end] is the op's span with its bytes. MpiCommunicator
 //   observes it for blocking receives and for the blocking collectives of a
-//   pp group (see there); other calls report readyNs = startNs.
+//   pp group (see there); other calls report readyNs = startNs. This is the
+//   one place a wait is split from its transfer: the schedule executor's
+//   pipeline receives are blocking receives here.
 #pragma once
 
 #include <cstdint>
@@ -203,16 +205,6 @@ class Communicator {
                                    const CommTrace& trace = {});
   Status allToAll(std::span<const float> send, std::span<float> recv, std::vector<int> sendCounts,
                   std::vector<int> recvCounts, const CommTrace& trace = {});
-
-  // Blocks until a message from `peer` with `tag` has arrived, without
-  // receiving it. Returns true when it had to wait (the peer was not ready):
-  // the time spent here is a pipeline wait, not communication. The default
-  // cannot tell and returns false at once (the receive itself then waits).
-  virtual Result<bool> awaitMessage(int32_t peer, int32_t tag) {
-    (void)peer;
-    (void)tag;
-    return false;
-  }
 
  protected:
   Communicator(trace_model::ParallelDim dim, std::vector<int32_t> worldRanks, int32_t rank)

@@ -45,10 +45,6 @@ class HostStagedCommunicator final : public Communicator {
  public:
   HostStagedCommunicator(std::unique_ptr<Communicator> inner, std::unique_ptr<DeviceCopier> copier);
 
-  Result<bool> awaitMessage(int32_t peer, int32_t tag) override {
-    return inner_->awaitMessage(peer, tag);
-  }
-
  protected:
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;
 

@@ -259,14 +259,6 @@ void MpiCommunicator::emulateInterNodeLink(std::vector<int32_t> nodeOfGroupRank,
   pacer_ = std::make_unique<LinkPacer>(link);
 }
 
-Result<bool> MpiCommunicator::awaitMessage(int32_t peer, int32_t tag) {
-  return pollUntil([&]() -> Result<bool> {
-    int flag = 0;
-    BS_MPI_CHECK(MPI_Iprobe(peer, tag, comm_, &flag, MPI_STATUS_IGNORE));
-    return flag != 0;
-  });
-}
-
 Status MpiCommunicator::receiveWhenArrived(const CommOp& op, CommTimes& times) {
   MPI_Message message = MPI_MESSAGE_NULL;
   BS_ASSIGN_OR_RETURN(

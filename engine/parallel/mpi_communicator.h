@@ -58,9 +58,6 @@ class MpiCommunicator final : public Communicator {
   // while ops are in flight.
   void emulateInterNodeLink(std::vector<int32_t> nodeOfGroupRank, const InterNodeLink& link);
 
-  // Polls MPI_Iprobe, sleeping between polls as above.
-  Result<bool> awaitMessage(int32_t peer, int32_t tag) override;
-
   struct Job;  // a queued op (internal)
 
  protected:

@@ -68,24 +68,10 @@ CommTrace ScheduleExecutor::commTrace(const char* name, const Op& op) const {
 
 Status ScheduleExecutor::receive(const Op& op, std::span<float> into) {
   const bool activation = op.type == OpType::kRecvActivation;
-  const int32_t tag = tagOf(activation ? 0 : 1, op.microBatch, op.chunk);
-  const int64_t waitStart = groups_.pp->nowNs();
-  BS_ASSIGN_OR_RETURN(const bool waited, groups_.pp->awaitMessage(op.peer, tag));
-  if (waited && recorder_ != nullptr) {
-    tracer::SpanInfo info;
-    info.kind = EventKind::kWait;
-    info.lane = trace_model::Lane::kPipeline;
-    info.name = activation ? "wait_activation" : "wait_grad";
-    info.step = context_.step;
-    info.microBatch = op.microBatch;
-    info.stage = stage_;
-    info.chunk = op.chunk;
-    info.dim = trace_model::ParallelDim::kPp;
-    info.peer = groups_.pp->worldRankOf(op.peer);
-    recorder_->record(info, waitStart, groups_.pp->nowNs());
-  }
-  return groups_.pp->recv(into, op.peer, tag,
-                          commTrace(activation ? "recv_activation" : "recv_grad", op));
+  CommTrace trace = commTrace(activation ? "recv_activation" : "recv_grad", op);
+  trace.waitName = activation ? "wait_activation" : "wait_grad";
+  return groups_.pp->recv(into, op.peer, tagOf(activation ? 0 : 1, op.microBatch, op.chunk),
+                          trace);
 }
 
 Status ScheduleExecutor::sendFrom(const Op& op, std::span<const float> data) {

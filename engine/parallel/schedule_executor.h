@@ -5,11 +5,11 @@
 // optimizer step included; nothing of a step happens outside the list.
 //
 // Execution of one step's ops, in list order:
-//  - RecvActivation / RecvGrad: waits until the peer's message has arrived
-//    (Communicator::awaitMessage), then receives it. Time blocked on a peer
-//    that is not ready is its own span, EventKind::kWait on Lane::kPipeline
-//    (dim pp, peer's world rank, micro-batch, stage, chunk); the receive span
-//    that follows covers only the transfer.
+//  - RecvActivation / RecvGrad: a blocking receive on the pp Communicator,
+//    which splits its time (communicator.h): blocked on a peer that is not
+//    ready is a "wait_activation" / "wait_grad" span, EventKind::kWait on
+//    Lane::kPipeline (dim pp, peer's world rank, micro-batch, stage, chunk);
+//    the receive span that follows covers only the transfer.
 //  - Forward / Backward: one span each (micro-batch, stage, chunk) around the
 //    chunk's model pass; the first virtual stage reads tokens from the data
 //    loader, the last computes the loss. The chunk's GradientSync is told

@@ -1,6 +1,9 @@
 #include "engine/layout/schedule.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace bubblescope::layout {
 namespace {
@@ -229,5 +232,72 @@ int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32
   }
   return 0;
 }
+
+Status checkOpList(const std::vector<Op>& ops, ZeroStage zero, int32_t stage, int32_t chunks) {
+  const bool perMicroBatch = shardsGradients(zero);
+  size_t lastCompute = 0, lastCollective = 0, optimizer = ops.size(), gather = ops.size();
+  int32_t stepCollectives = 0, microBatchCollectives = 0, optimizers = 0, gathers = 0;
+  // ZeRO 2, 3: (micro-batch, chunk) -> its reduce-scatters minus its
+  // gradient-completing backwards (Backward or W), each in that order.
+  std::map<std::pair<int32_t, int32_t>, int32_t> unreduced;
+  bool reducedBeforeBackward = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.chunk >= chunks) {
+      return Status::invalidArgument("stage " + std::to_string(stage) + "'s op " + toString(op) +
+                                     " names a chunk beyond its " + std::to_string(chunks));
+    }
+    if (isCompute(op.type)) lastCompute = i;
+    if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
+      ++unreduced[{op.microBatch, op.chunk}];
+    }
+    if (isGradientCollective(op.type)) {
+      lastCollective = i;
+      if (op.microBatch < 0) {
+        ++stepCollectives;
+      } else {
+        ++microBatchCollectives;
+        reducedBeforeBackward |= --unreduced[{op.microBatch, op.chunk}] < 0;
+      }
+    }
+    if (op.type == OpType::kOptimizerStep) {
+      optimizer = i;
+      ++optimizers;
+    }
+    if (op.type == OpType::kAllGatherParams) {
+      gather = i;
+      ++gathers;
+    }
+  }
+  const std::string who = "stage " + std::to_string(stage) + "'s op list";
+  const bool everyMicroBatchReduced =
+      std::all_of(unreduced.begin(), unreduced.end(), [](const auto& u) { return u.second == 0; });
+  if (perMicroBatch
+          ? stepCollectives != 0 || reducedBeforeBackward || !everyMicroBatchReduced
+          : stepCollectives != 1 || microBatchCollectives != 0 || lastCollective < lastCompute) {
+    return Status::invalidArgument(
+        who + (perMicroBatch ? " must reduce-scatter each micro-batch's gradients (one "
+                               "ReduceScatterGrads per micro-batch and chunk, after its backward) "
+                               "under ZeRO " +
+                                   std::to_string(zeroStageNumber(zero))
+                             : " must hold one gradient collective after its last backward"));
+  }
+  if (optimizers != 1 || optimizer < lastCollective || optimizer < lastCompute) {
+    return Status::invalidArgument(
+        who +
+        " must hold one gradient collective after its last backward and one "
+        "OptimizerStep after that");
+  }
+  const int32_t wantGathers = gathersUpdatedParameters(zero) ? 1 : 0;
+  if (gathers != wantGathers || (wantGathers == 1 && gather < optimizer)) {
+    return Status::invalidArgument(
+        who +
+        (wantGathers == 1 ? " must hold one AllGatherParams after its OptimizerStep under ZeRO "
+                          : " must hold no AllGatherParams under ZeRO ") +
+        std::to_string(zeroStageNumber(zero)));
+  }
+  return Status::ok();
+}
+
 
 }  // namespace bubblescope::layout

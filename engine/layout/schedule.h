@@ -91,4 +91,16 @@ Result<Schedule> makeSchedule(ScheduleKind kind, int32_t p, int32_t m, int32_t v
 // backward. GPipe: m. The first backward follows one more forward, if any.
 int32_t warmupForwards(ScheduleKind kind, int32_t p, int32_t m, int32_t v, int32_t stage);
 
+// What one stage's op list of a training step must hold, whoever wrote it
+// (the executor runs a list only if it does; simulate() rejects one that does
+// not). Chunks are below `chunks`. Under ZeRO 0 and 1: exactly one gradient
+// collective for the whole step (micro-batch -1), after the last compute op.
+// Under ZeRO 2 and 3: one ReduceScatterGrads per micro-batch and chunk that
+// has a gradient-completing backward (Backward or W), each after that
+// backward, and none for the whole step. Then exactly one OptimizerStep after
+// the collectives and the compute, and one AllGatherParams after it exactly
+// when the ZeRO stage gathers updated parameters (zero_stage.h). The error
+// names the stage and the rule broken.
+Status checkOpList(const std::vector<Op>& ops, ZeroStage zero, int32_t stage, int32_t chunks);
+
 }  // namespace bubblescope::layout

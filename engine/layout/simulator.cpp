@@ -282,6 +282,9 @@ class Simulator {
         }
       }
     }
+    for (int32_t k = 0; k < s_.stages; ++k) {
+      BS_RETURN_IF_ERROR(checkOpList(s_.stageOps[k], s_.zeroStage, k, s_.chunks));
+    }
     return Status::ok();
   }
 

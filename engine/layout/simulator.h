@@ -13,9 +13,11 @@
 // (Forward before its activation arrived, BackwardWeight before its
 // BackwardInput, a gradient collective before the backward it reduces, an
 // optimizer step before the last collective, AllGatherParams before the
-// optimizer step...), an op run
-// twice, a send to a stage that is not the adjacent virtual stage, or a
-// message nobody receives.
+// optimizer step...), an op run twice, a send to a stage that is not the
+// adjacent virtual stage, or a message nobody receives; and, once a list has
+// run, for a list that breaks checkOpList (schedule.h: the gradient
+// collectives, the optimizer step and the all-gather that a training step
+// must hold), the rule the executor also enforces.
 //
 // Pure and deterministic; no threads.
 #pragma once

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/layout/schedule.h"
+
 namespace bubblescope::engine {
 namespace {
 
@@ -270,72 +272,15 @@ Status ScheduleExecutor::optimizerStep() {
 }
 
 Status ScheduleExecutor::checkList(const std::vector<Op>& ops) const {
-  const layout::ZeroStage zero = chunks_.front().sync->zeroStage();
-  const bool perMicroBatch = layout::shardsGradients(zero);
-  size_t lastCompute = 0, lastCollective = 0, optimizer = ops.size(), gather = ops.size();
-  int32_t stepCollectives = 0, microBatchCollectives = 0, optimizers = 0, gathers = 0;
-  // ZeRO 2, 3: (micro-batch, chunk) -> its reduce-scatters minus its
-  // gradient-completing backwards (Backward or W), each in that order.
-  std::map<std::pair<int32_t, int32_t>, int32_t> unreduced;
-  bool reducedBeforeBackward = false;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Op& op = ops[i];
-    if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks ||
-        op.chunk >= static_cast<int32_t>(chunks_.size())) {
+  for (const Op& op : ops) {
+    if (op.microBatch > kMaxMicroBatches || op.chunk >= kMaxChunks) {
       return Status::invalidArgument("schedule op " + layout::toString(op) +
                                      " is outside the executor's limits (micro-batch <= 2047, "
-                                     "chunk < chunks held)");
-    }
-    if (layout::isCompute(op.type)) lastCompute = i;
-    if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
-      ++unreduced[{op.microBatch, op.chunk}];
-    }
-    if (layout::isGradientCollective(op.type)) {
-      lastCollective = i;
-      if (op.microBatch < 0) {
-        ++stepCollectives;
-      } else {
-        ++microBatchCollectives;
-        reducedBeforeBackward |= --unreduced[{op.microBatch, op.chunk}] < 0;
-      }
-    }
-    if (op.type == OpType::kOptimizerStep) {
-      optimizer = i;
-      ++optimizers;
-    }
-    if (op.type == OpType::kAllGatherParams) {
-      gather = i;
-      ++gathers;
+                                     "chunk < 8)");
     }
   }
-  const std::string who = "stage " + std::to_string(stage_) + "'s op list";
-  const bool everyMicroBatchReduced =
-      std::all_of(unreduced.begin(), unreduced.end(), [](const auto& u) { return u.second == 0; });
-  if (perMicroBatch
-          ? stepCollectives != 0 || reducedBeforeBackward || !everyMicroBatchReduced
-          : stepCollectives != 1 || microBatchCollectives != 0 || lastCollective < lastCompute) {
-    return Status::invalidArgument(
-        who + (perMicroBatch ? " must reduce-scatter each micro-batch's gradients (one "
-                               "ReduceScatterGrads per micro-batch and chunk, after its backward) "
-                               "under ZeRO " +
-                                   std::to_string(layout::zeroStageNumber(zero))
-                             : " must hold one gradient collective after its last backward"));
-  }
-  if (optimizers != 1 || optimizer < lastCollective || optimizer < lastCompute) {
-    return Status::invalidArgument(
-        who +
-        " must hold one gradient collective after its last backward and one "
-        "OptimizerStep after that");
-  }
-  const int32_t wantGathers = layout::gathersUpdatedParameters(zero) ? 1 : 0;
-  if (gathers != wantGathers || (wantGathers == 1 && gather < optimizer)) {
-    return Status::invalidArgument(
-        who +
-        (wantGathers == 1 ? " must hold one AllGatherParams after its OptimizerStep under ZeRO "
-                          : " must hold no AllGatherParams under ZeRO ") +
-        std::to_string(layout::zeroStageNumber(zero)));
-  }
-  return Status::ok();
+  return layout::checkOpList(ops, chunks_.front().sync->zeroStage(), stage_,
+                             static_cast<int32_t>(chunks_.size()));
 }
 
 Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,

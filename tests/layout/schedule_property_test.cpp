@@ -317,6 +317,47 @@ TEST(ScheduleProperties, ZeroTwoAndThreeReduceEachMicroBatchRightAfterItsBackwar
   }
 }
 
+// Every generated list, at every ZeRO stage, holds what a training step must
+// (checkOpList: the rule the executor and the simulator enforce).
+TEST(ScheduleProperties, EveryGeneratedListHoldsTheOpListRule) {
+  for (ZeroStage zero : {ZeroStage::kNone, ZeroStage::kOptimizer, ZeroStage::kGradients,
+                         ZeroStage::kParameters}) {
+    for (const Case& c : allCases()) {
+      const Schedule s = makeSchedule(c.kind, c.p, c.m, c.v, zero).value();
+      for (int32_t k = 0; k < c.p; ++k) {
+        const Status ok = checkOpList(s.stageOps[k], zero, k, s.chunks);
+        EXPECT_TRUE(ok.isOk()) << name(c) << " stage " << k << ": " << ok.message();
+      }
+    }
+  }
+}
+
+// The rule names the stage and what is missing or misplaced.
+TEST(ScheduleProperties, TheOpListRuleRejectsWhatAStepCannotRun) {
+  auto message = [](std::vector<Op> ops, ZeroStage zero, int32_t chunks = 1) {
+    return checkOpList(ops, zero, 2, chunks).message();
+  };
+  const std::vector<Op> plain = oneFOneB(1, 2).value().stageOps[0];  // [.., AllReduce, Step]
+  const std::string noCollective =
+      "stage 2's op list must hold one gradient collective after its last backward";
+  std::vector<Op> early = plain;
+  std::rotate(early.begin(), early.end() - 2, early.end() - 1);  // the collective first
+  EXPECT_EQ(message(early, ZeroStage::kNone), noCollective);
+  std::vector<Op> twoSteps = plain;
+  twoSteps.push_back(plain.back());
+  EXPECT_EQ(message(twoSteps, ZeroStage::kNone),
+            noCollective + " and one OptimizerStep after that");
+  EXPECT_EQ(message(plain, ZeroStage::kOptimizer),
+            "stage 2's op list must hold one AllGatherParams after its OptimizerStep under ZeRO 1");
+  EXPECT_EQ(message(plain, ZeroStage::kGradients),
+            "stage 2's op list must reduce-scatter each micro-batch's gradients (one "
+            "ReduceScatterGrads per micro-batch and chunk, after its backward) under ZeRO 2");
+  std::vector<Op> beyond = plain;
+  beyond[0].chunk = 1;
+  EXPECT_EQ(message(beyond, ZeroStage::kNone),
+            "stage 2's op Forward(mb 0, chunk 1) names a chunk beyond its 1");
+}
+
 TEST(ScheduleKindNames, ParseAndPrintRoundTrip) {
   for (ScheduleKind k : allScheduleKinds()) {
     EXPECT_EQ(parseScheduleKind(scheduleKindName(k)).value(), k);

@@ -126,6 +126,15 @@ TEST(Simulator, RejectsWeightGradientBeforeInputGradientAndMissingWork) {
             "stage 0 never runs Forward for mb 1, chunk 0");
 }
 
+// A list that replays but is not a training step (checkOpList, schedule.h).
+TEST(Simulator, RejectsAListWithoutItsOptimizerStep) {
+  Schedule s = gpipe(1, 2).value();
+  s.stageOps[0].pop_back();  // [..., AllReduceGrads, OptimizerStep] -> no OptimizerStep
+  EXPECT_EQ(simulate(s, CostModel{}).status().message(),
+            "stage 0's op list must hold one gradient collective after its last backward and "
+            "one OptimizerStep after that");
+}
+
 TEST(Simulator, PeakInFlightCountsForwardsNotYetBackward) {
   const Result<Simulation> g = simulate(gpipe(4, 8).value(), CostModel{});
   const Result<Simulation> f = simulate(oneFOneB(4, 8).value(), CostModel{});

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/mpi_bench_command.h"
 #include "cli/mpirun.h"
+#include "cli/slowest_rank_seconds.h"
 #include "common/median.h"
 #include "engine/layout/grad_comm.h"
 #include "engine/layout/grad_reduction_cost.h"
@@ -134,17 +135,6 @@ void printPrediction(const Options& o, const BenchSetup& setup, const layout::Mo
   std::printf("predicted_ms: %.3f\n", cost.totalNs() / 1e6);
 }
 
-// Seconds of `body` on the slowest rank, started together.
-template <class F>
-double timed(F&& body) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  body();
-  double mine = MPI_Wtime() - t0, slowest = 0.0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
-}
-
 Status measure(const Options& o, int rank, int size) {
   BS_ASSIGN_OR_RETURN(const auto config, layout::modelPreset(o.model));
   engine::Allocator allocator;
@@ -194,11 +184,11 @@ Status measure(const Options& o, int rank, int size) {
   };
   for (int i = -1; i < o.iterations; ++i) {  // i = -1 warms both up
     fillGradients();
-    const double e = timed([&] {
+    const double e = slowestRankSeconds([&] {
       const Status s = dp->synchronizeAll();
       if (!s.isOk() && failed.isOk()) failed = s;
     });
-    const double m = timed([&] {
+    const double m = slowestRankSeconds([&] {
       MPI_Allreduce(MPI_IN_PLACE, bare.data(), static_cast<int>(elements), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
     });

@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/mpi_bench_command.h"
 #include "cli/mpirun.h"
+#include "cli/slowest_rank_seconds.h"
 #include "common/median.h"
 #include "engine/parallel/mpi_communicator.h"
 #include "tracer/recorder.h"
@@ -82,17 +83,6 @@ std::vector<int> keptRowsPerExpert(const Options& o, int rank) {
   return kept;
 }
 
-// Seconds of `body` on the slowest rank, started together.
-template <class F>
-double timed(F&& body) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  body();
-  double mine = MPI_Wtime() - t0, slowest = 0.0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
-}
-
 // One all-to-all's element counts, both ways, and MPI's displacements.
 struct Exchange {
   std::vector<int> send, recv;
@@ -146,7 +136,7 @@ Status measure(const Options& o, int rank, int size) {
     if (!s.isOk() && failed.isOk()) failed = s;
   };
   for (int i = -1; i < o.iterations; ++i) {  // i = -1 warms both up
-    const double e = timed([&] {
+    const double e = slowestRankSeconds([&] {
       check(comm->allToAll(keptF, countsIn, counts.send, counts.recv, {.name = "moe_counts"}));
       check(comm->allToAll(tokens, atExperts, dispatch.send, dispatch.recv,
                            {.name = "moe_dispatch"}));
@@ -154,7 +144,7 @@ Status measure(const Options& o, int rank, int size) {
     });
     spans.clear();
     recorder.drainInto(spans);
-    const double m = timed([&] {
+    const double m = slowestRankSeconds([&] {
       int rc = mpiAllToAll(keptF.data(), countsIn.data(), counts);
       rc |= mpiAllToAll(tokens.data(), atExperts.data(), dispatch);
       rc |= mpiAllToAll(atExperts.data(), back.data(), combine);

@@ -9,29 +9,17 @@
 // The base class hands out 64-byte aligned host memory. A back end with its
 // own memory (engine/cuda/cuda_allocator.h: device memory through cudaMalloc)
 // derives from it and overrides device(), rawAllocate() and rawRelease(); the
-// counting stays here, so memory reports and gauges read every back end the
-// same way. Memory that cannot be had is std::bad_alloc on every back end
+// counting (engine/memory_counter.h) stays here, so memory reports and gauges
+// read every back end the same way. Memory that cannot be had is std::bad_alloc on every back end
 // (as ::operator new on the host).
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
+
+#include "engine/memory_counter.h"
 
 namespace bubblescope::engine {
-
-enum class MemoryCategory : int32_t {
-  kParameters = 0,
-  kGradients = 1,
-  kOptimizerState = 2,
-  kActivations = 3,
-  kOther = 4,
-};
-inline constexpr int32_t kMemoryCategoryCount = 5;
-
-std::string_view toString(MemoryCategory category);  // "parameters", "gradients", ...
 
 // Where a buffer lives. Host pointers may be dereferenced by the CPU; kCuda
 // pointers are device pointers of the rank's current CUDA device.
@@ -55,18 +43,14 @@ class Allocator {
   // Frees a buffer from allocate() with the same size and category.
   void release(void* ptr, size_t bytes, MemoryCategory category);
 
-  int64_t currentBytes(MemoryCategory category) const {
-    return current_[index(category)].load(std::memory_order_relaxed);
-  }
-  int64_t peakBytes(MemoryCategory category) const {
-    return peak_[index(category)].load(std::memory_order_relaxed);
-  }
-  int64_t totalCurrentBytes() const;
+  int64_t currentBytes(MemoryCategory category) const { return counter_.currentBytes(category); }
+  int64_t peakBytes(MemoryCategory category) const { return counter_.peakBytes(category); }
+  int64_t totalCurrentBytes() const { return counter_.totalCurrentBytes(); }
   // Peak of the total (not the sum of the per-category peaks).
-  int64_t totalPeakBytes() const { return totalPeak_.load(std::memory_order_relaxed); }
+  int64_t totalPeakBytes() const { return counter_.totalPeakBytes(); }
   // Starts the peaks again from the current counts (e.g. after set-up, so a
   // peak describes training steps only).
-  void resetPeaks();
+  void resetPeaks() { counter_.resetPeaks(); }
 
  protected:
   // The memory itself: a zero-filled buffer of at least `bytes` bytes, or
@@ -75,11 +59,7 @@ class Allocator {
   virtual void rawRelease(void* ptr, size_t bytes);
 
  private:
-  static size_t index(MemoryCategory c) { return static_cast<size_t>(c); }
-  // Written by the owning thread only; atomic so other threads may read.
-  std::array<std::atomic<int64_t>, kMemoryCategoryCount> current_{};
-  std::array<std::atomic<int64_t>, kMemoryCategoryCount> peak_{};
-  std::atomic<int64_t> totalPeak_{0};
+  MemoryCounter counter_;
 };
 
 }  // namespace bubblescope::engine

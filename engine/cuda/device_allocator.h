@@ -1,6 +1,7 @@
 // DeviceAllocator: device memory through plain cudaMalloc, counted by category
 // like the host Allocator (engine/allocator.h), so a GPU rank reports its
-// parameters, gradients, optimizer state and activations the same way.
+// parameters, gradients, optimizer state and activations the same way
+// (engine/memory_counter.h).
 //
 // Contract: one per rank and device (instance-based, never global); it must
 // outlive every buffer it handed out. allocate() and release() belong to one
@@ -9,13 +10,11 @@
 // The current device is the caller's (cudaSetDevice) and stays unchanged.
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "common/result.h"
-#include "engine/allocator.h"
+#include "engine/memory_counter.h"
 
 namespace bubblescope::engine::cuda {
 
@@ -33,22 +32,14 @@ class DeviceAllocator {
   // a no-op. The counts drop even when cudaFree reports an error.
   Status release(void* ptr, size_t bytes, MemoryCategory category);
 
-  int64_t currentBytes(MemoryCategory category) const {
-    return current_[index(category)].load(std::memory_order_relaxed);
-  }
-  int64_t peakBytes(MemoryCategory category) const {
-    return peak_[index(category)].load(std::memory_order_relaxed);
-  }
-  int64_t totalCurrentBytes() const;
+  int64_t currentBytes(MemoryCategory category) const { return counter_.currentBytes(category); }
+  int64_t peakBytes(MemoryCategory category) const { return counter_.peakBytes(category); }
+  int64_t totalCurrentBytes() const { return counter_.totalCurrentBytes(); }
   // Peak of the total (not the sum of the per-category peaks).
-  int64_t totalPeakBytes() const { return totalPeak_.load(std::memory_order_relaxed); }
+  int64_t totalPeakBytes() const { return counter_.totalPeakBytes(); }
 
  private:
-  static size_t index(MemoryCategory c) { return static_cast<size_t>(c); }
-  void count(MemoryCategory category, int64_t deltaBytes);
-  std::array<std::atomic<int64_t>, kMemoryCategoryCount> current_{};
-  std::array<std::atomic<int64_t>, kMemoryCategoryCount> peak_{};
-  std::atomic<int64_t> totalPeak_{0};
+  MemoryCounter counter_;
 };
 
 }  // namespace bubblescope::engine::cuda

@@ -22,6 +22,7 @@
 #include "gui/metrics_table_model.h"
 #include "gui/run_rows.h"
 #include "gui/span_palette.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/gui/pipeline_trace.h"
 
 namespace bubblescope::gui {
@@ -242,7 +243,7 @@ TEST_F(PipelineFixture, WorkerAnalysesOffTheGuiThread) {
   QSignalSpy progress(&worker, &AnalysisWorker::progress);
   worker.analyze(QString::fromStdString(path), {1});
   EXPECT_TRUE(worker.busy());
-  ASSERT_TRUE(finished.wait(10000));
+  ASSERT_TRUE(finished.wait(testing::kHangMs));
   EXPECT_FALSE(worker.busy());
   const auto reports = finished.at(0).at(0).value<std::vector<analysis::RunReport>>();
   ASSERT_EQ(reports.size(), 1u);
@@ -251,7 +252,7 @@ TEST_F(PipelineFixture, WorkerAnalysesOffTheGuiThread) {
   EXPECT_EQ(progress.last().at(0).toInt(), 2);
   QSignalSpy failed(&worker, &AnalysisWorker::failed);
   worker.analyze(QString::fromStdString(path), {42});
-  ASSERT_TRUE(failed.wait(10000));
+  ASSERT_TRUE(failed.wait(testing::kHangMs));
 }
 
 // A second run of the fixture's layout with other losses, three steps

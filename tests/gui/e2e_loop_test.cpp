@@ -34,6 +34,7 @@
 #include "gui/runs_table_model.h"
 #include "gui/span_palette.h"
 #include "gui/timeline_panel.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/gui/modal_box_closer.h"
 #include "tests/storage/temp_dir.h"
 
@@ -129,7 +130,8 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   ASSERT_TRUE(window.openFile(trace).isOk());
   ASSERT_EQ(window.runsModel()->rows().size(), 1u);
   const int64_t baseline = window.runsModel()->rows().front().id;
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == baseline, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == baseline,
+                           testing::kHangMs);
 
   // Run > Run again with changes: the shown run is kept to compare with.
   QAction* again = actionNamed(window, QObject::tr("Run &again with changes…"));
@@ -214,7 +216,7 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
     }
     return nullptr;
   };
-  QTRY_VERIFY_WITH_TIMEOUT(finishedRow() != nullptr, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(finishedRow() != nullptr, testing::kHangMs);
   EXPECT_EQ(finishedRow()->steps, kSteps);
   EXPECT_EQ(finishedRow()->worldSize, 2);
 
@@ -223,7 +225,7 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   CompareView* compare = window.compareView();
   EXPECT_EQ(compare->runA(), baseline);
   EXPECT_EQ(compare->runB(), newRun);
-  QTRY_VERIFY_WITH_TIMEOUT(compare->table()->rowCount() > 0, 30000);
+  QTRY_VERIFY_WITH_TIMEOUT(compare->table()->rowCount() > 0, testing::kHangMs);
   bool ppRow = false;
   for (const analysis::ComparisonRow& r : compare->table()->rows()) {
     if (r.metric == "pp") {

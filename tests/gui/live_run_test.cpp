@@ -21,6 +21,7 @@
 #include "gui/timeline_model.h"
 #include "gui/timeline_panel.h"
 #include "storage/trace_reader.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/gui/modal_box_closer.h"
 #include "tests/gui/pipeline_trace.h"
 
@@ -51,7 +52,7 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
   MainWindow window(std::move(owned));
   window.resize(1400, 900);
   ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == 1, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == 1, testing::kHangMs);
   const RunRow before = window.runsModel()->rows().front();
 
   ASSERT_TRUE(window.layoutEditor()->loadFile(layoutPath).isOk());
@@ -71,7 +72,7 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
     return rows.size() == 2 && rows.back().health == storage::RunHealth::kFinished ? &rows.back()
                                                                                    : nullptr;
   };
-  QTRY_VERIFY_WITH_TIMEOUT(newRun() != nullptr, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(newRun() != nullptr, testing::kHangMs);
   const RunRow after = *newRun();
   // What the window shows is what the file holds (a reader of its own).
   {
@@ -105,12 +106,14 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
   EXPECT_EQ(window.report()->steps.size(), size_t{kSteps});
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss").size(), size_t{kSteps});
   ASSERT_TRUE(window.showRun(before.id).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == before.id, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == before.id,
+                           testing::kHangMs);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kBubble, "measured").size(), 2u);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss"),
             (std::vector<double>{5.0, 4.5}));
   ASSERT_TRUE(window.showRun(after.id).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == after.id, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == after.id,
+                           testing::kHangMs);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss").size(), size_t{kSteps});
 }
 

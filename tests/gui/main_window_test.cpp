@@ -31,6 +31,7 @@
 #include "gui/timeline_panel.h"
 #include "gui/widget_export.h"
 #include "storage/trace_reader.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/gui/pipeline_trace.h"
 
 namespace bubblescope::gui {
@@ -94,7 +95,7 @@ TEST_F(WindowFixture, ChartClicksMarkRanksInTheTimeline) {
 
 TEST_F(WindowFixture, AnalysisOfTheShownRunArrivesFromTheWorker) {
   // openFile showed run 1 and started its analysis on a worker thread.
-  QTRY_VERIFY_WITH_TIMEOUT(window->report().has_value(), 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(window->report().has_value(), testing::kHangMs);
   EXPECT_EQ(window->report()->run.id, 1);
   EXPECT_EQ(window->charts()->plottedValues(ChartsPanel::kBubble, "measured").size(), 2u);
 }
@@ -112,7 +113,7 @@ TEST_F(WindowFixture, RunAgainWithChangesOpensCompareWhenTheNewRunEnds) {
   EXPECT_EQ(window->tabs()->currentIndex(), MainWindow::kCompareTab);
   EXPECT_EQ(window->compareView()->runA(), 1);
   EXPECT_EQ(window->compareView()->runB(), 2);
-  QTRY_VERIFY_WITH_TIMEOUT(window->compareView()->table()->rowCount() > 0, 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(window->compareView()->table()->rowCount() > 0, testing::kHangMs);
   EXPECT_EQ(window->baselineRunId(), 0);
 }
 
@@ -357,13 +358,13 @@ TEST(MainWindowLive, ChartsFollowARunningRun) {
       testing::writeGuiTrace(path, {testing::guiRank(0, 0)}, step(0), {{0, 0, 5.0, 64, 0, 1000}});
   MainWindow window;
   ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report().has_value(), 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.report().has_value(), testing::kHangMs);
   EXPECT_EQ(window.report()->steps.size(), 1u);
   ASSERT_TRUE(writer->appendEvents(step(1)).isOk());
   const std::vector<trace_model::StepRecord> more{{0, 1, 4.0, 64, 1000, 2000}};
   ASSERT_TRUE(writer->appendSteps(more).isOk());
   ASSERT_TRUE(writer->flush().isOk());
-  QTRY_COMPARE_WITH_TIMEOUT(window.report()->steps.size(), size_t{2}, 10000);
+  QTRY_COMPARE_WITH_TIMEOUT(window.report()->steps.size(), size_t{2}, testing::kHangMs);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss"),
             (std::vector<double>{5.0, 4.0}));
   ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
@@ -385,7 +386,7 @@ TEST_F(WindowFixture, StopEndsTheRunAsStoppedWithoutADialog) {
 TEST_F(WindowFixture, TheStartedRunIsTheOneRunNamed) {
   emit window->layoutEditor()->runRequested();
   ASSERT_EQ(launcher->requests.size(), 1u);
-  QTRY_COMPARE_WITH_TIMEOUT(window->timeline()->model()->run().id, int64_t{2}, 10000);
+  QTRY_COMPARE_WITH_TIMEOUT(window->timeline()->model()->run().id, int64_t{2}, testing::kHangMs);
   launcher->finish(0);
   EXPECT_EQ(window->timeline()->model()->run().id, 2);
 }

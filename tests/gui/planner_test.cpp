@@ -21,6 +21,7 @@
 #include "gui/prediction_label.h"
 #include "gui/time_format.h"
 #include "storage/calibration_store.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -167,7 +168,7 @@ TEST(PlannerPanel, SelectingACandidateFillsTheLayoutEditor) {
 
 // Waits for the debounced prediction, as typing would.
 void waitForPrediction(LayoutEditor& editor) {
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !editor.prediction()->pending(); }, 5000));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !editor.prediction()->pending(); }, testing::kHangMs));
 }
 
 TEST(LayoutEditorPrediction, FollowsPpAsYouTypeAndEqualsThePredictor) {

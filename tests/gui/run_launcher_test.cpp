@@ -7,6 +7,7 @@
 #include "gui/process_run_launcher.h"
 #include "gui/run_progress.h"
 #include "storage/trace_reader.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -60,7 +61,7 @@ TEST(ProcessRunLauncher, ReportsOutputAndTheErrorOfAFailedRun) {
   r.tracePath = "t.db";
   ASSERT_TRUE(launcher.start(r).isOk());
   EXPECT_FALSE(launcher.start(r).isOk()) << "one run at a time";
-  ASSERT_TRUE(finished.wait(10000));
+  ASSERT_TRUE(finished.wait(testing::kHangMs));
   ASSERT_EQ(begun.size(), 1);
   EXPECT_EQ(begun.at(0).at(0).toLongLong(), 7);
   EXPECT_EQ(finished.at(0).at(0).toInt(), 3);

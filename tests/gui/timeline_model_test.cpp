@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tests/gui/gui_trace.h"
+#include "tests/gui/hang_deadline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -319,7 +320,7 @@ TEST(TimelineModel, BackgroundIndexingBuildsTheSameOverviewAsIngest) {
   QSignalSpy progressed(&background, &TimelineModel::indexProgressed);
   background.startIndexing();
   EXPECT_TRUE(background.indexing());
-  ASSERT_TRUE(finished.wait(30000)) << "the indexing thread never finished";
+  ASSERT_TRUE(finished.wait(testing::kHangMs)) << "the indexing thread never finished";
   EXPECT_FALSE(background.indexing());
   EXPECT_GE(progressed.count(), 1);
   EXPECT_TRUE(background.indexError().isOk()) << background.indexError().message();

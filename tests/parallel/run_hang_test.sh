@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # run_hang_test.sh CLI WORKDIR: a 2-rank `run --hang-timeout 3` that traces;
 # once it trains, rank 1 is stopped with SIGSTOP (it hangs; rank 0 waits on
-# it in the gradient all-reduce). Passes when `run` ends within 20 s of the
-# stop, exits non-zero with one error line naming rank 1 and its last span,
+# it in the gradient all-reduce). Passes when `run` ends by itself, exits
+# non-zero with one error line naming rank 1, its last span and how long it
+# made no progress (at least the 3 s timeout: the watchdog's own clock),
 # no process of the job is left, and the trace's run is failed with that
-# message.
+# message. How long after the stop `run` ended is printed, not bounded: rank
+# 1's last progress came before the stop by however long the machine kept it
+# waiting, and the abort waits for a core (the watchdog's timing is checked
+# on a fake clock by tests/cli/hang_watchdog_test.cpp). The ctest timeout
+# turns a watchdog that never fires into a failure.
 set -u
 cli="$1"
 dir="$2"
@@ -29,10 +34,6 @@ run_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 run_pid=""
 echo "run exited with $rc ${run_ms} ms after rank 1 was stopped"
 [ "$rc" -ne 0 ] || fail "run exited 0"
-# Counted from rank 1's last progress (its last heartbeat with a new step,
-# every 500 ms), which came a little before the stop.
-[ "$run_ms" -ge 2000 ] || fail "the watchdog fired long before the 3 s timeout"
-[ "$run_ms" -lt 20000 ] || fail "run took ${run_ms} ms to end the hung job"
 for p in $job; do alive "$p" && fail "job process $p still runs after run exited"; done
 [ "$(wc -l <"$err")" -eq 1 ] || fail "expected one line on stderr"
 line='^error: rank 1 made no progress for ([3-9]|[1-9][0-9]+) s \(--hang-timeout 3\); its last span: [A-Za-z_.0-9 -]+ \(step [0-9]+(, micro-batch [0-9]+)?\); the watchdog aborted the job$'

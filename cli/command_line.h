@@ -10,7 +10,8 @@
 // (common/value_range.h): by default against its type's range (a double
 // must be finite), narrowed by range()/positive()/nonNegative(); a value
 // outside is one usage error "--flag: VALUE is outside the allowed range LO
-// to HI" (exit 2, main.cpp), never a wrapped or infinite value.
+// to HI" (exit 2, main.cpp), never a wrapped or infinite value. A text
+// option given an empty value is "--flag: the value is empty".
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,8 @@
 // cli/collected_job.h), on this machine: the trace file is written here
 // whatever hosts the ranks run on (under srun: on this node of the
 // allocation, cli/slurm_placement.h).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -252,6 +254,16 @@ ExitCode runJob(const RunArgs& a) {
       underSlurm() ? "srun" : "mpirun",
       a.trace.empty() ? "" : (", tracing to " + a.trace + " run " + std::to_string(runId)).c_str());
   std::fflush(stdout);
+  // On this machine alone, more ranks than cores share them (mpirun is told
+  // to oversubscribe): say so now rather than only in the trace's report.
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (p.layout.hosts.empty() && p.layout.hostfile.empty() && !underSlurm() && cores > 0 &&
+      p.worldSize > cores) {
+    std::fprintf(stderr,
+                 "note: %lld ranks on %ld cores: the ranks share cores (oversubscribed), so "
+                 "steps take longer than on %lld cores\n",
+                 static_cast<long long>(p.worldSize), cores, static_cast<long long>(p.worldSize));
+  }
   JobFailure failure;
   HangWatchdog watchdog(static_cast<int>(p.worldSize), a.hangTimeoutS * 1000);
   std::optional<HangWatchdog::Hang> hang;

@@ -18,6 +18,7 @@
 #include "cli/run_description.h"
 #include "cli/train_dumps.h"
 #include "cli/train_layout.h"
+#include "engine/allocator.h"
 #include "engine/checkpoint.h"
 #include "engine/parallel/rank_trainer.h"
 #include "engine/trainer_options.h"
@@ -135,10 +136,6 @@ Result<engine::TrainerOptions> buildOptions(const TrainArgs& args, bool modelGiv
     args.moe.applyTo(model);
     BS_ASSIGN_OR_RETURN(o.model, layout::modelConfigFromJson(model));
   }
-  if (args.steps < 0) {
-    return Status::invalidArgument("--steps must not be negative, got " +
-                                   std::to_string(args.steps));
-  }
   o.batchSize = args.batchSize;
   o.microBatches = args.microBatches;
   o.seed = args.seed;
@@ -217,8 +214,8 @@ ExitCode exitCodeOf(const Status& status) {
   return userError ? 2 : 1;
 }
 
-ExitCode runTrain(const TrainArgs& args, bool modelGiven,
-                  const std::vector<std::string>& ignoredOnLoad) {
+ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
+                            const std::vector<std::string>& ignoredOnLoad) {
   auto options = buildOptions(args, modelGiven);
   if (!options.isOk()) {
     std::fprintf(stderr, "error: %s\n", options.status().message().c_str());
@@ -313,6 +310,21 @@ ExitCode runTrain(const TrainArgs& args, bool modelGiven,
   return 0;
 }
 
+// A buffer larger than the memory available is refused before it is
+// allocated (engine::OutOfMemory names the category and the bytes); any
+// other allocation failure is still one line, not an uncaught exception.
+ExitCode runTrain(const TrainArgs& args, bool modelGiven,
+                  const std::vector<std::string>& ignoredOnLoad) {
+  try {
+    return trainOnThisProcess(args, modelGiven, ignoredOnLoad);
+  } catch (const engine::OutOfMemory& e) {
+    std::fprintf(stderr, "error: out of memory: %s\n", e.what());
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "error: out of memory (%s)\n", e.what());
+  }
+  return 1;
+}
+
 }  // namespace
 
 void addTrainCommand(Command app, CommandRunner& runner) {
@@ -325,23 +337,31 @@ void addTrainCommand(Command app, CommandRunner& runner) {
       cmd.option("--steps", args->steps,
                  "Train up to this step (a resumed run continues; 0 with --save: the initial "
                  "checkpoint)")
-          .showDefault();
+          .showDefault()
+          .nonNegative();
   cmd.option("--data", args->data, "Text file to train on (default: built-in corpus)");
   Option seed =
       cmd.option("--seed", args->seed, "Seed of initialisation and data order").showDefault();
   Option micro =
       cmd.option("--micro-batches", args->microBatches, "Micro-batches accumulated per step")
-          .showDefault();
-  Option batch =
-      cmd.option("--batch-size", args->batchSize, "Sequences per micro-batch").showDefault();
-  Option lr = cmd.option("--lr", args->lr, "Peak learning rate").showDefault();
+          .showDefault()
+          .positive();
+  Option batch = cmd.option("--batch-size", args->batchSize, "Sequences per micro-batch")
+                     .showDefault()
+                     .positive();
+  Option lr = cmd.option("--lr", args->lr, "Peak learning rate").showDefault().nonNegative();
   Option warmup = cmd.option("--warmup", args->warmup,
-                             "Warm-up steps (default: a tenth of the schedule, at most 100)");
+                             "Warm-up steps (default: a tenth of the schedule, at most 100)")
+                      .nonNegative();
   Option total = cmd.option("--total-steps", args->totalSteps,
-                            "Steps of the cosine schedule (default: --steps)");
-  Option wd = cmd.option("--weight-decay", args->weightDecay, "AdamW weight decay").showDefault();
-  Option clip =
-      cmd.option("--grad-clip", args->gradClip, "Max gradient norm (0: off)").showDefault();
+                            "Steps of the cosine schedule (default: --steps)")
+                     .positive();
+  Option wd = cmd.option("--weight-decay", args->weightDecay, "AdamW weight decay")
+                  .showDefault()
+                  .nonNegative();
+  Option clip = cmd.option("--grad-clip", args->gradClip, "Max gradient norm (0: off)")
+                    .showDefault()
+                    .nonNegative();
   cmd.option("--save", args->save, "Write a safetensors checkpoint at the end");
   cmd.option("--load", args->load,
              "Resume from a checkpoint (its seed, batch and schedule are kept)");
@@ -401,6 +421,9 @@ void addTrainCommand(Command app, CommandRunner& runner) {
     std::vector<std::string> ignored;
     for (const Option& o : {seed, micro, batch, lr, warmup, total, wd, clip}) {
       if (o.given()) ignored.push_back(o.name());
+    }
+    if (args->steps == 0 && args->save.empty()) {
+      failUsage("--steps 0 trains nothing: it writes the initial checkpoint, with --save FILE");
     }
     const bool modelGiven = model.given();
     runner = [args, modelGiven, ignored] { return runTrain(*args, modelGiven, ignored); };

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <string>
+
+#include "engine/available_memory.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -25,6 +28,14 @@ void Allocator::rawRelease(void* ptr, size_t) {
 }
 
 void* Allocator::allocate(size_t bytes, MemoryCategory category) {
+  // Large host buffers are sized by the user (batch, width, layers): checked
+  // against the memory available first, so the failure says what and how
+  // much instead of a bare std::bad_alloc or the OOM killer.
+  if (bytes >= kCheckedAllocationBytes && device() == Device::kHost) {
+    const Status fits = checkFitsInMemory(std::string(toString(category)) + ": a buffer",
+                                          static_cast<double>(bytes));
+    if (!fits.isOk()) throw OutOfMemory(fits.message());
+  }
   void* ptr = rawAllocate(bytes);
   counter_.add(category, static_cast<int64_t>(bytes));
   return ptr;

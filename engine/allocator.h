@@ -16,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
+#include <string>
 
 #include "engine/memory_counter.h"
 
@@ -25,6 +27,20 @@ namespace bubblescope::engine {
 // pointers are device pointers of the rank's current CUDA device.
 enum class Device : uint8_t { kHost = 0, kCuda = 1 };
 const char* deviceName(Device device);  // "cpu", "cuda"
+
+// The std::bad_alloc a host allocation of at least kCheckedAllocationBytes
+// throws, before trying, when it exceeds the memory available
+// (engine/available_memory.h); what() names the category and the bytes:
+// "activations: a buffer of 40.0 GiB (42949672960 bytes), more than ...".
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+inline constexpr size_t kCheckedAllocationBytes = size_t{64} << 20;
 
 class Allocator {
  public:

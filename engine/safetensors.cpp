@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/available_memory.h"
+
 namespace bubblescope::engine {
 namespace {
 
@@ -39,10 +41,20 @@ Status writeSafetensors(const std::string& path, const std::vector<SafetensorsTe
   }
   std::string json = header.dump();
   json.append((8 - json.size() % 8) % 8, ' ');
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::invalidArgument("checkpoint '" + path + "' is a directory; give a file name");
+  }
   const std::string tmp = path + ".tmp";
+  // Whatever fails after the temporary file exists removes it.
+  auto failed = [&tmp](Status why) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return why;
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::ioError("cannot write checkpoint '" + tmp + "'");
+    if (!out) return failed(Status::ioError("cannot write checkpoint '" + tmp + "'"));
     char len[8];
     putLe64(len, json.size());
     out.write(len, 8);
@@ -53,19 +65,21 @@ Status writeSafetensors(const std::string& path, const std::vector<SafetensorsTe
                 static_cast<std::streamsize>(t.data.size() * sizeof(float)));
     }
     out.flush();
-    if (!out) return Status::ioError("failed while writing checkpoint '" + tmp + "'");
+    if (!out) return failed(Status::ioError("failed while writing checkpoint '" + tmp + "'"));
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::ioError("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
+  if (ec) {
+    return failed(
+        Status::ioError("cannot rename '" + tmp + "' to '" + path + "': " + ec.message()));
+  }
   return Status::ok();
 }
 
 Result<SafetensorsFile> SafetensorsFile::read(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    return Status::notFound("checkpoint '" + path + "' does not exist");
-  }
+  // A regular file that fits in memory: /dev/zero used to be read until
+  // std::bad_alloc.
+  BS_RETURN_IF_ERROR(checkFileFitsInMemory("checkpoint '" + path + "'", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::ioError("cannot open checkpoint '" + path + "'");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

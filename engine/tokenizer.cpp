@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/available_memory.h"
+
 namespace bubblescope::engine {
 
 std::vector<int32_t> ByteTokenizer::encode(std::string_view text) {
@@ -28,6 +30,7 @@ Result<std::vector<int32_t>> loadTokenFile(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     return Status::invalidArgument("data file '" + path + "' is a directory");
   }
+  BS_RETURN_IF_ERROR(checkFileFitsInMemory("data file '" + path + "'", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::ioError("cannot open data file '" + path + "'");
   std::ostringstream buffer;

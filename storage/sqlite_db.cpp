@@ -161,8 +161,18 @@ int64_t SqliteDb::changes() const {
 }
 
 Status SqliteDb::errorStatus(int rc, std::string_view what) const {
-  return Status(statusCodeForSqlite(rc),
-                path_ + ": " + std::string(what) + " failed: " + sqlite3_errmsg(db_));
+  // One line: "malformed database schema" quotes the damaged SQL, newlines
+  // and all, and a long quote says no more than its start.
+  std::string detail = sqlite3_errmsg(db_);
+  for (char& c : detail) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  constexpr size_t kMaxDetail = 200;
+  if (detail.size() > kMaxDetail) detail = detail.substr(0, kMaxDetail) + "...";
+  if (rc == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_CORRUPT) {
+    detail += " (the file is damaged)";
+  }
+  return Status(statusCodeForSqlite(rc), path_ + ": " + std::string(what) + " failed: " + detail);
 }
 
 SqliteStatement::~SqliteStatement() {

@@ -1,5 +1,8 @@
 #include "cli/job_failure.h"
 
+#include <string.h>
+
+#include <csignal>
 #include <regex>
 
 namespace bubblescope::cli {
@@ -38,9 +41,15 @@ void JobFailure::scan(const std::string& line) {
   }
 }
 
-std::string JobFailure::message(int exitCode) const {
+std::string JobFailure::message(int exitCode, std::optional<int> collectorRank) const {
+  if (!rank_ && exitCode > 128 && exitCode < 128 + NSIG) {
+    const int signal = exitCode - 128;
+    return "the job's launcher was ended by signal " + std::to_string(signal) + " (" +
+           strsignal(signal) + ") before any rank reported a failure";
+  }
   if (!rank_) return "the job failed with exit code " + std::to_string(exitCode);
-  const std::string rank = "rank " + std::to_string(*rank_);
+  const std::string rank =
+      rank_ == collectorRank ? "the trace collector" : "rank " + std::to_string(*rank_);
   if (!own_.empty()) return rank + " failed: " + own_;
   if (!why_.empty()) return rank + " " + why_;
   return rank + " failed (exit code " + std::to_string(exitCode) + ")";

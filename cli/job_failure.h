@@ -19,9 +19,11 @@ class JobFailure {
  public:
   void scan(const std::string& line);
   std::optional<int> failedRank() const { return rank_; }
-  // One sentence naming the rank ("rank 2 was killed by signal 9 (Killed)"),
-  // or the job's exit code when no rank was named.
-  std::string message(int exitCode) const;
+  // One sentence naming the rank ("rank 2 was killed by signal 9 (Killed)";
+  // the process numbered `collectorRank` is "the trace collector"), or, when
+  // no rank was named, the job's exit code, or the signal (an exit code
+  // above 128) that ended mpirun or srun itself.
+  std::string message(int exitCode, std::optional<int> collectorRank = std::nullopt) const;
 
  private:
   void noteRank(int rank, const std::string& why, bool own);

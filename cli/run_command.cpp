@@ -310,7 +310,10 @@ ExitCode runJob(const RunArgs& a) {
     return 1;
   }
   if (job->exitCode == 0) return 0;
-  const std::string message = failure.message(job->exitCode);
+  // The collector is the job's last process (rank worldSize of mpirun's).
+  const std::optional<int> collectorRank =
+      a.trace.empty() ? std::nullopt : std::optional<int>(static_cast<int>(p.worldSize));
+  const std::string message = failure.message(job->exitCode, collectorRank);
   endRun(storage::RunStatus::kFailed, message);
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return job->exitCode;

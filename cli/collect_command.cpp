@@ -36,6 +36,18 @@ Status collect(const CollectArgs& a) {
   options.lastRankCollects = true;
   options.sampleIntervalMs = 0;
   options.recorderCapacity = kCollectorRingSpans;
+  // A batch that cannot be written (a full disk) stops the job now: the
+  // ranks would otherwise train on with nothing recorded until the end. The
+  // steps committed before stay in the file; `run` marks the run failed
+  // with this line's reason (JobFailure).
+  options.onFirstError = [](const Status& s) {
+    std::fprintf(stderr,
+                 "error: trace collector: trace file: %s; the job stops (the steps written "
+                 "before are kept)\n",
+                 s.message().c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  };
   BS_ASSIGN_OR_RETURN(auto session,
                       tracer::TraceSession::start(MPI_COMM_WORLD, writer.get(), {}, options));
   const Status collected = session->finish();  // returns once every rank has finished

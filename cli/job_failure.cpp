@@ -16,6 +16,7 @@ void JobFailure::noteRank(int rank, const std::string& why, bool own) {
 
 void JobFailure::scan(const std::string& line) {
   static const std::regex ownError(R"(^error: rank (\d+): (.*)$)");
+  static const std::regex collectorError(R"(^error: trace collector: (.*)$)");
   static const std::regex signal(
       R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+)( \(([^)]*)\))?)");
   static const std::regex aborted(R"(MPI_ABORT was invoked on rank (\d+))");
@@ -23,7 +24,9 @@ void JobFailure::scan(const std::string& line) {
   static const std::regex exitCode(R"(Exit code:\s+(\d+))");
   static const std::regex slurm(R"(srun: error: \S+: tasks? (\d+)[^:]*: (.*)$)");
   std::smatch m;
-  if (std::regex_search(line, m, ownError)) {
+  if (std::regex_search(line, m, collectorError)) {
+    if (collectorOwn_.empty()) collectorOwn_ = m[1];
+  } else if (std::regex_search(line, m, ownError)) {
     noteRank(std::stoi(m[1]), m[2], true);
   } else if (std::regex_search(line, m, signal)) {
     std::string why = "was killed by signal " + m[2].str();
@@ -42,6 +45,9 @@ void JobFailure::scan(const std::string& line) {
 }
 
 std::string JobFailure::message(int exitCode, std::optional<int> collectorRank) const {
+  // The collector stopped the job (a full disk) and no rank said why it
+  // failed: the collector's reason, not the abort it caused.
+  if (!collectorOwn_.empty() && own_.empty()) return "the trace collector failed: " + collectorOwn_;
   if (!rank_ && exitCode > 128 && exitCode < 128 + NSIG) {
     const int signal = exitCode - 128;
     return "the job's launcher was ended by signal " + std::to_string(signal) + " (" +

@@ -3,6 +3,7 @@
 //
 // Recognised lines (first failure wins; a rank's own message adds the why):
 // - a rank's own:  "error: rank 2: <message>"          (train --layout)
+// - the collector's: "error: trace collector: <message>" (collect: a full disk)
 // - OpenMPI:       "mpirun noticed that process rank 2 with PID 123 on node n
 //                   exited on signal 9 (Killed)."
 //                  "MPI_ABORT was invoked on rank 2 in communicator ..."
@@ -30,6 +31,7 @@ class JobFailure {
   std::optional<int> rank_;
   std::string why_;           // from mpirun / srun
   std::string own_;           // the rank's own error message
+  std::string collectorOwn_;  // "error: trace collector: ..." (collect_command.cpp)
   int processNameRank_ = -1;  // OpenMPI's "Process name:" block, waiting for "Exit code:"
 };
 

@@ -160,8 +160,13 @@ void TraceSession::collectGpu(std::vector<trace_model::Event>& out) {
 
 void TraceSession::noteError(const Status& s) {
   if (s.isOk()) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (error_.isOk()) error_ = s;
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    first = error_.isOk();
+    if (first) error_ = s;
+  }
+  if (first && options_.onFirstError) options_.onFirstError(s);
 }
 
 Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {

@@ -68,6 +68,10 @@ struct SessionOptions {
   // every other rank's batches and records nothing. Every rank passes the
   // same value.
   bool lastRankCollects = false;
+  // Called once, with the first error the session meets (a sink that cannot
+  // write: a full disk), from the thread that met it, as it happens rather
+  // than at finish(): the collector stops the job with it (collect_command).
+  std::function<void(const Status&)> onFirstError;
 };
 
 // Where a rank sits, as the engine knows it.

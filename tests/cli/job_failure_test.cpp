@@ -28,5 +28,14 @@ TEST(JobFailureTest, ALauncherEndedByASignalSaysWhichSignal) {
   EXPECT_EQ(f.message(3), "the job failed with exit code 3");
 }
 
+// A collector that cannot write (a full disk) aborts the job and says why.
+TEST(JobFailureTest, TheCollectorsOwnReasonIsTheJobsFailure) {
+  JobFailure f;
+  f.scan("error: trace collector: trace file: database or disk is full; the job stops");
+  f.scan("MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD");
+  EXPECT_EQ(f.message(1, 2),
+            "the trace collector failed: trace file: database or disk is full; the job stops");
+}
+
 }  // namespace
 }  // namespace bubblescope::cli

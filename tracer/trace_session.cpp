@@ -29,6 +29,7 @@ struct WireRank {
   int64_t offsetNs;
   int64_t uncertaintyNs;
   int64_t parameters;
+  int64_t droppedSpans;  // the rank's ring overflowed: spans lost
   int32_t dp, tp, pp, cores;
   char host[64];
   char device[32];
@@ -181,6 +182,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
   mine.pp = placement.pp;
   mine.parameters = placement.parameters;
   mine.cores = static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN));
+  mine.droppedSpans = recorder_.dropped();
   copyTruncated(mine.host, sizeof mine.host, host);
   copyTruncated(mine.device, sizeof mine.device, placement.device);
   std::vector<WireRank> all(rank_ == home_ ? size_ : 0);
@@ -207,6 +209,14 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
     info.ranksOnHost = ranksPerHost[w.host];
     info.parameters = w.parameters;
     BS_RETURN_IF_ERROR(sink_->describeRank(info));
+    // Spans a rank dropped (its ring was full: the collector fell behind,
+    // e.g. stopped) are a loss the trace must state, not only the rank.
+    if (w.droppedSpans > 0 && lostSpans_.empty()) {
+      lostSpans_ = "rank " + std::to_string(r) + " dropped " + std::to_string(w.droppedSpans) +
+                   " spans: its tracer's ring was full (the " +
+                   (collects_ ? std::string("trace collector") : std::string("home rank")) +
+                   " fell behind); the trace misses them";
+    }
   }
   return sink_->flush();
 }
@@ -382,6 +392,7 @@ Status TraceSession::finish() {
     noteError(exchangeRankInfo(placement_));
     std::lock_guard<std::mutex> lock(mutex_);
     result = error_;
+    if (result.isOk() && !lostSpans_.empty()) result = Status::internal(lostSpans_);
     if (recorder_.dropped() > 0 && result.isOk()) {
       result = Status::internal("rank " + std::to_string(rank_) + " dropped " +
                                 std::to_string(recorder_.dropped()) +

@@ -106,7 +106,8 @@ class TraceSession {
 
   // Ships what is left, states each rank's clock uncertainty (the largest of
   // its measurements), and reports the first error any part of the session
-  // met.
+  // met; on the home rank also a rank that dropped spans (its ring was full),
+  // so that the trace's run is marked failed with the loss.
   Status finish();
   int64_t droppedSpans() const { return recorder_.dropped(); }
   int64_t batchesShipped() const { return batchesShipped_.load(); }
@@ -150,6 +151,7 @@ class TraceSession {
   StreamDims streamDims_;
   std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
   Status error_;
+  std::string lostSpans_;  // home rank: the first rank that dropped spans, said at finish()
   std::atomic<bool> stop_{false};
   std::atomic<bool> abort_{false};
   std::atomic<int64_t> batchesShipped_{0};

@@ -70,7 +70,7 @@ struct Library {
   std::vector<std::string> publicHeaders;  // file names inside the folder
 };
 inline const std::vector<Library> kLibraries = {
-    {"common", {"median.h", "result.h", "status.h"}},
+    {"common", {"median.h", "result.h", "status.h", "value_range.h"}},
     // Plain values of the trace: events, kinds, lanes, windows, interval sets.
     {"trace_model", {"event.h", "interval_set.h", "sink.h", "step_window.h"}},
     // The bottom library: the layout, its schedules, formulas and simulator.
@@ -79,7 +79,7 @@ inline const std::vector<Library> kLibraries = {
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
       "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h",
       "grad_reduction_cost.h",
-      "hostfile.h", "link_class.h", "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
+      "hostfile.h", "link_class.h", "hardware.h", "cluster_cost.h", "cluster_plan.h", "strict_json.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
@@ -138,6 +138,9 @@ inline const std::vector<TestMirror> kTestMirrors = {
     // Scripts over the built programs: several hosts made of namespaces
     // (the launcher, the collector, clock alignment); a real Slurm.
     {"multihost", {"cli", "tracer"}},
+    // The fuzz harness: mutated layouts, argument vectors and traces against
+    // the built programs and the layout and storage parsers.
+    {"fuzz", {"cli", "engine/layout", "storage"}},
     {"slurm", {"cli"}},
     {"reference", {}},     // scripts over the built programs
     {"architecture", {}},  // this test

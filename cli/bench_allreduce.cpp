@@ -2,7 +2,7 @@
 // gradient all-reduce (DataParallel, ZeRO 0, buckets on the communicator's
 // worker; `--algorithm flat|hierarchical`, `--compression C` as in training)
 // against one bare MPI_Allreduce of the uncompressed fp32 buffer, interleaved
-// in the same job. Bus bandwidth as nccl-tests defines it (REFERENCE.md):
+// in the same job. Bus bandwidth as nccl-tests defines it (docs/formulas.md):
 // busbw = 2(n-1)/n x bytes / time, with bytes the UNCOMPRESSED buffer on both
 // sides, so a compressed or hierarchical reduction's figure is its effective
 // bandwidth: how fast it delivers the sum of the fp32 gradients.

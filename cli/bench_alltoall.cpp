@@ -3,7 +3,7 @@
 // through Communicator::allToAll with the ep dimension and a recorder, as a
 // traced ep run calls them) against bare MPI_Alltoallv calls of the same
 // counts and bytes, interleaved in the same job. Bandwidths as nccl-tests
-// defines them for all-to-all (REFERENCE.md): algbw = bytes / time with
+// defines them for all-to-all (docs/formulas.md): algbw = bytes / time with
 // bytes = a rank's send buffers, busbw = algbw · (n−1)/n. The routing is
 // real: each rank routes its tokens top-k over the experts by a seeded
 // softmax router whose logits favour no expert, caps each expert at

@@ -39,7 +39,7 @@ enum class EventKind : int32_t {
 };
 inline constexpr int32_t kEventKindCount = 20;
 
-// How the analysis counts a kind (DESIGN.md, metrics).
+// How the analysis counts a kind (docs/design.md, "Metrics").
 enum class EventCategory { kCompute, kCommunication, kWait, kOther };
 
 // The parallel dimension of a collective or transfer. Stored in `events.dim`.

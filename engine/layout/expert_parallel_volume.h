@@ -1,7 +1,7 @@
 // Expert-parallel communication volume: the all-to-alls of a mixture-of-
 // experts block whose E experts are split over an ep group of n ranks
-// (docs/parallel.md, "Expert parallelism"; REFERENCE.md, "Mixture of
-// experts"; GShard arXiv 2006.16668, DeepSpeed-MoE arXiv 2201.05596).
+// (docs/parallel.md, "Expert parallelism"; docs/formulas.md,
+// "Communication volume per step"; GShard arXiv 2006.16668, DeepSpeed-MoE arXiv 2201.05596).
 //
 // Per MoE block and micro-batch a rank runs five all-to-alls on its ep group
 // (engine/moe_layer.h): forward `moe_counts` (E floats: the kept rows per
@@ -16,8 +16,8 @@
 //   per step                   × m micro-batches × the rank's MoE blocks,
 //                              + 8 B: the experts' squared gradient norm, one
 //                              double all-reduced over ep (clipping)
-// Of these, (n−1)/n cross a link (REFERENCE.md's k·T·C·(n−1)/n per
-// all-to-all); the rest stays on the rank. Dropped assignments are not sent.
+// Of these, (n−1)/n cross a link (k·T·C·(n−1)/n per all-to-all,
+// docs/formulas.md); the rest stays on the rank. Dropped assignments are not sent.
 // Pure arithmetic; units are in the names.
 #pragma once
 

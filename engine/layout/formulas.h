@@ -4,7 +4,7 @@
 // the CLI and the simulator call these).
 //
 // Contract: pure functions of a valid Layout (layout.h); sources are cited at
-// each function (see REFERENCE.md). docs/analysis.md says exactly what each
+// each function (docs/formulas.md derives each). docs/analysis.md says exactly what each
 // counts. Sizes are elements unless a name says bytes.
 #pragma once
 
@@ -26,7 +26,7 @@ inline constexpr int32_t kZeroBucketsInFlight = 2;
 // ---- Pipeline bubble -----------------------------------------------------------
 
 // The bubble fraction (idle share of the step per stage) the papers predict
-// (REFERENCE.md, "Pipeline bubbles"):
+// (docs/formulas.md, "Pipeline schedules"):
 //  gpipe, 1f1b:  (p-1)/(m+p-1)                     (Huang et al.; Narayanan et al.)
 //  interleaved:  (p-1)/(v·m+p-1)                   (Narayanan et al. 2021)
 //  zb-h1:        (p-1)/(3m+p-1), i.e. a third of 1F1B's idle time at
@@ -54,7 +54,7 @@ int64_t largestSlotParameters(const ModelConfig& model);
 
 // fp32 AdamW model states per rank in bytes (ZeRO, arXiv 1910.02054, with the
 // engine's 4-byte weights, 4-byte gradients and 8-byte Adam moments,
-// REFERENCE.md), with N_d = dp and Ψ = psiRank:
+// docs/formulas.md), with N_d = dp and Ψ = psiRank:
 //   kept between steps: parameters 4Ψ (stage 3: 4Ψ/N_d); gradients 4Ψ
 //   (stage >= 2: 4Ψ/N_d); optimizer 8Ψ (stage >= 1: 8Ψ/N_d);
 //   transient, the most a step adds on top (upper bounds, 4 bytes each):
@@ -86,7 +86,7 @@ ModelStateBytes zeroModelStateBytes(const Layout& layout, double psiRank, double
 // Bytes a rank moves per step. An all-reduce counts twice its payload (a
 // reduce-scatter then an all-gather), every other collective or transfer its
 // payload (the whole gathered or scattered buffer); the ring factor (n−1)/n
-// is left out, as REFERENCE.md's 2Ψ does.
+// is left out, as ZeRO's 2Ψ per all-reduce does.
 //
 // Data parallel (dims dp + zero), Ψ = psiRank, m micro-batches, c model
 // chunks on the rank; 0 when dp = 1:

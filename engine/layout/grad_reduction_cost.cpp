@@ -22,7 +22,7 @@ double ringSteps(const std::string& collective, double p) {
   return (isAllReduce(collective) ? 2.0 : 1.0) * (p - 1);
 }
 
-// The nccl-tests bus factor (REFERENCE.md).
+// The nccl-tests bus factor (docs/formulas.md).
 double busFactor(const std::string& collective, double p) {
   return p <= 1 ? 0.0 : ringSteps(collective, p) / p;
 }

@@ -6,7 +6,7 @@
 // docs/prediction.md, "Gradient compression and hierarchical all-reduce".
 //
 // Bytes are ring bus bytes (what one rank puts on the links, nccl-tests
-// factors, REFERENCE.md), per step:
+// factors, docs/formulas.md), per step:
 //  - none: one all-reduce of 4n per bucket, 2(p-1)/p · 4n;
 //  - fp16 / bf16: 2(p-1)/p · 2n; int8: 2(p-1)/p · 1028 · ceil(n_b/1024) per
 //    bucket of n_b (1024 int8 codes + an fp32 scale);

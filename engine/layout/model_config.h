@@ -59,7 +59,7 @@ struct ModelConfig {
   // topK experts (the basis of the FLOPs below; N for a dense model).
   int64_t activeParameterCount() const;
   int64_t headParameterCount() const;  // final layer norm 2C + output C·V
-  // Training FLOPs per token: 6·N + 6·L·C·T (REFERENCE.md, llm.c), N the
+  // Training FLOPs per token: 6·N + 6·L·C·T (llm.c; docs/formulas.md), N the
   // active parameters.
   double trainingFlopsPerToken() const;
 

@@ -1,9 +1,9 @@
 // Op: one instruction of a pipeline schedule, as a plain value.
 //
-// A schedule is, per pipeline stage, an ordered list of Ops (DESIGN.md,
+// A schedule is, per pipeline stage, an ordered list of Ops (docs/design.md,
 // "Pipeline schedules are data"). The runtime executes the list for real; the
 // simulator replays it under a cost model. The vocabulary follows DeepSpeed's
-// pipeline instructions (REFERENCE.md) with the backward split of Qi et al.
+// pipeline instructions (its TrainSchedule) with the backward split of Qi et al.
 // (arXiv 2401.10241): BackwardInput (B, input gradient) and BackwardWeight
 // (W, weight gradient).
 #pragma once

@@ -10,7 +10,7 @@
 // hierarchical all-reduce (grad_reduction_cost.h costs them); for a MoE
 // model each ep dividing dp and the experts. Each is checked by validate()
 // (the same rules as `run`) and predicted.
-// Reasons follow the seeds' rules (REFERENCE.md, "The seeds' rules"): fits
+// Reasons follow the seeds' rules (docs/formulas.md, "Advice thresholds"): fits
 // one device -> data parallel; tensor parallel inside a node; pipeline when
 // layers must be split; ZeRO when memory is short; compression when
 // communication is a large share of the step (its bytes ratio, the

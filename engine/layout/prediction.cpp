@@ -142,7 +142,7 @@ class Predictor {
 
   // `calls` collectives moving `bytes` in all over dim; 0 when unmeasured
   // (said once). A reduce-scatter or all-gather with no fit of its own
-  // costs half an all-reduce of the same bytes (REFERENCE.md: an all-reduce
+  // costs half an all-reduce of the same bytes (docs/formulas.md: an all-reduce
   // is a reduce-scatter then an all-gather).
   double collectiveNs(const std::string& dim, const std::string& collective, double bytes,
                       double calls) {

@@ -1,6 +1,6 @@
 // Schedule: the per-stage op lists of one training step, and their generators.
 //
-// DESIGN.md, "Pipeline schedules are data": a schedule is, per pipeline stage,
+// docs/design.md, "Pipeline schedules are data": a schedule is, per pipeline stage,
 // an ordered list of Ops. Every generator here is a pure function of (p, m, v);
 // the runtime (engine/parallel/schedule_executor.h) executes every op of the
 // lists, with non-blocking sends and blocking receives, and simulate()

@@ -32,7 +32,7 @@ namespace bubblescope::engine {
 
 // Bytes one rank sends in `kind` over `ranks` ranks on a buffer of `bytes`
 // (the buffer a span's bytes count), under the ring algorithm: the
-// nccl-tests bus factors (REFERENCE.md): all-reduce 2(n-1)/n, all-gather and
+// nccl-tests bus factors (docs/formulas.md): all-reduce 2(n-1)/n, all-gather and
 // reduce-scatter (n-1)/n, the others 1. 0 for a group of one.
 int64_t busBytes(CollectiveKind kind, int64_t bytes, int32_t ranks);
 

@@ -23,7 +23,7 @@
 //   kPipeline, everything else on kCommunication. A group of one rank
 //   runs its collectives as local copies and records no span: nothing
 //   crosses a link, so a dp 1 run shows no dp traffic.
-// - Waiting is not communication (DESIGN.md: a bubble is never hidden in a
+// - Waiting is not communication (docs/design.md: a bubble is never hidden in a
 //   receive). When the backend saw the call wait for its peers (CommTimes::
 //   readyNs > startNs) the span is split in two: [start, ready] is an
 //   EventKind::kWait span on the same lane (same dim, step, micro-batch,

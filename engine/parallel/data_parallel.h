@@ -12,8 +12,8 @@
 //   buckets are reduce-scattered and added into the shard.
 // - stage 3: parameters sharded too: a layer's parameters are all-gathered
 //   just before its forward and its backward and freed right after.
-// Bytes per rank (fp32 weights and gradients, 8-byte Adam state; REFERENCE.md,
-// after ZeRO's Figure 1): 16Ψ, 4Ψ + 4Ψ + 8Ψ/N, 4Ψ + 12Ψ/N, 16Ψ/N.
+// Bytes per rank (fp32 weights and gradients, 8-byte Adam state;
+// docs/formulas.md, after ZeRO's Figure 1): 16Ψ, 4Ψ + 4Ψ + 8Ψ/N, 4Ψ + 12Ψ/N, 16Ψ/N.
 //
 // Buckets (planBuckets) are launched as soon as backward has produced all of
 // their gradients (slots run in reverse order) and complete on the

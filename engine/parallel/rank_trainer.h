@@ -16,7 +16,7 @@
 // in full shape semantics from the run's seed (equal weights to the
 // single-rank model's). With p = 1 and v = 1 the one chunk is the whole model.
 //
-// Global batch (DESIGN.md correctness rule): one step trains on M × dp
+// Global batch (docs/design.md, the engine's correctness rule): one step trains on M × dp
 // micro-batches of B sequences. Dp rank d takes the global micro-batch
 // indices d·M .. d·M + M − 1 (DataLoader batches depend only on (seed, step,
 // index)), so the union over ranks is the batch of a single process with

@@ -1,4 +1,4 @@
-// Bubbles, defined once (DESIGN.md, "Metrics"): the parts of a rank's step in
+// Bubbles, defined once (docs/design.md, "Metrics"): the parts of a rank's step in
 // which it neither computes nor communicates. Wait spans (blocked on a pipeline
 // peer) and time covered by no span at all are both bubble; a stage's pipeline
 // bubble is |bubble| / step time. The report (RankStepAnalyzer) and the

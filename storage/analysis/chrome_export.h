@@ -1,5 +1,5 @@
 // Export of one run to the Chrome trace event format (JSON), which Perfetto
-// and chrome://tracing open (REFERENCE.md, "Trace formats").
+// and chrome://tracing open (ts and dur in µs; docs/formulas.md).
 //
 // Layout of the output: one process per rank (pid = rank, named
 // "rank 3 (dp1 tp1 pp0)", sorted by rank), one thread per lane (tid = lane

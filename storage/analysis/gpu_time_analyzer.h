@@ -1,5 +1,5 @@
 // GpuTimeAnalyzer: where a rank's GPU time went, with Holistic Trace
-// Analysis's definitions (REFERENCE.md, "HTA temporal breakdown, exactly"),
+// Analysis's definitions (docs/formulas.md, "Trace analysis"),
 // over the rank's step windows:
 //   busy = |∪ GPU records| (kernels, collectives, memcpy, memset on the
 //   stream lanes; GPU annotations do not count), compute = |∪ compute

@@ -14,7 +14,7 @@
 //   micro-batches, so this is a lower bound); the dropped share then reaches
 //   its expert again.
 // - ep share: ep all-to-alls >= kEpShareAdvice of the step on some rank
-//   (REFERENCE.md, the seeds' ~20% rule) → fewer ep ranks (experts per rank
+//   (the ~20% rule, docs/formulas.md) → fewer ep ranks (experts per rank
 //   rise) or more tokens per micro-batch to amortise the all-to-all latency.
 #pragma once
 

@@ -1,5 +1,5 @@
-// RankStepAnalyzer: the per-rank, per-step metrics of DESIGN.md ("Metrics,
-// defined once"), computed from one rank's events streamed in start order.
+// RankStepAnalyzer: the per-rank, per-step metrics of docs/design.md
+// ("Metrics"), computed from one rank's events streamed in start order.
 //
 // Definitions (C = ∪ compute spans, M = ∪ communication spans, W = ∪ wait
 // spans, each clipped to the step window [start, end)):

@@ -57,7 +57,7 @@ std::string ranksTable(const RunReport& report, bool markdown) {
          t.render(markdown);
 }
 
-// HTA's temporal breakdown per rank (REFERENCE.md), for ranks with GPU records.
+// HTA's temporal breakdown per rank (docs/formulas.md), for ranks with GPU records.
 std::string gpuTable(const RunReport& report, bool markdown) {
   TextTable t{{"rank", "step ms", "gpu busy", "compute", "non-compute", "idle", "comm", "overlap"},
               {}};

@@ -58,7 +58,7 @@ struct RankReport : StepTimes {
   std::optional<double> waitRatio() const { return ratio(waitNs); }
   std::optional<double> exposedCommRatio() const { return ratio(exposedCommNs); }
   // (wait + idle) / step: the share of the step spent neither computing nor
-  // communicating (DESIGN.md, pipeline bubble).
+  // communicating (docs/design.md, "Metrics").
   std::optional<double> bubbleFraction() const { return ratio(waitNs + idleNs); }
   // |comm ∩ compute| / |comm|; unknown without communication.
   std::optional<double> overlap() const {

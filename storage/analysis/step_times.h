@@ -1,5 +1,5 @@
 // StepTimes: how one rank's time divides over a window, one step or the sum
-// of its steps: the metric fields of DESIGN.md ("Metrics, defined once"),
+// of its steps: the metric fields of docs/design.md ("Metrics"),
 // written once. RankStepMetrics (one step, rank_step_analyzer.h) and
 // RankReport (the sum over a rank's steps, run_report.h) are StepTimes.
 //

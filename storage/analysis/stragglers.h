@@ -4,7 +4,7 @@
 //
 // The arrival signal follows Holistic Trace Analysis: per rank and step take
 // the last collective lasting at least 1% of the step; the ranks that start
-// it latest are stragglers (REFERENCE.md). Lateness is measured against the
+// it latest are stragglers (docs/formulas.md). Lateness is measured against the
 // lower median of the stage's ranks in that step.
 #pragma once
 

@@ -2,7 +2,7 @@
 // (KinetoRecord) with the fields and `args` the importer uses, and the
 // file's header (KinetoHeader: distributedInfo, deviceProperties,
 // baseTimeNanoseconds). Kineto traces are Chrome trace event JSON
-// (REFERENCE.md, "Trace formats"): ts and dur in microseconds, with up to
+// (docs/formulas.md, "Units in interchange formats"): ts and dur in microseconds, with up to
 // three decimals of nanoseconds.
 #pragma once
 

@@ -1,5 +1,5 @@
-// The dependency table of docs/architecture.md (after DESIGN.md's "Folders and
-// what may depend on what") as data, for architecture_test.cpp.
+// The dependency table of docs/architecture.md (docs/design.md,
+// "Module rules") as data, for architecture_test.cpp.
 //
 // A module is a top-level folder (engine/layout is its own module, the bottom
 // library). An edge is an `#include "folder/..."` or `#include <external>`

@@ -1,6 +1,6 @@
 // Tensor-parallel slices: the index arithmetic of tensor_shard.h, and a
 // model built for tp rank r of P holding exactly its slices of the
-// single-rank model's initial weights (DESIGN.md: initialise in full shape
+// single-rank model's initial weights (docs/design.md: initialise in full shape
 // from one seed, then slice), with the QKV rows of its own heads.
 #include "engine/tensor_shard.h"
 

@@ -122,7 +122,7 @@ TEST(ImportedRun, CompareTwoImportedJobs) {
   expectRow("GPU idle", "76.2%", "54.1%", "-22.1 pp");
   expectRow("GPU compute", "17.5%", "19.6%", "+2.1 pp");
   expectRow("GPU busy (mean over ranks)", "23.8%", "45.9%", "+22.1 pp");
-  // Volume per step: all-reduces count twice (REFERENCE.md). nccl_data:
+  // Volume per step: all-reduces count twice (docs/formulas.md). nccl_data:
   // (2 x 306684384 + 638712) / 3 steps; trace_filter: the mean over ranks of
   // (2 x all-reduce + all-to-all + all-gather bytes) / 2 steps.
   expectRow("comm volume unknown per step", "195.19 MiB", "1.66 GiB", "+771.0%");

@@ -1,4 +1,4 @@
-// The formulas of engine/layout/formulas.h: exact values from REFERENCE.md.
+// The formulas of engine/layout/formulas.h: exact values from docs/formulas.md.
 // (Against the engine: tests/parallel/zero_formula_test.cpp.)
 #include "engine/layout/formulas.h"
 
@@ -60,7 +60,7 @@ TEST(FormulasTest, ParameterCountIsTheSumOfItsSlots) {
 }
 
 TEST(FormulasTest, ZeroModelStatesKept) {
-  // fp32 Adam: 4Ψ + 4Ψ + 8Ψ, sharded by N_d per stage (REFERENCE.md).
+  // fp32 Adam: 4Ψ + 4Ψ + 8Ψ, sharded by N_d per stage (docs/formulas.md).
   Layout l;
   l.dp = 4;
   auto total = [&](ZeroStage s) {

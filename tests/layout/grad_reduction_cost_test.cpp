@@ -116,7 +116,7 @@ TEST(GradReductionCost, HierarchicalCrossesNodesWithOneKthOfTheBytes) {
   const GradReductionCost f = gradReductionCost(flat, free);
   const GradReductionCost h = gradReductionCost(hier, free);
   const double bytes = 4 * kN;
-  // REFERENCE.md: 2(N-1)/N · n/K over the inter-node link against 2(KN-1)/(KN) · n.
+  // docs/formulas.md: 2(N-1)/N · n/K over the inter-node link against 2(KN-1)/(KN) · n.
   EXPECT_DOUBLE_EQ(f.interNodeBytes, 2.0 * 3 / 4 * bytes);
   EXPECT_DOUBLE_EQ(h.interNodeBytes, 2.0 * 1 / 2 * bytes / 2);
   // Paced ring steps: flat 2(p-1) chunks of n/p; across 2 nodes 2(N-1) of n/(KN).

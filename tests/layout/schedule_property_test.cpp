@@ -170,7 +170,7 @@ TEST(ScheduleProperties, ActivationMemoryMatchesThePapers) {
           EXPECT_EQ(peaks[k], c.m) << name(c);
           break;
         case ScheduleKind::kOneFOneB:
-          // Stage k holds at most p - k micro-batches (REFERENCE.md).
+          // Stage k holds at most p - k micro-batches (docs/formulas.md).
           EXPECT_EQ(peaks[k], std::min(c.p - k, c.m)) << name(c) << " stage " << k;
           break;
         case ScheduleKind::kZeroBubbleH1:

@@ -1,5 +1,5 @@
 // Agreement of a parallel run with the single-rank run on the same global
-// batch (DESIGN.md correctness rule): the criterion every tests/parallel
+// batch (docs/design.md, the engine's correctness rule): the criterion every tests/parallel
 // suite applies, NaN-aware, with bounds from the maths rather than from one
 // machine's rounding.
 //
@@ -19,7 +19,7 @@
 // The criterion (every part must hold; Σ lr = the sum of the schedule's
 // learning rates over the steps run, the farthest AdamW can move an element):
 // 1. Per step, the loss and the global gradient norm agree to
-//    kLossRelTolerance relative (DESIGN.md; float32 sums of a few thousand
+//    kLossRelTolerance relative (docs/design.md; float32 sums of a few thousand
 //    terms carry ~1e-6). The norm sees every gradient: a tensor whose
 //    gradient is scaled by s changes the norm² by (s² − 1)·f² where f is its
 //    share of the norm, and a skipped reduction leaves a rank's local
@@ -84,7 +84,7 @@ struct RunResult {
   std::vector<std::vector<GradientSlice>> grads;  // per step, where recorded
 };
 
-inline constexpr double kLossRelTolerance = 1e-5;  // DESIGN.md
+inline constexpr double kLossRelTolerance = 1e-5;  // docs/design.md
 inline constexpr double kOffElementLr = 1e-3;
 inline constexpr double kOffFraction = 1e-2;
 inline constexpr double kBulkRmsLr = 1e-4;

@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for plain data parallelism: dp 2 and dp 4, with
+// The engine's correctness rule (docs/design.md) for plain data parallelism: dp 2 and dp 4, with
 // and without overlap, with bucket sizes that split layers, match the
 // single-rank run on the same global batch.
 #include "parallel_fixture.h"

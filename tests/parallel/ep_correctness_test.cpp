@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for expert parallelism: an MoE model (4
+// The engine's correctness rule (docs/design.md) for expert parallelism: an MoE model (4
 // experts, top-2, every second block MoE) trained with its experts split
 // over ep ranks of the dp group matches the single-rank MoE model on the
 // same global batch for 5 steps (loss within 1e-5 relative, gradient norm,

@@ -3,7 +3,7 @@
 // with all_reduce hierarchical in emulated nodes of 2, in the hosts' nodes
 // (one machine: one node), and the flat all-reduce behind an emulated
 // inter-node link, each trains like the flat run and the single rank
-// (DESIGN.md correctness rule: the sums differ only by fp32 reassociation).
+// (docs/design.md, the correctness rule: the sums differ only by fp32 reassociation).
 #include <map>
 
 #include "engine/layout/layout.h"

@@ -1,6 +1,6 @@
 // Shared by the data-parallel MPI suites: run a layout on groups of the
 // 4-rank world and compare it with the single-rank Trainer on the same
-// global batch (DESIGN.md correctness rule).
+// global batch (docs/design.md, the engine's correctness rule).
 #pragma once
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for pipeline parallelism: pp 2 and pp 4 with
+// The engine's correctness rule (docs/design.md) for pipeline parallelism: pp 2 and pp 4 with
 // gpipe, 1f1b and zb-h1 (split backward), and dp 2 × pp 2, match the
 // single-rank run on the same global batch (tiny with 4 layers, so pp 4 has a
 // layer per stage); so do pp 2, pp 4 and dp 2 × pp 2 with the interleaved

@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for full 3D layouts: dp 2 × tp 2 × pp 2 on 8
+// The engine's correctness rule (docs/design.md) for full 3D layouts: dp 2 × tp 2 × pp 2 on 8
 // ranks (1f1b), with ZeRO 0 and ZeRO 1 over the dp group, matches the
 // single-rank run on the same global batch (the tp slices reassembled, each
 // stage against its own parameters).

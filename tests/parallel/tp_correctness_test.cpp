@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for tensor parallelism: tp 2, tp 4, dp 2 × tp 2
+// The engine's correctness rule (docs/design.md) for tensor parallelism: tp 2, tp 4, dp 2 × tp 2
 // (ZeRO 0, 1 and 3) and tp 2 × pp 2 (1f1b, zb-h1, 1f1b with recompute, interleaved v 2) match
 // the single-rank run on the same global batch (losses, gradient norms, and
 // the final parameters after reassembling the tp slices). The replicated

@@ -1,4 +1,4 @@
-// DESIGN.md correctness rule for ZeRO 1, 2 and 3 with dp 2 and dp 4.
+// The engine's correctness rule (docs/design.md) for ZeRO 1, 2 and 3 with dp 2 and dp 4.
 #include "parallel_fixture.h"
 
 namespace bubblescope::engine::testing {

@@ -19,7 +19,6 @@ namespace bubblescope::cli {
 class JobFailure {
  public:
   void scan(const std::string& line);
-  std::optional<int> failedRank() const { return rank_; }
   // One sentence naming the rank ("rank 2 was killed by signal 9 (Killed)";
   // the process numbered `collectorRank` is "the trace collector"), or, when
   // no rank was named, the job's exit code, or the signal (an exit code

@@ -56,7 +56,6 @@ class TimelinePanel : public QWidget {
   void showStepEndingAt(int64_t stepEndNs);
   void setLegendVisible(bool on) { legend_->setVisible(on); }
   LegendWidget* legend() { return legend_; }
-  bool polling() const { return pollTimer_.isActive(); }
 
  signals:
   // The shown run's status or step count changed (live runs).

@@ -1,6 +1,6 @@
 // writeSimulatedRun: a layout's step replayed by the schedule simulator
 // (engine/layout/simulator.h) and written into a trace file as a simulated
-// run (runs.simulated = 1), so the app and the report show it like a
+// run (runs.source = 'simulated'), so the app and the report show it like a
 // measured one.
 //
 // What is simulated: the op lists of layout::scheduleFor(layout), the lists

@@ -333,7 +333,6 @@ void TraceSession::shipLocal(bool sampleNow) {
   align(batch);
   const auto bytes = encodeBatch(batch);
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, home_, kTagBatch, comm_);
-  ++batchesShipped_;
 }
 
 void TraceSession::run() {

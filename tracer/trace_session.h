@@ -109,8 +109,6 @@ class TraceSession {
   // met; on the home rank also a rank that dropped spans (its ring was full),
   // so that the trace's run is marked failed with the loss.
   Status finish();
-  int64_t droppedSpans() const { return recorder_.dropped(); }
-  int64_t batchesShipped() const { return batchesShipped_.load(); }
 
  private:
   TraceSession(MPI_Comm comm, int rank, int size, trace_model::Sink* sink, SessionOptions options);
@@ -154,7 +152,6 @@ class TraceSession {
   std::string lostSpans_;  // home rank: the first rank that dropped spans, said at finish()
   std::atomic<bool> stop_{false};
   std::atomic<bool> abort_{false};
-  std::atomic<int64_t> batchesShipped_{0};
   int32_t doneRanks_ = 0;
   bool finished_ = false;
   std::thread thread_;

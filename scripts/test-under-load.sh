@@ -32,15 +32,22 @@ done
 [ -f build/CTestTestfile.cmake ] || { echo "error: no build/ to test: run ./scripts/build.sh first" >&2; exit 2; }
 
 load_pids=()
+suite_pid=""
 stop_load() {
   [ ${#load_pids[@]} -gt 0 ] || return 0
   kill "${load_pids[@]}" 2>/dev/null || true
   wait "${load_pids[@]}" 2>/dev/null || true
   load_pids=()
 }
+# On Ctrl-C or SIGTERM: the running suite (its own process group) and the
+# load stop at once, not when the suite would have ended.
+stop_all() {
+  [ -z "$suite_pid" ] || kill -TERM -- "-$suite_pid" 2>/dev/null || true
+  stop_load
+}
 trap stop_load EXIT
-trap 'stop_load; exit 130' INT
-trap 'stop_load; exit 143' TERM
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
 
 log=build/test-under-load.log
 say() { echo "$*" | tee -a "$log"; }
@@ -57,8 +64,11 @@ passed=0
 for i in $(seq 1 "$runs"); do
   start=$(date +%s)
   rc=0
-  (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600 -LE slow "$@") \
-    >"build/test-under-load-$i.log" 2>&1 || rc=$?
+  setsid bash -c 'cd build && exec ctest --output-on-failure -j "$(nproc)" --timeout 600 -LE slow "$@"' \
+    ctest "$@" >"build/test-under-load-$i.log" 2>&1 &
+  suite_pid=$!
+  wait "$suite_pid" || rc=$?
+  suite_pid=""
   secs=$(( $(date +%s) - start ))
   summary=$(grep -E '^[0-9]+% tests passed' "build/test-under-load-$i.log" || echo "no ctest summary")
   if [ "$rc" -eq 0 ]; then

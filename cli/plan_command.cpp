@@ -5,6 +5,10 @@
 // predicted (engine/layout/planner.h), the best K by tokens/s printed with the seeds' reasons and
 // written as layout files. --run then runs each of them (cli/layout_trial.h, the path `bench
 // predict` measures with) and prints predicted against measured step time and bubble.
+//
+// `plan --hardware H --gpus N --model M --global-batch B [--dtype D] [--top K] [--json]`:
+// the layouts of M on N GPUs of hardware profile H ranked by the cluster cost model
+// (engine/layout/cluster_plan.h; docs/prediction.md, "The cluster model").
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cluster_text.h"
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
 #include "cli/layout_trial.h"
@@ -27,7 +32,7 @@ namespace bubblescope::cli {
 namespace {
 
 struct PlanArgs {
-  int32_t world = 1;
+  int32_t world = 0;  // 0: not given (required without --hardware)
   std::string model = "tiny";
   MoeFlags moe;          // --experts etc.: the preset made a mixture of experts
   double memoryGiB = 0;  // 0: no limit
@@ -45,7 +50,42 @@ struct PlanArgs {
   bool run = false;
   int32_t runSteps = 4;
   std::string trace;  // "": <out-dir>/plan-runs.db
+  // The cluster planner (--hardware).
+  std::string hardware;
+  int32_t gpus = 0;
+  int64_t globalBatch = 0;
+  std::string dtype = "fp16";
+  int32_t simulated = 24;
 };
+
+ExitCode runClusterPlan(const PlanArgs& a) {
+  auto fail = [](int code, const std::string& message) {
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return code;
+  };
+  if (a.gpus < 1) return fail(2, "plan --hardware needs --gpus N");
+  if (a.globalBatch < 1) return fail(2, "plan --hardware needs --global-batch B (sequences)");
+  auto hw = layout::loadHardware(a.hardware);
+  if (!hw.isOk()) return fail(2, hw.status().message());
+  auto model = layout::modelPreset(a.model);
+  if (!model.isOk()) return fail(2, model.status().message());
+  layout::ClusterPlanRequest r;
+  r.hardware = *hw;
+  r.model = *model;
+  r.gpus = a.gpus;
+  r.globalBatch = a.globalBatch;
+  r.settings.dtype = a.dtype;
+  r.top = a.top;
+  r.simulated = a.simulated;
+  auto plan = layout::planCluster(r);
+  if (!plan.isOk()) return fail(1, plan.status().message());
+  if (a.json) {
+    std::printf("%s\n", clusterPlanToJson(r, *plan).dump(2).c_str());
+  } else {
+    std::fputs(clusterPlanToText(r, *plan).c_str(), stdout);
+  }
+  return 0;
+}
 
 // Runs every candidate; predicted against measured, or the first failure.
 Result<std::vector<LayoutTrial>> runCandidates(const layout::Plan& plan, const PlanArgs& a) {
@@ -106,6 +146,8 @@ ExitCode runPlan(const PlanArgs& a) {
     std::fprintf(stderr, "error: %s\n", message.c_str());
     return code;
   };
+  if (!a.hardware.empty()) return runClusterPlan(a);
+  if (a.world < 1) return fail(2, "plan needs --world N (or --hardware H --gpus N)");
   auto model = layout::modelPreset(a.model);
   if (!model.isOk()) return fail(2, model.status().message());
   if (a.moe.any()) {
@@ -216,7 +258,18 @@ void addPlanCommand(Command app, CommandRunner& runner) {
   auto a = std::make_shared<PlanArgs>();
   Command cmd =
       app.subcommand("plan", "Rank the valid layouts of a world size by predicted tokens/s");
-  cmd.option("--world", a->world, "Ranks").required().range(1, layout::kMaxPlanWorld);
+  cmd.option("--world", a->world, "Ranks").range(1, layout::kMaxPlanWorld);
+  cmd.option("--hardware", a->hardware,
+             "Plan a GPU cluster: a hardware profile (a100-40g, a100-80g, h100-sxm, h200, "
+             "b200) or a profile JSON file");
+  cmd.option("--gpus", a->gpus, "GPUs of the cluster (--hardware)").positive();
+  cmd.option("--global-batch", a->globalBatch, "Sequences per iteration (--hardware)").positive();
+  cmd.option("--dtype", a->dtype, "The GEMMs' dtype (--hardware): fp16, bf16, fp8, tf32")
+      .showDefault();
+  cmd.option("--simulated", a->simulated,
+             "How many of the best estimated layouts are simulated (--hardware)")
+      .showDefault()
+      .positive();
   cmd.option("--model", a->model, "Model preset").showDefault();
   addMoeFlags(cmd, a->moe);
   cmd.option("--memory-per-rank", a->memoryGiB, "GiB per rank (default: no limit)").nonNegative();

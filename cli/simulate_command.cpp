@@ -1,14 +1,20 @@
 // `bubblescope-cli simulate`: the schedule simulator over a layout's op lists
 // (the same layout flags as `run`), written into --trace as a simulated run.
+// With --calibration the op costs are a calibration's (docs/prediction.md);
+// with --hardware H the cluster cost model's on GPUs of profile H
+// (engine/layout/cluster_cost.h), so a planned cluster run opens in the app
+// beside a measured or imported one (`compare`).
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
+#include "cli/cluster_text.h"
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
 #include "cli/prediction_text.h"
 #include "cli/run_description.h"
 #include "common/value_range.h"
+#include "engine/layout/cluster_cost.h"
 #include "engine/layout/layout.h"
 #include "storage/simulated_run.h"
 
@@ -25,6 +31,8 @@ struct SimulateArgs {
   double unitMs = 1.0;
   std::string calibration;  // a trace file holding a calibration
   int64_t calibrationId = 0;
+  std::string hardware;  // a hardware profile: the cluster cost model
+  std::string dtype = "fp16";
 };
 
 // "F:B:W:comm[:grad_sync[:optimizer]]": costs of one forward (of a whole
@@ -72,7 +80,17 @@ ExitCode simulateRun(const SimulateArgs& a) {
   }
   storage::SimulatedRunOptions options;
   options.name = a.name;
-  if (!a.calibration.empty()) {
+  if (!a.hardware.empty()) {
+    auto hw = layout::loadHardware(a.hardware);
+    if (!hw.isOk()) return fail(2, hw.status().message());
+    layout::ClusterSettings settings;
+    settings.dtype = a.dtype;
+    auto prediction = layout::predictCluster(*parsed, *hw, settings);
+    if (!prediction.isOk()) return fail(2, prediction.status().message());
+    std::fputs(clusterPredictionToText(*parsed, *prediction, *hw, settings).c_str(), stdout);
+    options = predictedRunOptions(*prediction);
+    options.name = a.name.empty() ? "predicted " + runName(*parsed) + " on " + hw->name : a.name;
+  } else if (!a.calibration.empty()) {
     auto prediction = predictFromFile(*parsed, a.calibration, a.calibrationId);
     if (!prediction.isOk()) return fail(1, prediction.status().message());
     std::fputs(predictionToText(*parsed, *prediction).c_str(), stdout);
@@ -116,6 +134,14 @@ void addSimulateCommand(Command app, CommandRunner& runner) {
   cmd.option("--calibration-id", a->calibrationId,
              "Which calibration of that file (default: the newest)")
       .needs(calibration);
+  Option hardware = cmd.option(
+      "--hardware", a->hardware,
+      "Predict the layout on GPUs of a hardware profile (a100-40g, a100-80g, h100-sxm, h200, "
+      "b200, or a profile JSON file) with the cluster cost model");
+  hardware.excludes(calibration);
+  cmd.option("--dtype", a->dtype, "The GEMMs' dtype with --hardware (fp16, bf16, fp8, tf32)")
+      .showDefault()
+      .needs(hardware);
   cmd.callback([a, &runner] { runner = [a] { return simulateRun(*a); }; });
 }
 

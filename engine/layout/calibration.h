@@ -68,13 +68,18 @@ struct LinkFit {
 // Megatron-LM mixed-precision run: 2-byte activations, parameters and
 // gradients, 12 bytes of fp32 master weights and moments per parameter
 // (ZeRO, arXiv 1910.02054, K = 12), and recompute that keeps every layer's
-// input and recomputes one layer at a time.
+// input and recomputes one layer at a time, with the data-parallel
+// all-reduce overlapping the last backward.
 struct RunFormat {
   double activationBytes = 4;  // per activation element (tp all-reduces, pp transfers, memory)
   double parameterBytes = 4;   // per parameter kept and gathered
   double gradientBytes = 4;    // per gradient element kept and reduced
   double optimizerBytes = 8;   // optimizer state per parameter
   bool recomputeEachLayer = false;
+  // ZeRO 0's gradient buckets reduce in the background while the last
+  // backward runs (NCCL on its own stream). Not assumed for the engine's
+  // measured runs (docs/prediction.md, section 5).
+  bool overlapsGradReduction = false;
 
   bool operator==(const RunFormat&) const = default;
 };

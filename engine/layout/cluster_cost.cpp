@@ -205,6 +205,7 @@ Calibration clusterCalibration(const Layout& l, const HardwareProfile& hw,
   c.format.gradientBytes = kHalfBytes;
   c.format.optimizerBytes = 12;
   c.format.recomputeEachLayer = true;
+  c.format.overlapsGradReduction = true;
   return c;
 }
 

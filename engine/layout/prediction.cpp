@@ -246,7 +246,10 @@ class Predictor {
         return -1.0;  // the simulator's wait
       case OpType::kAllReduceGrads: {
         if (l_.dp <= 1) return 0.0;
-        if (l_.ep <= 1) return gradReductionNs(stageParameters(), l_.dp, true);
+        if (l_.ep <= 1) {
+          const double ns = gradReductionNs(stageParameters(), l_.dp, true);
+          return overlappedReductionNs(ns);
+        }
         // With ep the experts' gradients are reduced over their own group.
         const ChunkParameters p = stageParameterSplit();
         const int32_t experts = expertDataParallelSize(l_);
@@ -264,6 +267,26 @@ class Predictor {
         return zeroStepNs("all_gather");
     }
     return -1.0;
+  }
+
+  // With RunFormat::overlapsGradReduction (and the layout's overlap on, no
+  // compression), the buckets of the stage's last backward reduce while it
+  // runs: K buckets of n gradient bytes (the layout's bucket size), ready
+  // evenly over that backward's time T_b, reduced one after another at C/K
+  // each, finish max(C/K, C − T_b·(K−1)/K) after it. That is what the step
+  // waits for, and what counts as exposed dp communication.
+  double overlappedReductionNs(double ns) {
+    if (!c_.format.overlapsGradReduction || !l_.overlap || l_.gradCompression.compresses()) {
+      return ns;
+    }
+    const double bytes = stageParameters() * c_.format.gradientBytes;
+    const double bucket = l_.bucketElements
+                              ? static_cast<double>(*l_.bucketElements) * c_.format.gradientBytes
+                              : l_.bucketMb * 1024.0 * 1024.0;
+    const double k = std::max(1.0, std::ceil(bytes / std::max(1.0, bucket)));
+    const double exposed = std::max(ns / k, ns - lastBackwardNs_ * (k - 1) / k);
+    dpNs_ -= ns - exposed;
+    return exposed;
   }
 
   // ZeRO 0's bucketed reduction of `elements` gradients of the stage over
@@ -318,7 +341,13 @@ class Predictor {
     double maxTp = 0, maxDp = 0, maxPp = 0, maxEp = 0;
     for (stage_ = 0; stage_ < s.stages; ++stage_) {
       tpNs_ = dpNs_ = ppNs_ = epNs_ = 0;
-      for (const Op& op : s.stageOps[stage_]) p_.opCostsNs[stage_].push_back(opNs(op));
+      lastBackwardNs_ = 0;
+      for (const Op& op : s.stageOps[stage_]) {
+        p_.opCostsNs[stage_].push_back(opNs(op));
+        if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
+          lastBackwardNs_ = p_.opCostsNs[stage_].back();
+        }
+      }
       maxTp = std::max(maxTp, tpNs_);
       maxDp = std::max(maxDp, dpNs_);
       maxPp = std::max(maxPp, ppNs_);
@@ -385,6 +414,7 @@ class Predictor {
   double actBytes_ = 0;
   int32_t stage_ = 0;
   double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0, epNs_ = 0;  // the current stage's comm per step
+  double lastBackwardNs_ = 0;  // the current stage's latest Backward or BackwardWeight op
 };
 
 }  // namespace

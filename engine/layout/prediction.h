@@ -19,6 +19,9 @@
 //    (gradReductionCost, grad_reduction_cost.h), ZeRO 1 a
 //    reduce-scatter of the stage's gradients, ZeRO 2/3 a reduce-scatter of
 //    one chunk's per ReduceScatterGrads(mb, chunk); nothing when dp = 1;
+//    with the calibration's RunFormat::overlapsGradReduction (the cluster
+//    model), ZeRO 0's buckets reduce behind the stage's last backward and
+//    only the rest is waited for (prediction.cpp, overlappedReductionNs);
 //  - OptimizerStep: the optimizer's cost per parameter × the parameters this
 //    rank updates (Ψ_rank, /dp under ZeRO >= 1), plus the step's time
 //    outside ops per parameter × the parameters it holds, plus the step's

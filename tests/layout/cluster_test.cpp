@@ -290,6 +290,34 @@ TEST(ClusterCost, TensorParallelAllReducesAreCountedOnNvlink) {
   EXPECT_NEAR(p->exposedCommNs.at("tp"), 40 * 4 * one, 1e-6 * p->exposedCommNs.at("tp"));
 }
 
+TEST(ClusterCost, DataParallelAllReduceOverlapsTheLastBackward) {
+  const HardwareProfile h = a100();
+  const ClusterSettings s;
+  Layout l = clusterLayout("megatron-1.7b", 32, 1, 1, 1, 1);
+  l.overlap = false;
+  auto whole = predictCluster(l, h, s);
+  ASSERT_TRUE(whole.isOk()) << whole.status().message();
+  const double c = whole->exposedCommNs.at("dp");
+  // Cross-check C: 2-byte gradients of every parameter in ⌈bytes / 25 MiB⌉
+  // buckets over 32 ranks, 8 a node: 62 ring steps of 5 us a bucket, bus
+  // bandwidth min(0.8·300, 0.9·25·8) GB/s.
+  const double bytes = 2.0 * l.model.parameterCount();
+  const double k = std::ceil(bytes / (25.0 * 1024 * 1024));
+  EXPECT_NEAR(c, k * 62 * 5000 + 62.0 / 32 * bytes / 180e9 * 1e9, 1e-6 * c);
+  l.overlap = true;
+  auto hidden = predictCluster(l, h, s);
+  ASSERT_TRUE(hidden.isOk());
+  const PartOpNs block = clusterBlockNs(l.model, h, s, 1, 1);
+  const PartOpNs emb = clusterEmbeddingNs(l.model, h, 1, 1);
+  const PartOpNs head = clusterHeadNs(l.model, h, s, 1, 1);
+  auto back = [](const PartOpNs& x) { return x.backwardInput + x.backwardWeight; };
+  const double tb = l.model.numLayers * back(block) + back(emb) + back(head);
+  const double exposed = std::max(c / k, c - tb * (k - 1) / k);
+  EXPECT_NEAR(hidden->exposedCommNs.at("dp"), exposed, 1e-6 * c);
+  EXPECT_NEAR(whole->stepNs - hidden->stepNs, c - exposed, 1e-6 * c);
+  EXPECT_LT(exposed, c);
+}
+
 TEST(ClusterCost, MegatronFlopsFormula) {
   const ModelConfig m = modelPreset("megatron-1.7b").value();
   const double B = 512, s = 2048, l = 24, h = 2304, v = 51200;

@@ -1,5 +1,5 @@
 // `bubblescope-cli report FILE [--run ID] [--json | --markdown]
-// [--memory-per-rank GiB]`: where the time went, per rank, stage and
+// [--memory-per-rank GiB] [--exclude-last-step]`: where the time went, per rank, stage and
 // parallel dimension, and advice with predicted gains (storage/analysis).
 #include <cstdio>
 #include <memory>
@@ -23,7 +23,8 @@ struct ReportOptions {
   int64_t runId = -1;  // -1: every run of the file
   bool json = false;
   bool markdown = false;
-  double memoryGiB = 0;  // > 0: the budget of the memory_headroom advice
+  double memoryGiB = 0;          // > 0: the budget of the memory_headroom advice
+  bool excludeLastStep = false;  // HTA's include_last_profiler_step=False for the GPU time
 };
 
 // A run's report, its MoE blocks' load (storage/analysis/moe_load.h), its
@@ -49,6 +50,7 @@ Result<std::vector<AnalyzedRun>> analyzeRuns(const ReportOptions& o) {
     AnalyzedRun run;
     analysis::AnalysisOptions options;
     options.advice = true;
+    options.includeLastProfilerStep = !o.excludeLastStep;
     if (o.memoryGiB > 0) {
       options.adviceOptions.memoryPerRankBytes = o.memoryGiB * 1024.0 * 1024.0 * 1024.0;
     }
@@ -109,6 +111,9 @@ void addReportCommand(Command app, CommandRunner& runner) {
   cmd.option("--memory-per-rank", o->memoryGiB,
              "GiB per rank: advise a lower ZeRO stage or no recompute that fits it")
       .positive();
+  cmd.flag("--exclude-last-step", o->excludeLastStep,
+           "GPU time without the work launched in the last ProfilerStep (HTA's default, "
+           "include_last_profiler_step=False)");
   cmd.callback([&runner, o] { runner = [o] { return runReport(*o); }; });
 }
 

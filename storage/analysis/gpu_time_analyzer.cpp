@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include "trace_model/profiler_step.h"
+
 namespace bubblescope::analysis {
+
+using trace_model::KernelType;
 
 void GpuTimeAnalyzer::RunningUnion::add(int64_t s, int64_t e) {
   if (s > endNs) {
@@ -18,40 +22,149 @@ int64_t GpuTimeAnalyzer::RunningUnion::value() const {
   return endNs >= startNs ? totalNs + (endNs - startNs) : totalNs;
 }
 
-GpuTimeAnalyzer::GpuTimeAnalyzer(std::vector<trace_model::StepWindow> windows)
-    : windows_(std::move(windows)), unions_(windows_.size()) {}
+void GpuTimeAnalyzer::Totals::add(const trace_model::Event& e, int32_t stream, KernelType type,
+                                  std::optional<int64_t> launchNs, int64_t kernelWaitNs) {
+  if (!any) firstNs = e.startNs, lastNs = e.endNs;
+  any = true;
+  lastNs = std::max(lastNs, e.endNs);
+  busy.add(e.startNs, e.endNs);
+  const bool compute = type == KernelType::kComputation;
+  const bool comm = type == KernelType::kCommunication;
+  if (compute) this->compute.add(e.startNs, e.endNs);
+  if (comm) this->comm.add(e.startNs, e.endNs);
+  if (compute || comm) commOrCompute.add(e.startNs, e.endNs);
 
-void GpuTimeAnalyzer::add(const trace_model::Event& e) {
-  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
-  const bool compute = e.kind == trace_model::EventKind::kKernel;
-  const bool comm = trace_model::categoryOf(e.kind) == trace_model::EventCategory::kCommunication &&
-                    e.kind != trace_model::EventKind::kMemcpy;
-  while (first_ < windows_.size() && windows_[first_].endNs <= e.startNs) ++first_;
-  for (size_t i = first_; i < windows_.size() && windows_[i].startNs < e.endNs; ++i) {
-    const int64_t s = std::max(e.startNs, windows_[i].startNs);
-    const int64_t t = std::min(e.endNs, windows_[i].endNs);
-    if (t <= s) continue;
-    sawGpu_ = true;
-    Window& w = unions_[i];
-    w.busy.add(s, t);
-    if (compute) w.compute.add(s, t);
-    if (comm) w.comm.add(s, t);
-    if (compute || comm) w.commOrCompute.add(s, t);
+  auto s = std::find_if(streams.begin(), streams.end(),
+                        [stream](const StreamGaps& g) { return g.stream == stream; });
+  if (s == streams.end()) {
+    streams.push_back({stream, false, 0, {stream, 0, 0, 0}});
+    s = streams.end() - 1;
+  }
+  if (s->any) {
+    // HTA: the gap to the previous record's end (negative if they overlap);
+    // host wait when the launch began after that end, kernel wait when
+    // shorter than the threshold, other otherwise.
+    const int64_t gap = e.startNs - s->prevEndNs;
+    if (launchNs && *launchNs > s->prevEndNs) {
+      s->idle.hostWaitNs += gap;
+    } else if (gap < kernelWaitNs) {
+      s->idle.kernelWaitNs += gap;
+    } else {
+      s->idle.otherNs += gap;
+    }
+  }
+  s->any = true;
+  s->prevEndNs = e.endNs;
+}
+
+GpuTimeAnalyzer::GpuTimeAnalyzer(GpuTimeOptions options,
+                                 std::optional<std::vector<trace_model::StepWindow>> profilerSteps)
+    : options_(options), stepsFromEvents_(!profilerSteps) {
+  if (profilerSteps) {
+    for (const trace_model::StepWindow& w : *profilerSteps) addStep(w.startNs);
   }
 }
 
-std::optional<GpuTime> GpuTimeAnalyzer::finish() const {
-  if (!sawGpu_) return std::nullopt;
-  GpuTime g;
-  for (size_t i = 0; i < windows_.size(); ++i) {
-    const Window& w = unions_[i];
-    g.windowNs += windows_[i].endNs - windows_[i].startNs;
-    g.busyNs += w.busy.value();
-    g.computeNs += w.compute.value();
-    g.commNs += w.comm.value();
-    // |comm ∩ compute| = |comm| + |compute| − |comm ∪ compute|
-    g.overlapNs += w.comm.value() + w.compute.value() - w.commOrCompute.value();
+void GpuTimeAnalyzer::addStep(int64_t startNs) {
+  ++steps_;
+  lastStepStartNs_ = std::max(lastStepStartNs_, startNs);
+  // A step starts after every record held so far, and so after their
+  // launches: the last step starts later still, and they count.
+  if (pending_) {
+    settled_ = std::move(ifAnotherStep_);
+    ifAnotherStep_ = {};
+    pending_ = false;
   }
+}
+
+void GpuTimeAnalyzer::addLaunch(int64_t correlation, int64_t startNs) {
+  const Launch l{correlation, startNs};
+  if (launches_.empty() || launches_.back().correlation < correlation) {
+    launches_.push_back(l);  // ids grow with time: almost always here
+    return;
+  }
+  auto at = std::lower_bound(launches_.begin(), launches_.end(), correlation,
+                             [](const Launch& a, int64_t c) { return a.correlation < c; });
+  if (at != launches_.end() && at->correlation == correlation) return;  // the first launch
+  launches_.insert(at, l);
+}
+
+std::optional<int64_t> GpuTimeAnalyzer::launchOf(int64_t correlation) const {
+  auto at = std::lower_bound(launches_.begin(), launches_.end(), correlation,
+                             [](const Launch& a, int64_t c) { return a.correlation < c; });
+  if (at == launches_.end() || at->correlation != correlation) return std::nullopt;
+  return at->startNs;
+}
+
+void GpuTimeAnalyzer::add(const trace_model::Event& e) {
+  if (e.lane == trace_model::Lane::kCudaApi) {
+    if (e.correlationId != 0) addLaunch(e.correlationId, e.startNs);
+    return;
+  }
+  if (trace_model::isHostThreadLane(e.lane)) {
+    if (stepsFromEvents_ && trace_model::profilerStepNumber(e.name)) addStep(e.startNs);
+    return;
+  }
+  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
+  const int32_t stream =
+      static_cast<int32_t>(e.lane) - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
+  const KernelType type = trace_model::kernelTypeOf(e.kind, e.name);
+  const std::optional<int64_t> launchNs =
+      e.correlationId != 0 ? launchOf(e.correlationId) : std::nullopt;
+  if (!options_.launchCut) {
+    settled_.add(e, stream, type, launchNs, options_.kernelWaitNs);
+    return;
+  }
+  if (e.correlationId != 0 && !launchNs) {
+    auto b = std::find_if(beforeProfile_.begin(), beforeProfile_.end(),
+                          [stream](const BeforeProfile& p) { return p.work.stream == stream; });
+    if (b == beforeProfile_.end()) {
+      beforeProfile_.push_back({{stream, 0, 0}, {}});
+      b = beforeProfile_.end() - 1;
+    }
+    ++b->work.records;
+    b->on.add(e.startNs, e.endNs);
+    return;
+  }
+  // HTA judges a record without a correlation id by its own start.
+  const int64_t cutNs = launchNs.value_or(e.startNs);
+  const bool kept = options_.includeLastStep || cutNs < lastStepStartNs_;
+  if (kept) {
+    settled_.add(e, stream, type, launchNs, options_.kernelWaitNs);
+    if (pending_) ifAnotherStep_.add(e, stream, type, launchNs, options_.kernelWaitNs);
+    return;
+  }
+  if (!stepsFromEvents_) return;  // every step is known: the record is past the cut
+  if (!pending_) {
+    ifAnotherStep_ = settled_;
+    pending_ = true;
+  }
+  ifAnotherStep_.add(e, stream, type, launchNs, options_.kernelWaitNs);
+}
+
+std::optional<GpuTime> GpuTimeAnalyzer::finish() const {
+  const Totals& t = settled_;
+  if (!t.any && beforeProfile_.empty()) return std::nullopt;
+  GpuTime g;
+  g.windowNs = t.any ? t.lastNs - t.firstNs : 0;
+  g.busyNs = t.busy.value();
+  g.computeNs = t.compute.value();
+  g.commNs = t.comm.value();
+  // |comm ∩ compute| = |comm| + |compute| − |comm ∪ compute|
+  g.overlapNs = g.commNs + g.computeNs - t.commOrCompute.value();
+  g.launchCut = options_.launchCut;
+  g.includeLastStep = options_.includeLastStep;
+  g.steps = options_.launchCut ? std::max(1, steps_ - (options_.includeLastStep ? 0 : 1)) : 1;
+  for (const StreamGaps& s : t.streams) g.idle.push_back(s.idle);
+  std::sort(g.idle.begin(), g.idle.end(),
+            [](const GpuStreamIdle& a, const GpuStreamIdle& b) { return a.stream < b.stream; });
+  for (const BeforeProfile& b : beforeProfile_) {
+    GpuStreamWork w = b.work;
+    w.ns = b.on.value();
+    g.launchedBeforeProfile.push_back(w);
+  }
+  std::sort(g.launchedBeforeProfile.begin(), g.launchedBeforeProfile.end(),
+            [](const GpuStreamWork& a, const GpuStreamWork& b) { return a.stream < b.stream; });
   return g;
 }
 

@@ -21,11 +21,27 @@ json layoutJson(const RunReport& r) {
   return j.is_discarded() ? json(r.run.info.layoutJson) : j;
 }
 
-// HTA's temporal breakdown and overlap, as shares of the steps' time.
+// HTA's temporal breakdown and overlap, as shares of the GPU time; the
+// idle breakdown per stream and the work launched before the profile.
 json gpuJson(const std::optional<GpuTime>& g) {
   if (!g || g->windowNs <= 0) return nullptr;
   const double w = static_cast<double>(g->windowNs);
+  json idle = json::array();
+  for (const GpuStreamIdle& s : g->idle) {
+    idle.push_back({{"stream", s.stream},
+                    {"idle_ms", s.totalNs() / 1e6},
+                    {"host_wait_ms", s.hostWaitNs / 1e6},
+                    {"kernel_wait_ms", s.kernelWaitNs / 1e6},
+                    {"other_ms", s.otherNs / 1e6}});
+  }
+  json before = json::array();
+  for (const GpuStreamWork& b : g->launchedBeforeProfile) {
+    before.push_back({{"stream", b.stream}, {"records", b.records}, {"ms", b.ns / 1e6}});
+  }
   return {{"step_time_ms", g->windowNs / 1e6},
+          {"steps", g->steps},
+          {"launch_cut", g->launchCut},
+          {"include_last_step", g->includeLastStep},
           {"busy_ms", g->busyNs / 1e6},
           {"utilization", g->busyNs / w},
           {"compute_ratio", g->computeNs / w},
@@ -33,7 +49,9 @@ json gpuJson(const std::optional<GpuTime>& g) {
           {"idle_ratio", g->idleNs() / w},
           {"comm_ratio", g->commNs / w},
           {"overlap",
-           g->commNs > 0 ? json(static_cast<double>(g->overlapNs) / g->commNs) : json(nullptr)}};
+           g->commNs > 0 ? json(static_cast<double>(g->overlapNs) / g->commNs) : json(nullptr)},
+          {"idle_by_stream", idle},
+          {"launched_before_profile", before}};
 }
 
 json rankJson(const RankReport& r) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "storage/analysis/gpu_report_text.h"
 #include "storage/analysis/imported_layout.h"
 #include "storage/analysis/text_table.h"
 
@@ -12,7 +13,7 @@ namespace {
 constexpr size_t kStepsShown = 20;
 
 std::string heading(const std::string& title, bool markdown) {
-  return markdown ? "\n### " + title + "\n\n" : "\n" + title + "\n";
+  return formatHeading(title, markdown);
 }
 
 std::string commByDim(const RankReport& r) {
@@ -54,29 +55,6 @@ std::string ranksTable(const RunReport& report, bool markdown) {
                       formatPercent(r.waitRatio()), formatPercent(r.idleRatio()), commByDim(r)});
   }
   return heading("Ranks (shares of step time; overlap is of comm time)", markdown) +
-         t.render(markdown);
-}
-
-// HTA's temporal breakdown per rank (docs/formulas.md), for ranks with GPU records.
-std::string gpuTable(const RunReport& report, bool markdown) {
-  TextTable t{{"rank", "step ms", "gpu busy", "compute", "non-compute", "idle", "comm", "overlap"},
-              {}};
-  for (const auto& r : report.ranks) {
-    if (!r.gpu || r.gpu->windowNs <= 0) continue;
-    const GpuTime& g = *r.gpu;
-    const double w = static_cast<double>(g.windowNs);
-    const double steps = r.steps > 0 ? r.steps : 1;
-    t.rows.push_back(
-        {std::to_string(r.info.rank), formatMs(g.windowNs / steps), formatPercent(g.busyNs / w),
-         formatPercent(g.computeNs / w), formatPercent(g.nonComputeNs() / w),
-         formatPercent(g.idleNs() / w), formatPercent(g.commNs / w),
-         formatPercent(g.commNs > 0
-                           ? std::optional<double>(static_cast<double>(g.overlapNs) / g.commNs)
-                           : std::nullopt)});
-  }
-  if (t.rows.empty()) return "";
-  return heading("GPU time (HTA temporal breakdown; shares of step time, overlap of comm time)",
-                 markdown) +
          t.render(markdown);
 }
 
@@ -252,7 +230,7 @@ std::string reportToText(const RunReport& report, bool markdown) {
   out += line;
   if (report.ranks.empty()) return out;
   out += ranksTable(report, markdown);
-  out += gpuTable(report, markdown);
+  out += gpuReportText(report, markdown);
   out += stagesTable(report, markdown);
   out += memoryTable(report, markdown);
   out += volumeTable(report, markdown);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/layout/formulas.h"
 #include "storage/analysis/gpu_time_analyzer.h"
@@ -20,6 +22,14 @@ namespace {
 using trace_model::ParallelDim;
 
 constexpr const char* kMemoryCategories[] = {"parameters", "gradients", "optimizer", "activations"};
+
+// A run imported from Kineto traces (the importer's layout JSON says
+// "source": "kineto").
+bool isKinetoImport(const storage::RunInfo& info) {
+  if (!info.imported) return false;
+  const auto layout = nlohmann::json::parse(info.layoutJson, nullptr, false);
+  return layout.is_object() && layout.value("source", "") == "kineto";
+}
 
 // Sorted, disjoint windows: a window overlapping its predecessor starts at
 // the predecessor's end (a rank runs one step at a time).
@@ -375,12 +385,23 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
   std::vector<RankResult> results(ranks.size());
   std::vector<std::vector<trace_model::StepWindow>> rankWindows(ranks.size());
   for (size_t i = 0; i < ranks.size(); ++i) rankWindows[i] = disjoint(windows[ranks[i].rank]);
+  // HTA's GPU figures: the launch cut applies when the run has two or more
+  // steps; a Kineto import's steps are its ProfilerStep annotations (read
+  // from the events: its stored windows are GPU time), any other run's are
+  // its stored step windows.
+  std::set<int32_t> stepNumbers;
+  for (const auto& s : steps) stepNumbers.insert(s.step);
+  GpuTimeOptions gpuOptions;
+  gpuOptions.includeLastStep = options.includeLastProfilerStep;
+  gpuOptions.launchCut = stepNumbers.size() >= 2;
+  const bool profilerStepsFromEvents = isKinetoImport(report.run.info);
   auto analyzeRank = [&](storage::TraceReader& rankReader, int64_t i) -> Status {
     const trace_model::RankInfo& info = ranks[i];
     RankResult& out = results[i];
     out.report.info = info;
     RankStepAnalyzer analyzer(info.rank, rankWindows[i]);
-    GpuTimeAnalyzer gpu(rankWindows[i]);
+    GpuTimeAnalyzer gpu(gpuOptions,
+                        profilerStepsFromEvents ? std::nullopt : std::optional(rankWindows[i]));
     BS_RETURN_IF_ERROR(rankReader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
       analyzer.add(e);
       gpu.add(e);

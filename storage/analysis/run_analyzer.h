@@ -35,6 +35,9 @@ struct AnalysisOptions {
   bool advice = false;
   AdviceOptions adviceOptions;
   int64_t adviceMaxEvents = 5'000'000;
+  // The GPU time (gpu_time_analyzer.h) counts the work launched in the last
+  // ProfilerStep: Holistic Trace Analysis's include_last_profiler_step.
+  bool includeLastProfilerStep = true;
 };
 
 // Step windows per rank come from the steps table; a rank without step rows

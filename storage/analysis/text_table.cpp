@@ -80,4 +80,8 @@ std::string formatNumber(std::optional<double> v, int decimals) {
   return text;
 }
 
+std::string formatHeading(const std::string& title, bool markdown) {
+  return markdown ? "\n### " + title + "\n\n" : "\n" + title + "\n";
+}
+
 }  // namespace bubblescope::analysis

@@ -25,5 +25,7 @@ std::string formatPercent(std::optional<double> share);  // 0.123 -> "12.3%"
 std::string formatMs(std::optional<double> ns);          // ns -> "12.345"
 std::string formatBytes(std::optional<double> bytes);    // "1.50 MiB"
 std::string formatNumber(std::optional<double> v, int decimals = 3);
+// A section title: "\nTitle\n", or "\n### Title\n\n" in Markdown.
+std::string formatHeading(const std::string& title, bool markdown);
 
 }  // namespace bubblescope::analysis

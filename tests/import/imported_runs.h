@@ -19,17 +19,23 @@ struct Imported {
   std::unique_ptr<storage::TraceReader> reader;
 };
 
-// Imports the fixtures `files` (relative to the fixtures folder) as one run
-// appended to `db`, then opens `db` for reading.
-inline Result<Imported> importFiles(const std::string& db, const std::vector<std::string>& files,
+// Imports the traces at `paths` as one run appended to `db`, then opens `db`
+// for reading.
+inline Result<Imported> importPaths(const std::string& db, const std::vector<std::string>& paths,
                                     import::ImportOptions options = {}) {
   BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(db));
-  std::vector<std::string> paths;
-  for (const auto& f : files) paths.push_back(kinetoFixture(f));
   BS_ASSIGN_OR_RETURN(auto summary, import::importKineto(*writer, paths, options));
   writer.reset();
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(db));
   return Imported{std::move(summary), std::move(reader)};
+}
+
+// importPaths on the fixtures `files` (relative to the fixtures folder).
+inline Result<Imported> importFiles(const std::string& db, const std::vector<std::string>& files,
+                                    import::ImportOptions options = {}) {
+  std::vector<std::string> paths;
+  for (const auto& f : files) paths.push_back(kinetoFixture(f));
+  return importPaths(db, paths, std::move(options));
 }
 
 inline std::vector<trace_model::Event> allEvents(storage::TraceReader& reader, int64_t runId) {

@@ -31,6 +31,7 @@ enum class Ctx {
 
 // A JSON scalar as the handler sees it.
 struct Scalar {
+  const char* what = "null";  // "a number", "a string", ...: for messages
   bool isNumber = false;
   bool isFloat = false;
   int64_t integer = 0;
@@ -56,20 +57,21 @@ class KinetoSax {
  public:
   explicit KinetoSax(const KinetoCallbacks& callbacks) : callbacks_(callbacks) {}
 
-  bool null() { return scalar({}); }
-  bool boolean(bool) { return scalar({}); }
+  bool null() { return scalar({"null"}); }
+  bool boolean(bool) { return scalar({"a boolean"}); }
   bool number_integer(json::number_integer_t v) {
-    return scalar({true, false, v, static_cast<double>(v), nullptr});
+    return scalar({"a number", true, false, v, static_cast<double>(v), nullptr});
   }
   bool number_unsigned(json::number_unsigned_t v) {
-    return scalar({true, false, static_cast<int64_t>(v), static_cast<double>(v), nullptr});
+    return scalar(
+        {"a number", true, false, static_cast<int64_t>(v), static_cast<double>(v), nullptr});
   }
   bool number_float(json::number_float_t v, const std::string& s) {
     const bool inRange = std::isfinite(v) && std::fabs(v) < 9e18;
-    return scalar({true, true, inRange ? static_cast<int64_t>(v) : 0, v, &s});
+    return scalar({"a number", true, true, inRange ? static_cast<int64_t>(v) : 0, v, &s});
   }
-  bool string(std::string& s) { return scalar({false, false, 0, 0, &s}); }
-  bool binary(json::binary_t&) { return scalar({}); }
+  bool string(std::string& s) { return scalar({"a string", false, false, 0, 0, &s}); }
+  bool binary(json::binary_t&) { return scalar({"binary data"}); }
 
   bool key(std::string& k) {
     key_ = k;
@@ -93,6 +95,9 @@ class KinetoSax {
 
   const Status& status() const { return status_; }
   KinetoHeader& header() { return header_; }
+  bool rootIsArray() const { return rootIsArray_; }
+  int64_t events() const { return events_; }
+  int64_t entries() const { return entries_; }
 
  private:
   Ctx top() const { return stack_.empty() ? Ctx::kRoot : stack_.back(); }
@@ -103,6 +108,7 @@ class KinetoSax {
     switch (at) {
       case Ctx::kRoot:
         next = object ? Ctx::kTop : Ctx::kEvents;
+        rootIsArray_ = !object;
         if (!object) header_.sawTraceEvents = true;
         break;
       case Ctx::kTop:
@@ -117,9 +123,12 @@ class KinetoSax {
         }
         break;
       case Ctx::kEvents:
+        ++entries_;
         if (object) {
           record_.clear();
           next = Ctx::kEvent;
+        } else {
+          skipEntry("an array");
         }
         break;
       case Ctx::kEvent:
@@ -164,6 +173,12 @@ class KinetoSax {
     const Ctx at = top();
     if (!stack_.empty()) stack_.pop_back();
     if (at == Ctx::kEvent) {
+      // Chrome's trace format: every event names its phase.
+      if (record_.ph.empty()) {
+        skipEntry("an object without \"ph\"");
+        return true;
+      }
+      ++events_;
       if (!headerSent_) {
         headerSent_ = true;
         if (callbacks_.onHeader) status_ = callbacks_.onHeader(header_);
@@ -182,6 +197,10 @@ class KinetoSax {
         return false;
       case Ctx::kTop:
         if (key_ == "baseTimeNanoseconds" && v.isNumber) header_.baseTimeNs = v.integer;
+        return true;
+      case Ctx::kEvents:
+        ++entries_;
+        skipEntry(v.what);
         return true;
       case Ctx::kEvent:
         return eventField(v);
@@ -281,8 +300,21 @@ class KinetoSax {
     return true;
   }
 
+  // An entry of the events array that is not an event: counted, the first
+  // one described ("traceEvents[3] is a number").
+  void skipEntry(const char* what) {
+    if (header_.skippedEntries++ == 0) {
+      header_.firstSkipped = std::string(rootIsArray_ ? "entry " : "traceEvents[") +
+                             std::to_string(entries_ - 1) + (rootIsArray_ ? "" : "]") + " is " +
+                             what;
+    }
+  }
+
   const KinetoCallbacks& callbacks_;
   std::vector<Ctx> stack_;
+  bool rootIsArray_ = false;
+  int64_t entries_ = 0;  // entries of the events array
+  int64_t events_ = 0;   // of them, events (objects with "ph")
   std::string key_;
   KinetoRecord record_;
   KinetoHeader header_;
@@ -373,6 +405,13 @@ Result<KinetoHeader> parseKineto(std::istream& in, const KinetoCallbacks& callba
   if (!ok) return Status::corrupt("malformed JSON");
   if (!sax.header().sawTraceEvents) {
     return Status::unsupported("not a Kineto trace: it has no \"traceEvents\" array");
+  }
+  // A bare array is a trace only if it holds events (old Chrome traces).
+  if (sax.rootIsArray() && sax.events() == 0) {
+    return Status::unsupported(
+        "not a Kineto trace: a top-level JSON array of " + std::to_string(sax.entries()) +
+        " values, none of them a trace event (an object with \"ph\")" +
+        (sax.header().firstSkipped.empty() ? "" : "; " + sax.header().firstSkipped));
   }
   return std::move(sax.header());
 }

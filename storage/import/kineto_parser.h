@@ -4,8 +4,11 @@
 //
 // Contract: `onHeader` is called with what is known of the header (it may
 // grow later: keys after "traceEvents" arrive after the events) before the
-// first event, and `onRecord` once per element of "traceEvents" (a bare
-// top-level array of events is accepted too). A callback's error stops the
+// first event, and `onRecord` once per event of "traceEvents" (a bare
+// top-level array of events is accepted too). An entry that is not an event
+// (not an object, or an object without "ph") is skipped and counted in the
+// header (skippedEntries, firstSkipped); a bare array without a single
+// event is "not a Kineto trace". A callback's error stops the
 // parse and is returned. Malformed JSON is one error naming the byte
 // offset; a document with no "traceEvents" is "not a Kineto trace".
 #pragma once

@@ -61,6 +61,11 @@ struct KinetoHeader {
   std::vector<std::string> deviceNames;  // deviceProperties[i].name, by "id" order seen
   std::optional<int64_t> baseTimeNs;
   bool sawTraceEvents = false;
+  // Entries of the events array that are not events (not an object, or an
+  // object without "ph"): skipped; the first one described, e.g.
+  // "traceEvents[3] is a number".
+  int64_t skippedEntries = 0;
+  std::string firstSkipped;
 };
 
 }  // namespace bubblescope::import

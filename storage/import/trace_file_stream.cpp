@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -97,14 +98,55 @@ class TraceFileStream::Buffer final : public std::streambuf {
   std::string error_;
 };
 
+namespace {
+
+// "1f 00 41 …": the first bytes, for a message.
+std::string hexBytes(const unsigned char* bytes, size_t n) {
+  std::string out;
+  char hex[4];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", bytes[i]);
+    if (i > 0) out += ' ';
+    out += hex;
+  }
+  return out;
+}
+
+// Why a file that is not gzip cannot be JSON text, from its first bytes;
+// empty when it may be (a '{' or '[' after blanks or a UTF-8 byte order mark).
+std::string notJsonOrGzip(const unsigned char* head, size_t n) {
+  if (n == 0) return "the file is empty";
+  static const char kSqlite[] = "SQLite format 3";
+  if (n >= sizeof kSqlite && std::memcmp(head, kSqlite, sizeof kSqlite) == 0) {
+    return "a SQLite database, not a Kineto JSON trace";
+  }
+  size_t i = n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf ? 3 : 0;
+  while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  if (i == n || head[i] == '{' || head[i] == '[') return "";
+  const std::string bytes = hexBytes(head, std::min<size_t>(n, 8));
+  if (head[0] == 0x1f) {
+    return "a broken gzip header: the file begins " + bytes + ", gzip data begins 1f 8b";
+  }
+  return "neither JSON nor gzip: the file begins " + bytes +
+         " (a Kineto trace is JSON text, or gzip beginning 1f 8b)";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<TraceFileStream>> TraceFileStream::open(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     return Status::notFound("cannot open " + path + ": " + std::strerror(errno));
   }
-  unsigned char magic[2] = {0, 0};
-  const size_t got = std::fread(magic, 1, 2, file);
-  const bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  unsigned char head[64] = {};
+  const size_t got = std::fread(head, 1, sizeof head, file);
+  const bool gzip = got >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+  if (!gzip) {
+    if (const std::string why = notJsonOrGzip(head, got); !why.empty()) {
+      std::fclose(file);
+      return Status::unsupported("not a Kineto trace: " + why);
+    }
+  }
   std::fseek(file, 0, SEEK_END);
   const int64_t size = std::ftell(file);
   std::fseek(file, 0, SEEK_SET);

@@ -2,8 +2,10 @@
 // (decompressed on the fly through zlib), read in fixed-size chunks, so a
 // parser streams a file of any size in bounded memory.
 //
-// Contract: open() fails with one message naming the file when it cannot be
-// read. A gzip stream that is corrupt or ends early sets the stream's bad
+// Contract: open() fails with one message when the file cannot be read, or
+// when its first bytes show it is neither gzip nor JSON text (empty, a
+// SQLite database, a broken gzip header, other bytes: "not a Kineto trace:
+// …"). A gzip stream that is corrupt or ends early sets the stream's bad
 // state; error() then says why ("truncated gzip data", zlib's message).
 // bytesRead() counts the file's bytes consumed so far (compressed bytes for
 // .gz), for progress against fileBytes(). Not thread-safe.

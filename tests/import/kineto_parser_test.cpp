@@ -100,6 +100,40 @@ TEST(ParseKineto, ABareArrayOfEventsIsAccepted) {
   EXPECT_EQ(c.records[0].name, "a");
 }
 
+// A top-level array is an old Chrome trace only if it holds events.
+TEST(ParseKineto, ABareArrayWithoutEventsIsNotATrace) {
+  Collected c;
+  auto numbers = parse("[1, 2, 3]", c);
+  ASSERT_FALSE(numbers.isOk());
+  EXPECT_EQ(numbers.status().message(),
+            "not a Kineto trace: a top-level JSON array of 3 values, none of them a trace event "
+            "(an object with \"ph\"); entry 0 is a number");
+  auto objects = parse(R"([{"layers": 2}, {"heads": 4}])", c);
+  ASSERT_FALSE(objects.isOk());
+  EXPECT_NE(objects.status().message().find("entry 0 is an object without \"ph\""),
+            std::string::npos)
+      << objects.status().message();
+  EXPECT_FALSE(parse("[]", c).isOk());
+  EXPECT_TRUE(c.headers.empty());  // nothing reached the importer
+  EXPECT_TRUE(c.records.empty());
+}
+
+// Entries of traceEvents that are not events are skipped and counted, the
+// first one named; the events around them arrive.
+TEST(ParseKineto, EntriesThatAreNotEventsAreCountedAndNamed) {
+  Collected c;
+  auto h = parse(R"({"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2},
+      42, "text", [1], null, {"name":"no phase"},
+      {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":3,"dur":2}]})",
+                 c);
+  ASSERT_TRUE(h.isOk()) << h.status().message();
+  ASSERT_EQ(c.records.size(), 2u);
+  EXPECT_EQ(c.records[1].name, "b");
+  EXPECT_EQ(h->skippedEntries, 5);
+  EXPECT_EQ(h->firstSkipped, "traceEvents[1] is a number");
+}
+
 TEST(ParseKineto, ReadsInputDimsTypesAndGroupRanks) {
   Collected c;
   auto h = parse(R"({"distributedInfo":{"pg_config":[{"pg_name":"0","ranks":[0,1,2]}]},

@@ -1,11 +1,21 @@
-// `bubblescope-cli bench import FILE`: the Kineto importer's throughput
-// against a bare streaming parse of the same file (nlohmann's SAX parser with
-// a handler that does nothing, through the same gzip stream), in one run.
+// `bubblescope-cli bench import FILE`: the Kineto importer's throughput and
+// peak memory against a bare streaming parse of the same file (nlohmann's
+// SAX parser with a handler that does nothing, through the same gzip
+// stream), in one process: every parse first, then every import, so the
+// process's peak resident size after each phase is that phase's peak.
 // parse_ratio = bare parse time / import time (goal >= 0.5: the import costs
-// at most twice the parse).
+// at most twice the parse); memory_ratio = import peak / parse peak.
+//
+// Another format (an Nsight Systems export) plugs in as a pair: its bare
+// read of the file (every row of the tables the importer reads) and its
+// import, chosen from the file's first bytes; bareParseSeconds and
+// importSeconds are the Kineto pair.
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -26,6 +36,21 @@ struct BenchImportArgs {
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The process's peak resident size so far, in MiB (ru_maxrss is KiB on Linux).
+double peakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+// The 1-minute load average (/proc/loadavg); -1 when unreadable.
+double loadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
 }
 
 Result<double> bareParseSeconds(const std::string& file) {
@@ -53,19 +78,26 @@ ExitCode runBenchImport(const BenchImportArgs& a) {
           .string();
   double parse = 1e300, import = 1e300;
   int64_t events = 0;
+  const double loadBefore = loadAverage();
+  const double startRssMb = peakRssMb();
+  auto fail = [&](const Status& s) {
+    std::fprintf(stderr, "error: %s\n", s.withContext(a.file).message().c_str());
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    return 1;
+  };
   for (int i = 0; i < a.repetitions; ++i) {  // best of: the least disturbed run
     auto p = bareParseSeconds(a.file);
-    auto m = importSeconds(a.file, db);
-    if (!p.isOk() || !m.isOk()) {
-      std::fprintf(stderr, "error: %s\n",
-                   (!p.isOk() ? p.status() : m.status()).withContext(a.file).message().c_str());
-      std::filesystem::remove(db);
-      return 1;
-    }
+    if (!p.isOk()) return fail(p.status());
     parse = std::min(parse, *p);
+  }
+  const double parseRssMb = peakRssMb();
+  for (int i = 0; i < a.repetitions; ++i) {
+    auto m = importSeconds(a.file, db);
+    if (!m.isOk()) return fail(m.status());
     import = std::min(import, m->first);
     events = m->second;
   }
+  const double importRssMb = peakRssMb();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   std::printf("file: %s\nfile_bytes: %lld\nevents: %lld\n", a.file.c_str(),
               static_cast<long long>(std::filesystem::file_size(a.file)),
@@ -73,6 +105,14 @@ ExitCode runBenchImport(const BenchImportArgs& a) {
   std::printf("parse_s: %.4f\nimport_s: %.4f\n", parse, import);
   std::printf("parse_events_per_s: %.0f\nevents_per_s: %.0f\nparse_ratio: %.3f\n", events / parse,
               events / import, parse / import);
+  std::printf("start_rss_mb: %.1f\nparse_peak_rss_mb: %.1f\nimport_peak_rss_mb: %.1f\n", startRssMb,
+              parseRssMb, importRssMb);
+  // What each phase added to the process (its code and libraries are in
+  // start_rss_mb), and the peaks' ratio.
+  std::printf("parse_added_mb: %.1f\nimport_added_mb: %.1f\n", parseRssMb - startRssMb,
+              importRssMb - startRssMb);
+  std::printf("memory_ratio: %.3f\n", importRssMb / parseRssMb);
+  std::printf("load_average: %.2f %.2f\n", loadBefore, loadAverage());
   return 0;
 }
 

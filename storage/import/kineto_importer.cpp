@@ -1,6 +1,5 @@
 #include "storage/import/kineto_importer.h"
 
-#include <filesystem>
 #include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,43 +15,33 @@ namespace {
 
 constexpr int64_t kProgressRecords = 1 << 16;
 
-std::string baseName(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-
 // The run as a whole: begun at the first file's first event.
 class RunImport {
  public:
   RunImport(storage::TraceWriter& writer, const std::vector<std::string>& paths,
             const ImportOptions& options, const GroupDims& groups)
-      : writer_(writer), paths_(paths), options_(options), groups_(groups) {}
+      : paths_(paths), options_(options), groups_(groups), run_(writer) {}
 
   Status importFile(size_t index);
   Status finish();
-  Status fail(const Status& error);
+  Status fail(const Status& error) { return run_.fail(error); }
   ImportSummary& summary() { return summary_; }
 
  private:
   Status beginRun(const KinetoHeader& header);
   Result<int32_t> resolveRank(size_t index, const KinetoHeader& header, ImportedFile& file);
 
-  storage::TraceWriter& writer_;
   const std::vector<std::string>& paths_;
   const ImportOptions& options_;
   const GroupDims& groups_;
-  std::map<int32_t, std::string> fileOfRank_;
-  bool begun_ = false;
-  std::unique_ptr<AsyncSink> sink_;  // writes on a thread while the next events parse
+  ImportRun run_;  // writes on a thread while the next events parse
   ImportSummary summary_;
 };
 
 Status RunImport::beginRun(const KinetoHeader& header) {
-  if (begun_) return Status::ok();
+  if (run_.begun()) return Status::ok();
   storage::RunInfo info;
-  info.name = options_.runName.empty()
-                  ? "import " + baseName(paths_.front()) +
-                        (paths_.size() > 1 ? " +" + std::to_string(paths_.size() - 1) : "")
-                  : options_.runName;
+  info.name = options_.runName.empty() ? defaultRunName(paths_) : options_.runName;
   nlohmann::ordered_json layout = {{"source", "kineto"}};
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& p : paths_) files.push_back(baseName(p));
@@ -78,15 +67,14 @@ Status RunImport::beginRun(const KinetoHeader& header) {
   info.backend = gpu ? "cuda" : "cpu";
   const int64_t files64 = static_cast<int64_t>(paths_.size());
   info.worldSize = static_cast<int32_t>(std::max(header.worldSize.value_or(files64), files64));
-  BS_ASSIGN_OR_RETURN(summary_.runId, writer_.beginRun(info));
-  sink_ = std::make_unique<AsyncSink>(writer_);
+  BS_ASSIGN_OR_RETURN(summary_.runId, run_.begin(info));
+  summary_.format = "kineto";
   summary_.worldSize = info.worldSize;
   if (!header.worldSize) {
     summary_.warnings.push_back(
         "no distributedInfo.world_size: the world size is the number of files (" +
         std::to_string(files64) + ")");
   }
-  begun_ = true;
   return Status::ok();
 }
 
@@ -101,14 +89,7 @@ Result<int32_t> RunImport::resolveRank(size_t index, const KinetoHeader& header,
     rank = *r;
     file.rankSource = "file name";
   }
-  if (rank < 0 || rank > (1 << 24)) {
-    return Status::invalidArgument("rank " + std::to_string(rank) + " is out of range");
-  }
-  const auto r32 = static_cast<int32_t>(rank);
-  if (auto [it, inserted] = fileOfRank_.emplace(r32, file.path); !inserted) {
-    return Status::invalidArgument("rank " + std::to_string(rank) + " (from " + file.rankSource +
-                                   ") is also the rank of " + it->second);
-  }
+  BS_ASSIGN_OR_RETURN(const int32_t r32, run_.claimRank(rank, file.rankSource, file.path));
   if (file.rankSource != "distributedInfo") {
     summary_.warnings.push_back(baseName(file.path) + ": no distributedInfo.rank; rank " +
                                 std::to_string(rank) + " from the " + file.rankSource);
@@ -135,7 +116,7 @@ Status RunImport::importFile(size_t index) {
       file.baseTimeNs = first ? first : baseScan.get();
       return file.baseTimeNs.value_or(0);
     };
-    rank = std::make_unique<KinetoRankImporter>(*sink_, file.rank, groups_, offset);
+    rank = std::make_unique<KinetoRankImporter>(run_.sink(), file.rank, groups_, offset);
     return Status::ok();
   };
   KinetoCallbacks callbacks;
@@ -223,35 +204,10 @@ Status RunImport::finish() {
         " files have no baseTimeNanoseconds: their times are stored as written, the others' "
         "shifted by it; the ranks may not line up");
   }
-  BS_RETURN_IF_ERROR(sink_->drain());
-  return writer_.finishRun(storage::RunStatus::kFinished);
-}
-
-Status RunImport::fail(const Status& error) {
-  if (begun_) {
-    (void)sink_->drain();  // the import's own error is the one to report
-    (void)writer_.finishRun(storage::RunStatus::kFailed, error.message());
-  }
-  return error;
+  return run_.finish();
 }
 
 }  // namespace
-
-std::optional<int32_t> rankFromFileName(const std::string& path) {
-  const std::string name = baseName(path);
-  for (size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 4)) {
-    size_t i = at + 4;
-    if (i < name.size() && (name[i] == '-' || name[i] == '_')) ++i;
-    int64_t n = 0;
-    size_t digits = 0;
-    for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && digits < 8;
-         ++i, ++digits) {
-      n = n * 10 + (name[i] - '0');
-    }
-    if (digits > 0) return static_cast<int32_t>(n);
-  }
-  return std::nullopt;
-}
 
 Result<ImportSummary> importKineto(storage::TraceWriter& writer,
                                    const std::vector<std::string>& paths,

@@ -10,8 +10,6 @@ namespace {
 using trace_model::EventKind;
 using trace_model::Lane;
 
-constexpr size_t kBatchEvents = 8192;
-
 enum class Source { kGpu, kCudaApi, kHost, kUnknown };
 
 Source sourceOf(const std::string& cat) {
@@ -48,19 +46,10 @@ std::optional<int32_t> profilerStep(const std::string& name) {
 
 }  // namespace
 
-const KinetoRankImporter::Launch* KinetoRankImporter::findLaunch(const std::vector<Launch>& sorted,
-                                                                 int64_t correlation) {
-  auto l = std::lower_bound(sorted.begin(), sorted.end(), correlation,
-                            [](const Launch& a, int64_t c) { return a.correlation < c; });
-  return l == sorted.end() || l->correlation != correlation ? nullptr : &*l;
-}
-
 KinetoRankImporter::KinetoRankImporter(trace_model::Sink& sink, int32_t rank,
                                        const GroupDims& groups,
                                        std::function<int64_t()> timeOffsetNs)
-    : sink_(sink), rank_(rank), groups_(groups), timeOffsetNs_(std::move(timeOffsetNs)) {
-  batch_.reserve(kBatchEvents);
-}
+    : rank_(rank), groups_(groups), sink_(sink), batch_(sink, std::move(timeOffsetNs)) {}
 
 Status KinetoRankImporter::add(const KinetoRecord& r) {
   if (r.ph == "s" || r.ph == "f") {
@@ -108,7 +97,7 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
         if (isNcclKernel(r.name)) {
           ++stats_.ncclKernels;
           ++stats_.events;
-          if (e.correlationId != 0) gpuSpans_.push_back({e.correlationId, startNs, endNs});
+          if (e.correlationId != 0) launches_.addGpuRecord(e.correlationId, startNs, endNs);
           pendingNccl_.push_back({std::move(e), r});  // described in finish()
           return Status::ok();
         } else {
@@ -125,7 +114,7 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
         e.bytes = std::max<int64_t>(r.bytes, 0);
       }
       if (e.correlationId != 0 && e.kind != EventKind::kOther) {
-        gpuSpans_.push_back({e.correlationId, startNs, endNs});
+        launches_.addGpuRecord(e.correlationId, startNs, endNs);
       }
       break;
     }
@@ -133,15 +122,18 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
       ++stats_.runtimeCalls;
       e.lane = Lane::kCudaApi;
       e.correlationId = r.correlation > 0 ? r.correlation : 0;
-      if (e.correlationId != 0) launches_.push_back({e.correlationId, startNs, r.tid});
+      if (e.correlationId != 0) launches_.addLaunch(e.correlationId, startNs, r.tid);
       break;
     case Source::kHost:
     case Source::kUnknown:
       if (r.pid < 0) return Status::ok();  // the profiler's own "Spans" row
       ++stats_.cpuOps;
       if (hostPid_ == 0) hostPid_ = r.pid;
-      e.lane = threadLane(r.tid);
-      if (isCommOp(r.name)) commOps_.push_back({r.tid, startNs, endNs, r});
+      e.lane = batch_.threadLane(r.tid);
+      if (isCommOp(r.name)) {
+        commSpans_.add(r.tid, startNs, endNs, commOps_.size());
+        commOps_.push_back(r);
+      }
       if (auto step = profilerStep(r.name)) {
         cpuSteps_.push_back({rank_, *step, std::nan(""), 0, startNs, endNs});
         ++stats_.steps;
@@ -149,101 +141,19 @@ Status KinetoRankImporter::addSpan(const KinetoRecord& r, int64_t startNs, int64
       break;
   }
   ++stats_.events;
-  batch_.push_back(std::move(e));
-  if (batch_.size() >= kBatchEvents) return flushEvents();
-  return Status::ok();
-}
-
-trace_model::Lane KinetoRankImporter::threadLane(int64_t tid) {
-  auto [it, inserted] = threadIndex_.emplace(tid, static_cast<int32_t>(threadIndex_.size()));
-  return trace_model::hostThreadLane(it->second);
-}
-
-int64_t KinetoRankImporter::offsetNs() {
-  if (!offsetNs_) offsetNs_ = timeOffsetNs_();
-  return *offsetNs_;
-}
-
-void KinetoRankImporter::shiftBatch() {
-  const int64_t offset = offsetNs();
-  if (offset == 0) return;
-  const size_t before = batch_.size();
-  std::erase_if(batch_, [offset](trace_model::Event& e) {
-    return __builtin_add_overflow(e.startNs, offset, &e.startNs) ||
-           __builtin_add_overflow(e.endNs, offset, &e.endNs);
-  });
-  stats_.missingTimes += static_cast<int64_t>(before - batch_.size());
-  stats_.events -= static_cast<int64_t>(before - batch_.size());
-}
-
-Status KinetoRankImporter::flushEvents() {
-  if (batch_.empty()) return Status::ok();
-  shiftBatch();
-  Status s = sink_.appendEvents(batch_);
-  batch_.clear();
-  return s;
-}
-
-std::vector<trace_model::StepRecord> KinetoRankImporter::stepRecords() const {
-  std::vector<trace_model::StepRecord> steps = cpuSteps_;
-  std::sort(steps.begin(), steps.end(),
-            [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
-  if (steps.empty() || gpuSpans_.empty()) return steps;
-
-  // First start and last end of the GPU work launched in each step.
-  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-  std::vector<int64_t> first(steps.size(), kNone), last(steps.size(), -kNone);
-  for (const GpuSpan& g : gpuSpans_) {
-    const Launch* l = findLaunch(launches_, g.correlation);
-    if (l == nullptr) continue;
-    const int64_t launchNs = l->startNs;
-    auto s = std::upper_bound(steps.begin(), steps.end(), launchNs,
-                              [](int64_t t, const auto& step) { return t < step.startNs; });
-    if (s == steps.begin()) continue;
-    const size_t i = static_cast<size_t>(s - steps.begin()) - 1;
-    if (launchNs >= steps[i].endNs) continue;
-    first[i] = std::min(first[i], g.startNs);
-    last[i] = std::max(last[i], g.endNs);
-  }
-  // A step's GPU window runs from its first GPU record to the next step's
-  // first (so the gaps between steps count as idle, as in HTA), the last
-  // step's to its last record's end.
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (first[i] == kNone) continue;
-    int64_t end = last[i];
-    for (size_t j = i + 1; j < steps.size(); ++j) {
-      if (first[j] != kNone) {
-        end = std::max(first[j], first[i]);
-        break;
-      }
-    }
-    steps[i].startNs = first[i];
-    steps[i].endNs = end;
-  }
-  return steps;
+  return batch_.add(std::move(e));
 }
 
 std::vector<const KinetoRecord*> KinetoRankImporter::launchersOf(int64_t correlation) const {
   std::vector<const KinetoRecord*> out;
-  const Launch* l = findLaunch(launches_, correlation);
+  const Launch* l = launches_.find(correlation);
   if (l == nullptr) return out;
-  // commOps_ is sorted by start: the ops that began at or before the launch,
-  // latest (innermost) first, that are still open at the launch.
-  auto it = std::upper_bound(commOps_.begin(), commOps_.end(), l->startNs,
-                             [](int64_t t, const CommOp& op) { return t < op.startNs; });
-  while (it != commOps_.begin()) {
-    --it;
-    if (l->startNs - it->startNs > maxCommOpNs_) break;
-    if (it->tid == l->tid && it->endNs >= l->startNs) out.push_back(&it->record);
-  }
+  for (size_t item : commSpans_.at(l->tid, l->startNs)) out.push_back(&commOps_[item]);
   return out;
 }
 
 Status KinetoRankImporter::resolveNccl() {
-  std::sort(commOps_.begin(), commOps_.end(),
-            [](const CommOp& a, const CommOp& b) { return a.startNs < b.startNs; });
-  maxCommOpNs_ = 0;
-  for (const CommOp& op : commOps_) maxCommOpNs_ = std::max(maxCommOpNs_, op.endNs - op.startNs);
+  commSpans_.seal();
   for (PendingNccl& p : pendingNccl_) {
     trace_model::Event& e = p.event;
     const NcclDescription d = describeNccl(p.kernel, launchersOf(e.correlationId));
@@ -271,26 +181,20 @@ Status KinetoRankImporter::resolveNccl() {
     if (g.ranks.empty()) g.ranks = d.groupRanks;
     ++g.collectives;
     g.bytes += e.bytes;
-    batch_.push_back(std::move(e));
-    if (batch_.size() >= kBatchEvents) BS_RETURN_IF_ERROR(flushEvents());
+    BS_RETURN_IF_ERROR(batch_.add(std::move(e)));
   }
   pendingNccl_.clear();
-  commOps_.clear();
   return Status::ok();
 }
 
 Status KinetoRankImporter::finish(const KinetoHeader& header) {
-  std::sort(launches_.begin(), launches_.end(),
-            [](const Launch& a, const Launch& b) { return a.correlation < b.correlation; });
+  launches_.seal();
   BS_RETURN_IF_ERROR(resolveNccl());
-  BS_RETURN_IF_ERROR(flushEvents());
-  auto steps = stepRecords();
-  const int64_t offset = offsetNs();
-  std::erase_if(steps, [offset](trace_model::StepRecord& s) {
-    return __builtin_add_overflow(s.startNs, offset, &s.startNs) ||
-           __builtin_add_overflow(s.endNs, offset, &s.endNs);
-  });
-  BS_RETURN_IF_ERROR(sink_.appendSteps(steps));
+  BS_RETURN_IF_ERROR(batch_.flush());
+  // Events whose shifted times left int64 were dropped: count them as such.
+  stats_.missingTimes += batch_.dropped();
+  stats_.events -= batch_.dropped();
+  BS_RETURN_IF_ERROR(batch_.appendSteps(launches_.gpuStepWindows(cpuSteps_)));
   trace_model::RankInfo info;
   info.rank = rank_;
   info.pid = hostPid_;

@@ -15,7 +15,9 @@
 //
 // Contract: add() every record, then finish(). Events go to the sink in
 // batches as they come (memory bounded by a batch, plus 48 bytes per GPU
-// launch for the step windows, and the NCCL kernels and comm ops). Not thread-safe.
+// launch for the step windows, and the NCCL kernels and comm ops). The
+// batching, the launch index and the step windows are the importers' shared
+// machinery (event_batch.h, launch_index.h, enclosing_spans.h). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -26,43 +28,15 @@
 #include <vector>
 
 #include "common/result.h"
+#include "storage/import/enclosing_spans.h"
+#include "storage/import/event_batch.h"
+#include "storage/import/import_summary.h"
 #include "storage/import/kineto_record.h"
+#include "storage/import/launch_index.h"
 #include "storage/import/nccl_collective.h"
 #include "trace_model/sink.h"
 
 namespace bubblescope::import {
-
-// What one file held, for the summary and the warnings.
-struct RankImportStats {
-  int64_t events = 0;
-  int64_t kernels = 0;
-  int64_t ncclKernels = 0;
-  int64_t memcpys = 0;
-  int64_t memsets = 0;
-  int64_t runtimeCalls = 0;
-  int64_t cpuOps = 0;
-  int64_t flows = 0;
-  int64_t steps = 0;
-  int64_t negativeDurations = 0;      // kept as zero-length spans
-  int64_t missingTimes = 0;           // events without a usable ts (or past int64 ns): skipped
-  int64_t unknownCategoryEvents = 0;  // kept as generic spans
-  int64_t unknownCollectives = 0;     // NCCL kernels stored as all-reduce
-  int64_t sendRecvAsSend = 0;         // SendRecv kernels nothing else described: kept as send
-  // NCCL kernels by where their bytes came from (BytesSource).
-  int64_t ncclBytesFromKernel = 0;
-  int64_t ncclBytesFromLauncher = 0;
-  int64_t ncclBytesFromInputDims = 0;
-  int64_t ncclBytesUnknown = 0;  // stored as 0 bytes
-  std::map<std::string, int64_t> unknownCategories;
-  // NCCL kernels per process group ("Process Group Name", "" when none says).
-  struct Group {
-    std::string desc;
-    std::string ranks;  // "Process Group Ranks" as written, e.g. "[0, 1]"
-    int64_t collectives = 0;
-    int64_t bytes = 0;
-  };
-  std::map<std::string, Group> groups;
-};
 
 class KinetoRankImporter {
  public:
@@ -83,52 +57,24 @@ class KinetoRankImporter {
   std::string device() const;
 
  private:
-  struct GpuSpan {
-    int64_t correlation;
-    int64_t startNs;
-    int64_t endNs;
-  };
-  struct Launch {
-    int64_t correlation;
-    int64_t startNs;
-    int64_t tid;
-  };
-  struct CommOp {  // a CPU op that may describe the collective it launches
-    int64_t tid;
-    int64_t startNs;
-    int64_t endNs;
-    KinetoRecord record;
-  };
   struct PendingNccl {  // an NCCL kernel waiting for its launching ops
     trace_model::Event event;
     KinetoRecord kernel;
   };
   Status addSpan(const KinetoRecord& r, int64_t startNs, int64_t endNs);
-  Status flushEvents();
   // Describes the NCCL kernels held back and adds them to the batch.
   Status resolveNccl();
   std::vector<const KinetoRecord*> launchersOf(int64_t correlation) const;
-  // The launch of `correlation` in `sorted` (by correlation), nullptr if none.
-  static const Launch* findLaunch(const std::vector<Launch>& sorted, int64_t correlation);
-  trace_model::Lane threadLane(int64_t tid);
-  std::vector<trace_model::StepRecord> stepRecords() const;
 
-  trace_model::Sink& sink_;
   int32_t rank_;
   const GroupDims& groups_;
-  std::function<int64_t()> timeOffsetNs_;
-  std::optional<int64_t> offsetNs_;  // timeOffsetNs_(), once called
-  int64_t offsetNs();
-  // Shifts the batch by offsetNs(); drops (and counts) events past int64 ns.
-  void shiftBatch();
-  std::vector<trace_model::Event> batch_;
-  std::map<int64_t, int32_t> threadIndex_;  // host tid -> lane index, in order seen
+  trace_model::Sink& sink_;
+  EventBatch batch_;
   std::vector<trace_model::StepRecord> cpuSteps_;
-  std::vector<Launch> launches_;  // sorted by correlation in finish()
-  std::vector<CommOp> commOps_;
+  LaunchIndex launches_;
+  EnclosingSpans commSpans_;          // the comm ops, by thread
+  std::vector<KinetoRecord> commOps_;  // their records, by commSpans_ item
   std::vector<PendingNccl> pendingNccl_;
-  int64_t maxCommOpNs_ = 0;  // the longest comm op: bounds the search for enclosing ones
-  std::vector<GpuSpan> gpuSpans_;
   int64_t device_ = -1;
   int64_t hostPid_ = 0;
   RankImportStats stats_;

@@ -5,6 +5,7 @@
 #include <QProgressDialog>
 #include <memory>
 
+#include "storage/import/trace_import.h"
 #include "storage/trace_writer.h"
 
 namespace bubblescope::gui {
@@ -12,8 +13,9 @@ namespace bubblescope::gui {
 KinetoImportChoice chooseKinetoImport(QWidget* parent, const QString& openTrace) {
   KinetoImportChoice choice;
   const QStringList files = QFileDialog::getOpenFileNames(
-      parent, QObject::tr("Import PyTorch profiler traces (one per rank)"), {},
-      QObject::tr("Kineto traces (*.json *.json.gz);;All files (*)"));
+      parent, QObject::tr("Import PyTorch profiler or Nsight Systems traces (one per rank)"), {},
+      QObject::tr("Kineto traces (*.json *.json.gz);;Nsight Systems SQLite exports (*.sqlite);;"
+                  "All files (*)"));
   if (files.isEmpty()) return choice;
   choice.target = openTrace;
   if (choice.target.isEmpty()) {
@@ -45,7 +47,7 @@ Result<import::ImportSummary> importKinetoFiles(const QStringList& files, const 
   }
   std::vector<std::string> paths;
   for (const QString& f : files) paths.push_back(f.toStdString());
-  auto summary = import::importKineto(*writer, paths, options);
+  auto summary = import::importTraces(*writer, paths, options);
   if (progress) progress->setValue(1000);
   return summary;
 }

@@ -1,5 +1,6 @@
-// File > Import PyTorch traces…: Kineto traces (one per rank) imported as one
-// run (storage/import, docs/import.md). chooseKinetoImport asks for the files
+// File > Import PyTorch traces…: Kineto traces or Nsight Systems SQLite
+// exports (one per rank; the format read from the files' content) imported
+// as one run (storage/import/trace_import.h, docs/import.md). chooseKinetoImport asks for the files
 // and, when no trace file is open, where to store them (interactive only:
 // headless modes never call it); importKinetoFiles does the import, with a
 // progress dialog only when given a parent for it (MainWindow::importTraces
@@ -10,7 +11,7 @@
 #include <QStringList>
 
 #include "common/result.h"
-#include "storage/import/kineto_importer.h"
+#include "storage/import/import_summary.h"
 
 class QWidget;
 

@@ -99,6 +99,10 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Mode m
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
 }
 
+void SqliteDb::setBusyTimeout(int ms) {
+  sqlite3_busy_timeout(db_, ms);
+}
+
 SqliteDb::~SqliteDb() {
   sqlite3_close_v2(db_);
 }
@@ -125,6 +129,10 @@ Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
 
 int SqliteDb::lastErrorCode() const {
   return sqlite3_extended_errcode(db_);
+}
+
+bool SqliteDb::lastErrorWasBusy() const {
+  return isBusy(sqlite3_extended_errcode(db_));
 }
 
 Result<int64_t> SqliteDb::fileSizeBytes() {

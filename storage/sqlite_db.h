@@ -1,4 +1,5 @@
-// Thin RAII layer over the SQLite C API, private to storage/.
+// Thin RAII layer over the SQLite C API. Storage's own; storage/import reads
+// Nsight Systems exports (SQLite files of another tool) through it.
 //
 // Contract: every failure comes back as a Status whose message names the
 // file and what SQLite said, mapped to a code a caller can act on
@@ -34,6 +35,9 @@ class SqliteDb {
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
 
+  // How long a statement waits for another connection's lock before it
+  // fails busy (5000 ms from open()).
+  void setBusyTimeout(int ms);
   // Runs one or more statements that return no rows.
   Status exec(const char* sql);
   Result<SqliteStatement> prepare(std::string_view sql);
@@ -43,6 +47,8 @@ class SqliteDb {
   sqlite3* handle() { return db_; }
   // SQLite's extended result code of the last failure on this connection.
   int lastErrorCode() const;
+  // Whether the last failure was a lock another connection holds (SQLITE_BUSY).
+  bool lastErrorWasBusy() const;
 
   // Up to `count` bytes of the database file from `offset` (fewer when the
   // file is shorter), read through SQLite's own file descriptor. A process

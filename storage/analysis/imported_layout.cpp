@@ -9,7 +9,11 @@ std::string importedLayoutSummary(const storage::RunInfo& info) {
   std::string source = "trace";
   size_t files = 0;
   std::string named;
+  std::string version;
   if (layout.is_object()) {
+    if (layout.contains("format_version") && layout["format_version"].is_string()) {
+      version = layout["format_version"].get<std::string>();
+    }
     if (layout.contains("source") && layout["source"].is_string()) {
       source = layout["source"].get<std::string>();
     }
@@ -28,7 +32,9 @@ std::string importedLayoutSummary(const storage::RunInfo& info) {
       }
     }
   }
-  std::string out = "imported " + source + " traces: " + std::to_string(files) +
+  std::string out = "imported " + source + " traces" +
+                    (version.empty() ? std::string() : " (" + version + ")") + ": " +
+                    std::to_string(files) +
                     (files == 1 ? " file" : " files") + " of world " +
                     std::to_string(info.worldSize) + "; ";
   if (named.empty()) {

@@ -14,7 +14,8 @@ namespace bubblescope::analysis {
 // E.g. "imported kineto traces: 2 files of world 128; parallel dimensions
 // unknown (name process groups: import --group NAME=dp|tp|pp|ep)", or
 // "imported kineto traces: 1 file of world 2; group 0 (default_pg, 2 ranks)
-// dp; other dimensions unknown".
+// dp; other dimensions unknown"; an Nsight import names the version:
+// "imported nsys traces (Nsight Systems 2022.2.1.31, export schema 2.9.1): ...".
 std::string importedLayoutSummary(const storage::RunInfo& info);
 
 // A rank coordinate for display: the number, or "-" when unknown (< 0).

@@ -168,7 +168,7 @@ TEST(ArchitectureTest, APrivateHeaderIncludedFromAnotherFolderIsFound) {
   tree.write("gui/view.cpp",
              "#include \"gui/view.h\"\n#include \"storage/trace_reader.h\"\n"
              "#include \"storage/schema.h\"\n");
-  tree.write("storage/analysis/metrics.cpp", "#include \"storage/sqlite_db.h\"\n");
+  tree.write("storage/analysis/metrics.cpp", "#include \"storage/event_block.h\"\n");
   tree.write("storage/trace_reader.cpp", "#include \"storage/schema.h\"\n");  // its own
   tree.write("engine/parallel/x.cpp",
              "#include \"engine/gpt_model.h\"\n#include \"engine/cpu_kernels.h\"\n");
@@ -186,7 +186,7 @@ TEST(ArchitectureTest, APrivateHeaderIncludedFromAnotherFolderIsFound) {
   EXPECT_EQ(bad[1],
             "gui/view.cpp:3: includes storage/schema.h, a private header of storage" + where);
   EXPECT_EQ(bad[2],
-            "storage/analysis/metrics.cpp:1: includes storage/sqlite_db.h, a private "
+            "storage/analysis/metrics.cpp:1: includes storage/event_block.h, a private "
             "header of storage" +
                 where);
   EXPECT_EQ(bad[3],

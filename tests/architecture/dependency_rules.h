@@ -98,7 +98,9 @@ inline const std::vector<Library> kLibraries = {
     // The trace file: writing, reading, a run's description, simulated runs.
     {"storage",
      {"trace_writer.h", "trace_reader.h", "run_info.h", "simulated_run.h", "process_identity.h",
-      "insert_baseline.h", "calibration_store.h"}},
+      "insert_baseline.h", "calibration_store.h",
+      // storage/import reads Nsight Systems exports through it.
+      "sqlite_db.h"}},
     // Metrics, reports and exports computed from the store.
     {"storage/analysis",
      {"run_analyzer.h", "run_report.h", "run_layout.h", "run_comparison.h", "measured_step.h",
@@ -106,9 +108,10 @@ inline const std::vector<Library> kLibraries = {
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
       "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h",
       "advice.h", "parallel_ranks.h"}},
-    // Kineto / PyTorch profiler traces into the store.
+    // Kineto / PyTorch profiler traces and Nsight Systems exports into the store.
     {"storage/import",
-     {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h"}},
+     {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h",
+      "import_summary.h", "trace_import.h", "nsys_importer.h", "nsys_steps.h"}},
     // The two programs: nothing of theirs is used elsewhere.
     {"cli", {}},
     {"gui", {}},

@@ -6,10 +6,8 @@
 // parse_ratio = bare parse time / import time (goal >= 0.5: the import costs
 // at most twice the parse); memory_ratio = import peak / parse peak.
 //
-// Another format (an Nsight Systems export) plugs in as a pair: its bare
-// read of the file (every row of the tables the importer reads) and its
-// import, chosen from the file's first bytes; bareParseSeconds and
-// importSeconds are the Kineto pair.
+// An Nsight Systems export (told by its content) is read bare as a SQLite
+// scan of the rows the import reads (import::scanNsysRows).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -20,9 +18,10 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "storage/import/kineto_importer.h"
 #include "storage/import/kineto_parser.h"
+#include "storage/import/nsys_importer.h"
 #include "storage/import/trace_file_stream.h"
+#include "storage/import/trace_import.h"
 #include "storage/trace_writer.h"
 
 namespace bubblescope::cli {
@@ -54,6 +53,13 @@ double loadAverage() {
 }
 
 Result<double> bareParseSeconds(const std::string& file) {
+  BS_ASSIGN_OR_RETURN(const auto format, import::detectTraceFormat(file));
+  if (format == import::TraceFormat::kNsysSqlite) {
+    const auto t0 = std::chrono::steady_clock::now();
+    BS_ASSIGN_OR_RETURN(const int64_t rows, import::scanNsysRows(file));
+    (void)rows;
+    return secondsSince(t0);
+  }
   BS_ASSIGN_OR_RETURN(auto in, import::TraceFileStream::open(file));
   const auto t0 = std::chrono::steady_clock::now();
   int64_t values = 0;
@@ -67,7 +73,7 @@ Result<std::pair<double, int64_t>> importSeconds(const std::string& file, const 
   std::filesystem::remove(db + "-shm");
   BS_ASSIGN_OR_RETURN(auto writer, storage::TraceWriter::open(db));
   const auto t0 = std::chrono::steady_clock::now();
-  BS_ASSIGN_OR_RETURN(auto summary, import::importKineto(*writer, {file}, {}));
+  BS_ASSIGN_OR_RETURN(auto summary, import::importTraces(*writer, {file}, {}));
   writer.reset();  // the last commit counts
   return std::make_pair(secondsSince(t0), summary.events);
 }
@@ -120,9 +126,12 @@ ExitCode runBenchImport(const BenchImportArgs& a) {
 
 void addBenchImport(Command bench, CommandRunner& runner) {
   Command cmd = bench.subcommand(
-      "import", "Kineto import throughput against a bare streaming JSON parse of the same file");
+      "import",
+      "Import throughput (Kineto JSON or Nsight Systems SQLite) against a bare read of the same "
+      "file");
   auto a = std::make_shared<BenchImportArgs>();
-  cmd.option("file", a->file, "A Kineto trace (.json or .json.gz)").required().existingFile();
+  cmd.option("file", a->file,
+             "A Kineto trace (.json or .json.gz) or an Nsight Systems export (.sqlite)").required().existingFile();
   cmd.option("--dir", a->dir, "Folder for the scratch trace file").showDefault();
   cmd.option("--repetitions", a->repetitions, "Runs of each; the best is kept")
       .positive()

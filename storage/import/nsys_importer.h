@@ -31,4 +31,10 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
                                  const std::vector<std::string>& paths,
                                  const ImportOptions& options);
 
+// The rows importNsys reads from one file (CUDA runtime calls, NVTX, kernels,
+// memcpy, memset: every row of those tables, their needed columns), read
+// with no mapping and no writing: the baseline of `bench import` (a bare
+// SQLite scan of the same file). Errors as NsysExport::open's.
+Result<int64_t> scanNsysRows(const std::string& path);
+
 }  // namespace bubblescope::import

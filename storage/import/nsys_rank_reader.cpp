@@ -8,6 +8,7 @@
 #include "storage/import/event_batch.h"
 #include "storage/import/import_run.h"
 #include "storage/import/launch_index.h"
+#include "storage/import/nsys_importer.h"
 
 namespace bubblescope::import {
 namespace {
@@ -77,6 +78,32 @@ std::optional<int32_t> rankFromNsysFileName(const std::string& path) {
   while (i > 0 && std::isdigit(static_cast<unsigned char>(stem[i - 1]))) --i;
   if (i == 0 || i == stem.size() || stem.size() - i > 8) return std::nullopt;
   return static_cast<int32_t>(std::stol(stem.substr(i)));
+}
+
+Result<int64_t> scanNsysRows(const std::string& path) {
+  BS_ASSIGN_OR_RETURN(auto f, NsysExport::open(path));
+  int64_t rows = 0;
+  for (const auto& [table, cols] : kNeeded) {
+    if (!f->missingColumns(table, cols).empty()) continue;
+    std::string list;
+    for (const auto& c : cols) list += (list.empty() ? "\"" : ", \"") + c + "\"";
+    auto stmt = f->db().prepare("SELECT " + list + " FROM " + table);
+    if (!stmt.isOk()) return f->queryError(stmt.status());
+    for (;;) {
+      auto more = stmt->step();
+      if (!more.isOk()) return f->queryError(more.status());
+      if (!*more) break;
+      for (size_t i = 0; i < cols.size(); ++i) {  // every value, as the import reads it
+        if (cols[i] == "text") {
+          (void)stmt->columnText(static_cast<int>(i));
+        } else {
+          (void)stmt->columnInt(static_cast<int>(i));
+        }
+      }
+      ++rows;
+    }
+  }
+  return rows;
 }
 
 Result<NsysProbe> NsysRankReader::probe() {

@@ -202,27 +202,16 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
                                  "; the rank's device is " + file.device +
                                  " (where most ran), every stream is imported");
     }
-    if (st.ncclKernels > 0 && st.ncclBytesUnknown > 0) {
-      summary.warnings.push_back(name + ": " + std::to_string(st.ncclBytesUnknown) +
-                                 " NCCL kernels: Nsight Systems records no message sizes; stored "
-                                 "with 0 bytes");
-    }
-    if (st.unknownCollectives > 0) {
-      summary.warnings.push_back(name + ": " + std::to_string(st.unknownCollectives) +
-                                 " NCCL kernels of unknown collective stored as all-reduce");
-    }
-    if (st.sendRecvAsSend > 0) {
-      summary.warnings.push_back(name + ": " + std::to_string(st.sendRecvAsSend) +
-                                 " SendRecv kernels no NVTX range names as send or recv; stored "
-                                 "as send");
-    }
-    if (st.negativeDurations > 0) {
-      summary.warnings.push_back(name + ": " + std::to_string(st.negativeDurations) +
-                                 " records end before they start; kept as zero-length spans");
-    }
-    if (st.missingTimes > 0) {
-      summary.warnings.push_back(name + ": " + std::to_string(st.missingTimes) +
-                                 " records past the int64 ns range were skipped");
+    // "<file>: N <what>", for each count that is not 0.
+    const std::pair<int64_t, const char*> counted[] = {
+        {st.ncclBytesUnknown, " NCCL kernels: Nsight Systems records no message sizes; stored with 0 bytes"},
+        {st.unknownCollectives, " NCCL kernels of unknown collective stored as all-reduce"},
+        {st.sendRecvAsSend, " SendRecv kernels no NVTX range names as send or recv; stored as send"},
+        {st.negativeDurations, " records end before they start; kept as zero-length spans"},
+        {st.missingTimes, " records past the int64 ns range were skipped"},
+    };
+    for (const auto& [count, what] : counted) {
+      if (count > 0) summary.warnings.push_back(name + ": " + std::to_string(count) + what);
     }
     if (st.steps == 0) {
       summary.warnings.push_back(name + ": no NVTX range matches the step pattern /" +

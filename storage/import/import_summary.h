@@ -48,7 +48,9 @@ struct ImportProgress {
   size_t fileIndex = 0;
   size_t fileCount = 0;
   const std::string* path = nullptr;
-  int64_t bytesRead = 0;  // of this file (compressed bytes for .gz; rows for Nsight)
+  // Of this file: compressed bytes for .gz; for an Nsight export its bytes in
+  // proportion to the rows read.
+  int64_t bytesRead = 0;
   int64_t fileBytes = 0;
 };
 

@@ -163,11 +163,16 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
       std::error_code sizeError;
       const auto size = std::filesystem::file_size(paths[i], sizeError);
       const int64_t fileBytes = sizeError ? 0 : static_cast<int64_t>(size);
-      BS_RETURN_IF_ERROR(reader.read(run.sink(), file.rank, offset, clockOffset, nullptr));
-      if (options.progress) {
-        ImportProgress progress{i, paths.size(), &paths[i], fileBytes, fileBytes};
-        options.progress(progress);
-      }
+      // Progress in bytes of the file, in proportion to the rows read.
+      auto rowsRead = [&](int64_t rows) {
+        if (!options.progress) return;
+        const double share =
+            pf.probe.rows > 0 ? std::min(1.0, static_cast<double>(rows) / pf.probe.rows) : 1.0;
+        options.progress({i, paths.size(), &paths[i], static_cast<int64_t>(share * fileBytes),
+                          fileBytes});
+      };
+      BS_RETURN_IF_ERROR(reader.read(run.sink(), file.rank, offset, clockOffset, rowsRead));
+      if (options.progress) options.progress({i, paths.size(), &paths[i], fileBytes, fileBytes});
       file.stats = reader.stats();
       for (const auto& n : reader.notes()) summary.warnings.push_back(name + ": " + n);
       return Status::ok();

@@ -111,7 +111,7 @@ Result<NsysProbe> NsysRankReader::probe() {
   NsysExport& f = file_;
   for (const auto& [table, cols] : kNeeded) {
     const auto missing = f.missingColumns(table, cols);
-    if (missing.size() == cols.size()) {
+    if (!f.hasTable(table)) {
       p.skipped.push_back(table + std::string(" (absent)"));
     } else if (!missing.empty()) {
       std::string list;
@@ -239,6 +239,13 @@ Result<NsysProbe> NsysRankReader::probe() {
   }
   BS_ASSIGN_OR_RETURN(auto end, f.scalar("SELECT MAX(e) FROM (" + ends + ")"));
   p.captureEndNs = end.value_or(0);
+  // The rows read() will step through, for progress.
+  p.rows = p.gpuRecords;
+  for (const char* t : {kRuntime, kNvtx}) {
+    if (!usable(t)) continue;
+    BS_ASSIGN_OR_RETURN(auto n, f.scalar("SELECT COUNT(*) FROM " + std::string(t)));
+    p.rows += n.value_or(0);
+  }
   probe_ = p;
   return p;
 }

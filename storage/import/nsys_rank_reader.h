@@ -47,6 +47,7 @@ struct NsysProbe {
   std::optional<int32_t> rank;            // from the file
   std::string rankSource;                 // "MPI_RANKS", "NVTX thread name", "thread name"
   int64_t captureEndNs = 0;               // the last time the file records
+  int64_t rows = 0;                       // about the rows read() steps through
   std::vector<std::string> skipped;       // tables or columns not imported, and why
 };
 
@@ -56,7 +57,8 @@ class NsysRankReader {
       : file_(file), groups_(groups), steps_(steps) {}
 
   Result<NsysProbe> probe();
-  // Writes the rank's events (times + offsetNs), steps and description.
+  // Writes the rank's events (times + offsetNs), steps and description;
+  // `progress` (may be empty) gets the rows read so far about every 64k.
   Status read(trace_model::Sink& sink, int32_t rank, int64_t offsetNs, int64_t clockOffsetNs,
               const std::function<void(int64_t rows)>& progress);
 

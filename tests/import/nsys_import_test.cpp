@@ -100,10 +100,17 @@ TEST(NsysImport, TwoRanksOfSchema2WithRanksStepsCollectivesAndClocks) {
   const std::string db = t.dir.file("t.db");
   ImportOptions options;
   options.groups = {{"dp_group", "dp"}};
+  std::vector<ImportProgress> progress;
+  options.progress = [&](const ImportProgress& p) { progress.push_back(p); };
   auto s = importInto(db, t.files, options);
   ASSERT_TRUE(s.isOk()) << s.status().message();
   EXPECT_EQ(s->format, "nsys");
   EXPECT_EQ(s->worldSize, 2);
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress.back().fileIndex, 1u);
+  EXPECT_EQ(progress.back().bytesRead, progress.back().fileBytes);
+  EXPECT_EQ(progress.back().fileBytes,
+            static_cast<int64_t>(std::filesystem::file_size(t.files[1])));
   ASSERT_EQ(s->files.size(), 2u);
   EXPECT_EQ(s->files[0].rank, 0);
   EXPECT_EQ(s->files[0].rankSource, "MPI_RANKS");

@@ -10,7 +10,7 @@
 // start/end range naming the process group "dp_group", a host-to-device
 // memcpy and a memset (stream 7), all inside NVTX push/pop ranges
 // "ProfilerStep#N"; plus an unterminated push range and a second process
-// with GPU work of its own (which the importer skips).
+// with GPU work of its own on the next GPU (which the importer skips).
 #pragma once
 
 #include <cstdint>
@@ -203,12 +203,12 @@ inline NsysWritten writeNsysExport(const std::string& path, const NsysSynthetic&
     return c;
   };
   auto kernel = [&](int64_t start, int64_t end, int64_t stream, int64_t c, const std::string& name,
-                    int64_t pid) {
+                    int64_t pid, int64_t device) {
     exec("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
          "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, "
          "gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
          "localMemoryPerThread, localMemoryTotal, gridId) VALUES (" +
-         std::to_string(start) + ", " + std::to_string(end) + ", " + std::to_string(o.device) +
+         std::to_string(start) + ", " + std::to_string(end) + ", " + std::to_string(device) +
          ", 1, " + std::to_string(stream) + ", " + std::to_string(c) + ", " +
          std::to_string(nsysGlobalPid(pid)) + ", " + std::to_string(sid(name)) + ", " +
          std::to_string(sid(name.substr(0, name.find('(')))) +
@@ -226,13 +226,13 @@ inline NsysWritten writeNsysExport(const std::string& path, const NsysSynthetic&
       range(t + 100, t + 5 * ms, 59, "forward", mainTid, true);
       const int64_t gemm = launch(t + 1 * ms, "cudaLaunchKernel_v7000", mainTid);
       kernel(t + 2 * ms, t + 4 * ms + 123, 7, gemm, "ampere_sgemm_128x64_nn(float const*, float*)",
-             kNsysPid);
+             kNsysPid, o.device);
       range(t + 6 * ms, t + 9 * ms, 60, "allreduce dp_group", mainTid, false);
       range(t + 6 * ms + 10, t + 8 * ms, 59, "nccl:all_reduce", mainTid, true);
       const int64_t nccl = launch(t + 7 * ms, "cudaLaunchKernel_v7000", mainTid);
       kernel(t + 8 * ms, t + 11 * ms + 7, 20, nccl,
              "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)",
-             kNsysPid);
+             kNsysPid, o.device);
       ++w.ncclKernels;
       const int64_t copy = launch(t + 10 * ms, "cudaMemcpyAsync_v3020", otherTid);
       exec("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
@@ -251,8 +251,8 @@ inline NsysWritten writeNsysExport(const std::string& path, const NsysSynthetic&
     }
     // A range never popped before the capture stopped.
     range((o.steps + 1) * 20 * ms, std::nullopt, 59, "teardown", mainTid, false);
-    // Another process's GPU work in the same report: not the rank's.
-    kernel(5 * ms, 6 * ms, 3, 999, "helper_kernel()", kNsysOtherPid);
+    // Another process's GPU work in the same report, on another GPU: not the rank's.
+    kernel(5 * ms, 6 * ms, 3, 999, "helper_kernel()", kNsysOtherPid, o.device + 1);
   }
   exec("COMMIT");
   return w;

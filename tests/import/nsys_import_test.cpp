@@ -203,6 +203,43 @@ TEST(NsysImport, TwoRanksOfSchema2WithRanksStepsCollectivesAndClocks) {
   EXPECT_EQ((*ranks)[1].device, "cuda:0");
 }
 
+// Ranks of two hosts: aligned by each host's clock, and the warning says that
+// nothing checked how far those clocks differ; a file without a session
+// start keeps its own times, and a warning says it could not be aligned.
+TEST(NsysImport, ClocksOfSeveralHostsAreNamedNotGuessed) {
+  bubblescope::testing::TempDir dir;
+  std::vector<std::string> files;
+  for (int32_t r = 0; r < 3; ++r) {
+    NsysSynthetic o;
+    o.rank = r;
+    o.host = r == 0 ? "gpu-node-a" : "gpu-node-b";
+    o.sessionStartNs = r == 2 ? 0 : 1700000000000000000 + r * 250000000;  // rank 2: no table
+    files.push_back(dir.file("r" + std::to_string(r) + ".sqlite"));
+    testing::writeNsysExport(files.back(), o);
+  }
+  auto s = importInto(dir.file("t.db"), files);
+  ASSERT_TRUE(s.isOk()) << s.status().message();
+  EXPECT_TRUE(hasWarning(*s, "ranks on 2 hosts (gpu-node-a, gpu-node-b): their times are aligned "
+                             "by each host's wall clock"))
+      << ::testing::PrintToString(s->warnings);
+  EXPECT_TRUE(hasWarning(*s, "r2.sqlite: no TARGET_INFO_SESSION_START_TIME: its clock could not "
+                             "be aligned"));
+  EXPECT_NE(s->files[1].clock.find("offset +0.250000 s from the earliest file, host gpu-node-b"),
+            std::string::npos)
+      << s->files[1].clock;
+  auto reader = storage::TraceReader::open(dir.file("t.db"));
+  ASSERT_TRUE(reader.isOk());
+  auto ranks = (*reader)->ranks(1);
+  ASSERT_TRUE(ranks.isOk());
+  ASSERT_EQ(ranks->size(), 3u);
+  EXPECT_EQ((*ranks)[1].clockOffsetNs, 250000000);
+  EXPECT_EQ((*ranks)[2].clockOffsetNs, 0);
+  for (const auto& e : testing::allEvents(**reader, 1)) {
+    if (e.name != "ProfilerStep#0") continue;  // 20 ms into each capture
+    EXPECT_EQ(e.startNs, e.rank == 2 ? 20 * kMs : 1700000000000000000 + e.rank * 250000000 + 20 * kMs);
+  }
+}
+
 TEST(NsysImport, Schema3WithEnumTablesImportsAsSchema2Does) {
   TwoRanks a, b;
   writeTwoRanks(a, 2);

@@ -90,6 +90,12 @@ TEST(NsysFixtureImport, Saxpy2022ImportsWithExactKernelTime) {
   ASSERT_TRUE(report.isOk()) << report.status().message();
   ASSERT_EQ(report->ranks.size(), 1u);
   ASSERT_TRUE(report->ranks[0].gpu.has_value());
+  // report's kernel time on device 0: the 5 saxpy kernels run one after the
+  // other on one stream, in the rank's one step, so the compute union is
+  // their sum: SELECT SUM(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL
+  // WHERE deviceId = 0.
+  EXPECT_EQ(report->ranks[0].gpu->computeNs, 88573480);
+  EXPECT_EQ(report->ranks[0].gpu->commNs, 0);
 }
 
 }  // namespace

@@ -475,5 +475,53 @@ TEST(NsysImport, ReportCompareAndExportsWorkOnTheImportedRun) {
   }
 }
 
+// `report`'s kernel time per device equals SUM(end - start) over the export's
+// kernel table for that device, the sum taken by SQL on the file, not by the
+// importer. One file, one device, one run each; the report's GPU time
+// (RunReport ranks[].gpu, `report`'s GPU table) counts the compute kernels
+// and the collectives, which here never overlap, so their unions are sums.
+int64_t sqlKernelNs(const std::string& file, int64_t device) {
+  auto db = storage::SqliteDb::open(file, storage::SqliteDb::Mode::kReadOnly);
+  EXPECT_TRUE(db.isOk());
+  if (!db.isOk()) return -1;
+  auto stmt = (*db)->prepare(
+      "SELECT SUM(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = " +
+      std::to_string(device));
+  EXPECT_TRUE(stmt.isOk());
+  if (!stmt.isOk()) return -1;
+  auto row = stmt->step();
+  EXPECT_TRUE(row.isOk() && *row);
+  return stmt->columnInt(0);
+}
+
+TEST(NsysImport, ReportKernelTimePerDeviceIsTheKernelTableSum) {
+  bubblescope::testing::TempDir dir;
+  const std::string db = dir.file("t.db");
+  int64_t run = 0;
+  for (int64_t device : {0, 3}) {
+    NsysSynthetic o;
+    o.device = device;
+    o.rank = static_cast<int32_t>(device);
+    const std::string file = dir.file("report-" + std::to_string(device) + ".sqlite");
+    testing::writeNsysExport(file, o);
+    auto s = importInto(db, {file});
+    ASSERT_TRUE(s.isOk()) << s.status().message();
+    ++run;
+    EXPECT_EQ(s->files[0].device, "cuda:" + std::to_string(device));
+    auto reader = storage::TraceReader::open(db);
+    ASSERT_TRUE(reader.isOk());
+    auto report = analysis::analyzeRun(**reader, run);
+    ASSERT_TRUE(report.isOk()) << report.status().message();
+    ASSERT_EQ(report->ranks.size(), 1u);
+    EXPECT_EQ(report->ranks[0].info.device, "cuda:" + std::to_string(device));
+    const auto& gpu = report->ranks[0].gpu;
+    ASSERT_TRUE(gpu.has_value());
+    const int64_t expected = sqlKernelNs(file, device);
+    EXPECT_EQ(expected, 3 * (2 * kMs + 123 + 3 * kMs + 7));  // the synthetic's own sum
+    EXPECT_EQ(gpu->overlapNs, 0);
+    EXPECT_EQ(gpu->computeNs + gpu->commNs, expected) << "device " << device;
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::import

@@ -156,8 +156,6 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
     auto readFile = [&]() -> Status {
       BS_ASSIGN_OR_RETURN(auto exportFile, NsysExport::open(paths[i]));
       NsysRankReader reader(*exportFile, groups, steps);
-      BS_ASSIGN_OR_RETURN(NsysProbe again, reader.probe());
-      (void)again;
       const int64_t offset = pf.probe.sessionStartNs.value_or(0);
       const int64_t clockOffset = pf.probe.sessionStartNs ? offset - *earliest : 0;
       std::error_code sizeError;
@@ -171,7 +169,8 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
         options.progress({i, paths.size(), &paths[i], static_cast<int64_t>(share * fileBytes),
                           fileBytes});
       };
-      BS_RETURN_IF_ERROR(reader.read(run.sink(), file.rank, offset, clockOffset, rowsRead));
+      BS_RETURN_IF_ERROR(
+          reader.read(run.sink(), pf.probe, file.rank, offset, clockOffset, rowsRead));
       if (options.progress) options.progress({i, paths.size(), &paths[i], fileBytes, fileBytes});
       file.stats = reader.stats();
       for (const auto& n : reader.notes()) summary.warnings.push_back(name + ": " + n);

@@ -246,15 +246,13 @@ Result<NsysProbe> NsysRankReader::probe() {
     BS_ASSIGN_OR_RETURN(auto n, f.scalar("SELECT COUNT(*) FROM " + std::string(t)));
     p.rows += n.value_or(0);
   }
-  probe_ = p;
   return p;
 }
 
-Status NsysRankReader::read(trace_model::Sink& sink, int32_t rank, int64_t offsetNs,
-                            int64_t clockOffsetNs,
+Status NsysRankReader::read(trace_model::Sink& sink, const NsysProbe& p, int32_t rank,
+                            int64_t offsetNs, int64_t clockOffsetNs,
                             const std::function<void(int64_t rows)>& progress) {
   NsysExport& f = file_;
-  const NsysProbe& p = probe_;
   EventBatch batch(sink, [offsetNs] { return offsetNs; });
   LaunchIndex launches;
   EnclosingSpans nvtxSpans;

@@ -14,7 +14,8 @@
 // from the NVTX ranges StepRangePattern matches (the outermost of nested
 // matches), their windows from the GPU work they launched (LaunchIndex).
 //
-// Contract: probe() then read() once. Memory: a batch of events, 24 bytes per
+// Contract: probe(), then read() once with its result (the file may be
+// opened again in between: the probe is plain values). Memory: a batch of events, 24 bytes per
 // launch and GPU record, the NVTX ranges that may describe a collective.
 // Not thread-safe.
 #pragma once
@@ -59,8 +60,9 @@ class NsysRankReader {
   Result<NsysProbe> probe();
   // Writes the rank's events (times + offsetNs), steps and description;
   // `progress` (may be empty) gets the rows read so far about every 64k.
-  Status read(trace_model::Sink& sink, int32_t rank, int64_t offsetNs, int64_t clockOffsetNs,
-              const std::function<void(int64_t rows)>& progress);
+  // `probe`: what probe() said of this file.
+  Status read(trace_model::Sink& sink, const NsysProbe& probe, int32_t rank, int64_t offsetNs,
+              int64_t clockOffsetNs, const std::function<void(int64_t rows)>& progress);
 
   const RankImportStats& stats() const { return stats_; }
   // One line each: unterminated or crossing NVTX ranges, NCCL without sizes...
@@ -70,7 +72,6 @@ class NsysRankReader {
   NsysExport& file_;
   const GroupDims& groups_;
   const StepRangePattern& steps_;
-  NsysProbe probe_;
   RankImportStats stats_;
   std::vector<std::string> notes_;
 };

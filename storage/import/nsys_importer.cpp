@@ -188,8 +188,20 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
                                  "3.x): imported what it has; skipped: " +
                                  (skipped.empty() ? std::string("nothing") : skipped));
     } else {
+      // nsys creates tables lazily: an absent memcpy or memset table is a
+      // report without copies; absent NVTX or runtime tables lose something.
       for (const auto& k : p.skipped) {
-        summary.warnings.push_back(name + ": not imported: " + k);
+        if (k.find("(absent)") != std::string::npos &&
+            (k.rfind("CUPTI_ACTIVITY_KIND_RUNTIME", 0) == 0)) {
+          summary.warnings.push_back(name + ": not imported: " + k +
+                                     ": no launches, so no launch links, and steps keep their "
+                                     "CPU windows (capture with --trace=cuda)");
+        } else if (k.find("(absent)") != std::string::npos && k.rfind("NVTX_EVENTS", 0) == 0) {
+          summary.warnings.push_back(name + ": not imported: " + k +
+                                     ": no CPU ranges and no steps (capture with --trace=nvtx)");
+        } else if (k.find("(absent)") == std::string::npos) {
+          summary.warnings.push_back(name + ": not imported: " + k);
+        }
       }
     }
     if (!p.otherProcesses.empty()) {

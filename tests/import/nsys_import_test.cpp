@@ -286,6 +286,21 @@ TEST(NsysImport, UnknownSchemaImportsWhatItCanAndListsWhatItSkipped) {
   EXPECT_TRUE(hasWarning(*s, "the rank is one step"));
 }
 
+TEST(NsysImport, KnownSchemaWithoutNvtxSaysWhatIsLost) {
+  bubblescope::testing::TempDir dir;
+  NsysSynthetic o;
+  o.schemaMajor = 3;
+  o.dropTables = {"NVTX_EVENTS"};
+  testing::writeNsysExport(dir.file("r.sqlite"), o);
+  auto s = importInto(dir.file("t.db"), {dir.file("r.sqlite")});
+  ASSERT_TRUE(s.isOk()) << s.status().message();
+  EXPECT_TRUE(hasWarning(*s, "r.sqlite: not imported: NVTX_EVENTS (absent): no CPU ranges and no "
+                             "steps (capture with --trace=nvtx)"))
+      << ::testing::PrintToString(s->warnings);
+  EXPECT_FALSE(hasWarning(*s, "not one of the export schemas"));
+  EXPECT_EQ(s->files[0].stats.steps, 0);
+}
+
 TEST(NsysImport, RankFromTheFileNameOrTheRankOption) {
   EXPECT_EQ(rankFromNsysFileName("/x/report-3.sqlite"), 3);
   EXPECT_EQ(rankFromNsysFileName("report.12.sqlite"), 12);

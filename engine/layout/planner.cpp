@@ -164,6 +164,19 @@ std::string ruleOf(const Layout& l) {
   return rule;
 }
 
+// What a prediction's exposed-communication key is called in a sentence.
+std::string commName(const std::string& dim) {
+  if (dim == "dp") return "data-parallel";
+  if (dim == "zero") return "ZeRO";
+  if (dim == "tp") return "tensor-parallel";
+  if (dim == "pp") return "pipeline";
+  if (dim == "ep") return "expert all-to-all";
+  return dim;
+}
+
+// What limits a candidate most: a share that rounds to 0% limits nothing
+// (saying "exposed ZeRO communication (0% of the step)" would send the
+// reader after a cost that is not there), so such a layout is "compute".
 std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
   const Prediction& p = c.prediction;
   double bubble = 0;
@@ -180,8 +193,11 @@ std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
   if (memory >= bubble && memory >= comm && memory > 0) {
     return "memory (" + pct(memory) + " of the limit)";
   }
-  if (comm > bubble) return "exposed " + commDim + " communication (" + pct(comm) + " of the step)";
-  if (bubble > 0) return "pipeline bubble (" + pct(bubble) + ")";
+  constexpr double kNegligible = 0.005;  // under it pct() writes 0%
+  if (comm > bubble && comm >= kNegligible) {
+    return "exposed " + commName(commDim) + " communication (" + pct(comm) + " of the step)";
+  }
+  if (bubble >= kNegligible) return "pipeline bubble (" + pct(bubble) + ")";
   return "compute";
 }
 

@@ -83,6 +83,44 @@ TEST(Planner, TheMemoryLimitDropsLayoutsAndNamesItselfWhenNoneFit) {
   EXPECT_NE(none.status().message().find("no layout fits the memory limit"), std::string::npos);
 }
 
+// "Limited by" names a cost that is there: a share that rounds to 0% of the
+// step is no limit (issue 31: "exposed zero communication (0% of the
+// step)"), and the dimension has its name, not the prediction's key.
+TEST(Planner, TheLimitIsNeverAShareThatRoundsToNothing) {
+  PlanRequest r;
+  r.world = 2;
+  r.model = *modelPreset("small");
+  r.top = 1000;
+  Calibration cheap = costs();
+  for (LinkFit& f : cheap.links) {  // 1 ns a message: exposed, but nothing
+    f.alphaNs = 1;
+    f.betaNsPerByte = 1e-9;
+  }
+  auto plan = planLayouts(r, cheap);
+  ASSERT_TRUE(plan.isOk()) << plan.status().message();
+  int zero = 0;
+  for (const PlanCandidate& c : plan->best) {
+    EXPECT_EQ(c.limit.find("(0%"), std::string::npos) << c.limit;
+    EXPECT_EQ(c.limit.find("exposed zero"), std::string::npos) << c.limit;
+    if (c.layout.zeroStage != ZeroStage::kNone && c.layout.pp == 1) {
+      ++zero;
+      EXPECT_EQ(c.limit, "compute");
+    }
+  }
+  EXPECT_GT(zero, 0);
+  // A real cost keeps its name: ZeRO's gather over a slow link.
+  Calibration slow = costs();
+  for (LinkFit& f : slow.links) f.betaNsPerByte = 100;
+  plan = planLayouts(r, slow);
+  ASSERT_TRUE(plan.isOk()) << plan.status().message();
+  bool named = false;
+  for (const PlanCandidate& c : plan->best) {
+    EXPECT_EQ(c.limit.find("(0%"), std::string::npos) << c.limit;
+    named |= c.limit.rfind("exposed ZeRO communication (", 0) == 0;
+  }
+  EXPECT_TRUE(named);
+}
+
 // The first dp2 ZeRO 0 candidate of a plan of world 2 (none found: a
 // default candidate, which the caller's expectations then fail on).
 PlanCandidate bestDataParallel(const Calibration& c) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/layout/global_batch.h"
 #include "engine/layout/layout_problems.h"
 
 namespace bubblescope::layout {
@@ -161,7 +162,7 @@ std::vector<std::string> collectProblems(const Layout& l, std::optional<int32_t>
         " x pp " + str(l.pp) + " = " + str(l.worldSize()));
   }
   if (l.globalBatch && have({"global_batch", "micro_batch_size", "micro_batches", "dp"})) {
-    const int64_t expected = int64_t{l.microBatchSize} * l.microBatches * l.dp;
+    const int64_t expected = globalBatchSequences(l);
     if (*l.globalBatch != expected) {
       add("global_batch " + str(*l.globalBatch) + " does not equal micro_batch_size " +
           str(l.microBatchSize) + " x micro_batches " + str(l.microBatches) + " x dp " + str(l.dp) +

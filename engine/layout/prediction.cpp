@@ -6,6 +6,7 @@
 #include "engine/layout/expert_parallel_cost.h"
 #include "engine/layout/expert_parallel_volume.h"
 #include "engine/layout/formulas.h"
+#include "engine/layout/global_batch.h"
 #include "engine/layout/grad_reduction_cost.h"
 #include "engine/layout/link_class.h"
 #include "engine/layout/stage_split.h"
@@ -362,8 +363,7 @@ class Predictor {
   void finish() {
     const Simulation& sim = p_.simulation;
     p_.stepNs = sim.makespan;
-    const double tokens =
-        static_cast<double>(l_.microBatchSize) * l_.microBatches * l_.dp * l_.model.seqLen;
+    const double tokens = static_cast<double>(globalBatchSequences(l_)) * l_.model.seqLen;
     p_.tokensPerSecond = p_.stepNs > 0 ? tokens / (p_.stepNs * 1e-9) : 0.0;
     // Ψ per rank; with ep a rank holds 1/ep of the experts.
     double psi = parametersPerRank(l_);

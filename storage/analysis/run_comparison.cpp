@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/layout/global_batch.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -83,6 +84,14 @@ std::optional<double> volumeOf(const RunReport& r, const std::string& dim) {
   return std::nullopt;
 }
 
+// A preset by its name; any other model by its sizes.
+std::string modelName(const layout::ModelConfig& m) {
+  auto preset = layout::modelPreset(m.preset);
+  if (preset.isOk() && *preset == m) return m.preset;
+  return "custom (" + std::to_string(m.numLayers) + " layers, hidden " + std::to_string(m.hidden) +
+         ", " + std::to_string(m.numHeads) + " heads)";
+}
+
 }  // namespace
 
 std::optional<double> meanOverRanks(const RunReport& r,
@@ -114,6 +123,9 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
   rows.push_back({"world size", std::to_string(a.run.info.worldSize),
                   std::to_string(b.run.info.worldSize),
                   a.run.info.worldSize == b.run.info.worldSize ? "same" : "changed"});
+  // The model and the global batch: either changes what a step computes,
+  // so a step time or a loss compares only in their light.
+  layoutRow("model", [](const Layout& l) { return modelName(l.model); });
   layoutRow("dp", [](const Layout& l) { return std::to_string(l.dp); });
   layoutRow("tp", [](const Layout& l) { return std::to_string(l.tp); });
   layoutRow("pp", [](const Layout& l) { return std::to_string(l.pp); });
@@ -123,6 +135,11 @@ std::vector<ComparisonRow> compareRuns(const RunReport& a, const RunReport& b) {
   layoutRow("micro-batches", [](const Layout& l) { return std::to_string(l.microBatches); });
   layoutRow("virtual chunks", [](const Layout& l) { return std::to_string(l.virtualChunks); });
   layoutRow("micro-batch size", [](const Layout& l) { return std::to_string(l.microBatchSize); });
+  layoutRow("global batch", [](const Layout& l) {
+    const int64_t n = layout::globalBatchSequences(l);
+    return std::to_string(n) + (n == 1 ? " sequence (" : " sequences (") +
+           std::to_string(n * l.model.seqLen) + " tokens)";
+  });
   layoutRow("ep", [](const Layout& l) { return std::to_string(l.ep); });
   layoutRow("recompute", [](const Layout& l) { return std::string(l.recompute ? "yes" : "no"); });
   layoutRow("grad compression", [](const Layout& l) { return l.gradCompression.toString(); });

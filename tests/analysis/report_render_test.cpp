@@ -177,6 +177,16 @@ TEST_F(ReportRenderTest, CompareShowsLayoutsMetricsAndChanges) {
   EXPECT_EQ(compression.change, "changed");
   EXPECT_EQ(find("all-reduce").change, "same");
   EXPECT_EQ(find("inter-node link").a, "not emulated");
+  // What a step computes: the model, and the global batch dp changes
+  // (dp 2 -> 1 halves it).
+  const auto model = find("model");
+  EXPECT_EQ(model.a, "tiny");
+  EXPECT_EQ(model.change, "same");
+  const int64_t seq = layout::modelPreset("tiny")->seqLen;
+  const auto batch = find("global batch");
+  EXPECT_EQ(batch.a, "2 sequences (" + std::to_string(2 * seq) + " tokens)");
+  EXPECT_EQ(batch.b, "1 sequence (" + std::to_string(seq) + " tokens)");
+  EXPECT_EQ(batch.change, "changed");
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 
 #include <QApplication>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QProgressDialog>
+#include <QPushButton>
 #include <memory>
 
 #include "storage/import/trace_import.h"
@@ -17,8 +20,11 @@ KinetoImportChoice chooseKinetoImport(QWidget* parent, const QString& openTrace)
       QObject::tr("Kineto traces (*.json *.json.gz);;Nsight Systems SQLite exports (*.sqlite);;"
                   "All files (*)"));
   if (files.isEmpty()) return choice;
+  const ImportTarget where =
+      openTrace.isEmpty() ? ImportTarget::kNewFile : askImportTarget(parent, openTrace);
+  if (where == ImportTarget::kCancel) return choice;
   choice.target = openTrace;
-  if (choice.target.isEmpty()) {
+  if (where == ImportTarget::kNewFile) {
     choice.target = QFileDialog::getSaveFileName(parent, QObject::tr("Store the imported run in"),
                                                  QStringLiteral("imported.db"),
                                                  QObject::tr("Bubblescope traces (*.db)"));
@@ -26,6 +32,23 @@ KinetoImportChoice chooseKinetoImport(QWidget* parent, const QString& openTrace)
   }
   choice.files = files;
   return choice;
+}
+
+ImportTarget askImportTarget(QWidget* parent, const QString& openTrace) {
+  const QString name = QFileInfo(openTrace).fileName();
+  QMessageBox box(QMessageBox::Question, QObject::tr("Import PyTorch traces"),
+                  QObject::tr("Add the imported run to %1, beside its runs, or store it in a "
+                              "new trace file?")
+                      .arg(name),
+                  QMessageBox::NoButton, parent);
+  QPushButton* add = box.addButton(QObject::tr("Add to %1").arg(name), QMessageBox::AcceptRole);
+  QPushButton* fresh = box.addButton(QObject::tr("New file…"), QMessageBox::ActionRole);
+  box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(add);
+  box.exec();
+  if (box.clickedButton() == add) return ImportTarget::kOpenFile;
+  if (box.clickedButton() == fresh) return ImportTarget::kNewFile;
+  return ImportTarget::kCancel;
 }
 
 Result<import::ImportSummary> importKinetoFiles(const QStringList& files, const QString& target,

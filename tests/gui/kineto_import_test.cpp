@@ -3,11 +3,16 @@
 // lanes, its launch links and an honest run row, and in headless mode no
 // dialog opens, not even for the import's notes. Reads the real traces of
 // ../shared/fixtures/kineto (docs/import.md); skipped without them.
+#include "gui/kineto_import.h"
+
 #include <gtest/gtest.h>
 
 #include <QApplication>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
+#include <QTimer>
 #include <filesystem>
 
 #include "gui/main_window.h"
@@ -28,6 +33,38 @@ QString fixture(const char* relative) {
 
 bool haveFixtures() {
   return std::filesystem::exists(fixture("nccl_parser_config/nccl_data.json.gz").toStdString());
+}
+
+// With a file open, File > Import asks where the run goes (issue 31: it
+// appended to the open file without asking): each button's answer, the
+// add-to-it button the default.
+TEST(ImportTarget, AskedWithAFileOpenEachAnswerAsClicked) {
+  for (const QString& answer :
+       {QStringLiteral("Add to runs.db"), QStringLiteral("New file…"), QStringLiteral("Cancel")}) {
+    QString asked;
+    bool defaultIsAdd = false;
+    QTimer click;
+    click.setInterval(20);
+    QObject::connect(&click, &QTimer::timeout, [&] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (box == nullptr) return;
+      click.stop();
+      asked = box->text();
+      defaultIsAdd = box->defaultButton() != nullptr &&
+                     box->defaultButton()->text() == QStringLiteral("Add to runs.db");
+      for (QAbstractButton* b : box->buttons()) {
+        if (b->text() == answer) b->click();
+      }
+    });
+    click.start();
+    const ImportTarget got = askImportTarget(nullptr, QStringLiteral("/tmp/some/runs.db"));
+    EXPECT_TRUE(asked.contains("runs.db")) << asked.toStdString();
+    EXPECT_TRUE(defaultIsAdd);
+    const ImportTarget want = answer.startsWith("Add")   ? ImportTarget::kOpenFile
+                              : answer.startsWith("New") ? ImportTarget::kNewFile
+                                                         : ImportTarget::kCancel;
+    EXPECT_EQ(got, want) << answer.toStdString();
+  }
 }
 
 struct ImportWindow : ::testing::Test {

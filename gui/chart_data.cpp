@@ -75,14 +75,21 @@ ChartData bubbleChart(const analysis::RunReport& report) {
   // One stage (pp = 1) is no pipeline: it has no pipeline bubble to show.
   if (report.stages.size() < 2) return c;
   ChartSeries measured{QStringLiteral("measured"), {}};
+  ChartSeries replayed{QStringLiteral("replayed"), {}};
   ChartSeries formula{QStringLiteral("formula"), {}};
+  bool anyReplayed = false;
   for (const auto& s : report.stages) {
     c.labels << QStringLiteral("stage %1").arg(s.stage);
     c.ids.push_back(s.stage);
     measured.values.push_back(orNaN(s.bubbleFraction));
+    replayed.values.push_back(orNaN(s.bubbleReplayed));
     formula.values.push_back(orNaN(s.bubbleFormula));
+    anyReplayed |= s.bubbleReplayed.has_value();
   }
-  c.series = {std::move(measured), std::move(formula)};
+  // The ideal-hardware replay (an oversubscribed run) between the two.
+  c.series = {std::move(measured)};
+  if (anyReplayed) c.series.push_back(std::move(replayed));
+  c.series.push_back(std::move(formula));
   return c;
 }
 

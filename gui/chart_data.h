@@ -39,9 +39,11 @@ struct ChartData {
 // dimension; "comm other" for spans without one), and "comm ratio" (the union,
 // as the report defines it).
 ChartData utilisationChart(const analysis::RunReport& report);
-// Per stage: "measured" ((wait + idle) / step, mean of its ranks) and
-// "formula" (the schedule's formula, NaN when unknown). No series when the
-// run has fewer than two stages (pp = 1 has no pipeline).
+// Per stage: "measured" ((wait + idle) / step, mean of its ranks), for an
+// oversubscribed run with an ideal-hardware replay "replayed" (the report's
+// bubble_replayed), and "formula" (the schedule's formula, NaN when
+// unknown). No series when the run has fewer than two stages (pp = 1 has no
+// pipeline).
 ChartData bubbleChart(const analysis::RunReport& report);
 // Per rank, stacked, ms per step: "compute", "exposed comm", "wait", "idle";
 // they add up to the step time.

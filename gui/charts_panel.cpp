@@ -39,6 +39,7 @@ QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "utilisation" || name == "compute") return colourOf(EventKind::kForward);
   if (name == "measured") return bubbleHatchColour();
   if (name == "formula") return QColor(120, 120, 120);
+  if (name == "replayed") return bubbleHatchColour().darker(150);
   if (name == "exposed comm") return colourOf(EventKind::kAllReduce);
   if (name == "wait") return colourOf(EventKind::kWait);
   if (name == "idle") return bubbleHatchColour().lighter(130);
@@ -240,7 +241,7 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   data_[kMemory] = memoryChart(report);
   QString text = tr("<b>run %1</b>").arg(report.run.id);
   if (report.stepTimeMeanNs) {
-    text += tr(" · mean step %1").arg(formatDuration(*report.stepTimeMeanNs));
+    text += tr(" · measured mean step %1").arg(formatDuration(*report.stepTimeMeanNs));
     if (report.stepTimeStdNs) text += tr(" ± %1").arg(formatDuration(*report.stepTimeStdNs));
   }
   if (report.tokensPerS) text += tr(" · %1 tokens/s").arg(*report.tokensPerS, 0, 'f', 0);
@@ -382,9 +383,21 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
   auto ms = [](std::optional<double> ns) {
     return ns ? QString::number(*ns / 1e6, 'f', 2) : QStringLiteral("-");
   };
-  QString html = tr("<b>Step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
+  QString html = tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
                      .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
                           ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs));
+  // The ideal-hardware replay of an oversubscribed run: its step and its
+  // bubble per stage, which the report's note below explains.
+  QStringList replayed;
+  for (const auto& s : report.stages) {
+    if (s.bubbleReplayed) replayed << QStringLiteral("%1%").arg(*s.bubbleReplayed * 100, 0, 'f', 1);
+  }
+  if (report.replayedStepNs || !replayed.isEmpty()) {
+    html += tr("<b>Replayed on ideal hardware</b> (one core per rank) step %1 ms")
+                .arg(ms(report.replayedStepNs));
+    if (!replayed.isEmpty()) html += tr(" · bubble per stage %1").arg(replayed.join(" · "));
+    html += "<br>";
+  }
   if (report.stages.size() > 1 && !report.stages.front().bubbleFormulaText.empty()) {
     html +=
         tr("<b>Bubble formula</b> %1<br>")

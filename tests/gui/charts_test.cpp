@@ -93,10 +93,12 @@ TEST_F(PipelineFixture, OneStageHasNoPipelineBubble) {
 TEST_F(PipelineFixture, SummaryNamesTheMeanAndVolumesAreBinary) {
   ChartsPanel panel;
   panel.setReport(report);
-  EXPECT_TRUE(panel.summaryText().contains(QString::fromUtf8("mean step 1.00 µs ± 0.00 ns")))
+  EXPECT_TRUE(
+      panel.summaryText().contains(QString::fromUtf8("measured mean step 1.00 µs ± 0.00 ns")))
       << panel.summaryText().toStdString();
   const QString details = ChartsPanel::detailsHtml(report);
-  EXPECT_TRUE(details.contains("<b>Step time</b> mean")) << details.toStdString();
+  EXPECT_TRUE(details.contains("<b>Measured step time</b> mean")) << details.toStdString();
+  EXPECT_FALSE(details.contains("Replayed")) << "not an oversubscribed run";
   // Rank 1's dp all-reduce moves 1000 bytes a step; the mean over the ranks
   // that have it is 1000 B ("1.0 KB" in decimal units would be wrong).
   EXPECT_TRUE(details.contains("1000 B/step")) << details.toStdString();
@@ -115,6 +117,29 @@ TEST(ChartColours, CommDimensionsHaveDistinctColours) {
       EXPECT_GE(hueGap, 30) << dims[i].toStdString() << " vs " << dims[j].toStdString();
     }
   }
+}
+
+// An oversubscribed run's ideal-hardware replay (issue 31: the note
+// "bubble replayed: ..." came without values, and the chart showed only
+// measured and formula): a "replayed" series between them, and the values,
+// step and bubble per stage, in the details under their name.
+TEST_F(PipelineFixture, TheReplayedBubbleHasItsBarsAndItsValues) {
+  analysis::RunReport replayed = report;
+  replayed.stages[0].bubbleReplayed = 0.25;
+  replayed.stages[1].bubbleReplayed = 0.125;
+  replayed.replayedStepNs = 412e6;
+  const ChartData bubble = bubbleChart(replayed);
+  ASSERT_EQ(bubble.series.size(), 3u);
+  EXPECT_EQ(bubble.series[1].name, "replayed");
+  expectValues(bubble.find("replayed")->values, {0.25, 0.125});
+  EXPECT_EQ(bubbleChart(report).find("replayed"), nullptr) << "none without a replay";
+  const QString details = ChartsPanel::detailsHtml(replayed);
+  EXPECT_TRUE(
+      details.contains("<b>Replayed on ideal hardware</b> (one core per rank) step "
+                       "412.00 ms · bubble per stage 25.0% · 12.5%"))
+      << details.toStdString();
+  EXPECT_NE(ChartsPanel::seriesColour("replayed"), ChartsPanel::seriesColour("measured"));
+  EXPECT_NE(ChartsPanel::seriesColour("replayed"), ChartsPanel::seriesColour("formula"));
 }
 
 TEST_F(PipelineFixture, PlotsHoldTheChartData) {

@@ -16,7 +16,16 @@ DetailPanel::DetailPanel(QWidget* parent) : QLabel(parent) {
 }
 
 void DetailPanel::clearDetails() {
+  clearSelection();
+  clearSpan();
+}
+
+void DetailPanel::clearSpan() {
   eventText_ = tr("<i>Click a span to see its details. Shift-drag to measure an interval.</i>");
+  refresh();
+}
+
+void DetailPanel::clearSelection() {
   selectionText_.clear();
   refresh();
 }

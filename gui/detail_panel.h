@@ -18,7 +18,10 @@ class DetailPanel : public QLabel {
   // originNs: the run's start, so times read as offsets into the run.
   void showSpan(const trace_model::Event& event, int64_t originNs);
   void showSelection(double t0Ns, double t1Ns, int64_t originNs);
+  // Both, the span's (back to the hint) and the interval's.
   void clearDetails();
+  void clearSpan();
+  void clearSelection();
 
  private:
   QString selectionText_;

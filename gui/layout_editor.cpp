@@ -11,11 +11,14 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
 #include "engine/layout/formulas.h"
+#include "engine/layout/global_batch.h"
 #include "engine/layout/hostfile.h"
 #include "gui/grad_comm_fields.h"
 #include "gui/layout_problem_fields.h"
@@ -64,9 +67,24 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   buttons->addStretch(1);
   column->addLayout(buttons);
 
+  // The fields scroll: the editor's minimum height is its buttons and its
+  // summary, not its two dozen fields, so the window fits a 1280 x 720
+  // screen, and a problem message under a field makes the fields taller
+  // (they scroll) instead of squashing a field or growing the window.
+  fields_ = new QWidget;
+  fields_->setObjectName("fields");
+  auto* fieldsColumn = new QVBoxLayout(fields_);
+  fieldsColumn->setContentsMargins(0, 0, 0, 0);
   form_ = new QFormLayout;
   form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  column->addLayout(form_);
+  fieldsColumn->addLayout(form_);
+  fieldsColumn->addStretch(1);
+  scroll_ = new QScrollArea(this);
+  scroll_->setObjectName("fieldsScroll");
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setWidgetResizable(true);
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  column->addWidget(scroll_, 1);
 
   preset_ = new QComboBox(this);
   preset_->setObjectName("model");
@@ -119,6 +137,9 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   hostsBox->addWidget(hostfile);
   addRow("hosts", tr("Hosts"), hostsRow);
 
+  scroll_->setWidget(fields_);
+  fitScrollWidth();
+
   summary_ = new QLabel(this);
   summary_->setObjectName("summary");
   summary_->setWordWrap(true);
@@ -139,7 +160,6 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   column->addWidget(runButton_);
   column->addWidget(simulate);
   connect(simulate, &QPushButton::clicked, this, &LayoutEditor::simulateRequested);
-  column->addStretch(1);
 
   connect(preset_, &QComboBox::currentIndexChanged, this, &LayoutEditor::onPresetChosen);
   for (QSpinBox* s : spins_)
@@ -178,6 +198,14 @@ LayoutEditor::LayoutEditor(QWidget* parent) : QWidget(parent) {
   });
   connect(samplesMenu_, &QMenu::aboutToShow, this, &LayoutEditor::fillSamplesMenu);
   setLayout(layout::Layout{});
+}
+
+void LayoutEditor::fitScrollWidth() {
+  // As wide as the fields need beside the vertical scroll bar: never a
+  // horizontal one, and the fields keep their width when it comes and goes.
+  scroll_->setMinimumWidth(fields_->minimumSizeHint().width() +
+                           scroll_->verticalScrollBar()->sizeHint().width() +
+                           2 * scroll_->frameWidth());
 }
 
 void LayoutEditor::addRow(const QString& key, const QString& label, QWidget* field) {
@@ -313,9 +341,10 @@ void LayoutEditor::revalidate() {
   }
   generalProblems_->setText(general.join("\n"));
   generalProblems_->setVisible(!general.isEmpty());
+  fitScrollWidth();
 
   const int64_t world = int64_t{l.dp} * l.tp * l.pp;
-  const int64_t sequences = int64_t{l.microBatchSize} * l.microBatches * l.dp;
+  const int64_t sequences = layout::globalBatchSequences(l);
   QString text = tr("<b>World size:</b> %1 %2 · <b>global batch:</b> %3 %4 (%5 tokens)")
                      .arg(world)
                      .arg(world == 1 ? tr("rank") : tr("ranks"))

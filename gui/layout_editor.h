@@ -9,6 +9,11 @@
 // (docs/layout-format.md); "Samples" lists samples/layouts/*.jsonc and
 // *.json, and the Load dialog shows both.
 //
+// Layout: the buttons, then the fields in a scroll area (objectName
+// "fieldsScroll"), then, always in sight, the summary, the prediction, the
+// problems of no single field and the Run and Simulate buttons: the editor
+// needs little height whatever its fields and problems.
+//
 // Field widgets are named by their layout key (objectName "tp", "schedule",
 // "grad_compression", ...) so tests and scripts can find them.
 #pragma once
@@ -25,6 +30,7 @@
 class QFormLayout;
 class QMenu;
 class QPushButton;
+class QScrollArea;
 
 #include "common/status.h"
 #include "engine/layout/layout.h"
@@ -79,7 +85,10 @@ class LayoutEditor : public QWidget {
   void onFieldEdited();
   void revalidate();
   void fillSamplesMenu();
+  void fitScrollWidth();
 
+  QWidget* fields_ = nullptr;  // the form, in scroll_
+  QScrollArea* scroll_ = nullptr;
   QFormLayout* form_ = nullptr;
   QComboBox* preset_ = nullptr;
   QMap<QString, QSpinBox*> spins_;

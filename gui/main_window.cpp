@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -76,7 +77,14 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   timelineColumn->addWidget(idealReplay_);
   timelineColumn->addWidget(timeline_, 1);
   tabs_->addTab(timelinePage, tr("Timeline"));
-  tabs_->addTab(charts_, tr("Charts"));
+  // The charts need about 800 x 560 px: on a small screen they scroll
+  // rather than hold the window larger than the screen.
+  auto* chartsScroll = new QScrollArea(this);
+  chartsScroll->setObjectName("chartsScroll");
+  chartsScroll->setFrameShape(QFrame::NoFrame);
+  chartsScroll->setWidgetResizable(true);
+  chartsScroll->setWidget(charts_);
+  tabs_->addTab(chartsScroll, tr("Charts"));
   tabs_->addTab(metricsView_, tr("Metrics"));
   tabs_->addTab(compare_, tr("Compare"));
   teaching_ = new TeachingLab(this);
@@ -105,6 +113,9 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   output_ = new QPlainTextEdit(this);
   output_->setReadOnly(true);
   output_->setMaximumBlockCount(5000);
+  // Three lines at least (not a scroll area's default 70 px): with the dock
+  // open the window still fits a 1280 x 720 screen.
+  output_->setMinimumHeight(3 * output_->fontMetrics().lineSpacing() + 2 * output_->frameWidth());
   auto* outputDock = new QDockWidget(tr("Run output"), this);
   outputDock->setObjectName("outputDock");
   outputDock->setWidget(output_);
@@ -166,13 +177,16 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   reanalyse_.setInterval(2000);
   connect(&reanalyse_, &QTimer::timeout, this, [this] { (void)analyzeShownRun(); });
   connect(timeline_, &TimelinePanel::errorOccurred, this,
-          [this](const QString& m) { statusLabel_->setText(m); });
+          [this](const QString& m) { setStatus(m, true); });
   connect(editor_, &LayoutEditor::runRequested, this, &MainWindow::startRun);
   connect(editor_, &LayoutEditor::simulateRequested, this, &MainWindow::simulateInLab);
   // The lab's schedule, p, m and v are the editor's: "Run this layout" (in
   // either) runs what the lab shows.
   connect(teaching_, &TeachingLab::layoutEdited, this,
           [this] { editor_->setLayout(teaching_->model().params().appliedTo(editor_->layout())); });
+  // ... and the editor's are the lab's (drawn when the lab is shown).
+  connect(editor_, &LayoutEditor::layoutChanged, this,
+          [this] { teaching_->followLayout(editor_->layout()); });
   connect(teaching_, &TeachingLab::runRequested, this, &MainWindow::startRun);
   connect(launcher_.get(), &RunLauncher::outputLine, this, [this, outputDock](const QString& l) {
     outputDock->show();
@@ -220,28 +234,49 @@ void MainWindow::chooseAndOpen() {
 Status MainWindow::openFile(const QString& path) {
   auto reader = storage::TraceReader::open(path.toStdString());
   if (!reader.isOk()) return reader.status();
+  // Nothing of the previous file stays: its runs, the views that hold its
+  // reader, its analyses, the run kept to compare with.
   timeline_->clear();
+  compare_->clear();
   idealReplay_->setMeasuredRun(nullptr, 0);
   teaching_->setMeasuredRun(nullptr, 0);
+  analysis_->cancel();
+  compareAnalysis_->cancel();
+  report_.reset();
+  metrics_->clear();
+  charts_->clear();
+  baselineRunId_ = 0;
+  runs_->setRows({});
   reader_ = std::move(*reader);
   path_ = path;
+  planner_->setTrace(reader_.get(), path_, 0);
   RecentFiles::add(path);
   setWindowTitle(tr("%1 — Bubblescope").arg(QFileInfo(path).fileName()));
   BS_RETURN_IF_ERROR(reloadRuns());
   if (runs_->rowCount() > 0) {
     runsView_->selectRow(runs_->rowCount() - 1);  // shows it
   }
-  const int runs = runs_->rowCount();
-  statusLabel_->setText(
-      tr("%1 · %2 %3").arg(path).arg(runs).arg(runs == 1 ? tr("run") : tr("runs")));
+  setStatus(fileStatus());
   return Status::ok();
+}
+
+QString MainWindow::fileStatus() const {
+  const int runs = runs_->rowCount();
+  return tr("%1 · %2 %3").arg(path_).arg(runs).arg(runs == 1 ? tr("run") : tr("runs"));
+}
+
+void MainWindow::setStatus(const QString& text, bool error) {
+  statusLabel_->setText(text);
+  statusError_ = error;
+  // An error in the palette's error red (the editor's problems' colour).
+  statusLabel_->setStyleSheet(error ? QStringLiteral("color: #c62828") : QString());
 }
 
 Status MainWindow::reloadRuns() {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   auto rows = loadRunRows(*reader_);
   if (!rows.isOk()) return rows.status();
-  for (const RunRow& row : *rows) runs_->updateRow(row);
+  runs_->syncRows(*rows);
   runsView_->resizeColumnsToContents();
   return Status::ok();
 }
@@ -250,11 +285,14 @@ Status MainWindow::showRun(int64_t runId) {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   BS_RETURN_IF_ERROR(timeline_->showRun(reader_.get(), runId));
   idealReplay_->setMeasuredRun(reader_.get(), runId);
-  // The editor follows the shown run: editing starts from its layout (a run
-  // without a readable layout, e.g. an imported trace, leaves it as it is).
+  // The lab takes the run first, so that the layout it then follows is
+  // drawn with this run's costs.
+  teaching_->setMeasuredRun(reader_.get(), runId);
+  // The editor (and with it the lab) follows the shown run: editing starts
+  // from its layout (a run without a readable layout, e.g. an imported
+  // trace, leaves it as it is).
   auto shownLayout = layout::layoutFromString(shownRun().info.layoutJson);
   if (shownLayout.isOk()) editor_->setLayout(*shownLayout);
-  teaching_->setMeasuredRun(reader_.get(), runId);
   planner_->setTrace(reader_.get(), path_, runId);
   report_.reset();
   metrics_->clear();
@@ -266,6 +304,7 @@ Status MainWindow::showRun(int64_t runId) {
     runsView_->selectRow(row);
   }
   if (row >= 0) runsView_->scrollTo(runs_->index(row, 0));  // the shown run is in sight
+  if (statusError_) setStatus(fileStatus());                // an error about what was shown before
   return Status::ok();
 }
 
@@ -299,9 +338,9 @@ void MainWindow::startRun() {
   s = launcher_->start(request);
   if (!s.isOk()) return showError(tr("Run"), s);
   progress_->started(l.steps);
-  statusLabel_->setText(baselineRunId_ > 0
-                            ? tr("run started; run %1 is kept to compare with").arg(baselineRunId_)
-                            : tr("run started"));
+  setStatus(baselineRunId_ > 0
+                ? tr("run started; run %1 is kept to compare with").arg(baselineRunId_)
+                : tr("run started"));
   launchPoll_.start();
 }
 
@@ -345,13 +384,13 @@ void MainWindow::onRunFinished(int exitCode, const QString& error) {
   }
   if (exitCode == 0) {
     output_->appendPlainText(tr("■ run finished"));
-    statusLabel_->setText(tr("run finished"));
+    setStatus(tr("run finished"));
   } else if (stopped) {
     output_->appendPlainText(tr("■ run stopped"));
-    statusLabel_->setText(tr("run stopped"));
+    setStatus(tr("run stopped"));
   } else {
     output_->appendPlainText(tr("✖ run failed: %1").arg(error));
-    statusLabel_->setText(tr("run failed"));
+    setStatus(tr("run failed: %1").arg(error), true);
     QMessageBox::warning(this, tr("Run failed"), error);
   }
 }
@@ -360,6 +399,8 @@ void MainWindow::onRunUpdated(const storage::RunRecord& run) {
   if (reader_ == nullptr) return;
   auto row = loadRunRow(*reader_, run);
   if (row.isOk()) runs_->updateRow(*row);
+  // The run ended: the planner can measure it now.
+  if (run.health != storage::RunHealth::kRunning) planner_->setTrace(reader_.get(), path_, run.id);
   // A live run: refresh the charts every few seconds, and once when it ends.
   if (!analysis_->busy() && !reanalyse_.isActive()) reanalyse_.start();
 }
@@ -440,13 +481,12 @@ Status MainWindow::runAgainWithChanges() {
   }
   baselineRunId_ = run.id;
   if (auto* dock = qobject_cast<QDockWidget*>(editor_->parentWidget())) dock->show();
-  statusLabel_->setText(
-      tr("Edit the layout and press Run: run %1 is kept, and compare opens when the new run "
-         "ends.")
-          .arg(run.id) +
-      (l.isOk() ? QString()
-                : tr(" (its layout could not be loaded: %1)")
-                      .arg(QString::fromStdString(l.status().message()))));
+  setStatus(tr("Edit the layout and press Run: run %1 is kept, and compare opens when the new run "
+               "ends.")
+                .arg(run.id) +
+            (l.isOk() ? QString()
+                      : tr(" (its layout could not be loaded: %1)")
+                            .arg(QString::fromStdString(l.status().message()))));
   return Status::ok();
 }
 
@@ -456,12 +496,12 @@ void MainWindow::showRanksInTimeline(const std::vector<int32_t>& ranks) {
   if (!ranks.empty()) {
     QStringList names;
     for (int32_t r : ranks) names << QString::number(r);
-    statusLabel_->setText(tr("ranks %1 marked in the timeline").arg(names.join(", ")));
+    setStatus(tr("ranks %1 marked in the timeline").arg(names.join(", ")));
   }
 }
 
 void MainWindow::showError(const QString& title, const Status& status) {
-  statusLabel_->setText(QString::fromStdString(status.message()));
+  setStatus(QString::fromStdString(status.message()), true);
   if (headless_) {
     std::fprintf(stderr, "bubblescope: %s: %s\n", title.toUtf8().constData(),
                  status.message().c_str());

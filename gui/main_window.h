@@ -136,6 +136,11 @@ class MainWindow : public QMainWindow {
   void showComparedReports(const std::vector<analysis::RunReport>& reports);
   void showHelp();
   void showError(const QString& title, const Status& status);
+  // The status bar's message; an error stays until the next message or
+  // until another run is shown.
+  void setStatus(const QString& text, bool error = false);
+  // "runs.db · 3 runs".
+  QString fileStatus() const;
 
   QString path_;
   std::unique_ptr<storage::TraceReader> reader_;
@@ -166,6 +171,7 @@ class MainWindow : public QMainWindow {
   bool stopRequested_ = false;  // Stop was pressed for the started run
   QString launchedLayoutPath_;
   bool headless_ = false;
+  bool statusError_ = false;  // the status bar shows an error
 };
 
 }  // namespace bubblescope::gui

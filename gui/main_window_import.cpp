@@ -18,7 +18,7 @@ Status MainWindow::importTraces(const QStringList& files, const QString& target)
   const QString text =
       tr("Imported run %1 with %n note(s): ", nullptr, notes.size()).arg(summary.runId) +
       notes.join(QStringLiteral("; "));
-  statusLabel_->setText(text);
+  setStatus(text);
   if (!headless_) QMessageBox::information(this, tr("Imported with notes"), notes.join("\n"));
   return Status::ok();
 }

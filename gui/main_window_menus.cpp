@@ -22,6 +22,7 @@
 #include "gui/timeline_export.h"
 #include "gui/timeline_panel.h"
 #include "gui/timeline_replay.h"
+#include "gui/tool_icons.h"
 #include "gui/widget_export.h"
 
 namespace bubblescope::gui {
@@ -43,13 +44,14 @@ void MainWindow::buildMenus() {
   tools->setObjectName("mainToolBar");
   tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   tools->setMovable(false);
-  auto tool = [&](QAction* action, QStyle::StandardPixmap icon) {
-    action->setIcon(style()->standardIcon(icon));
+  auto tool = [&](QAction* action, const QIcon& icon) {
+    action->setIcon(icon);
     tools->addAction(action);
   };
+  auto standard = [this](QStyle::StandardPixmap icon) { return style()->standardIcon(icon); };
   QMenu* file = menuBar()->addMenu(tr("&File"));
   tool(file->addAction(tr("&Open trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen),
-       QStyle::SP_DialogOpenButton);
+       standard(QStyle::SP_DialogOpenButton));
   file->addAction(tr("&Import PyTorch traces…"), this, [this] {
     const KinetoImportChoice choice = chooseKinetoImport(this, path_);
     if (choice.files.isEmpty()) return;
@@ -107,26 +109,26 @@ void MainWindow::buildMenus() {
   tools->addSeparator();
   tool(run->addAction(tr("&Run layout"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
                       &MainWindow::startRun),
-       QStyle::SP_MediaPlay);
+       runIcon());
   tool(run->addAction(tr("Run &again with changes…"),
                       QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                       [this] {
                         const Status s = runAgainWithChanges();
                         if (!s.isOk()) showError(tr("Run again"), s);
                       }),
-       QStyle::SP_BrowserReload);
+       standard(QStyle::SP_BrowserReload));
   tool(run->addAction(tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
                       [this] { stopRun(); }),
-       QStyle::SP_MediaStop);
+       stopIcon());
   run->addSeparator();
   tools->addSeparator();
   tool(run->addAction(tr("&Plan layouts…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                       &MainWindow::showPlanner),
-       QStyle::SP_FileDialogDetailedView);
+       standard(QStyle::SP_FileDialogDetailedView));
   tool(run->addAction(tr("&Compare runs"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
                       &MainWindow::compareSelected),
-       QStyle::SP_FileDialogContentsView);
-  tool(exportAction, QStyle::SP_DialogSaveButton);
+       standard(QStyle::SP_FileDialogContentsView));
+  tool(exportAction, standard(QStyle::SP_DialogSaveButton));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Concepts and shortcuts"), QKeySequence::HelpContents, this,
@@ -160,7 +162,7 @@ Status MainWindow::exportTimelineTo(const QString& path) {
   BS_RETURN_IF_ERROR(tabs_->currentIndex() == kCompareTab
                          ? exportWidget(compare_, path)
                          : gui::exportTimeline(timeline_->view(), timelineTitle(), path));
-  statusLabel_->setText(tr("wrote %1").arg(path));
+  setStatus(tr("wrote %1").arg(path));
   return Status::ok();
 }
 
@@ -176,7 +178,7 @@ void MainWindow::exportChart(int chart) {
         if (!s.isOk()) return showError(tr("Export"), s);
       }
     }
-    statusLabel_->setText(tr("wrote the charts to %1").arg(dir));
+    setStatus(tr("wrote the charts to %1").arg(dir));
     return;
   }
   const QString name = ChartsPanel::chartName(ChartsPanel::Chart(chart));
@@ -187,7 +189,7 @@ void MainWindow::exportChart(int chart) {
   if (path.isEmpty()) return;
   const Status s = charts_->exportChart(ChartsPanel::Chart(chart), path);
   if (!s.isOk()) return showError(tr("Export"), s);
-  statusLabel_->setText(tr("wrote %1").arg(path));
+  setStatus(tr("wrote %1").arg(path));
 }
 
 void MainWindow::showHelp() {

@@ -172,7 +172,14 @@ void PlannerPanel::onCalibrationChosen() {
     calibration_ = stored_.value(kind);
     calibrationSource_ = tr("calibration %1 of %2").arg(kind).arg(QFileInfo(path_).fileName());
   } else if (kind == kShownRunSource && reader_ != nullptr && shownRunId_ > 0) {
-    if (!measuredRuns_.contains(shownRunId_)) {
+    // A running run has not measured its steps yet: it is measured when
+    // setTrace() comes again at its end.
+    auto run = reader_->run(shownRunId_);
+    if (run.isOk() && run->health == storage::RunHealth::kRunning) {
+      sourceProblem_ = tr("Run %1 is still running: its costs are measured when it ends. Using "
+                          "the FLOPs estimate until then.")
+                           .arg(shownRunId_);
+    } else if (!measuredRuns_.contains(shownRunId_)) {
       auto c = analysis::calibrateFromRun(*reader_, shownRunId_);
       if (c.isOk()) {
         measuredRuns_.insert(shownRunId_, *c);

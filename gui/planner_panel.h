@@ -50,7 +50,8 @@ class PlannerPanel : public QWidget {
 
   // The open trace file and the run shown: the calibration choices. Keeps
   // the chosen kind of source when it is still offered, else picks the
-  // file's newest calibration, else the FLOPs estimate.
+  // file's newest calibration, else the FLOPs estimate. A shown run still
+  // running is not measured (it has no steps yet): call again when it ends.
   void setTrace(storage::TraceReader* reader, const QString& path, int64_t shownRunId);
   // The model of the "layout editor's model" choice.
   void setEditorModel(const layout::ModelConfig& model);

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <set>
 
 #include "gui/time_format.h"
 
@@ -13,6 +14,19 @@ void RunsTableModel::setRows(std::vector<RunRow> rows) {
   beginResetModel();
   rows_ = std::move(rows);
   endResetModel();
+}
+
+void RunsTableModel::syncRows(const std::vector<RunRow>& rows) {
+  std::set<int64_t> keep;
+  for (const RunRow& row : rows) keep.insert(row.id);
+  // From the end, so that the rows still to look at keep their indices.
+  for (int r = static_cast<int>(rows_.size()) - 1; r >= 0; --r) {
+    if (keep.count(rows_[r].id) != 0) continue;
+    beginRemoveRows({}, r, r);
+    rows_.erase(rows_.begin() + r);
+    endRemoveRows();
+  }
+  for (const RunRow& row : rows) updateRow(row);
 }
 
 void RunsTableModel::updateRow(const RunRow& row) {

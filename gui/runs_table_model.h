@@ -33,7 +33,13 @@ class RunsTableModel : public QAbstractTableModel {
 
   explicit RunsTableModel(QObject* parent = nullptr);
 
+  // Replaces every row (a model reset: views drop their selection), as when
+  // another file is opened.
   void setRows(std::vector<RunRow> rows);
+  // Makes the rows `rows` (the open file's runs, in order) without a reset:
+  // rows whose run is gone are removed, the others updated in place, new
+  // runs appended, so a view keeps its selection on runs that stay.
+  void syncRows(const std::vector<RunRow>& rows);
   // Replaces the row with the same id, or appends it.
   void updateRow(const RunRow& row);
   const std::vector<RunRow>& rows() const { return rows_; }

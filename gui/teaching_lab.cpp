@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShowEvent>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTimer>
@@ -66,6 +67,8 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
     ++i;
   }
 
+  // Two rows of buttons (the lab fits beside the layout editor on a
+  // 1280 px screen): stepping, then the run's.
   auto* buttons = new QHBoxLayout;
   auto button = [&](const char* name, const QString& text, void (TeachingLab::*slot)()) {
     auto* b = new QPushButton(text, this);
@@ -74,12 +77,15 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
     if (slot != nullptr) connect(b, &QPushButton::clicked, this, slot);
     return b;
   };
-  button("lab_from_run", tr("Reset to the run"), nullptr);
   button("lab_restart", tr("|◀ Start"), &TeachingLab::restart);
   button("lab_back", tr("◀ Back"), &TeachingLab::stepBack);
   button("lab_step", tr("Step ▶"), &TeachingLab::stepForward);
   play_ = button("lab_play", tr("Play"), nullptr);
   button("lab_all", tr("Show all ▶|"), &TeachingLab::showAll);
+  buttons->addStretch(1);
+  column->addLayout(buttons);
+  buttons = new QHBoxLayout;
+  button("lab_from_run", tr("Reset to the run"), nullptr);
   auto* run = button("lab_run", tr("Run this layout"), nullptr);
   run->setToolTip(
       tr("Train this schedule, p, m and v for real (the layout editor holds them), "
@@ -94,6 +100,7 @@ TeachingLab::TeachingLab(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(sameScale_);
   buttons->addStretch(1);
   column->addLayout(buttons);
+  // "Reset to the run": the run's cost ratios again, on the layout shown.
   connect(findChild<QPushButton*>("lab_from_run"), &QPushButton::clicked, this, [this] {
     if (simulate(lastLayout_).isOk()) emit layoutEdited();
   });
@@ -147,6 +154,37 @@ void TeachingLab::setMeasuredRun(storage::TraceReader* reader, int64_t runId) {
   reader_ = reader;
   runId_ = reader != nullptr ? runId : 0;
   loadedRunId_ = -1;  // read again at the next simulate()
+  if (!pending_) pending_ = lastLayout_;
+  // Later, not now: the editor is about to give the lab the run's layout
+  // (followLayout), which is the one to draw with the run's costs.
+  if (isVisible()) QMetaObject::invokeMethod(this, &TeachingLab::catchUp, Qt::QueuedConnection);
+}
+
+void TeachingLab::followLayout(const layout::Layout& layout) {
+  pending_ = layout;
+  if (isVisible()) catchUp();
+}
+
+void TeachingLab::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  catchUp();
+}
+
+void TeachingLab::catchUp() {
+  if (!pending_) return;
+  const layout::Layout l = *pending_;
+  pending_.reset();
+  if (loadedRunId_ != runId_) {  // another run: its costs
+    (void)simulate(l);
+    return;
+  }
+  lastLayout_ = l;
+  const TeachingParams wanted = model_.params().withLayout(l);
+  if (wanted == model_.params()) return;
+  const Status s = model_.setParams(wanted);
+  writeControls(model_.params());
+  error_->setText(s.isOk() ? QString() : QString::fromStdString(s.message()));
+  refresh();
 }
 
 void TeachingLab::loadMeasured() {
@@ -177,6 +215,7 @@ void TeachingLab::loadMeasured() {
 }
 
 Status TeachingLab::simulate(const layout::Layout& layout) {
+  pending_.reset();  // this layout is drawn now
   lastLayout_ = layout;
   loadMeasured();
   const TeachingParams params = model_.paramsFor(layout);
@@ -202,16 +241,21 @@ void TeachingLab::writeControls(const TeachingParams& t) {
 
 void TeachingLab::onScheduleChosen() {
   if (updating_) return;
-  // A new schedule takes the measured ratios again (a fused backward splits
-  // in halves for zb-h1), keeping p, m and v.
+  // A new schedule keeps p, m, v and the cost ratios (a fused backward
+  // splits in halves for zb-h1, a split one fuses for the others).
   layout::Layout l = lastLayout_;
   l.schedule = static_cast<layout::ScheduleKind>(schedule_->currentData().toInt());
   l.pp = p_->value();
   l.microBatches = m_->value();
   l.virtualChunks = v_->value();
-  const Status s = simulate(l);
-  lastLayout_.schedule = l.schedule;
-  if (s.isOk()) emit layoutEdited();
+  const TeachingParams wanted = model_.params().withLayout(l);
+  const Status s = model_.setParams(wanted);
+  writeControls(model_.params());
+  error_->setText(s.isOk() ? QString() : QString::fromStdString(s.message()));
+  refresh();
+  if (!s.isOk()) return;
+  lastLayout_ = l;
+  emit layoutEdited();
 }
 
 void TeachingLab::onControlsChanged() {

@@ -16,7 +16,15 @@
 // run") emits layoutEdited once the lab shows the new schedule, so the
 // layout editor can take them (TeachingParams::appliedTo) and "Run this
 // layout" runs what the lab shows. The cost ratios are not the layout's (they
-// describe the hardware) and change nothing outside the lab.
+// describe the hardware) and change nothing outside the lab: a new schedule,
+// p, m or v keeps them (TeachingParams::withLayout).
+//
+// Following the app (the lab and the editor stay in step): followLayout()
+// gives the lab the editor's layout, setMeasuredRun() the shown run. While
+// the lab is hidden both wait; when it is shown (or at once when it is) it
+// draws that layout: with the run's cost ratios when the run changed since
+// the lab last read one, else with the ratios the user set. Neither emits
+// layoutEdited (the editor already has the layout).
 //
 // Contract: GUI thread only; the reader given to setMeasuredRun is not owned
 // and is read only inside simulate(): one step of the run, and for an
@@ -27,6 +35,7 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <optional>
 
 #include "common/status.h"
 #include "engine/layout/layout.h"
@@ -51,8 +60,12 @@ class TeachingLab : public QWidget {
   explicit TeachingLab(QWidget* parent = nullptr);
 
   // The run drawn beside the ideal schedule (nullptr: none). Its step is
-  // read at the next simulate().
+  // read at the next simulate(), which comes at once when the lab is shown.
   void setMeasuredRun(storage::TraceReader* reader, int64_t runId);
+  // The layout editor's layout: the lab shows its schedule, p, m and v (now
+  // when shown, else when next shown), keeping its cost ratios unless the
+  // measured run changed.
+  void followLayout(const layout::Layout& layout);
   // Shows the ideal schedule for the layout's schedule, pp, micro-batches
   // and chunks, with the measured run's cost ratios (TeachingLabModel::
   // paramsFor), and sets the controls to them. An error (p, m, v the
@@ -85,7 +98,13 @@ class TeachingLab : public QWidget {
   void writeControls(const TeachingParams& params);
   void loadMeasured();
   void refresh();
+  // Draws the followed layout (pending_) if there is one.
+  void catchUp();
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
   TeachingLabModel model_;
   TeachingView* view_ = nullptr;
   QComboBox* schedule_ = nullptr;
@@ -99,6 +118,7 @@ class TeachingLab : public QWidget {
   int64_t runId_ = 0;
   int64_t loadedRunId_ = 0;  // the run model_.measured() holds (0: none)
   layout::Layout lastLayout_;
+  std::optional<layout::Layout> pending_;  // followed, not drawn yet
   bool updating_ = false;
 };
 

@@ -35,31 +35,36 @@ Status TeachingLabModel::setParams(const TeachingParams& p) {
   return Status::ok();
 }
 
+TeachingParams TeachingParams::withLayout(const layout::Layout& l) const {
+  TeachingParams t = *this;
+  t.kind = l.schedule;
+  t.p = l.pp;
+  t.m = l.microBatches;
+  t.v = std::max(l.virtualChunks, 2);
+  const bool split = t.kind == layout::ScheduleKind::kZeroBubbleH1;
+  if (split && t.weight == 0.0) {  // a fused backward, split in halves
+    t.backward /= 2;
+    t.weight = t.backward;
+  } else if (!split) {  // a split backward, fused
+    t.backward += t.weight;
+    t.weight = 0.0;
+  }
+  return t;
+}
+
 TeachingParams TeachingLabModel::paramsFor(const layout::Layout& l) const {
-  TeachingParams p;
-  p.kind = l.schedule;
-  p.p = l.pp;
-  p.m = l.microBatches;
-  p.v = std::max(l.virtualChunks, 2);
-  const bool split = p.kind == layout::ScheduleKind::kZeroBubbleH1;
-  if (!measured_) {
-    p.weight = split ? 1.0 : 0.0;
-    return p;
+  // The formulas' assumptions: t_F = t_B (= t_W for zb-h1), no comm.
+  TeachingParams costs;
+  costs.backward = 1.0;
+  costs.weight = l.schedule == layout::ScheduleKind::kZeroBubbleH1 ? 1.0 : 0.0;
+  if (measured_) {
+    const layout::CostModel c = analysis::idealCostsOf(measured_->costs, measured_->chunks);
+    costs.unitNs = c.forward;
+    costs.backward = c.backwardInput / c.forward;
+    costs.weight = c.backwardWeight / c.forward;
+    costs.comm = c.comm / c.forward;
   }
-  const layout::CostModel c = analysis::idealCostsOf(measured_->costs, measured_->chunks);
-  p.unitNs = c.forward;
-  double backward = c.backwardInput / c.forward, weight = c.backwardWeight / c.forward;
-  if (split && weight == 0.0) {  // a fused measured backward, split in halves
-    backward /= 2;
-    weight = backward;
-  } else if (!split) {  // a split measured backward, fused
-    backward += weight;
-    weight = 0.0;
-  }
-  p.backward = backward;
-  p.weight = weight;
-  p.comm = c.comm / c.forward;
-  return p;
+  return costs.withLayout(l);
 }
 
 void TeachingLabModel::setShown(size_t shown) {

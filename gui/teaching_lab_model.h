@@ -38,6 +38,12 @@ struct TeachingParams {
   double unitNs = 1e6;  // t_F in ns: one micro-batch through a whole stage
 
   int32_t chunks() const { return kind == layout::ScheduleKind::kInterleaved ? v : 1; }
+  // These costs with `l`'s schedule, pp, micro-batches and chunks (v at
+  // least 2, for when interleaving is chosen), the backward fitted to the
+  // schedule: a fused one (weight 0) split in halves for zb-h1, a split one
+  // fused (B + W) for every other schedule. The step costs the same either
+  // way; the ratios the user set are kept.
+  TeachingParams withLayout(const layout::Layout& l) const;
   // `base` with this schedule, pp = p, micro-batches = m and chunks(); every
   // other key (model, dp, tp, ZeRO, steps, ...) is base's.
   layout::Layout appliedTo(layout::Layout base) const;

@@ -49,6 +49,8 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   connect(scroll_, &QScrollBar::valueChanged, view_, &TimelineView::setScrollY);
   connect(view_, &TimelineView::eventSelected, this,
           [this](const trace_model::Event& e) { details_->showSpan(e, model_.startNs()); });
+  connect(view_, &TimelineView::spanCleared, details_, &DetailPanel::clearSpan);
+  connect(view_, &TimelineView::selectionCleared, details_, &DetailPanel::clearSelection);
   connect(view_, &TimelineView::selectionChanged, this,
           [this](double t0, double t1) { details_->showSelection(t0, t1, model_.startNs()); });
 

@@ -145,7 +145,11 @@ void TimelineView::setScrollY(int y) {
 
 void TimelineView::setSelection(std::optional<std::pair<double, double>> s) {
   selection_ = s;
-  if (s) emit selectionChanged(std::min(s->first, s->second), std::max(s->first, s->second));
+  if (s) {
+    emit selectionChanged(std::min(s->first, s->second), std::max(s->first, s->second));
+  } else {
+    emit selectionCleared();
+  }
   update();
 }
 
@@ -276,7 +280,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
   if (!moved_) {
     const auto e = eventUnder(event->position());
     setSelectedSpan(e);
-    if (e) emit eventSelected(*e);
+    if (e) {
+      emit eventSelected(*e);
+    } else {
+      emit spanCleared();
+    }
   }
 }
 
@@ -321,6 +329,7 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Escape:
       setSelection(std::nullopt);
       setSelectedSpan(std::nullopt);
+      emit spanCleared();
       break;
     default:
       QWidget::keyPressEvent(event);

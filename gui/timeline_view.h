@@ -64,7 +64,11 @@ class TimelineView : public QWidget {
 
  signals:
   void eventSelected(const bubblescope::trace_model::Event& event);
+  // Escape, or a click on no span: no span is selected any more.
+  void spanCleared();
   void selectionChanged(double t0Ns, double t1Ns);
+  // The measured interval is gone (Escape, a click without a drag).
+  void selectionCleared();
   void viewChanged();
   void scrollRangeChanged();
 

@@ -80,7 +80,8 @@ inline const std::vector<Library> kLibraries = {
       "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
       "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h",
       "grad_reduction_cost.h",
-      "hostfile.h", "link_class.h", "hardware.h", "cluster_cost.h", "cluster_plan.h", "strict_json.h"}},
+      "hostfile.h", "link_class.h", "hardware.h", "cluster_cost.h", "cluster_plan.h", "strict_json.h",
+      "global_batch.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.

@@ -7,19 +7,25 @@
 // both runs with its table filled, export the timeline as PNG and SVG, and
 // render the SVG with another renderer (rsvg-convert, else ImageMagick) to
 // check it has no solid-black area (a mask-based hatch used to render black).
+// All of it in a window the size of a 1280 x 720 screen, with the planner
+// measuring the new run once it ends; then another file is opened and only
+// its run shows (issue 31).
 // No modal dialog ever stays open: one would fail the test.
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QMenu>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTest>
 #include <QTimer>
@@ -30,6 +36,7 @@
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/planner_panel.h"
 #include "gui/process_run_launcher.h"
 #include "gui/runs_table_model.h"
 #include "gui/span_palette.h"
@@ -38,6 +45,9 @@
 #include "tests/gui/modal_box_closer.h"
 #include "tests/storage/temp_dir.h"
 
+// Waits are ASSERT_TRUE(QTest::qWaitFor(...)), not QTRY_*: those report to
+// QTest, which gtest never hears of (a failed QTRY returned from the test,
+// which then passed).
 namespace bubblescope::gui {
 namespace {
 
@@ -125,13 +135,18 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   QSignalSpy finished(owned.get(), &RunLauncher::finished);
   MainWindow window(std::move(owned));
   window.setHeadless(true);
-  window.resize(1400, 900);
+  // A 1280 x 720 screen, less the desktop's panel and the title bar: the
+  // whole loop runs in a window of that size.
+  const QSize screen(1280, 720 - 70);
+  window.resize(screen);
   window.show();
   ASSERT_TRUE(window.openFile(trace).isOk());
+  QApplication::processEvents();
+  EXPECT_EQ(window.size(), screen) << "the window's minimum is larger than the screen";
   ASSERT_EQ(window.runsModel()->rows().size(), 1u);
   const int64_t baseline = window.runsModel()->rows().front().id;
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == baseline,
-                           testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return window.report() && window.report()->run.id == baseline; }, testing::kHangMs));
 
   // Run > Run again with changes: the shown run is kept to compare with.
   QAction* again = actionNamed(window, QObject::tr("Run &again with changes…"));
@@ -176,9 +191,18 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   EXPECT_EQ(edited.schedule, layout::ScheduleKind::kGPipe);
   ASSERT_TRUE(editor->isValid()) << editor->problems().join("; ").toStdString();
 
+  // The planner's costs measured from the shown run: the new run's once it
+  // has ended.
+  auto* costs = window.planner()->findChild<QComboBox*>("calibration");
+  ASSERT_NE(costs, nullptr);
+  costs->setCurrentIndex(costs->findData(PlannerPanel::kShownRunSource));
+  ASSERT_GE(costs->currentIndex(), 0);
+
   // Run it from the editor's button, and watch the list and the timeline.
   auto* run = editor->findChild<QPushButton*>("run");
   ASSERT_NE(run, nullptr);
+  const QRect runRect(run->mapTo(&window, QPoint(0, 0)), run->size());
+  EXPECT_TRUE(window.rect().contains(runRect)) << "the Run button is off the window";
   std::set<int> stepsWhileRunning;  // step counts the app showed mid-run
   int64_t newRun = 0;
   bool timelineFollowed = false;
@@ -195,7 +219,7 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   });
   watch.start();
   run->click();
-  QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, 90000);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 1; }, 90000));
   watch.stop();
   ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
   ASSERT_GT(newRun, baseline);
@@ -216,16 +240,31 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
     }
     return nullptr;
   };
-  QTRY_VERIFY_WITH_TIMEOUT(finishedRow() != nullptr, testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return finishedRow() != nullptr; }, testing::kHangMs));
   EXPECT_EQ(finishedRow()->steps, kSteps);
   EXPECT_EQ(finishedRow()->worldSize, 2);
+  // With the Run output dock open the window still fits the screen.
+  QApplication::processEvents();
+  EXPECT_LE(window.minimumSizeHint().width(), screen.width());
+  EXPECT_LE(window.minimumSizeHint().height(), screen.height());
+  EXPECT_EQ(window.size(), screen);
+
+  // The planner measured the new run once it ended (not "Cannot measure").
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return window.planner()->calibration().has_value() &&
+               window.planner()->calibration()->sourceRun == newRun;
+      },
+      testing::kHangMs));
+  EXPECT_FALSE(window.planner()->statusText().contains("Cannot measure"))
+      << window.planner()->statusText().toStdString();
 
   // Compare opened on the kept run and the new one, and filled its table.
   EXPECT_EQ(window.tabs()->currentIndex(), MainWindow::kCompareTab);
   CompareView* compare = window.compareView();
   EXPECT_EQ(compare->runA(), baseline);
   EXPECT_EQ(compare->runB(), newRun);
-  QTRY_VERIFY_WITH_TIMEOUT(compare->table()->rowCount() > 0, testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compare->table()->rowCount() > 0; }, testing::kHangMs));
   bool ppRow = false;
   for (const analysis::ComparisonRow& r : compare->table()->rows()) {
     if (r.metric == "pp") {
@@ -238,9 +277,12 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
 
   // Export the new run's timeline, PNG and SVG, as File > Export does.
   window.tabs()->setCurrentIndex(MainWindow::kTimelineTab);
-  QTRY_VERIFY_WITH_TIMEOUT(
-      window.timeline()->model()->run().id == newRun && window.timeline()->model()->caughtUp(),
-      20000);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return window.timeline()->model()->run().id == newRun &&
+               window.timeline()->model()->caughtUp();
+      },
+      testing::kHangMs));
   const QString png = QString::fromStdString(dir.file("timeline.png"));
   const QString svg = QString::fromStdString(dir.file("timeline.svg"));
   ASSERT_TRUE(window.exportTimelineTo(png).isOk());
@@ -249,6 +291,24 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   ASSERT_FALSE(picture.isNull());
   EXPECT_GT(pixelsOf(picture, colourOf(trace_model::EventKind::kForward)), 20);
   EXPECT_EQ(solidBlackBlock(picture, 12), QPoint(-1, -1));
+  EXPECT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
+
+  // Open another file: its run only, in the list, the status bar and the
+  // timeline; compare lets go of the old file's runs.
+  const QString otherTrace = QString::fromStdString(dir.file("other.db"));
+  {
+    QProcess train;
+    train.start(cli, {"train", "--model", "tiny", "--steps", "2", "--trace", otherTrace});
+    ASSERT_TRUE(train.waitForFinished(60000));
+    ASSERT_EQ(train.exitCode(), 0) << train.readAllStandardError().toStdString();
+  }
+  ASSERT_TRUE(window.openFile(otherTrace).isOk());
+  ASSERT_EQ(window.runsModel()->rowCount(), 1);
+  EXPECT_EQ(window.timeline()->model()->run().id, window.runsModel()->rows().front().id);
+  EXPECT_EQ(window.compareView()->runA(), 0);
+  QString status;
+  for (QLabel* l : window.statusBar()->findChildren<QLabel*>()) status += l->text() + "\n";
+  EXPECT_TRUE(status.contains("other.db · 1 run\n")) << status.toStdString();
   EXPECT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
 
   QString tool;

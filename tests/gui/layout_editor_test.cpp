@@ -3,15 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QToolButton>
 
 #include "engine/layout/hostfile.h"
 #include "gui/layout_problem_fields.h"
+#include "gui/main_window.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -335,6 +340,42 @@ TEST(LayoutEditor, SamplesMenuListsTheShippedJsoncLayoutsAndLoadsOne) {
   EXPECT_EQ(editor.layout().microBatches, 8);
   EXPECT_EQ(editor.layout().schedule, layout::ScheduleKind::kOneFOneB);
   EXPECT_EQ(editor.layout().model.preset, "small");
+}
+
+// In the window on a 1280 x 720 screen, a problem message under a field
+// neither squashes the field nor is cut (issue 31: Samples > dp2-zero1, pp 4
+// shrank the pp spin box to a few pixels): the fields scroll instead, and
+// the Run button stays in sight.
+TEST(LayoutEditor, AProblemMessageNeitherSquashesItsFieldNorIsCut) {
+  MainWindow window;
+  window.resize(1280, 720 - 70);  // the desktop's panel and the title bar
+  window.show();
+  LayoutEditor* editor = window.layoutEditor();
+  QString sample;
+  for (const QString& f : LayoutEditor::sampleFiles()) {
+    if (QFileInfo(f).fileName() == "dp2-zero1.jsonc") sample = f;
+  }
+  ASSERT_FALSE(sample.isEmpty()) << "no dp2-zero1.jsonc sample";
+  ASSERT_TRUE(editor->loadFile(sample).isOk());
+  auto* pp = editor->findChild<QSpinBox*>("pp");
+  pp->setValue(4);  // the tiny model has 2 layers
+  ASSERT_FALSE(editor->problemFor("pp").isEmpty());
+  QApplication::processEvents();
+  auto* problem = editor->findChild<QLabel*>("pp_problem");
+  ASSERT_NE(problem, nullptr);
+  ASSERT_TRUE(problem->isVisible());
+  EXPECT_GE(problem->height(), problem->heightForWidth(problem->width()))
+      << "the message is cut: " << problem->text().toStdString();
+  for (QWidget* field : editor->findChildren<QWidget*>()) {
+    if (qobject_cast<QSpinBox*>(field) == nullptr && qobject_cast<QComboBox*>(field) == nullptr)
+      continue;
+    if (!field->isVisibleTo(editor)) continue;
+    EXPECT_GE(field->height(), field->minimumSizeHint().height())
+        << field->objectName().toStdString() << " is squashed";
+  }
+  auto* run = editor->findChild<QPushButton*>("run");
+  const QRect runRect(run->mapTo(editor, QPoint(0, 0)), run->size());
+  EXPECT_TRUE(editor->rect().contains(runRect)) << "the Run button is out of sight";
 }
 
 }  // namespace

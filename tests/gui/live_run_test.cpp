@@ -25,6 +25,9 @@
 #include "tests/gui/modal_box_closer.h"
 #include "tests/gui/pipeline_trace.h"
 
+// Waits are ASSERT_TRUE(QTest::qWaitFor(...)), not QTRY_*: those report to
+// QTest, which gtest never hears of (a failed QTRY returned from the test,
+// which then passed).
 namespace bubblescope::gui {
 namespace {
 
@@ -52,7 +55,8 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
   MainWindow window(std::move(owned));
   window.resize(1400, 900);
   ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == 1, testing::kHangMs);
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return window.report() && window.report()->run.id == 1; }, testing::kHangMs));
   const RunRow before = window.runsModel()->rows().front();
 
   ASSERT_TRUE(window.layoutEditor()->loadFile(layoutPath).isOk());
@@ -62,7 +66,7 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
   emit window.layoutEditor()->runRequested();
   // The window reads the file all along: the runs list, the timeline
   // following the new run, the analysis worker redoing its charts.
-  QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, 180000);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 1; }, 180000));
   ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
   ASSERT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
 
@@ -72,7 +76,7 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
     return rows.size() == 2 && rows.back().health == storage::RunHealth::kFinished ? &rows.back()
                                                                                    : nullptr;
   };
-  QTRY_VERIFY_WITH_TIMEOUT(newRun() != nullptr, testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return newRun() != nullptr; }, testing::kHangMs));
   const RunRow after = *newRun();
   // What the window shows is what the file holds (a reader of its own).
   {
@@ -94,26 +98,31 @@ TEST(MainWindowLiveRun, ARunStartedFromTheEditorShowsWithItsStepsEventsAndCharts
 
   // The timeline shows the new run, every committed event ingested.
   const TimelineModel* timeline = window.timeline()->model();
-  QTRY_VERIFY_WITH_TIMEOUT(timeline->run().id == after.id &&
-                               timeline->run().eventCount == after.events &&
-                               timeline->ingestProgress() == 1.0 && !timeline->rows().empty(),
-                           20000);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return timeline->run().id == after.id && timeline->run().eventCount == after.events &&
+               timeline->ingestProgress() == 1.0 && !timeline->rows().empty();
+      },
+      testing::kHangMs));
 
   // Charts: the new run, then the old one, then the new one again.
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == after.id &&
-                               window.report()->run.status == storage::RunStatus::kFinished,
-                           30000);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return window.report() && window.report()->run.id == after.id &&
+               window.report()->run.status == storage::RunStatus::kFinished;
+      },
+      testing::kHangMs));
   EXPECT_EQ(window.report()->steps.size(), size_t{kSteps});
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss").size(), size_t{kSteps});
   ASSERT_TRUE(window.showRun(before.id).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == before.id,
-                           testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return window.report() && window.report()->run.id == before.id; }, testing::kHangMs));
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kBubble, "measured").size(), 2u);
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss"),
             (std::vector<double>{5.0, 4.5}));
   ASSERT_TRUE(window.showRun(after.id).isOk());
-  QTRY_VERIFY_WITH_TIMEOUT(window.report() && window.report()->run.id == after.id,
-                           testing::kHangMs);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return window.report() && window.report()->run.id == after.id; }, testing::kHangMs));
   EXPECT_EQ(window.charts()->plottedValues(ChartsPanel::kLoss, "loss").size(), size_t{kSteps});
 }
 
@@ -149,7 +158,7 @@ TEST(MainWindowLiveRun, AHostfilePickedInTheEditorRunsTheJobOnItsHosts) {
 
   ModalBoxCloser boxes;
   emit editor->runRequested();
-  QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, 180000);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 1; }, 180000));
   ASSERT_EQ(finished.at(0).at(0).toInt(), 0) << finished.at(0).at(1).toString().toStdString();
   ASSERT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
 

@@ -100,5 +100,40 @@ TEST(RunsTableModel, UpdatesARowInPlaceAndAppendsNewRuns) {
   EXPECT_FALSE(model.data(model.index(5, 0)).isValid());
 }
 
+// The list mirrors the file (issue 31): syncRows drops runs the file no
+// longer has, updates the others in place and appends new ones, and
+// setRows replaces everything (another file). Both keep the model sound.
+TEST(RunsTableModel, SyncRowsMirrorsTheFileAndSetRowsReplacesIt) {
+  RunsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  auto rows = [](std::vector<int64_t> ids) {
+    std::vector<RunRow> out;
+    for (int64_t id : ids) {
+      RunRow r;
+      r.id = id;
+      r.steps = static_cast<int>(10 * id);
+      out.push_back(r);
+    }
+    return out;
+  };
+  auto ids = [&] {
+    std::vector<int64_t> out;
+    for (const RunRow& r : model.rows()) out.push_back(r.id);
+    return out;
+  };
+  model.setRows(rows({1, 2, 3, 4, 5, 6}));
+  ASSERT_EQ(model.rowCount(), 6);
+  std::vector<RunRow> next = rows({2, 4, 7});
+  next[0].steps = 99;
+  model.syncRows(next);
+  EXPECT_EQ(ids(), (std::vector<int64_t>{2, 4, 7}));
+  EXPECT_EQ(model.data(model.index(0, RunsTableModel::kSteps)).toInt(), 99);
+  EXPECT_EQ(model.rowOfRun(6), -1);
+  model.syncRows({});
+  EXPECT_EQ(model.rowCount(), 0);
+  model.setRows(rows({1, 2}));
+  EXPECT_EQ(ids(), (std::vector<int64_t>{1, 2}));
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

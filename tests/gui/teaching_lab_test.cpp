@@ -13,6 +13,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableView>
 
 #include "engine/layout/formulas.h"
 #include "gui/layout_editor.h"
@@ -372,6 +373,103 @@ TEST(TeachingLab, SlidersMoveTheEditorsLayoutAndRunThisRunsIt) {
   EXPECT_EQ(editor->layout().pp, shown.p);
   EXPECT_EQ(editor->layout().microBatches, shown.m);
   EXPECT_EQ(editor->layout().virtualChunks, shown.chunks());
+}
+
+// A new schedule keeps the cost ratios the user set (issue 31: they went
+// back to the run's at every schedule change). docs/teaching.md, Lesson 2:
+// B / F = 2 and comm / F = 1 give interleaved (p 4, m 8, v 2) 47.8% and,
+// the schedule switched to 1f1b, 51.0%. A fused backward splits in halves
+// for zb-h1 and fuses again after it.
+TEST(TeachingLab, ANewScheduleKeepsTheCostRatios) {
+  TeachingLab lab;
+  ASSERT_TRUE(lab.simulate(pipeline(ScheduleKind::kInterleaved, 4, 8, 2)).isOk());
+  lab.findChild<QSlider*>("lab_b")->setValue(200);
+  lab.findChild<QSlider*>("lab_comm")->setValue(100);
+  EXPECT_NEAR(lab.model().simulation().bubbleFraction, 0.478, 0.0005);
+  auto* schedule = lab.findChild<QComboBox*>("lab_schedule");
+  auto choose = [&](ScheduleKind k) {
+    schedule->setCurrentIndex(schedule->findData(static_cast<int>(k)));
+  };
+  choose(ScheduleKind::kOneFOneB);
+  EXPECT_EQ(lab.findChild<QSlider*>("lab_b")->value(), 200);
+  EXPECT_EQ(lab.findChild<QSlider*>("lab_comm")->value(), 100);
+  EXPECT_NEAR(lab.model().simulation().bubbleFraction, 0.510, 0.0005);
+  choose(ScheduleKind::kZeroBubbleH1);
+  EXPECT_DOUBLE_EQ(lab.model().params().backward, 1.0);
+  EXPECT_DOUBLE_EQ(lab.model().params().weight, 1.0);
+  EXPECT_DOUBLE_EQ(lab.model().params().comm, 1.0);
+  choose(ScheduleKind::kGPipe);
+  EXPECT_DOUBLE_EQ(lab.model().params().backward, 2.0);
+  EXPECT_DOUBLE_EQ(lab.model().params().weight, 0.0);
+  EXPECT_EQ(lab.model().params().p, 4);
+  EXPECT_EQ(lab.model().params().m, 8);
+}
+
+// Writes a simulated run of the tiny model (2 layers) to `path`.
+void writeTinyRun(const std::string& path, ScheduleKind kind, int32_t m) {
+  layout::Layout l = pipeline(kind, 2, m);
+  l.model = *layout::modelPreset("tiny");
+  l.steps = 2;
+  auto writer = storage::TraceWriter::open(path);
+  ASSERT_TRUE(writer.isOk()) << writer.status().message();
+  storage::SimulatedRunOptions o;
+  o.costs.forward = 1.0;
+  o.costs.backwardInput = 2.0;
+  auto run = storage::writeSimulatedRun(**writer, l, o);
+  ASSERT_TRUE(run.isOk()) << run.status().message();
+}
+
+// The lab and the layout editor stay in step (issue 31: with a pp2 run
+// selected the lab showed p = 4, its schedule change made the editor pp 4,
+// the measured rows had 2 stages against a 4-stage ideal, and another run
+// selected left the lab on the old one).
+TEST(TeachingLab, TheLabFollowsTheShownRunAndTheEditor) {
+  testing::TempDir dir;
+  const std::string path = dir.file("runs.db");
+  writeTinyRun(path, ScheduleKind::kGPipe, 2);
+  writeTinyRun(path, ScheduleKind::kOneFOneB, 4);
+  MainWindow window(std::make_unique<RecordingLauncher>());
+  window.show();
+  ASSERT_TRUE(window.openFile(QString::fromStdString(path)).isOk());  // shows run 2
+  TeachingLab* lab = window.teachingLab();
+  LayoutEditor* editor = window.layoutEditor();
+  window.tabs()->setCurrentWidget(lab);
+  const TeachingLabModel& m = lab->model();
+  EXPECT_EQ(m.params().kind, ScheduleKind::kOneFOneB);
+  EXPECT_EQ(m.params().p, 2);
+  EXPECT_EQ(m.params().m, 4);
+  EXPECT_DOUBLE_EQ(m.params().backward, 2.0) << "the run's costs";
+  ASSERT_TRUE(m.measured().has_value());
+  EXPECT_EQ(m.measured()->stages.size(), 2u);
+  EXPECT_TRUE(m.measuredLabel().startsWith("run 2")) << m.measuredLabel().toStdString();
+
+  // A schedule chosen in the lab: the editor keeps pp 2, and stays valid.
+  auto* schedule = lab->findChild<QComboBox*>("lab_schedule");
+  schedule->setCurrentIndex(schedule->findData(static_cast<int>(ScheduleKind::kGPipe)));
+  EXPECT_EQ(editor->layout().schedule, ScheduleKind::kGPipe);
+  EXPECT_EQ(editor->layout().pp, 2);
+  EXPECT_TRUE(editor->isValid()) << editor->problems().join("; ").toStdString();
+
+  // The editor's micro-batches are the lab's, the user's ratios kept.
+  lab->findChild<QSlider*>("lab_comm")->setValue(50);
+  editor->findChild<QSpinBox*>("micro_batches")->setValue(6);
+  EXPECT_EQ(m.params().m, 6);
+  EXPECT_DOUBLE_EQ(m.params().comm, 0.5);
+
+  // Another run selected: the lab moves to it, its layout and its costs.
+  window.runsView()->selectRow(0);
+  EXPECT_TRUE(m.measuredLabel().startsWith("run 1")) << m.measuredLabel().toStdString();
+  EXPECT_EQ(m.params().kind, ScheduleKind::kGPipe);
+  EXPECT_EQ(m.params().m, 2);
+  EXPECT_DOUBLE_EQ(m.params().comm, 0.0);
+
+  // While the lab is hidden it waits; shown, it has caught up.
+  window.tabs()->setCurrentIndex(MainWindow::kTimelineTab);
+  window.runsView()->selectRow(1);
+  window.tabs()->setCurrentWidget(lab);
+  EXPECT_TRUE(m.measuredLabel().startsWith("run 2")) << m.measuredLabel().toStdString();
+  EXPECT_EQ(m.params().kind, ScheduleKind::kOneFOneB);
+  EXPECT_EQ(m.params().m, 4);
 }
 
 }  // namespace

@@ -292,12 +292,25 @@ void ChartsPanel::updateDetails() {
   details_->setText(html);
 }
 
+int ChartsPanel::legendColumns() const {
+  // Three legend entries side by side need about 420 px; a narrower chart
+  // (a 1280 px screen) takes two, so that none is cut.
+  return plots_[0]->width() >= kThreeColumnLegendPx ? 3 : 2;
+}
+
+void ChartsPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (legendColumns() != builtColumns_) rebuild();
+}
+
 void ChartsPanel::rebuild() {
+  builtColumns_ = legendColumns();
   for (int c = 0; c < kChartCount; ++c) {
     QCustomPlot* plot = plots_[c];
     plot->clearPlottables();
     plot->clearGraphs();
     plot->clearItems();
+    plot->legend->setWrap(builtColumns_);  // before the items go in
     const ChartData& d = data_[c];
     static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))
         ->setText(d.title.isEmpty() ? chartName(static_cast<Chart>(c)) : d.title);
@@ -315,11 +328,16 @@ void ChartsPanel::rebuild() {
         setKeyTicks(plot, d, tr("rank"));
         break;
       }
-      case kBubble:
-        for (const ChartSeries& s : d.series)
-          addBars(plot, s, {s.name == "measured" ? -0.2 : 0.2, 0.38}, nullptr);
+      case kBubble: {
+        // Side by side: measured, (replayed,) formula.
+        const double n = static_cast<double>(d.series.size());
+        const double width = 0.76 / std::max(n, 1.0);
+        for (size_t i = 0; i < d.series.size(); ++i)
+          addBars(plot, d.series[i], {(static_cast<double>(i) - (n - 1) / 2) * width, width},
+                  nullptr);
         setKeyTicks(plot, d, tr("pipeline stage"));
         break;
+      }
       case kBreakdown: {
         QCPBars* below = nullptr;
         for (const ChartSeries& s : d.series) below = addBars(plot, s, {0.0, 0.7}, below);
@@ -329,7 +347,7 @@ void ChartsPanel::rebuild() {
       case kLoss: {
         // Compared runs: one colour each, their labels one per legend line.
         const bool compared = !comparedCurves_.empty();
-        plot->legend->setWrap(compared ? 1 : 3);  // before the items go in
+        if (compared) plot->legend->setWrap(1);
         for (size_t i = 0; i < d.series.size(); ++i) {
           const ChartSeries& s = d.series[i];
           addMarkers(plot, s, 0.0, true,

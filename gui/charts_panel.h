@@ -91,8 +91,12 @@ class ChartsPanel : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  static constexpr int kThreeColumnLegendPx = 420;
+  // Legend entries per row at the charts' present width (2 or 3).
+  int legendColumns() const;
   void rebuild();
   // data_[kLoss] from the shown run and the compared runs.
   void updateLossChart();
@@ -107,6 +111,7 @@ class ChartsPanel : public QWidget {
   QProgressBar* progress_ = nullptr;
   AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
+  int builtColumns_ = 3;                 // the legends' columns at the last rebuild()
   ChartData shownLoss_;                  // the shown run's loss, alone
   std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison
   std::vector<LossCurve> comparedCurves_;

@@ -31,7 +31,13 @@ const trace_model::StepWindow* findStep(TimelinePanel* panel, int step) {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   a_ = new TimelinePanel(this);
   b_ = new TimelinePanel(this);
-  for (TimelinePanel* p : {a_, b_}) p->details()->hide();
+  // No detail panel beside either timeline: the side column that holds it
+  // (and a MoE run's expert load) is hidden too, or it stays as a blank
+  // strip that narrows the timelines.
+  for (TimelinePanel* p : {a_, b_}) {
+    p->details()->hide();
+    p->details()->parentWidget()->hide();
+  }
   b_->setLegendVisible(false);  // A's legend serves both
   titleA_ = new QLabel(this);
   titleB_ = new QLabel(this);

@@ -92,17 +92,13 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   analysis_ = new AnalysisWorker(this);
   compareAnalysis_ = new AnalysisWorker(this);
 
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(runsView_);
-  split->addWidget(tabs_);
-  split->setStretchFactor(0, 0);
-  split->setStretchFactor(1, 1);
-  // The runs list shows about seven rows (and its header) before it scrolls.
-  const int runsHeight = runsView_->horizontalHeader()->sizeHint().height() +
-                         7 * runsView_->verticalHeader()->defaultSectionSize() +
-                         2 * runsView_->frameWidth();
-  split->setSizes({runsHeight, 600});
-  setCentralWidget(split);
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->addWidget(runsView_);
+  split_->addWidget(tabs_);
+  split_->setStretchFactor(0, 0);
+  split_->setStretchFactor(1, 1);
+  fitRunsList();
+  setCentralWidget(split_);
 
   editor_ = new LayoutEditor(this);
   auto* editorDock = new QDockWidget(tr("Layout"), this);
@@ -276,9 +272,23 @@ Status MainWindow::reloadRuns() {
   if (reader_ == nullptr) return Status::failedPrecondition("no trace file is open");
   auto rows = loadRunRows(*reader_);
   if (!rows.isOk()) return rows.status();
+  const int before = runs_->rowCount();
   runs_->syncRows(*rows);
   runsView_->resizeColumnsToContents();
+  if (runs_->rowCount() != before) fitRunsList();
   return Status::ok();
+}
+
+void MainWindow::fitRunsList() {
+  // Its rows (at least two, for a run added live; at most about seven, then
+  // it scrolls) and its header: the tabs keep the rest.
+  const int rows = std::clamp(runs_->rowCount(), 2, 7);
+  const int height = runsView_->horizontalHeader()->sizeHint().height() +
+                     rows * runsView_->verticalHeader()->defaultSectionSize() +
+                     2 * runsView_->frameWidth();
+  const QList<int> sizes = split_->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  split_->setSizes({height, std::max(total - height, 600)});
 }
 
 Status MainWindow::showRun(int64_t runId) {

@@ -19,6 +19,7 @@
 #include "storage/analysis/run_report.h"
 #include "storage/trace_reader.h"
 
+class QSplitter;
 class QTableView;
 class QPlainTextEdit;
 class QMenu;
@@ -136,6 +137,8 @@ class MainWindow : public QMainWindow {
   void showComparedReports(const std::vector<analysis::RunReport>& reports);
   void showHelp();
   void showError(const QString& title, const Status& status);
+  // Sizes the runs list to its rows (2 to 7 of them).
+  void fitRunsList();
   // The status bar's message; an error stays until the next message or
   // until another run is shown.
   void setStatus(const QString& text, bool error = false);
@@ -147,6 +150,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<RunLauncher> launcher_;
   RunsTableModel* runs_ = nullptr;
   QTableView* runsView_ = nullptr;
+  QSplitter* split_ = nullptr;  // the runs list above the tabs
   TimelinePanel* timeline_ = nullptr;
   TimelineReplay* idealReplay_ = nullptr;
   LayoutEditor* editor_ = nullptr;

@@ -49,4 +49,26 @@ RulerLayout rulerLayout(const TimelinePlacement& at,
   return out;
 }
 
+std::vector<StepMark> stepMarks(const TimelinePlacement& at,
+                                const std::vector<trace_model::StepWindow>& steps,
+                                const std::function<int(const QString&)>& widthOf) {
+  std::vector<StepMark> out;
+  double lastLine = -1e9, lastLabelEnd = -1e9;
+  for (const trace_model::StepWindow& s : steps) {
+    const double x = at.xOf(static_cast<double>(s.startNs));
+    if (x < at.plot.left() || x > at.plot.right()) continue;
+    if (x - lastLine < kStepLineGapPx) continue;
+    lastLine = x;
+    StepMark mark{x, {}, x <= lastLabelEnd + 1};  // a pixel clear of the text
+    const QString label = QStringLiteral("step %1").arg(s.step);
+    const int w = widthOf(label);
+    if (x > lastLabelEnd + kStepLabelGapPx && x + kStepLabelOffsetPx + w <= at.plot.right()) {
+      mark.label = label;
+      lastLabelEnd = x + kStepLabelOffsetPx + w;
+    }
+    out.push_back(std::move(mark));
+  }
+  return out;
+}
+
 }  // namespace bubblescope::gui

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gui/timeline_painter.h"
+#include "trace_model/step_window.h"
 
 namespace bubblescope::gui {
 
@@ -30,5 +31,22 @@ struct RulerLayout {
 // widthOf: the painted width of a label in pixels (the ruler font's metrics).
 RulerLayout rulerLayout(const TimelinePlacement& at,
                         const std::function<int(const QString&)>& widthOf);
+
+// The step marks along the ruler's top: a line at each step's start at
+// least kStepLineGapPx from the previous one, and "step N" right of the line
+// where it fits (kStepLabelGapPx after the previous label, inside the plot).
+// A step whose line would run through a label is marked `underLabel` and
+// drawn without its line: lines never cross a label's text.
+struct StepMark {
+  double x = 0;
+  QString label;            // empty: no label at this step
+  bool underLabel = false;  // under the previous label: no line
+};
+inline constexpr double kStepLineGapPx = 4;
+inline constexpr double kStepLabelGapPx = 14;
+inline constexpr int kStepLabelOffsetPx = 3;  // the label starts this far right of its line
+std::vector<StepMark> stepMarks(const TimelinePlacement& at,
+                                const std::vector<trace_model::StepWindow>& steps,
+                                const std::function<int(const QString&)>& widthOf);
 
 }  // namespace bubblescope::gui

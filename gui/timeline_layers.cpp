@@ -333,22 +333,13 @@ void paintRuler(QPainter& p, const LayerContext& c) {
     if (!t.label.isEmpty()) p.drawText(QPointF(t.x + 3, ruler.bottom() - 8), t.label);
   }
   if (c.overlay.steps == nullptr) return;
-  // Step marks: a line per step when they are at least 4 px apart, a label
-  // where it does not overlap the previous one.
+  // Step marks (ruler_ticks.h): a line per step, none through a label.
   p.setPen(QColor(0x1565c0));
-  double lastLine = -1e9, lastLabelEnd = -1e9;
-  for (const trace_model::StepWindow& s : *c.overlay.steps) {
-    const double x = at.xOf(s.startNs);
-    if (x < at.plot.left() || x > at.plot.right()) continue;
-    if (x - lastLine < 4) continue;
-    lastLine = x;
-    p.drawLine(QPointF(x, 0), QPointF(x, 13));
-    const QString label = QStringLiteral("step %1").arg(s.step);
-    const int w = p.fontMetrics().horizontalAdvance(label);
-    if (x > lastLabelEnd + 14 && x + 3 + w <= at.plot.right()) {
-      p.drawText(QPointF(x + 3, 11), label);
-      lastLabelEnd = x + 3 + w;
-    }
+  const auto marks = stepMarks(at, *c.overlay.steps,
+                               [&fm](const QString& text) { return fm.horizontalAdvance(text); });
+  for (const StepMark& m : marks) {
+    if (!m.underLabel) p.drawLine(QPointF(m.x, 0), QPointF(m.x, 13));
+    if (!m.label.isEmpty()) p.drawText(QPointF(m.x + kStepLabelOffsetPx, 11), m.label);
   }
 }
 

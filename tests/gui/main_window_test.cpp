@@ -236,6 +236,24 @@ TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
   EXPECT_FALSE(c->alignAtStep(7));
 }
 
+// Compare's timelines take their panels' width (issue 31: they were narrow
+// beside a blank strip, the hidden detail panel's column).
+TEST_F(WindowFixture, CompareTimelinesHaveNoBlankStripBeside) {
+  bubblescope::testing::writePipelineRun(path, 1'000'000);
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  window->resize(1280, 650);
+  window->findChild<QDockWidget*>("layoutDock")->hide();  // the room compare has then
+  window->show();
+  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
+  QApplication::processEvents();
+  for (TimelinePanel* p : {window->compareView()->panelA(), window->compareView()->panelB()}) {
+    const int right = p->view()->mapTo(p, QPoint(p->view()->width(), 0)).x();
+    // The view, then its vertical scroll bar, reach the panel's right edge.
+    EXPECT_GE(right + 2 * p->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8, p->width())
+        << "the view ends at " << right << " of " << p->width();
+  }
+}
+
 // Opening a comparison puts both runs' loss curves on Charts' loss plot,
 // each labelled by its run and layout (the second compresses its gradients).
 TEST_F(WindowFixture, CompareDrawsBothRunsLossCurvesInCharts) {

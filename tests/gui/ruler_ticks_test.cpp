@@ -62,6 +62,44 @@ TEST(RulerTicks, LabelsNeverOverlapAtAnyZoom) {
   }
 }
 
+// Step marks (issue 31: step lines ran through the "step N" labels): at
+// every step density no line falls inside a label's text, labels do not
+// overlap, and each step that shows gets a line or sits under a label.
+TEST(RulerTicks, StepLinesNeverRunThroughAStepLabel) {
+  for (const double stepPx : {3.0, 5.0, 9.0, 20.0, 45.0, 120.0}) {
+    const int widthPx = 900;
+    std::vector<trace_model::StepWindow> steps;
+    const double nsPerPx = 1e6;
+    for (int s = 0; s * stepPx < widthPx; ++s) {
+      const auto start = static_cast<int64_t>(1e9 + s * stepPx * nsPerPx);
+      steps.push_back({s, start, static_cast<int64_t>(start + stepPx * nsPerPx)});
+    }
+    const TimelinePlacement at = placement(1e9, 1e9 + widthPx * nsPerPx, widthPx);
+    const std::vector<StepMark> marks = stepMarks(at, steps, widthOf);
+    ASSERT_FALSE(marks.empty());
+    std::vector<std::pair<double, double>> labels;  // [start, end) of each label's text
+    for (const StepMark& m : marks) {
+      if (m.label.isEmpty()) continue;
+      const double start = m.x + kStepLabelOffsetPx;
+      if (!labels.empty()) EXPECT_GE(start, labels.back().second) << "labels overlap";
+      labels.push_back({start, start + widthOf(m.label)});
+      EXPECT_LE(labels.back().second, at.plot.right());
+    }
+    EXPECT_FALSE(labels.empty()) << stepPx << " px a step";
+    double lastLine = -1e9;
+    for (const StepMark& m : marks) {
+      EXPECT_GE(m.x - lastLine, kStepLineGapPx);
+      lastLine = m.x;
+      if (m.underLabel) continue;  // drawn without its line
+      for (const auto& [start, end] : labels) {
+        EXPECT_FALSE(m.x >= start - 1 && m.x <= end + 1)
+            << "the line of a step at x " << m.x << " runs through the label at " << start << " ("
+            << stepPx << " px a step)";
+      }
+    }
+  }
+}
+
 TEST(TimeFormat, TickLabelsHaveTheDecimalsTheirSpacingNeeds) {
   EXPECT_EQ(formatTickLabel(0, 50e6, 500e6), "0");
   EXPECT_EQ(formatTickLabel(1.5e6, 0.5e6, 2e6), "1.5 ms");

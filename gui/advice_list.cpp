@@ -23,7 +23,10 @@ AdviceList::AdviceList(QWidget* parent) : QWidget(parent) {
                          "own calibration (docs/analysis.md, \"Advice\")"),
                       this);
   table_ = new QTableWidget(0, kColumnCount, this);
-  table_->setHorizontalHeaderLabels({tr("rule"), tr("finding"), tr("change"), tr("predicted")});
+  // "predicted" from the run's own costs: not the layout editor's prediction,
+  // whose costs the planner chooses (often the FLOPs estimate).
+  table_->setHorizontalHeaderLabels(
+      {tr("rule"), tr("finding"), tr("change"), tr("predicted from this run's costs")});
   table_->verticalHeader()->hide();
   table_->setWordWrap(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -244,6 +244,11 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
     text += tr(" · measured mean step %1").arg(formatDuration(*report.stepTimeMeanNs));
     if (report.stepTimeStdNs) text += tr(" ± %1").arg(formatDuration(*report.stepTimeStdNs));
   }
+  // The replay's step beside the measured one, each named (an
+  // oversubscribed run's two are far apart).
+  if (report.replayedStepNs) {
+    text += tr(" · replayed on ideal hardware %1").arg(formatDuration(*report.replayedStepNs));
+  }
   if (report.tokensPerS) text += tr(" · %1 tokens/s").arg(*report.tokensPerS, 0, 'f', 0);
   if (report.slowestStage) text += tr(" · slowest stage %1").arg(*report.slowestStage);
   if (report.slowestRank) text += tr(" · slowest rank %1").arg(*report.slowestRank);

@@ -138,6 +138,14 @@ TEST_F(PipelineFixture, TheReplayedBubbleHasItsBarsAndItsValues) {
       details.contains("<b>Replayed on ideal hardware</b> (one core per rank) step "
                        "412.00 ms · bubble per stage 25.0% · 12.5%"))
       << details.toStdString();
+  // The summary line names both step times (issue 31: four step times sat
+  // side by side unnamed).
+  ChartsPanel panel;
+  panel.setReport(replayed);
+  EXPECT_TRUE(panel.summaryText().contains("measured mean step 1.00 µs"))
+      << panel.summaryText().toStdString();
+  EXPECT_TRUE(panel.summaryText().contains("replayed on ideal hardware 412 ms"))
+      << panel.summaryText().toStdString();
   EXPECT_NE(ChartsPanel::seriesColour("replayed"), ChartsPanel::seriesColour("measured"));
   EXPECT_NE(ChartsPanel::seriesColour("replayed"), ChartsPanel::seriesColour("formula"));
 }

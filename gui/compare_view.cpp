@@ -55,8 +55,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   tableView_ = new QTableView(this);
   tableView_->setModel(table_);
   tableView_->verticalHeader()->hide();
+  // The metric names wrap in a column of at most kMetricColumnPx; the
+  // values take their width; no column stretches into a blank.
   tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  tableView_->horizontalHeader()->setStretchLastSection(true);
+  tableView_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  tableView_->setWordWrap(true);
   tableView_->setAlternatingRowColors(true);
   tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
@@ -127,6 +130,8 @@ Status CompareView::setRuns(storage::TraceReader* reader, int64_t runA, int64_t 
 void CompareView::setReports(const analysis::RunReport& a, const analysis::RunReport& b) {
   table_->setReports(a, b);
   tableView_->resizeColumnsToContents();
+  tableView_->setColumnWidth(0, std::min(tableView_->columnWidth(0), kMetricColumnPx));
+  tableView_->resizeRowsToContents();
   fitTableWidth();
   message_->clear();
 }
@@ -137,14 +142,17 @@ void CompareView::fitTableWidth() {
   // The frame, the vertical scroll bar and a few pixels of the splitter's
   // rounding.
   int needed =
-      2 * tableView_->frameWidth() + tableView_->verticalScrollBar()->sizeHint().width() + 4;
+      2 * tableView_->frameWidth() + tableView_->verticalScrollBar()->sizeHint().width() + 8;
   for (int c = 0; c < header->count(); ++c) {
-    needed += std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+    needed += c == 0 ? header->sectionSize(0)
+                     : std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
   }
   const QList<int> sizes = split_->sizes();
   const int total = sizes.value(0) + sizes.value(1);
   if (total <= 0) return;
-  const int minTimelines = std::min(400, total / 3);
+  // The timelines keep two fifths at least (the table scrolls sideways
+  // beyond), and 400 px while the table can keep half.
+  const int minTimelines = std::max(std::min(400, total / 2), total * 2 / 5);
   const int table = std::min(needed, total - minTimelines);
   split_->setSizes({total - table, table});
 }

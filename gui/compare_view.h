@@ -8,9 +8,10 @@
 // times), so equal lengths on screen are equal times; in kFitEach each side
 // fits its own step, so a much faster run is not squashed to a sliver.
 // setRuns() picks kFitEach when the two step times differ by more than
-// kFitEachRatio, else kSameScale. The table's columns fit their contents and
-// the table takes the width they need (the timelines keep the rest). GUI
-// thread only.
+// kFitEachRatio, else kSameScale. The table's value columns fit their
+// contents, its metric names wrap within kMetricColumnPx, and the table takes
+// the width they need, the timelines keeping two fifths at least.
+// GUI thread only.
 #pragma once
 
 #include <QWidget>
@@ -36,6 +37,7 @@ class CompareView : public QWidget {
   enum class Scale { kSameScale, kFitEach };
   // Step times further apart than this factor open in kFitEach.
   static constexpr double kFitEachRatio = 2.0;
+  static constexpr int kMetricColumnPx = 190;
 
   explicit CompareView(QWidget* parent = nullptr);
 
@@ -58,7 +60,7 @@ class CompareView : public QWidget {
 
  private:
   // Gives the table the width its columns need, keeping the timelines at
-  // least 400 px (or a third).
+  // least two fifths (and 400 px while the table keeps half).
   void fitTableWidth();
 
   TimelinePanel* a_ = nullptr;

@@ -275,6 +275,13 @@ Status MainWindow::reloadRuns() {
   const int before = runs_->rowCount();
   runs_->syncRows(*rows);
   runsView_->resizeColumnsToContents();
+  // A long name or layout (an imported run's says how it was imported) is
+  // cut, its whole text in the tooltip: the status and numbers stay in sight.
+  for (int column : {RunsTableModel::kRun, RunsTableModel::kLayout}) {
+    if (runsView_->columnWidth(column) > kWidestTextColumnPx) {
+      runsView_->setColumnWidth(column, kWidestTextColumnPx);
+    }
+  }
   if (runs_->rowCount() != before) fitRunsList();
   return Status::ok();
 }

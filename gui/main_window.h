@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   void showError(const QString& title, const Status& status);
   // Sizes the runs list to its rows (2 to 7 of them).
   void fitRunsList();
+  // The runs list's name and layout columns are at most this wide.
+  static constexpr int kWidestTextColumnPx = 320;
   // The status bar's message; an error stays until the next message or
   // until another run is shown.
   void setStatus(const QString& text, bool error = false);

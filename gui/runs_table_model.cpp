@@ -90,6 +90,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     }
   }
   if (role == Qt::ToolTipRole) {
+    // The whole text of a column the list may cut.
+    if (index.column() == kRun || index.column() == kLayout) return data(index, Qt::DisplayRole);
     if (index.column() == kStatus && !r.error.isEmpty()) return r.error;
     if (index.column() == kStatus && r.health == storage::RunHealth::kInterrupted) {
       return tr("The run says running, but the process writing it is gone.");

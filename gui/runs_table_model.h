@@ -2,7 +2,8 @@
 //
 // Contract: fed whole value structs (setRows / updateRow); holds no reader.
 // Columns: run, layout, status, steps, step time (median), loss, ranks,
-// events, source. Qt::ToolTipRole on status gives a failed run's error.
+// events, source. Qt::ToolTipRole on status gives a failed run's error, on
+// run and layout their whole text (the window may cut them).
 #pragma once
 
 #include <QAbstractTableModel>

@@ -252,6 +252,12 @@ TEST_F(WindowFixture, CompareTimelinesHaveNoBlankStripBeside) {
     EXPECT_GE(right + 2 * p->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8, p->width())
         << "the view ends at " << right << " of " << p->width();
   }
+  // ... and the table is no wider than its columns: no blank beside them
+  // (its last column used to stretch) that the timelines could have had.
+  QTableView* table = window->compareView()->tableView();
+  int columns = 2 * table->frameWidth() + table->verticalScrollBar()->width() + 12;
+  for (int c = 0; c < table->model()->columnCount(); ++c) columns += table->columnWidth(c);
+  EXPECT_LE(table->width(), columns);
 }
 
 // Opening a comparison puts both runs' loss curves on Charts' loss plot,
@@ -622,6 +628,30 @@ TEST_F(WindowFixture, OpeningAnotherFileShowsOnlyItsRuns) {
   window->runsView()->selectRow(1);
   EXPECT_EQ(window->timeline()->model()->run().id, 2);
   EXPECT_FALSE(statusText().contains("is not in")) << statusText().toStdString();
+}
+
+// A run whose layout text is long (an imported run's says how it was
+// imported) leaves the status and numbers in sight: the layout column is cut
+// and its tooltip holds the whole text (issue 31: the right-hand columns were
+// off screen).
+TEST_F(WindowFixture, ALongLayoutLeavesTheRunsNumbersInSight) {
+  const std::string longText =
+      R"({"imported":"kineto traces: 1 file of world 2; parallel dimensions unknown (name )"
+      R"(process groups: import --group NAME=dp|tp|pp|ep) and a little more to say"})";
+  bubblescope::testing::writePipelineRun(path, 1'000'000, longText);
+  window->resize(1280, 650);
+  window->show();
+  ASSERT_TRUE(window->openFile(QString::fromStdString(path)).isOk());
+  QApplication::processEvents();
+  QTableView* runs = window->runsView();
+  const QModelIndex layoutCell = runs->model()->index(1, RunsTableModel::kLayout);
+  ASSERT_EQ(runs->model()->data(layoutCell).toString().toStdString(), longText);
+  EXPECT_EQ(runs->model()->data(layoutCell, Qt::ToolTipRole).toString().toStdString(), longText);
+  for (int column : {RunsTableModel::kStatus, RunsTableModel::kStepTime, RunsTableModel::kRanks}) {
+    const QRect cell = runs->visualRect(runs->model()->index(1, column));
+    EXPECT_TRUE(runs->viewport()->rect().contains(cell))
+        << "column " << column << " is out of sight at x " << cell.x();
+  }
 }
 
 // A 1280 x 720 screen holds the window (issue 31: its minimum was about

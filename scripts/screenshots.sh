@@ -75,6 +75,8 @@ shot "$tmp/tiny.db" --screenshot "$out/main-window-train-tiny.png" --size 1500x8
 shot "$tmp/tiny.db" --screenshot "$out/timeline-train-tiny-step.png" --screenshot-part timeline \
   --step 3 --select-span --size 1500x700
 shot "$tmp/pipeline.db" --run 1 --screenshot "$out/main-window-1f1b.png" --size 1500x900
+# A 1280 x 720 screen less its panel and the title bar.
+shot "$tmp/pipeline.db" --run 1 --screenshot "$out/main-window-1280x720.png" --size 1280x650
 shot "$tmp/pipeline.db" --run 1 --screenshot "$out/timeline-1f1b-step.png" \
   --screenshot-part timeline --step 2 --select-span --size 1500x760
 shot "$tmp/pipeline.db" --run 2 --screenshot "$out/timeline-gpipe-step.png" \

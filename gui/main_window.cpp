@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -288,10 +289,13 @@ Status MainWindow::reloadRuns() {
 
 void MainWindow::fitRunsList() {
   // Its rows (at least two, for a run added live; at most about seven, then
-  // it scrolls) and its header: the tabs keep the rest.
+  // it scrolls), its header and a horizontal scroll bar's room (a narrow
+  // window scrolls the columns; the bar must not hide the last row): the
+  // tabs keep the rest.
   const int rows = std::clamp(runs_->rowCount(), 2, 7);
   const int height = runsView_->horizontalHeader()->sizeHint().height() +
                      rows * runsView_->verticalHeader()->defaultSectionSize() +
+                     runsView_->horizontalScrollBar()->sizeHint().height() +
                      2 * runsView_->frameWidth();
   const QList<int> sizes = split_->sizes();
   const int total = sizes.value(0) + sizes.value(1);

@@ -652,6 +652,12 @@ TEST_F(WindowFixture, ALongLayoutLeavesTheRunsNumbersInSight) {
     EXPECT_TRUE(runs->viewport()->rect().contains(cell))
         << "column " << column << " is out of sight at x " << cell.x();
   }
+  // A narrower window scrolls the columns: the scroll bar hides no row.
+  window->resize(900, 650);
+  QApplication::processEvents();
+  ASSERT_TRUE(runs->horizontalScrollBar()->isVisible());
+  const QRect last = runs->visualRect(runs->model()->index(1, RunsTableModel::kRun));
+  EXPECT_LE(last.bottom(), runs->viewport()->rect().bottom()) << "the last run is half hidden";
 }
 
 // A 1280 x 720 screen holds the window (issue 31: its minimum was about

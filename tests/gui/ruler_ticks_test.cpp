@@ -81,7 +81,9 @@ TEST(RulerTicks, StepLinesNeverRunThroughAStepLabel) {
     for (const StepMark& m : marks) {
       if (m.label.isEmpty()) continue;
       const double start = m.x + kStepLabelOffsetPx;
-      if (!labels.empty()) EXPECT_GE(start, labels.back().second) << "labels overlap";
+      if (!labels.empty()) {
+        EXPECT_GE(start, labels.back().second) << "labels overlap";
+      }
       labels.push_back({start, start + widthOf(m.label)});
       EXPECT_LE(labels.back().second, at.plot.right());
     }

@@ -37,6 +37,8 @@ const std::vector<std::string>& fixtureReaders() {
       "tests/import/kineto_fixtures.h",      // opens the fixtures
       "tests/import/kineto_import_test.cpp",
       "tests/gui/kineto_import_test.cpp",
+      "tests/import/nsys_fixture_test.cpp",  // the real Nsight Systems export
+      "tests/import/CMakeLists.txt",         // its command-line test skips without it
       "scripts/hta_crosscheck.py",  // run by import.hta_crosscheck on the fixtures
   };
   return kReaders;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <thread>
 
+#include <unistd.h>
+
 namespace bubblescope::cli {
 namespace {
 
@@ -20,10 +22,16 @@ void noteStepDone(int64_t step) {
 
 void startHeartbeat(int rank) {
   std::thread([rank] {
+    char line[128];
     while (true) {
-      std::printf("%srank=%d step=%lld\n", kPrefix, rank,
-                  static_cast<long long>(gStepDone.load(std::memory_order_relaxed)));
-      std::fflush(stdout);
+      const int n =
+          std::snprintf(line, sizeof line, "%srank=%d step=%lld\n", kPrefix, rank,
+                        static_cast<long long>(gStepDone.load(std::memory_order_relaxed)));
+      // One write of the whole line (not stdio: another thread's partial
+      // stderr output must not surround it); a failed write is a missed beat.
+      if (n > 0 && n < static_cast<int>(sizeof line)) {
+        [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line, static_cast<size_t>(n));
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
     }
   }).detach();

@@ -1,11 +1,14 @@
 // Heartbeats: a rank started by `run` tells the launcher that it lives and
 // how far it got, for the hang watchdog (hang_watchdog.h).
 //
-// Contract: startHeartbeat(rank) starts a detached thread that prints the
-// line "bubblescope-heartbeat rank=R step=S" on stdout every kHeartbeatMs,
+// Contract: startHeartbeat(rank) starts a detached thread that writes the
+// line "bubblescope-heartbeat rank=R step=S" to stderr every kHeartbeatMs,
 // S being the last value given to noteStepDone() (-1 before the first). A
-// stopped or frozen process prints none; a rank stuck inside a step keeps
-// printing the same S. `run` consumes these lines; they are not shown.
+// stopped or frozen process writes none; a rank stuck inside a step keeps
+// writing the same S. Heartbeats stay off stdout, where rank 0's progress
+// lines go (mpirun forwards a busy stream in chunks and could cut a line
+// there), and each is one write(2) of a whole line, shorter than PIPE_BUF,
+// so a pipe never splits it. `run` consumes these lines; they are not shown.
 #pragma once
 
 #include <cstdint>

@@ -21,7 +21,7 @@ rm -f "$db" "$db-wal" "$db-shm"
 . "$(dirname "$0")/run_job_lib.sh"
 
 start_run 5 --dp 2 --steps 1000000 --trace "$db" --hang-timeout 3
-grep -q 'bubblescope-heartbeat' "$out" && fail "heartbeat lines reached the user"
+grep -q 'bubblescope-heartbeat' "$out" "$err" && fail "heartbeat lines reached the user"
 find_job
 victim=$(rank_pid 1)
 [ -n "$victim" ] || fail "rank 1 not found among mpirun's children"

@@ -13,6 +13,7 @@
 
 #include "cli/collected_job.h"
 #include "cli/commands.h"
+#include "cli/heartbeat.h"
 #include "cli/parent_watch.h"
 #include "storage/trace_writer.h"
 #include "tracer/trace_session.h"
@@ -76,6 +77,9 @@ ExitCode runTraceCollector(const std::string& trace, int64_t runId,
     MPI_Finalize();
     return 0;
   }
+  // `run`'s hang watchdog hears the collector too: a stopped or frozen one
+  // falls silent (hang_watchdog.h).
+  if (!a.launcher.empty()) startHeartbeat(rank);
   const Status s = collect(a);
   if (!s.isOk()) {
     std::fprintf(stderr, "error: trace collector: %s\n", s.message().c_str());

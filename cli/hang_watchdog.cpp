@@ -6,18 +6,23 @@
 
 namespace bubblescope::cli {
 
-HangWatchdog::HangWatchdog(int worldSize, int64_t timeoutMs)
-    : timeoutMs_(timeoutMs), ranks_(static_cast<size_t>(worldSize > 0 ? worldSize : 0)) {}
+HangWatchdog::HangWatchdog(int worldSize, int64_t timeoutMs, bool watchCollector)
+    : timeoutMs_(timeoutMs),
+      ranks_(static_cast<size_t>(worldSize > 0 ? worldSize : 0)),
+      watchCollector_(watchCollector) {}
 
 bool HangWatchdog::scan(const std::string& line, int64_t nowMs) {
   const auto beat = parseHeartbeat(line);
   if (!beat) return false;
-  if (beat->rank < 0 || beat->rank >= static_cast<int>(ranks_.size())) return true;
+  const int world = static_cast<int>(ranks_.size());
+  const bool fromCollector = watchCollector_ && beat->rank == world;
+  if (beat->rank < 0 || (beat->rank >= world && !fromCollector)) return true;
   if (!watching_) {
     watching_ = true;
     for (RankState& r : ranks_) r.progressMs = r.heardMs = nowMs;
+    collector_.progressMs = collector_.heardMs = nowMs;
   }
-  RankState& r = ranks_[static_cast<size_t>(beat->rank)];
+  RankState& r = fromCollector ? collector_ : ranks_[static_cast<size_t>(beat->rank)];
   r.heardMs = nowMs;
   if (beat->step != r.step) {
     r.step = beat->step;
@@ -28,6 +33,14 @@ bool HangWatchdog::scan(const std::string& line, int64_t nowMs) {
 
 std::optional<HangWatchdog::Hang> HangWatchdog::check(int64_t nowMs) const {
   if (!watching_ || timeoutMs_ <= 0) return std::nullopt;
+  if (auto rank = checkRanks(nowMs)) return rank;
+  if (watchCollector_ && nowMs - collector_.heardMs >= timeoutMs_) {
+    return Hang{static_cast<int>(ranks_.size()), nowMs - collector_.heardMs, -1, true};
+  }
+  return std::nullopt;
+}
+
+std::optional<HangWatchdog::Hang> HangWatchdog::checkRanks(int64_t nowMs) const {
   auto stalledMs = [&](size_t i) { return nowMs - ranks_[i].progressMs; };
   size_t longest = 0;
   for (size_t i = 1; i < ranks_.size(); ++i) {

@@ -11,6 +11,12 @@
 // named has itself made no progress for `timeoutMs` (so the stall reported
 // is never below the timeout), or, should that rank keep progressing, once
 // another rank has made none for twice the timeout: then that one is named.
+//
+// With `watchCollector`, the job's trace collector (MPI rank worldSize, which
+// also beats, always with step -1) is watched for silence alone: it completes
+// no steps, but a stopped or frozen collector sends no heartbeat, and once it
+// has been silent for `timeoutMs` it is named (Hang::collector), the ranks
+// being checked first.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +28,7 @@ namespace bubblescope::cli {
 
 class HangWatchdog {
  public:
-  HangWatchdog(int worldSize, int64_t timeoutMs);
+  HangWatchdog(int worldSize, int64_t timeoutMs, bool watchCollector = false);
 
   // Whether `line` is a heartbeat (then it is not for the user).
   bool scan(const std::string& line, int64_t nowMs);
@@ -31,11 +37,13 @@ class HangWatchdog {
     int rank = 0;
     int64_t stalledMs = 0;  // since its last progress
     int64_t lastStep = -1;  // its last completed step (-1: none)
+    bool collector = false;  // the trace collector (rank == worldSize), silent
   };
   // The hung rank, once it has made no progress for the timeout.
   std::optional<Hang> check(int64_t nowMs) const;
 
  private:
+  std::optional<Hang> checkRanks(int64_t nowMs) const;
   struct RankState {
     int64_t step = -1;
     int64_t progressMs = 0;  // when `step` last changed (or watching began)
@@ -44,6 +52,8 @@ class HangWatchdog {
   int64_t timeoutMs_;
   bool watching_ = false;
   std::vector<RankState> ranks_;
+  bool watchCollector_;
+  RankState collector_;
 };
 
 }  // namespace bubblescope::cli

@@ -265,7 +265,9 @@ ExitCode runJob(const RunArgs& a) {
                  static_cast<long long>(p.worldSize), cores, static_cast<long long>(p.worldSize));
   }
   JobFailure failure;
-  HangWatchdog watchdog(static_cast<int>(p.worldSize), a.hangTimeoutS * 1000);
+  // A traced job's collector beats too: watched for silence (F8 of issue 32).
+  HangWatchdog watchdog(static_cast<int>(p.worldSize), a.hangTimeoutS * 1000,
+                        /*watchCollector=*/!a.trace.empty());
   std::optional<HangWatchdog::Hang> hang;
   JobHooks hooks;
   hooks.stopGraceMs = kStopGraceMs;
@@ -277,6 +279,7 @@ ExitCode runJob(const RunArgs& a) {
   hooks.shouldAbort = [&]() -> std::optional<std::string> {
     hang = watchdog.check(monotonicNowMs());
     if (!hang) return std::nullopt;
+    if (hang->collector) return std::string("the trace collector hangs");
     return "rank " + std::to_string(hang->rank) + " hangs";
   };
   auto job = runJobProcess(argv, hooks);
@@ -295,6 +298,17 @@ ExitCode runJob(const RunArgs& a) {
     std::fprintf(stderr, "run: %s%s\n", why.c_str(),
                  marked ? ("; run " + std::to_string(runId) + " marked stopped").c_str() : "");
     return 128 + job->stopSignal;
+  }
+  if (hang && hang->collector) {
+    const std::string message =
+        "the trace collector (MPI rank " + std::to_string(hang->rank) + ") sent no heartbeat for " +
+        std::to_string(hang->stalledMs / 1000) + " s (--hang-timeout " +
+        std::to_string(a.hangTimeoutS) +
+        "): it is stopped or frozen, and the spans the ranks sent since are not in the trace; "
+        "the watchdog aborted the job";
+    endRun(storage::RunStatus::kFailed, message);
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return 1;
   }
   if (hang) {
     const std::string span =

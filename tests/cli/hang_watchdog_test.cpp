@@ -107,6 +107,54 @@ TEST(HangWatchdogTest, NamesTheRankBehindInADeadlock) {
   EXPECT_EQ(hang->lastStep, 8);
 }
 
+// The trace collector (rank 2 of a 2-rank job) beats with step -1 and is
+// judged on silence alone: beating, it is never named however long it shows
+// no step; stopped, it is named once silent for the timeout while the ranks
+// (whose spans it no longer takes) train on.
+TEST(HangWatchdogTest, TheCollectorIsNamedWhenSilentOnly) {
+  HangWatchdog w(2, 1000, /*watchCollector=*/true);
+  for (int64_t t = 0; t <= 3000; t += 500) {
+    w.scan(beat(0, t / 500), t);
+    w.scan(beat(1, t / 500), t);
+    EXPECT_TRUE(w.scan(beat(2, -1), t)) << "the collector's beat is consumed";
+    EXPECT_FALSE(w.check(t).has_value()) << "a beating collector at " << t << " ms";
+  }
+  for (int64_t t = 3500; t <= 4000; t += 500) {
+    w.scan(beat(0, t / 500), t);
+    w.scan(beat(1, t / 500), t);
+  }
+  EXPECT_FALSE(w.check(3999).has_value()) << "silent for 999 ms";
+  const auto hang = w.check(4000);
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_TRUE(hang->collector);
+  EXPECT_EQ(hang->rank, 2);
+  EXPECT_EQ(hang->stalledMs, 1000);
+}
+
+// Without a collector to watch, rank worldSize's beats are ignored, and a
+// rank's hang is named before a silent collector.
+TEST(HangWatchdogTest, RanksComeBeforeTheCollector) {
+  HangWatchdog untraced(2, 1000);
+  untraced.scan(beat(0, 1), 0);
+  untraced.scan(beat(1, 1), 0);
+  untraced.scan(beat(2, -1), 0);
+  for (int64_t t = 500; t <= 2000; t += 500) {
+    untraced.scan(beat(0, 1 + t / 500), t);
+    untraced.scan(beat(1, 1 + t / 500), t);
+  }
+  EXPECT_FALSE(untraced.check(2000).has_value());
+
+  HangWatchdog w(2, 1000, /*watchCollector=*/true);
+  w.scan(beat(0, 3), 0);
+  w.scan(beat(1, 3), 0);
+  w.scan(beat(2, -1), 0);
+  for (int64_t t = 500; t <= 2000; t += 500) w.scan(beat(0, 3), t);
+  const auto hang = w.check(2000);  // rank 1 and the collector silent for 2 s
+  ASSERT_TRUE(hang.has_value());
+  EXPECT_FALSE(hang->collector);
+  EXPECT_EQ(hang->rank, 1);
+}
+
 TEST(HangWatchdogTest, ZeroTimeoutIsOff) {
   HangWatchdog w(1, 0);
   w.scan(beat(0, 1), 0);

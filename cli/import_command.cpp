@@ -20,8 +20,6 @@
 namespace bubblescope::cli {
 namespace {
 
-constexpr int64_t kProgressMinBytes = 64LL << 20;  // progress lines for files over 64 MB
-
 struct ImportArgs {
   std::vector<std::string> files;
   std::string trace = "imported.db";
@@ -44,7 +42,7 @@ Result<std::map<std::string, std::string>> parseGroups(const std::vector<std::st
 }
 
 void printProgress(const import::ImportProgress& p) {
-  if (p.fileBytes < kProgressMinBytes) return;
+  if (!import::showsProgress(p)) return;
   std::fprintf(stderr, "importing %s: %.0f%%\n", p.path->c_str(),
                100.0 * static_cast<double>(p.bytesRead) / static_cast<double>(p.fileBytes));
 }

@@ -52,7 +52,18 @@ struct ImportProgress {
   // proportion to the rows read.
   int64_t bytesRead = 0;
   int64_t fileBytes = 0;
+  // The text decoded so far: a .gz file's JSON (larger than its bytes); for
+  // other files bytesRead.
+  int64_t textBytes = 0;
 };
+
+// Whether a file is big enough for progress lines: over kProgressMinBytes of
+// file or, for a .gz, once it has inflated past that much text (a 20 MB .gz
+// trace holds about 300 MB of JSON).
+inline constexpr int64_t kProgressMinBytes = 64LL << 20;
+inline bool showsProgress(const ImportProgress& p) {
+  return p.fileBytes >= kProgressMinBytes || p.textBytes >= kProgressMinBytes;
+}
 
 struct ImportOptions {
   std::string runName;                        // default: "import <first file>"

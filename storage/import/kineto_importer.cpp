@@ -124,6 +124,7 @@ Status RunImport::importFile(size_t index) {
   callbacks.onRecord = [&](const KinetoRecord& r) -> Status {
     if (options_.progress && ++records % kProgressRecords == 0) {
       progress.bytesRead = input->bytesRead();
+      progress.textBytes = input->textBytes();
       options_.progress(progress);
     }
     return rank->add(r);
@@ -189,6 +190,7 @@ Status RunImport::importFile(size_t index) {
   }
   summary_.events += s.events;
   progress.bytesRead = input->bytesRead();
+  progress.textBytes = input->textBytes();
   if (options_.progress) options_.progress(progress);
   summary_.files.push_back(std::move(file));
   return Status::ok();

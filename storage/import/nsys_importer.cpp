@@ -166,12 +166,14 @@ Result<ImportSummary> importNsys(storage::TraceWriter& writer,
         if (!options.progress) return;
         const double share =
             pf.probe.rows > 0 ? std::min(1.0, static_cast<double>(rows) / pf.probe.rows) : 1.0;
-        options.progress({i, paths.size(), &paths[i], static_cast<int64_t>(share * fileBytes),
-                          fileBytes});
+        const auto read = static_cast<int64_t>(share * static_cast<double>(fileBytes));
+        options.progress({i, paths.size(), &paths[i], read, fileBytes, read});
       };
       BS_RETURN_IF_ERROR(
           reader.read(run.sink(), pf.probe, file.rank, offset, clockOffset, rowsRead));
-      if (options.progress) options.progress({i, paths.size(), &paths[i], fileBytes, fileBytes});
+      if (options.progress) {
+        options.progress({i, paths.size(), &paths[i], fileBytes, fileBytes, fileBytes});
+      }
       file.stats = reader.stats();
       for (const auto& n : reader.notes()) summary.warnings.push_back(name + ": " + n);
       return Status::ok();

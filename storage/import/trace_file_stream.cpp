@@ -33,6 +33,8 @@ class TraceFileStream::Buffer final : public std::streambuf {
   bool gzip() const { return gzip_; }
   int64_t fileBytes() const { return fileBytes_; }
   int64_t bytesRead() const { return bytesRead_; }
+  // The text handed to the reader so far, plus what waits in the buffer.
+  int64_t textBytes() const { return textBytes_; }
   const std::string& error() const { return error_; }
 
  protected:
@@ -41,6 +43,7 @@ class TraceFileStream::Buffer final : public std::streambuf {
     if (!error_.empty()) return traits_type::eof();
     const size_t n = gzip_ ? inflateSome() : readSome(out_.data(), out_.size());
     if (n == 0) return traits_type::eof();
+    textBytes_ += static_cast<int64_t>(n);
     setg(out_.data(), out_.data(), out_.data() + n);
     return traits_type::to_int_type(*gptr());
   }
@@ -91,6 +94,7 @@ class TraceFileStream::Buffer final : public std::streambuf {
   bool gzip_;
   int64_t fileBytes_;
   int64_t bytesRead_ = 0;
+  int64_t textBytes_ = 0;
   std::vector<char> in_, out_;
   z_stream z_{};
   bool zOpen_ = false;
@@ -169,6 +173,9 @@ int64_t TraceFileStream::fileBytes() const {
 }
 int64_t TraceFileStream::bytesRead() const {
   return buffer_->bytesRead();
+}
+int64_t TraceFileStream::textBytes() const {
+  return buffer_->textBytes();
 }
 const std::string& TraceFileStream::error() const {
   return buffer_->error();

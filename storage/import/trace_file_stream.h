@@ -8,7 +8,9 @@
 // …"). A gzip stream that is corrupt or ends early sets the stream's bad
 // state; error() then says why ("truncated gzip data", zlib's message).
 // bytesRead() counts the file's bytes consumed so far (compressed bytes for
-// .gz), for progress against fileBytes(). Not thread-safe.
+// .gz), for progress against fileBytes(); textBytes() the JSON text decoded
+// so far (equal to the bytes read for a plain file; up to one chunk, 256 KiB,
+// ahead of what the parser has consumed). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@ class TraceFileStream {
   bool gzip() const;
   int64_t fileBytes() const;
   int64_t bytesRead() const;
+  int64_t textBytes() const;
   // Empty while the data read so far is sound.
   const std::string& error() const;
 

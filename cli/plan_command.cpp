@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cluster_text.h"
@@ -159,6 +160,9 @@ ExitCode runPlan(const PlanArgs& a) {
   layout::Calibration calibration;
   if (a.calibration.empty()) {
     calibration = layout::flopsCalibration(*model, layout::kFlopsEstimatePerSecond);
+    // The estimate's rate is one core's: ranks beyond this machine's cores
+    // time-share them (prediction.h).
+    calibration.cores = static_cast<int32_t>(std::thread::hardware_concurrency());
   } else {
     auto loaded = storage::loadCalibration(a.calibration, a.calibrationId);
     if (!loaded.isOk()) return fail(1, loaded.status().message());
@@ -181,6 +185,13 @@ ExitCode runPlan(const PlanArgs& a) {
   }
   auto plan = layout::planLayouts(request, calibration);
   if (!plan.isOk()) return fail(1, plan.status().message());
+  // Every candidate has the world's ranks: say once when they share cores.
+  if (a.hosts.empty() && calibration.cores > 0 && a.world > calibration.cores) {
+    std::fprintf(stderr,
+                 "note: %d ranks on %d cores: the ranks share the cores (oversubscribed), so "
+                 "every candidate's compute is predicted %.2fx slower (time-sharing)\n",
+                 a.world, calibration.cores, static_cast<double>(a.world) / calibration.cores);
+  }
   if (Status s = writeLayouts(*plan, a.outDir); !s.isOk()) return fail(1, s.message());
   std::optional<std::vector<LayoutTrial>> trials;
   if (a.run) {

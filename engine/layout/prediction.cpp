@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "engine/layout/expert_parallel_cost.h"
 #include "engine/layout/expert_parallel_volume.h"
@@ -24,6 +26,23 @@ struct ChunkParts {
   ChunkParameters split;  // parameters as shared + this rank's experts
 };
 
+// The most ranks placed on one host.
+int32_t busiestHostRanks(const std::vector<std::string>& placed) {
+  std::map<std::string, int32_t> perHost;
+  int32_t most = 0;
+  for (const std::string& h : placed) most = std::max(most, ++perHost[h]);
+  return most;
+}
+
+// Time-sharing: R ranks busy on C < R cores each get C/R of a core, so their
+// compute takes R/C as long; 1 when the cores suffice or are unknown (0: a
+// hardware profile's GPUs). Every host is taken to have the calibrated
+// machine's cores.
+double coreSharing(const std::vector<std::string>& placed, int32_t cores) {
+  const int32_t ranks = busiestHostRanks(placed);
+  return cores > 0 && ranks > cores ? static_cast<double>(ranks) / cores : 1.0;
+}
+
 class Predictor {
  public:
   Predictor(const Layout& l, const Calibration& c)
@@ -31,11 +50,19 @@ class Predictor {
         c_(c),
         cpu_(c.oversubscribed()),
         placed_(placedHosts(l)),
-        straggler_(l.dp * l.tp * l.pp > 1 ? c.stragglerFactor(c.oversubscribed()) : 1.0) {}
+        straggler_(l.dp * l.tp * l.pp > 1 ? c.stragglerFactor(c.oversubscribed()) : 1.0),
+        sharing_(coreSharing(placed_, c.cores)) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
     for (std::string& w : calibrationMismatches(c_, l_.model)) warn(std::move(w));
+    if (sharing_ > 1) {
+      char factor[32];
+      std::snprintf(factor, sizeof factor, "%.2f", sharing_);
+      warn(std::to_string(busiestHostRanks(placed_)) + " ranks on a host of " +
+           std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
+           "is predicted " + factor + "x slower (time-sharing)");
+    }
     BS_ASSIGN_OR_RETURN(p_.schedule, scheduleFor(l_));
     BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
                         stageSplit(l_.model, l_.pp, l_.virtualChunks, l_.stageLayers));
@@ -107,7 +134,7 @@ class Predictor {
     double ns = c.layers * partNs("block", op);
     if (c.embedding) ns += partNs("embedding", op);
     if (c.head) ns += partNs("head", op);
-    return ns * straggler_;
+    return ns * straggler_ * sharing_;
   }
 
   // The optimizer over the parameters this rank updates, the step's time
@@ -120,18 +147,18 @@ class Predictor {
         sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
     double ns = updated * perParameterNs("optimizer", "step");
     if (auto other = c_.perParameterNs("step", "other", cpu_)) ns += p.total() * *other;
-    ns *= straggler_;
+    ns *= straggler_ * sharing_;
     if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
       const double norm =
-          collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1);
+          collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1, false);
       epNs_ += norm;
       ns += norm;
     }
     // In the step, not in a dimension's exposed communication (that is
     // the gradients', activations' and parameters').
-    if (l_.pp > 1) ns += 2 * collectiveNs("pp", "allreduce", 8, 1);
-    if (l_.tp > 1) ns += collectiveNs("tp", "allreduce", 8, 1);
-    if (l_.dp > 1) ns += collectiveNs("dp", "allreduce", 8, 1);
+    if (l_.pp > 1) ns += 2 * collectiveNs("pp", "allreduce", 8, 1, false);
+    if (l_.tp > 1) ns += collectiveNs("tp", "allreduce", 8, 1, false);
+    if (l_.dp > 1) ns += collectiveNs("dp", "allreduce", 8, 1, false);
     return ns;
   }
 
@@ -145,8 +172,10 @@ class Predictor {
   // (said once). A reduce-scatter or all-gather with no fit of its own
   // costs half an all-reduce of the same bytes (docs/formulas.md: an all-reduce
   // is a reduce-scatter then an all-gather).
+  // `sayOtherDim` false: another dimension's fit stands in silently (the
+  // step's 8-byte all-reduces, latency alone, which any fit's alpha prices).
   double collectiveNs(const std::string& dim, const std::string& collective, double bytes,
-                      double calls) {
+                      double calls, bool sayOtherDim = true) {
     // The link the dimension's groups cross where the layout's hosts place
     // its ranks (link_class.h); a fit of another link stands in, said once.
     const std::string& link = linkOf(dim);
@@ -154,10 +183,16 @@ class Predictor {
       if (f->link != link) {
         warn("no " + link + " " + collective + " fit in the calibration: costed as " + f->link);
       }
+      if (f->dim != dim && sayOtherDim) {
+        warn("no " + collective + " fit of dim " + dim + " in the calibration: costed with dim " +
+             f->dim + "'s");
+      }
       return calls * f->alphaNs + f->betaNsPerByte * bytes;
     }
     if (collective != "allreduce" && collective != "p2p") {
       if (const LinkFit* f = c_.linkFit(dim, "allreduce", link)) {
+        warn("no " + collective + " fit (dim " + dim + ") in the calibration: costed as half the " +
+             f->dim + " allreduce fit");
         return (calls * f->alphaNs + f->betaNsPerByte * bytes) / 2;
       }
     }
@@ -409,6 +444,7 @@ class Predictor {
   const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
   std::map<std::string, std::string> links_;  // dim -> its link class
   const double straggler_;                    // 1 on a single rank
+  const double sharing_;                      // >= 1: ranks per core on the busiest host
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;

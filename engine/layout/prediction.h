@@ -41,7 +41,11 @@
 // outside ops) is multiplied by the calibration's straggler factor: the
 // ranks meet at their collectives and transfers, so they run at the slowest
 // one's pace. Times are wall ns, or thread-CPU ns when the calibration's run was
-// oversubscribed (Calibration::oversubscribed).
+// oversubscribed (Calibration::oversubscribed). When the layout puts more
+// ranks on a host than the calibrated machine has cores (Calibration::cores;
+// 0 for a hardware profile: no limit), the ranks time-share the cores: every
+// compute cost is multiplied by ranks / cores of the busiest host, and the
+// prediction warns that it predicts an oversubscribed run.
 #pragma once
 
 #include <map>

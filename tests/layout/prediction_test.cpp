@@ -173,6 +173,41 @@ TEST(Prediction, StragglerFactorStretchesComputeOfMultiRankLayoutsOnly) {
   EXPECT_DOUBLE_EQ(c.stragglerFactor(false), 1.0);
 }
 
+// 4 ranks on the calibrated machine's 2 cores time-share them: compute
+// takes 4/2 as long, and the prediction says it predicts an oversubscribed
+// run; on 4 cores, or with hosts that give each rank its own core, nothing
+// changes (issue 35, point 1).
+TEST(Prediction, MoreRanksThanCoresTimeShareTheCompute) {
+  Calibration c = blockCalibration(1.0, 2.0);
+  c.links.push_back({"dp", "same_host", "allreduce", 4, 0, 0.0, 1, 1, 1});  // free
+  c.links.push_back({"dp", "other_host", "allreduce", 4, 0, 0.0, 1, 1, 1});
+  Layout l;  // tiny: 2 layers of 1 + 2 ms per micro-batch
+  l.dp = 4;
+  l.microBatches = 2;
+  c.cores = 4;
+  auto enough = predictLayout(l, c);
+  ASSERT_TRUE(enough.isOk()) << enough.status().message();
+  EXPECT_NEAR(enough->stepNs, 2 * 2 * 3.0 * kMs, 1.0);
+  EXPECT_TRUE(enough->warnings.empty());
+  c.cores = 2;
+  auto shared = predictLayout(l, c);
+  ASSERT_TRUE(shared.isOk()) << shared.status().message();
+  EXPECT_NEAR(shared->stepNs, 2.0 * 2 * 2 * 3.0 * kMs, 1.0);
+  ASSERT_EQ(shared->warnings.size(), 1u);
+  EXPECT_EQ(shared->warnings[0],
+            "4 ranks on a host of 2 cores: they share the cores (oversubscribed), so compute is "
+            "predicted 2.00x slower (time-sharing)");
+  Layout spread = l;
+  spread.hosts = {"a:2", "b:2"};
+  auto placed = predictLayout(spread, c);
+  ASSERT_TRUE(placed.isOk()) << placed.status().message();
+  EXPECT_NEAR(placed->stepNs, 2 * 2 * 3.0 * kMs, 1.0);
+  c.cores = 0;  // unknown (a hardware profile): no limit
+  auto unknown = predictLayout(l, c);
+  ASSERT_TRUE(unknown.isOk());
+  EXPECT_NEAR(unknown->stepNs, 2 * 2 * 3.0 * kMs, 1.0);
+}
+
 TEST(Prediction, SplitBackwardFromAFusedCalibrationIsHalvedAndSaidSo) {
   Layout l;
   l.pp = 2;

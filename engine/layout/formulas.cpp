@@ -82,7 +82,8 @@ ModelStateBytes zeroModelStateBytes(const Layout& l, double psi, double paramete
   b.optimizer = optimizerBytes * psi / (shardsOptimizer(stage) ? n : 1);
   if (shardsParameters(stage)) b.transientParameters = parameterBytes * slot;
   if (shardsGradients(stage)) {
-    const double bucket = static_cast<double>(l.bucketElementCount(sizeof(float)));
+    // A bucket holds at most the gradients there are (planBuckets).
+    const double bucket = std::min(static_cast<double>(l.bucketElementCount(sizeof(float))), psi);
     const double f = kZeroBucketsInFlight;
     const double piece = std::min(bucket, ceilDiv(psi, n));  // bucket ∩ shard
     b.transientGradients = gradientBytes * (l.overlap ? slot + (f + 2) * bucket + (f + 1) * piece

@@ -62,7 +62,8 @@ int64_t largestSlotParameters(const ModelConfig& model);
 //   gradients: stage 1 receives its reduced piece of every bucket, at most
 //     its whole shard ⌈Ψ/N_d⌉ at once; stages 2 and 3 hold the slot in
 //     backward, its bucket copies and reduced pieces: with overlap
-//     S + (f+2)·B + (f+1)·min(B, ⌈Ψ/N_d⌉) (B bucket elements, f =
+//     S + (f+2)·B + (f+1)·min(B, ⌈Ψ/N_d⌉) (B = min(bucket elements, Ψ): a
+//     bucket holds at most the gradients there are; f =
 //     kZeroBucketsInFlight: f+1 launched, one partly filled; a reduced piece
 //     is the bucket ∩ this rank's contiguous shard, up to the whole bucket),
 //     without overlap every bucket at the step's end: S + Ψ + ⌈Ψ/N_d⌉.

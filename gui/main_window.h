@@ -37,6 +37,7 @@ class CompareView;
 class LayoutEditor;
 class MetricsTableModel;
 class PlannerPanel;
+class ClusterPlannerPanel;
 class RunProgressWidget;
 class RunsTableModel;
 class TeachingLab;
@@ -105,6 +106,8 @@ class MainWindow : public QMainWindow {
   CompareView* compareView() const { return compare_; }
   TeachingLab* teachingLab() const { return teaching_; }
   PlannerPanel* planner() const { return planner_; }
+  ClusterPlannerPanel* clusterPlanner() const { return clusterPlanner_; }
+  QTabWidget* plannerTabs() const { return plannerTabs_; }
   // Shows the planner tab and plans with its inputs.
   void showPlanner();
   RunProgressWidget* runProgress() const { return progress_; }
@@ -167,6 +170,8 @@ class MainWindow : public QMainWindow {
   TeachingLab* teaching_ = nullptr;
   RunProgressWidget* progress_ = nullptr;
   PlannerPanel* planner_ = nullptr;
+  ClusterPlannerPanel* clusterPlanner_ = nullptr;
+  QTabWidget* plannerTabs_ = nullptr;
   AnalysisWorker* analysis_ = nullptr;
   AnalysisWorker* compareAnalysis_ = nullptr;
   std::optional<analysis::RunReport> report_;

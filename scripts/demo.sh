@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-./scripts/build.sh
+# Only what the demo runs: the CLI and the app (the tests build with test.sh).
+BUBBLESCOPE_TARGETS="bubblescope-cli bubblescope" ./scripts/build.sh
 export OPENBLAS_NUM_THREADS=1
 trace="build/demo.db"
 rm -f "$trace" "$trace-wal" "$trace-shm"

@@ -13,6 +13,7 @@
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
+#include "gui/cluster_planner_panel.h"
 #include "gui/planner_panel.h"
 #include "gui/prediction_label.h"
 #include "gui/teaching_lab.h"
@@ -107,6 +108,10 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
     }
     window.showPlanner();
     window.planner()->table()->selectRow(0);
+  }
+  if (o.what == "cluster-planner") {  // the Planner tab's GPU cluster page, planned
+    window.tabs()->setCurrentWidget(window.plannerTabs());
+    window.plannerTabs()->setCurrentWidget(window.clusterPlanner());
   }
   window.layoutEditor()->prediction()->predictNow();
   QApplication::processEvents();

@@ -2,24 +2,21 @@
 
 #include <QComboBox>
 #include <QFormLayout>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QVBoxLayout>
 
 #include "engine/layout/hardware.h"
 #include "engine/layout/model_config.h"
 #include "gui/cluster_table_model.h"
+#include "gui/planner_page.h"
 
 namespace bubblescope::gui {
 
 namespace {
 
-constexpr int kInputsMaxWidth = 300;  // pixels: the candidates get the rest
 // The defaults: Table 1 of Megatron-LM's SC21 paper, its 7.5B row.
 constexpr const char* kDefaultHardware = "a100-80g";
 constexpr const char* kDefaultModel = "megatron-7.5b";
@@ -78,37 +75,15 @@ ClusterPlannerPanel::ClusterPlannerPanel(QWidget* parent) : QWidget(parent) {
   planButton->setObjectName("plan");
   form->addRow(planButton);
 
-  status_ = new QLabel(this);
-  status_->setObjectName("planStatus");
-  status_->setWordWrap(true);
+  status_ = makePlanStatus(this);
   model_ = new ClusterTableModel(this);
   sorted_ = new QSortFilterProxyModel(this);
   sorted_->setSourceModel(model_);
   sorted_->setSortRole(ClusterTableModel::kValueRole);
-  table_ = new QTableView(this);
-  table_->setObjectName("clusterCandidates");
-  table_->setModel(sorted_);
+  table_ = makeCandidatesTable(this, sorted_, "clusterCandidates");
   table_->setSortingEnabled(true);
   table_->sortByColumn(ClusterTableModel::kRankColumn, Qt::AscendingOrder);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setAlternatingRowColors(true);
-  table_->setWordWrap(false);
-
-  auto* results = new QVBoxLayout;
-  results->addWidget(status_);
-  results->addWidget(table_, 1);
-  auto* inputs = new QWidget(this);
-  auto* inputsColumn = new QVBoxLayout(inputs);
-  inputsColumn->setContentsMargins(0, 0, 0, 0);
-  inputsColumn->addLayout(form);
-  inputsColumn->addStretch(1);
-  inputs->setMaximumWidth(kInputsMaxWidth);
-  auto* row = new QHBoxLayout(this);
-  row->addWidget(inputs);
-  row->addLayout(results, 1);
+  layOutPlannerPage(this, form, status_, table_);
 
   fillDtypes();
   replan_.setSingleShot(true);

@@ -9,12 +9,6 @@ namespace bubblescope::gui {
 
 namespace {
 
-double exposedCommNs(const layout::Prediction& p) {
-  double sum = 0;
-  for (const auto& [dim, ns] : p.exposedCommNs) sum += ns;
-  return sum;
-}
-
 QString percent(double share) {
   return QStringLiteral("%1%").arg(share * 100, 0, 'f', 1);
 }
@@ -57,7 +51,7 @@ QVariant ClusterTableModel::value(const layout::ClusterCandidate& c, int row, in
     case kBubble:
       return worstBubble(p);
     case kExposedComm:
-      return exposedCommNs(p);
+      return totalExposedCommNs(p);
     default:
       return {};
   }

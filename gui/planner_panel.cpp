@@ -4,15 +4,13 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
-#include <QVBoxLayout>
 #include <set>
 
+#include "gui/planner_page.h"
 #include "gui/planner_table_model.h"
 #include "gui/prediction_format.h"
 #include "storage/analysis/run_calibration.h"
@@ -24,7 +22,6 @@ namespace {
 
 const char* const kEditorModel = "";  // model combo data of "the layout editor's model"
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr int kInputsMaxWidth = 300;  // pixels: the candidates get the rest
 
 }  // namespace
 
@@ -68,32 +65,10 @@ PlannerPanel::PlannerPanel(QWidget* parent) : QWidget(parent) {
   planButton->setObjectName("plan");
   form->addRow(planButton);
 
-  status_ = new QLabel(this);
-  status_->setObjectName("planStatus");
-  status_->setWordWrap(true);
+  status_ = makePlanStatus(this);
   model_ = new PlannerTableModel(this);
-  table_ = new QTableView(this);
-  table_->setObjectName("candidates");
-  table_->setModel(model_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setAlternatingRowColors(true);
-  table_->setWordWrap(false);
-
-  auto* results = new QVBoxLayout;
-  results->addWidget(status_);
-  results->addWidget(table_, 1);
-  auto* inputs = new QWidget(this);
-  auto* inputsColumn = new QVBoxLayout(inputs);
-  inputsColumn->setContentsMargins(0, 0, 0, 0);
-  inputsColumn->addLayout(form);
-  inputsColumn->addStretch(1);
-  inputs->setMaximumWidth(kInputsMaxWidth);
-  auto* row = new QHBoxLayout(this);
-  row->addWidget(inputs);
-  row->addLayout(results, 1);
+  table_ = makeCandidatesTable(this, model_, "candidates");
+  layOutPlannerPage(this, form, status_, table_);
 
   replan_.setSingleShot(true);
   replan_.setInterval(kReplanDelayMs);

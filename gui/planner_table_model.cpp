@@ -7,16 +7,6 @@
 
 namespace bubblescope::gui {
 
-namespace {
-
-double exposedCommNs(const layout::Prediction& p) {
-  double sum = 0;
-  for (const auto& [dim, ns] : p.exposedCommNs) sum += ns;
-  return sum;
-}
-
-}  // namespace
-
 PlannerTableModel::PlannerTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void PlannerTableModel::setCandidates(std::vector<layout::PlanCandidate> candidates) {
@@ -43,7 +33,7 @@ QVariant PlannerTableModel::value(const layout::PlanCandidate& c, int column) co
     case kBubble:
       return worstBubble(p);
     case kExposedComm:
-      return exposedCommNs(p);
+      return totalExposedCommNs(p);
     case kMemory:
       return c.peakMemoryBytes;
     default:

@@ -23,6 +23,12 @@ double worstBubble(const layout::Prediction& p) {
   return worst;
 }
 
+double totalExposedCommNs(const layout::Prediction& p) {
+  double sum = 0;
+  for (const auto& [dim, ns] : p.exposedCommNs) sum += ns;
+  return sum;
+}
+
 double peakMemoryBytes(const layout::Prediction& p) {
   double peak = 0;
   for (double m : p.memoryBytes) peak = std::max(peak, m);

@@ -27,6 +27,8 @@ layout::Calibration calibrationFor(const std::optional<layout::Calibration>& mea
 // The largest stage's bubble (0 without stages) and memory in bytes.
 double worstBubble(const layout::Prediction& p);
 double peakMemoryBytes(const layout::Prediction& p);
+// Exposed communication per step summed over the dimensions, ns.
+double totalExposedCommNs(const layout::Prediction& p);
 // Exposed communication per step by dimension, "pp 24.1 ms · dp 3.20 ms"
 // (largest first; dimensions with none left out), or "none".
 QString exposedCommText(const layout::Prediction& p);

@@ -141,22 +141,27 @@ class Advisor {
     using trace_model::ParallelDim;
     for (ParallelDim dim :
          {ParallelDim::kDp, ParallelDim::kZero, ParallelDim::kTp, ParallelDim::kPp}) {
-      double sum = 0;
+      double sum = 0, exposed = 0;
       int ranks = 0;
       for (const RankReport& rank : r_.ranks) {
         if (auto share = rank.commRatio(dim)) {
           sum += *share;
+          exposed += rank.exposedCommRatio(dim).value_or(0.0);
           ++ranks;
         }
       }
-      if (ranks == 0 || sum / ranks <= o_.commShare) continue;
+      // Communication that compute hides costs nothing: the rule weighs
+      // what the step waits for.
+      if (ranks == 0 || exposed / ranks <= o_.commShare) continue;
       const std::string name(trace_model::toString(dim));
       Advice a;
       a.rule = "comm_share";
       a.dimension = name;
       a.message = name + " communication takes " + formatPercent(sum / ranks) +
-                  " of the step (mean over " + std::to_string(ranks) + " ranks), above " +
-                  formatPercent(o_.commShare) + ": restructure so less of the step communicates";
+                  " of the step, " + formatPercent(exposed / ranks) +
+                  " exposed (not overlapped with compute; mean over " + std::to_string(ranks) +
+                  " ranks), above " + formatPercent(o_.commShare) +
+                  ": restructure so less of the step waits on communication";
       if (r_.layout) attach(a, best(commVariants(*r_.layout, name)));
       add(std::move(a));
     }

@@ -4,9 +4,10 @@
 // made from the run itself (run_calibration.h, the same as `calibrate`).
 //
 // Rules (rule ids are stable: they are JSON keys' values):
-//  - "comm_share" (per dimension dp, tp, pp, zero): the dimension's
-//    communication, mean over the ranks, is above `commShare` of the step
-//    (the seeds' monitoring rule: restructure above 20%);
+//  - "comm_share" (per dimension dp, tp, pp, zero): the dimension's exposed
+//    communication (not overlapped with compute), mean over the ranks, is
+//    above `commShare` of the step (the seeds' monitoring rule: restructure
+//    above 20%; hidden communication costs the step nothing);
 //  - "bubble_above_formula" (pp): a stage's measured bubble is above its
 //    formula by more than `bubbleExcessPoints` and by more than
 //    `bubbleExcessRatio` times; when the ideal-hardware replay of an

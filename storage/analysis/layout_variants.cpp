@@ -70,6 +70,14 @@ std::vector<Layout> commVariants(const Layout& l, const std::string& dim) {
     Layout overlap = l;
     overlap.overlap = true;
     c.push_back(overlap);
+    // The default gradient bucket (25 MiB): tiny buckets pay a collective's
+    // latency each.
+    if (l.bucketElements || l.bucketMb != Layout{}.bucketMb) {
+      Layout bucket = l;
+      bucket.bucketElements.reset();
+      bucket.bucketMb = Layout{}.bucketMb;
+      c.push_back(bucket);
+    }
     if (l.zeroStage == ZeroStage::kGradients || l.zeroStage == ZeroStage::kParameters) {
       Layout z = l;
       z.zeroStage = ZeroStage::kOptimizer;

@@ -94,8 +94,10 @@ void RankStepAnalyzer::finishUpTo(size_t end) {
     m.waitNs = wait.intersect(bubble).totalNs();
     m.idleNs = bubble.totalNs() - m.waitNs;
     for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
-      m.commNsByDim[d] =
-          trace_model::IntervalSet::fromUnsorted(std::move(s.commByDim[d])).totalNs();
+      const trace_model::IntervalSet dim =
+          trace_model::IntervalSet::fromUnsorted(std::move(s.commByDim[d]));
+      m.commNsByDim[d] = dim.totalNs();
+      m.exposedCommNsByDim[d] = m.commNsByDim[d] - dim.intersect(compute).totalNs();
     }
     m.lastCollectiveStartNs = s.lastCollectiveStartNs;
     finished_.push_back(m);

@@ -54,6 +54,10 @@ struct RankReport : StepTimes {
   std::optional<double> commRatio(trace_model::ParallelDim dim) const {
     return ratio(commNsByDim[static_cast<size_t>(dim)]);
   }
+  // The part of that communication no compute overlaps / step.
+  std::optional<double> exposedCommRatio(trace_model::ParallelDim dim) const {
+    return ratio(exposedCommNsByDim[static_cast<size_t>(dim)]);
+  }
   std::optional<double> idleRatio() const { return ratio(idleNs); }
   std::optional<double> waitRatio() const { return ratio(waitNs); }
   std::optional<double> exposedCommRatio() const { return ratio(exposedCommNs); }

@@ -22,6 +22,8 @@ struct StepTimes {
   int64_t waitNs = 0;         // |wait \ (compute ∪ comm)|
   int64_t idleNs = 0;         // step − |compute ∪ comm ∪ wait|
   std::array<int64_t, trace_model::kParallelDimCount> commNsByDim{};
+  // |comm of the dimension \ compute|: what of it the step waits for.
+  std::array<int64_t, trace_model::kParallelDimCount> exposedCommNsByDim{};
   std::array<int64_t, trace_model::kParallelDimCount> commBytesByDim{};
   // Data-parallel volume: all-reduce bytes count twice (formulas.h).
   std::array<int64_t, trace_model::kParallelDimCount> commVolumeByDim{};
@@ -37,6 +39,7 @@ struct StepTimes {
     idleNs += other.idleNs;
     for (size_t d = 0; d < commNsByDim.size(); ++d) {
       commNsByDim[d] += other.commNsByDim[d];
+      exposedCommNsByDim[d] += other.exposedCommNsByDim[d];
       commBytesByDim[d] += other.commBytesByDim[d];
       commVolumeByDim[d] += other.commVolumeByDim[d];
     }

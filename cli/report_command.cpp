@@ -1,6 +1,7 @@
 // `bubblescope-cli report FILE [--run ID] [--json | --markdown]
-// [--memory-per-rank GiB] [--exclude-last-step]`: where the time went, per rank, stage and
-// parallel dimension, and advice with predicted gains (storage/analysis).
+// [--memory-per-rank GiB] [--exclude-last-step] [--top-kernels N]`: where the
+// time went, per rank, stage and parallel dimension, the GPU kernels, and
+// advice with predicted gains (storage/analysis).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@ struct ReportOptions {
   bool markdown = false;
   double memoryGiB = 0;          // > 0: the budget of the memory_headroom advice
   bool excludeLastStep = false;  // HTA's include_last_profiler_step=False for the GPU time
+  int32_t topKernels = analysis::kDefaultTopKernels;  // kernels listed per rank
 };
 
 // A run's report, its MoE blocks' load (storage/analysis/moe_load.h), its
@@ -77,7 +79,7 @@ ExitCode runReport(const ReportOptions& o) {
   if (o.json) {
     std::vector<analysis::RunReport> plain;
     for (const auto& r : *reports) plain.push_back(r.report);
-    auto j = analysis::reportToJson(plain);
+    auto j = analysis::reportToJson(plain, o.topKernels);
     for (size_t i = 0; i < reports->size(); ++i) {
       const AnalyzedRun& r = (*reports)[i];
       if (!r.moe.empty()) j["runs"][i]["moe"] = analysis::moeLoadJson(r.moe);
@@ -90,7 +92,8 @@ ExitCode runReport(const ReportOptions& o) {
   if (reports->empty()) std::printf("%s holds no runs\n", o.path.c_str());
   for (size_t i = 0; i < reports->size(); ++i) {
     if (i > 0) std::printf("\n");
-    std::fputs(analysis::reportToText((*reports)[i].report, o.markdown).c_str(), stdout);
+    std::fputs(analysis::reportToText((*reports)[i].report, o.markdown, o.topKernels).c_str(),
+               stdout);
     const AnalyzedRun& r = (*reports)[i];
     std::fputs(analysis::moeLoadText(r.moe, o.markdown).c_str(), stdout);
     std::fputs(analysis::epCommText(r.epComm, o.markdown).c_str(), stdout);
@@ -114,6 +117,10 @@ void addReportCommand(Command app, CommandRunner& runner) {
   cmd.flag("--exclude-last-step", o->excludeLastStep,
            "GPU time without the work launched in the last ProfilerStep (HTA's default, "
            "include_last_profiler_step=False)");
+  cmd.option("--top-kernels", o->topKernels,
+             "Kernels listed per rank in the GPU kernel table, by total time")
+      .showDefault()
+      .range(1, 1000);
   cmd.callback([&runner, o] { runner = [o] { return runReport(*o); }; });
 }
 

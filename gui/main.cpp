@@ -38,8 +38,9 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
       "screenshot-part",
-      "window, timeline, layout, charts, metrics, teaching, planner (the window with the planner, "
-      "its best candidate loaded), cluster-planner (the planner's GPU cluster page) or export (the timeline as File > Export writes it, PNG or SVG)",
+      "window, timeline, layout, charts, metrics, kernels, teaching, planner (the window with the "
+      "planner, its best candidate loaded), cluster-planner (the planner's GPU cluster page) or "
+      "export (the timeline as File > Export writes it, PNG or SVG)",
       "PART", "window");
   QCommandLineOption step("step", "With --screenshot: zoom the timeline to this step", "N", "-1");
   QCommandLineOption zoom("zoom", "With --screenshot: zoom in by this factor", "X", "1");

@@ -31,6 +31,7 @@
 #include "gui/charts_panel.h"
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
+#include "gui/kernels_table_model.h"
 #include "gui/metrics_table_model.h"
 #include "gui/planner_panel.h"
 #include "gui/process_run_launcher.h"
@@ -199,6 +200,7 @@ MainWindow::MainWindow(std::unique_ptr<RunLauncher> launcher, QWidget* parent)
   connect(&launchPoll_, &QTimer::timeout, this, &MainWindow::pollLaunchedRun);
 
   buildPlanner();
+  buildKernelsTab();
   buildMenus();
   resize(1400, 860);
 }
@@ -241,6 +243,7 @@ Status MainWindow::openFile(const QString& path) {
   compareAnalysis_->cancel();
   report_.reset();
   metrics_->clear();
+  kernels_->clear();
   charts_->clear();
   baselineRunId_ = 0;
   runs_->setRows({});
@@ -317,6 +320,7 @@ Status MainWindow::showRun(int64_t runId) {
   planner_->setTrace(reader_.get(), path_, runId);
   report_.reset();
   metrics_->clear();
+  kernels_->clear();
   charts_->clear();
   (void)analyzeShownRun();
   const int row = runs_->rowOfRun(runId);
@@ -448,6 +452,7 @@ void MainWindow::onReport(const analysis::RunReport& report) {
   charts_->setReport(report);
   metrics_->setReport(report);
   metricsView_->resizeColumnsToContents();
+  kernels_->setReport(report);
 }
 
 Status MainWindow::compareRuns(int64_t runA, int64_t runB, bool synchronous) {

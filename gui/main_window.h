@@ -35,6 +35,7 @@ class AnalysisWorker;
 class ChartsPanel;
 class CompareView;
 class LayoutEditor;
+class KernelsTableModel;
 class MetricsTableModel;
 class PlannerPanel;
 class ClusterPlannerPanel;
@@ -86,7 +87,15 @@ class MainWindow : public QMainWindow {
   // Headless (--screenshot): errors go to stderr, never to a modal dialog.
   void setHeadless(bool headless) { headless_ = headless; }
 
-  enum Tab { kTimelineTab, kChartsTab, kMetricsTab, kCompareTab, kTeachingTab, kPlannerTab };
+  enum Tab {
+    kTimelineTab,
+    kChartsTab,
+    kMetricsTab,
+    kCompareTab,
+    kTeachingTab,
+    kPlannerTab,
+    kKernelsTab
+  };
 
   QString filePath() const { return path_; }
   // "run 3 · dp1-pp4 1f1b small · dp1 tp1 pp4 · 1f1b m8 · small · runs.db":
@@ -103,6 +112,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   ChartsPanel* charts() const { return charts_; }
   MetricsTableModel* metrics() const { return metrics_; }
+  KernelsTableModel* kernels() const { return kernels_; }
+  QTableView* kernelsView() const { return kernelsView_; }
   CompareView* compareView() const { return compare_; }
   TeachingLab* teachingLab() const { return teaching_; }
   PlannerPanel* planner() const { return planner_; }
@@ -123,6 +134,9 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   // The planner tab and its links to the layout editor (main_window_predict.cpp).
   void buildPlanner();
+  // The Kernels tab (main_window_kernels.cpp): the report's GPU kernels,
+  // sortable; a row selects its kernel's longest record in the timeline.
+  void buildKernelsTab();
   void fillRecentMenu();
   void chooseAndOpen();
   void startRun();
@@ -166,6 +180,8 @@ class MainWindow : public QMainWindow {
   ChartsPanel* charts_ = nullptr;
   MetricsTableModel* metrics_ = nullptr;
   QTableView* metricsView_ = nullptr;
+  KernelsTableModel* kernels_ = nullptr;
+  QTableView* kernelsView_ = nullptr;
   CompareView* compare_ = nullptr;
   TeachingLab* teaching_ = nullptr;
   RunProgressWidget* progress_ = nullptr;

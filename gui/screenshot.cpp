@@ -42,7 +42,8 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   }
   TimelineView* view = panel->view();
   view->fitAll();
-  const bool wantsCharts = o.what == "charts" || o.what == "metrics" || o.what.startsWith("chart:");
+  const bool wantsCharts = o.what == "charts" || o.what == "metrics" || o.what == "kernels" ||
+                           o.what.startsWith("chart:");
   if (wantsCharts || o.what == "window") {
     if (Status s = window.analyzeShownRun(true); !s.isOk()) {
       std::cerr << "bubblescope: analysis: " << s.message() << "\n";
@@ -90,6 +91,10 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   }
   if (o.what == "charts") window.tabs()->setCurrentIndex(MainWindow::kChartsTab);
   if (o.what == "metrics") window.tabs()->setCurrentIndex(MainWindow::kMetricsTab);
+  if (o.what == "kernels") {  // the Kernels tab, its first row selected
+    window.tabs()->setCurrentIndex(MainWindow::kKernelsTab);
+    window.kernelsView()->selectRow(0);
+  }
   if (o.what == "teaching") {  // the editor's layout, simulated beside the shown run
     if (auto* dock = window.layoutEditor()->parentWidget()) dock->hide();  // room for the lab
     if (Status s = window.simulateInLab(); !s.isOk()) {

@@ -77,28 +77,9 @@ void GpuTimeAnalyzer::addStep(int64_t startNs) {
   }
 }
 
-void GpuTimeAnalyzer::addLaunch(int64_t correlation, int64_t startNs) {
-  const Launch l{correlation, startNs};
-  if (launches_.empty() || launches_.back().correlation < correlation) {
-    launches_.push_back(l);  // ids grow with time: almost always here
-    return;
-  }
-  auto at = std::lower_bound(launches_.begin(), launches_.end(), correlation,
-                             [](const Launch& a, int64_t c) { return a.correlation < c; });
-  if (at != launches_.end() && at->correlation == correlation) return;  // the first launch
-  launches_.insert(at, l);
-}
-
-std::optional<int64_t> GpuTimeAnalyzer::launchOf(int64_t correlation) const {
-  auto at = std::lower_bound(launches_.begin(), launches_.end(), correlation,
-                             [](const Launch& a, int64_t c) { return a.correlation < c; });
-  if (at == launches_.end() || at->correlation != correlation) return std::nullopt;
-  return at->startNs;
-}
-
 void GpuTimeAnalyzer::add(const trace_model::Event& e) {
   if (e.lane == trace_model::Lane::kCudaApi) {
-    if (e.correlationId != 0) addLaunch(e.correlationId, e.startNs);
+    if (e.correlationId != 0) launches_.add({e.correlationId, e.startNs, e.endNs});
     return;
   }
   if (trace_model::isHostThreadLane(e.lane)) {
@@ -109,8 +90,9 @@ void GpuTimeAnalyzer::add(const trace_model::Event& e) {
   const int32_t stream =
       static_cast<int32_t>(e.lane) - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
   const KernelType type = trace_model::kernelTypeOf(e.kind, e.name);
+  const LaunchCall* launch = e.correlationId != 0 ? launches_.find(e.correlationId) : nullptr;
   const std::optional<int64_t> launchNs =
-      e.correlationId != 0 ? launchOf(e.correlationId) : std::nullopt;
+      launch ? std::optional<int64_t>(launch->startNs) : std::nullopt;
   if (!options_.launchCut) {
     settled_.add(e, stream, type, launchNs, options_.kernelWaitNs);
     return;

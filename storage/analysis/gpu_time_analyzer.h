@@ -35,8 +35,8 @@
 // Contract: add() the rank's events (every lane) in start order, then
 // finish(). A record is matched to a launch that started before it (a GPU
 // record cannot start before its launch call); one whose launch comes later
-// in the stream counts as launched before the profile. Memory: 16 bytes per
-// launch plus a few numbers per stream; the last-step cut is decided as the
+// in the stream counts as launched before the profile. Memory: a LaunchTable
+// (launch_table.h: 32 bytes per launch) plus a few numbers per stream; the last-step cut is decided as the
 // events come (a record launched after every step seen so far is held in a
 // second running total until a later step settles it). Not thread-safe.
 #pragma once
@@ -46,6 +46,7 @@
 #include <optional>
 #include <vector>
 
+#include "storage/analysis/launch_table.h"
 #include "trace_model/event.h"
 #include "trace_model/kernel_type.h"
 #include "trace_model/step_window.h"
@@ -130,23 +131,17 @@ class GpuTimeAnalyzer {
     void add(const trace_model::Event& e, int32_t stream, trace_model::KernelType type,
              std::optional<int64_t> launchNs, int64_t kernelWaitNs);
   };
-  struct Launch {
-    int64_t correlation;
-    int64_t startNs;
-  };
   struct BeforeProfile {
     GpuStreamWork work;
     RunningUnion on;
   };
   void addStep(int64_t startNs);
-  void addLaunch(int64_t correlation, int64_t startNs);
-  std::optional<int64_t> launchOf(int64_t correlation) const;
 
   GpuTimeOptions options_;
   bool stepsFromEvents_;
   int32_t steps_ = 0;
   int64_t lastStepStartNs_ = std::numeric_limits<int64_t>::min();
-  std::vector<Launch> launches_;  // sorted by correlation
+  LaunchTable launches_;
   Totals settled_;                // records the cut keeps whatever follows
   // settled_ plus the records launched after every step seen so far: what
   // counts if another step follows. Only while pending_.

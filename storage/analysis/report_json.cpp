@@ -54,7 +54,65 @@ json gpuJson(const std::optional<GpuTime>& g) {
           {"launched_before_profile", before}};
 }
 
-json rankJson(const RankReport& r) {
+// The kernel breakdown by HTA type and the top kernels with their spread
+// over the ranks, the launch statistics, the memory copies by kind.
+json kernelsJson(const RunReport& report, const std::optional<GpuKernels>& k, int32_t top) {
+  if (!k) return nullptr;
+  const KernelBreakdown& b = k->breakdown;
+  const double total = static_cast<double>(b.totalNs());
+  json byType = json::object();
+  for (size_t t = 0; t < kKernelTypeCount; ++t) {
+    byType[std::string(trace_model::toString(static_cast<trace_model::KernelType>(t)))] = {
+        {"records", b.countByType[t]},
+        {"ms", b.nsByType[t] / 1e6},
+        {"share", total > 0 ? json(b.nsByType[t] / total) : json(nullptr)}};
+  }
+  json kernels = json::array();
+  for (const KernelStats* s : topKernels(b, top)) {
+    const KernelSpread& spread = report.kernelSpreads.at(s->name);
+    kernels.push_back({{"name", s->name},
+                       {"type", std::string(trace_model::toString(s->type))},
+                       {"count", s->count},
+                       {"total_ms", s->totalNs / 1e6},
+                       {"mean_ms", s->meanNs() / 1e6},
+                       {"min_ms", s->minNs / 1e6},
+                       {"p50_ms", s->p50Ns / 1e6},
+                       {"p95_ms", s->p95Ns / 1e6},
+                       {"max_ms", s->maxNs / 1e6},
+                       {"share", total > 0 ? json(s->totalNs / total) : json(nullptr)},
+                       {"ranks", spread.ranks},
+                       {"rank_min_total_ms", spread.minTotalNs / 1e6},
+                       {"rank_min", spread.minRank},
+                       {"rank_max_total_ms", spread.maxTotalNs / 1e6},
+                       {"rank_max", spread.maxRank},
+                       {"rank_mean_total_ms", spread.meanTotalNs / 1e6},
+                       {"max_over_mean", spread.maxOverMean()}});
+  }
+  json launches = nullptr;
+  if (k->launches) {
+    const LaunchStats& l = *k->launches;
+    launches = {{"launches", l.launches},
+                {"delay_p50_ms", l.delayP50Ns / 1e6},
+                {"delay_p95_ms", l.delayP95Ns / 1e6},
+                {"delay_max_ms", l.delayMaxNs / 1e6},
+                {"delay_mean_ms", l.delayMeanNs / 1e6},
+                {"shorter_than_launch", l.shorterThanLaunch}};
+  }
+  json copies = json::array();
+  for (const MemoryCopyKind& c : k->copies) {
+    copies.push_back(
+        {{"kind", c.kind}, {"count", c.count}, {"bytes", orNull(c.bytes)}, {"ms", c.ns / 1e6}});
+  }
+  return {{"records", k->records},
+          {"launched_before_profile", k->launchedBeforeProfile},
+          {"kernel_ms", total / 1e6},
+          {"by_type", byType},
+          {"top", kernels},
+          {"launches", launches},
+          {"memory_copies", copies}};
+}
+
+json rankJson(const RunReport& report, const RankReport& r, int32_t top) {
   json byDim = json::object();
   for (int d = 0; d < trace_model::kParallelDimCount; ++d) {
     if (r.commNsByDim[d] == 0 && r.commBytesByDim[d] == 0) continue;
@@ -88,7 +146,8 @@ json rankJson(const RankReport& r) {
           {"memory_bytes", memory},
           {"memory_formula_bytes", formula},
           {"memory_formula_transient_bytes", transient},
-          {"gpu", gpuJson(r.gpu)}};
+          {"gpu", gpuJson(r.gpu)},
+          {"gpu_kernels", kernelsJson(report, r.kernels, top)}};
 }
 
 json adviceJson(const std::vector<Advice>& advice) {
@@ -120,7 +179,7 @@ json adviceJson(const std::vector<Advice>& advice) {
 
 }  // namespace
 
-json runToJson(const RunReport& r) {
+json runToJson(const RunReport& r, int32_t top) {
   json steps = json::array();
   for (const auto& s : r.steps) {
     steps.push_back({{"step", s.step},
@@ -129,7 +188,7 @@ json runToJson(const RunReport& r) {
                      {"time_ms", s.timeNs / 1e6}});
   }
   json ranks = json::array();
-  for (const auto& rank : r.ranks) ranks.push_back(rankJson(rank));
+  for (const auto& rank : r.ranks) ranks.push_back(rankJson(r, rank, top));
   json stages = json::array();
   for (const auto& s : r.stages) {
     stages.push_back({{"stage", s.stage},
@@ -180,9 +239,9 @@ json runToJson(const RunReport& r) {
           {"notes", r.notes}};
 }
 
-json reportToJson(const std::vector<RunReport>& reports) {
+json reportToJson(const std::vector<RunReport>& reports, int32_t top) {
   json runs = json::array();
-  for (const auto& r : reports) runs.push_back(runToJson(r));
+  for (const auto& r : reports) runs.push_back(runToJson(r, top));
   return {{"runs", runs}};
 }
 

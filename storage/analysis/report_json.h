@@ -5,6 +5,7 @@
 // null. Times in ms, sizes in bytes, ratios in [0, 1].
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -13,7 +14,10 @@
 namespace bubblescope::analysis {
 
 // {"runs": [runToJson(r) ...]}; keys keep the documented order.
-nlohmann::ordered_json reportToJson(const std::vector<RunReport>& reports);
-nlohmann::ordered_json runToJson(const RunReport& report);
+// `topKernels`: how many of each rank's kernels "gpu_kernels"."top" lists.
+nlohmann::ordered_json reportToJson(const std::vector<RunReport>& reports,
+                                    int32_t topKernels = kDefaultTopKernels);
+nlohmann::ordered_json runToJson(const RunReport& report,
+                                 int32_t topKernels = kDefaultTopKernels);
 
 }  // namespace bubblescope::analysis

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "storage/analysis/gpu_kernel_text.h"
 #include "storage/analysis/gpu_report_text.h"
 #include "storage/analysis/imported_layout.h"
 #include "storage/analysis/text_table.h"
@@ -199,7 +200,7 @@ std::string layoutSummary(const std::optional<layout::Layout>& layout) {
   return out;
 }
 
-std::string reportToText(const RunReport& report, bool markdown) {
+std::string reportToText(const RunReport& report, bool markdown, int32_t topKernels) {
   const auto& run = report.run;
   char line[512];
   std::snprintf(line, sizeof line, "%srun %lld  %s  [%s]  %s, world %d, %s, %lld events\n",
@@ -231,6 +232,7 @@ std::string reportToText(const RunReport& report, bool markdown) {
   if (report.ranks.empty()) return out;
   out += ranksTable(report, markdown);
   out += gpuReportText(report, markdown);
+  out += gpuKernelText(report, markdown, topKernels);
   out += stagesTable(report, markdown);
   out += memoryTable(report, markdown);
   out += volumeTable(report, markdown);

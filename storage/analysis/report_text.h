@@ -2,6 +2,7 @@
 // report` and the same content as Markdown (--markdown).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "storage/analysis/run_report.h"
@@ -15,7 +16,8 @@ std::string layoutSummary(const std::optional<layout::Layout>& layout);
 // Sections: header and notes, step time and throughput, ranks, stages
 // (bubble measured beside the formula), memory, communication volume,
 // stragglers, advice (when the report holds any: advice.h), steps (the
-// first 20).
-std::string reportToText(const RunReport& report, bool markdown);
+// first 20). After the GPU time, the GPU kernel sections (gpu_kernel_text.h)
+// with the top `topKernels` kernels of each rank.
+std::string reportToText(const RunReport& report, bool markdown, int32_t topKernels = kDefaultTopKernels);
 
 }  // namespace bubblescope::analysis

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/layout/formulas.h"
+#include "storage/analysis/gpu_kernel_analyzer.h"
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
@@ -402,12 +403,15 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     RankStepAnalyzer analyzer(info.rank, rankWindows[i]);
     GpuTimeAnalyzer gpu(gpuOptions,
                         profilerStepsFromEvents ? std::nullopt : std::optional(rankWindows[i]));
+    GpuKernelAnalyzer kernels(gpuOptions.launchCut);
     BS_RETURN_IF_ERROR(rankReader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
       analyzer.add(e);
       gpu.add(e);
+      kernels.add(e);
       return Status::ok();
     }));
     out.report.gpu = gpu.finish();
+    out.report.kernels = kernels.finish();
     for (const RankStepMetrics& m : analyzer.finish()) {
       addTo(out.report, m);
       out.perStep.push_back(stragglerSampleOf(m));
@@ -429,6 +433,11 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     perStep.insert(perStep.end(), r.perStep.begin(), r.perStep.end());
     report.ranks.push_back(std::move(r.report));
   }
+  std::vector<std::pair<int32_t, const KernelBreakdown*>> breakdowns;
+  for (const RankReport& r : report.ranks) {
+    if (r.kernels) breakdowns.emplace_back(r.info.rank, &r.kernels->breakdown);
+  }
+  report.kernelSpreads = kernelSpreads(breakdowns);
   report.steps = summarizeSteps(steps, windows);
   buildStages(report);
   buildCommVolume(report);

@@ -4,7 +4,10 @@
 // (forEachRankInParallel, each thread with its own reader of the file) and,
 // within a rank, step by step (TraceReader::visitEvents + RankStepAnalyzer),
 // so memory is bounded by the open steps of the ranks being read plus a few
-// numbers per rank and step, not by the run's event count. The report does
+// numbers per rank and step, not by the run's event count; a rank with GPU
+// records adds, while it is read, its launches (gpu_time_analyzer.h,
+// gpu_kernel_analyzer.h) and 16 bytes per GPU record (the percentiles of
+// gpu_kernel_analyzer.h), and keeps a few numbers per kernel name. The report does
 // not depend on the number of threads; onRankDone is called on the calling
 // thread with 1, 2, … in order. Works on runs still being written (what is committed), on
 // failed, interrupted and empty runs (notes say so). Errors: a missing run id

@@ -8,13 +8,17 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/layout/layout.h"
 #include "storage/analysis/advice.h"
+#include "storage/analysis/gpu_kernel_analyzer.h"
 #include "storage/analysis/gpu_time_analyzer.h"
+#include "storage/analysis/kernel_breakdown.h"
 #include "storage/analysis/step_times.h"
 #include "storage/run_info.h"
 #include "trace_model/event.h"
@@ -47,6 +51,9 @@ struct RankReport : StepTimes {
   // GPU time with HTA's definitions, for ranks with GPU records (imported
   // Kineto traces, CUPTI runs); nullopt otherwise.
   std::optional<GpuTime> gpu;
+  // Its GPU kernels, launches and memory copies (gpu_kernel_analyzer.h), for
+  // ranks with GPU records; nullopt otherwise.
+  std::optional<GpuKernels> kernels;
 
   std::optional<double> utilization() const { return ratio(computeNs); }
   std::optional<double> commRatio() const { return ratio(commNs); }
@@ -119,6 +126,8 @@ struct RunReport {
   std::optional<int32_t> slowestStage;  // the stage whose slowest rank computes most
   std::vector<Straggler> stragglers;
   std::vector<CommVolume> commVolume;
+  // Each kernel name's total over the ranks that ran it (kernel_breakdown.h).
+  std::map<std::string, KernelSpread, std::less<>> kernelSpreads;
   std::vector<std::string> notes;        // run health, oversubscription, missing data
   std::optional<double> replayedStepNs;  // the ideal-hardware replay's step (ideal_replay.h)
   // Rules with layout changes and predicted gains (advice.h); filled when

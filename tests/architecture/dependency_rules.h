@@ -108,7 +108,9 @@ inline const std::vector<Library> kLibraries = {
       "bubbles.h", "report_text.h", "report_json.h", "text_table.h", "chrome_export.h",
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
       "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h",
-      "advice.h", "parallel_ranks.h"}},
+      "advice.h", "parallel_ranks.h",
+      // The app's Kernels table reads a rank's kernels through it (topKernels).
+      "kernel_breakdown.h"}},
     // Kineto / PyTorch profiler traces and Nsight Systems exports into the store.
     {"storage/import",
      {"kineto_importer.h", "kineto_parser.h", "nccl_collective.h", "trace_file_stream.h",

@@ -1,0 +1,72 @@
+// MainWindow's Kernels tab (docs/analysis.md, "GPU kernels, launches and
+// memory copies"): the shown run's GPU kernels per rank from its report,
+// sortable by any column. Selecting a row marks the kernel's rank in the
+// timeline and selects the kernel's longest record there (outlined); a
+// double-click shows that record in the timeline.
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <algorithm>
+
+#include "gui/kernels_table_model.h"
+#include "gui/main_window.h"
+#include "gui/timeline_panel.h"
+#include "gui/timeline_view.h"
+
+namespace bubblescope::gui {
+
+void MainWindow::buildKernelsTab() {
+  kernels_ = new KernelsTableModel(this);
+  auto* sorted = new QSortFilterProxyModel(this);
+  sorted->setSourceModel(kernels_);
+  sorted->setSortRole(KernelsTableModel::kValueRole);
+  kernelsView_ = new QTableView(this);
+  kernelsView_->setObjectName("kernelsView");
+  kernelsView_->setModel(sorted);
+  kernelsView_->verticalHeader()->hide();
+  kernelsView_->setAlternatingRowColors(true);
+  kernelsView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  kernelsView_->setSelectionMode(QAbstractItemView::SingleSelection);
+  kernelsView_->setSortingEnabled(true);
+  kernelsView_->sortByColumn(KernelsTableModel::kTotalMs, Qt::DescendingOrder);
+  kernelsView_->setWordWrap(false);
+  kernelsView_->setTextElideMode(Qt::ElideRight);
+  tabs_->insertTab(kKernelsTab, kernelsView_, tr("Kernels"));
+  // A kernel name can be 500 characters: its column takes the width the
+  // numbers leave (elided; the whole name in its tooltip).
+  kernelsView_->horizontalHeader()->setSectionResizeMode(KernelsTableModel::kName,
+                                                         QHeaderView::Stretch);
+  connect(kernels_, &QAbstractItemModel::modelReset, kernelsView_,
+          &QTableView::resizeColumnsToContents);
+  auto recordOf = [this, sorted](const QModelIndex& index) {
+    return kernels_->longestRecordAt(sorted->mapToSource(index).row());
+  };
+  connect(kernelsView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this, recordOf](const QModelIndex& current) {
+            const auto record = recordOf(current);
+            if (!record) return;
+            timeline_->view()->markRanks({record->rank});
+            timeline_->view()->setSelectedSpan(record);
+            setStatus(tr("%1: its longest record on rank %2 is selected in the timeline "
+                         "(double-click the row to show it)")
+                          .arg(QString::fromStdString(record->name).left(60))
+                          .arg(record->rank));
+          });
+  connect(kernelsView_, &QTableView::doubleClicked, this,
+          [this, recordOf](const QModelIndex& index) {
+            const auto record = recordOf(index);
+            if (!record) return;
+            // The record with ten times its length on each side (at least 20 µs).
+            const double pad = std::max(10.0 * (record->endNs - record->startNs), 20'000.0);
+            TimelineView* view = timeline_->view();
+            view->setFollowing(false);
+            view->setViewRange(record->startNs - pad, record->endNs + pad);
+            view->markRanks({record->rank});
+            view->setSelectedSpan(record);
+            tabs_->setCurrentIndex(kTimelineTab);
+          });
+}
+
+}  // namespace bubblescope::gui

@@ -46,7 +46,17 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     // their colours, and the tooltip names them.
     if (e.kind == trace_model::EventKind::kMemset || e.kind == trace_model::EventKind::kOther)
       continue;
+    // GPU records are painted by kernel category once any is shown.
+    if (categories_ != 0 &&
+        (e.kind == trace_model::EventKind::kKernel || e.kind == trace_model::EventKind::kMemcpy))
+      continue;
     place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
+  }
+  for (int c = 0; c < trace_model::kKernelCategoryCount; ++c) {
+    if ((categories_ & (uint32_t{1} << c)) == 0) continue;
+    const auto category = static_cast<trace_model::KernelCategory>(c);
+    place(tr("GPU %1").arg(labelOf(category)),
+          [&](const QRect& r) { p->fillRect(r, colourOf(category)); });
   }
   for (int chunk = 0; chunks_ >= 2 && chunk < chunks_; ++chunk) {
     place(tr("chunk %1").arg(chunk), [&](const QRect& r) {
@@ -74,6 +84,13 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
 void LegendWidget::setChunkCount(int chunks) {
   if (chunks == chunks_) return;
   chunks_ = chunks;
+  updateGeometry();
+  update();
+}
+
+void LegendWidget::setKernelCategories(uint32_t categories) {
+  if (categories == categories_) return;
+  categories_ = categories;
   updateGeometry();
   update();
 }

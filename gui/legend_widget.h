@@ -1,10 +1,13 @@
 // LegendWidget: the colour of each event kind, and the bubble hatch, in a
 // flowing row of swatches; for an interleaved run, one more swatch per model
-// chunk (its forward and backward shades). Colours come from span_palette.h
-// only.
+// chunk (its forward and backward shades); for a run with GPU streams, one
+// swatch per kernel category the timeline has shown (GPU records are painted
+// by category, so the kinds "GPU kernel" and "memcpy" give way to them).
+// Colours come from span_palette.h only.
 #pragma once
 
 #include <QWidget>
+#include <cstdint>
 
 class QPainter;
 
@@ -22,6 +25,9 @@ class LegendWidget : public QWidget {
   // swatches show when there are two or more.
   void setChunkCount(int chunks);
   int chunkCount() const { return chunks_; }
+  // Bit c: kernel category c is shown (TimelineModel::kernelCategories()).
+  void setKernelCategories(uint32_t categories);
+  uint32_t kernelCategories() const { return categories_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -31,6 +37,7 @@ class LegendWidget : public QWidget {
   int layoutEntries(int width, QPainter* painter) const;
 
   int chunks_ = 0;
+  uint32_t categories_ = 0;
 };
 
 }  // namespace bubblescope::gui

@@ -26,7 +26,7 @@ QString laneLabel(int32_t lane) {
       break;
   }
   const int32_t base = static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
-  if (lane >= base) return QStringLiteral("gpu %1").arg(lane - base);
+  if (lane >= base) return QStringLiteral("gpu stream %1").arg(lane - base);
   const int32_t threads = static_cast<int32_t>(trace_model::Lane::kHostThreadBase);
   if (trace_model::isHostThreadLane(static_cast<trace_model::Lane>(lane))) {
     return QStringLiteral("cpu thread %1").arg(lane - threads);
@@ -57,6 +57,7 @@ void TimelineModel::clear() {
   startNs_ = endNs_ = 0;
   ingested_ = 0;
   chunkCount_ = 0;
+  kernelCategories_ = 0;
   caughtUp_ = false;
   index_.reset(2, 0, 1);
   cache_.invalidate();

@@ -19,8 +19,11 @@
 //   open), and ingest() a page at a time on the calling thread (a growing
 //   run's new events, tests).
 // - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
-//   bubbles.h), the same definition the report uses; the model only decides
-//   which are wide enough to draw exactly and bins the rest per column.
+//   bubbles.h), the same definition the report uses. Only real gaps are
+//   drawn: an interval a column wide or more (window frames), a column with
+//   no work of the rank at all (overview frames). A column that holds any
+//   work is never idle, at any zoom: gaps narrower than a column are not
+//   drawn (the report and charts count them).
 // - Not indexed yet: until ingest() has caught up, the overview knows each
 //   rank only up to the latest end time of its ingested events; overview
 //   frames mark the columns past it as unindexed (never as idle).
@@ -108,6 +111,9 @@ class TimelineModel : public QObject {
   // highest chunk index; 0 before any event with a chunk): 2 or more for an
   // interleaved schedule.
   int32_t chunkCount() const { return chunkCount_; }
+  // Bit c set: a window frame of this run has shown a GPU record of
+  // trace_model::KernelCategory c (the legend lists those categories).
+  uint32_t kernelCategories() const { return kernelCategories_; }
   // The overview's bins for a run of `ranks` ranks: options.overviewBins,
   // fewer when the run's series would pass options.overviewBinBudget.
   int32_t overviewBinsFor(int64_t ranks) const;
@@ -143,6 +149,8 @@ class TimelineModel : public QObject {
 
  signals:
   void rowsChanged();
+  // kernelCategories() grew.
+  void kernelCategoriesChanged();
   void contentChanged();
   // Indexed events were taken in (ingest() or a background page).
   void indexProgressed();
@@ -179,6 +187,7 @@ class TimelineModel : public QObject {
   int64_t startNs_ = 0, endNs_ = 0;
   int64_t ingested_ = 0;
   int32_t chunkCount_ = 0;
+  uint32_t kernelCategories_ = 0;
   bool caughtUp_ = false;
   OverviewIndex index_;
   BackgroundIndexer indexer_;  // after index_: stops before it goes

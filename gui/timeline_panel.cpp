@@ -64,6 +64,8 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   connect(&model_, &TimelineModel::indexProgressed, this,
           [this] { legend_->setChunkCount(model_.chunkCount()); });
   connect(&model_, &TimelineModel::indexingFinished, this, &TimelinePanel::indexingFinished);
+  connect(&model_, &TimelineModel::kernelCategoriesChanged, this,
+          [this] { legend_->setKernelCategories(model_.kernelCategories()); });
   pollTimer_.setInterval(kPollIntervalMs);
   connect(&pollTimer_, &QTimer::timeout, this, &TimelinePanel::poll);
 }
@@ -79,6 +81,7 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   reader_ = s.isOk() ? reader : nullptr;
   reloadExpertLoad();
   legend_->setChunkCount(0);
+  legend_->setKernelCategories(0);
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;

@@ -107,7 +107,7 @@ TEST_F(ImportWindow, TheImportedRunOpensWithItsGpuLanesAndLaunchLinks) {
   ASSERT_GE(api, 0);
   ASSERT_GE(stream7, 0);
   ASSERT_GE(stream40, 0);
-  EXPECT_EQ(model->rows()[stream40].laneLabel, QStringLiteral("gpu 40"));
+  EXPECT_EQ(model->rows()[stream40].laneLabel, QStringLiteral("gpu stream 40"));
   EXPECT_EQ(model->rows()[api].rankLabel, QStringLiteral("rank 0"));  // no made-up pp/tp/dp
 
   // The all-reduce kernel of correlation 60047 (ts 4458677009853.422 µs +

@@ -58,6 +58,7 @@ void TimelineModel::clear() {
   ingested_ = 0;
   chunkCount_ = 0;
   kernelCategories_ = 0;
+  windowFetches_ = 0;
   caughtUp_ = false;
   index_.reset(2, 0, 1);
   cache_.invalidate();

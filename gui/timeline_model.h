@@ -11,8 +11,8 @@
 //   event shows it.
 // - frame() returns what [t0, t1) shows at `columns` pixels. When the window
 //   holds few enough events (options.windowBudgetEvents) they are fetched with
-//   eventsInWindow into a cache three windows wide (panning and zooming in
-//   inside it fetch nothing); a row with more than maxSpansPerColumn spans per
+//   eventsInWindow into a cache three windows wide, or as wide as the budget
+//   allows (panning and zooming in inside it fetch nothing); a row with more than maxSpansPerColumn spans per
 //   column is binned into per-column coverage per kind. Wider windows are
 //   drawn from the whole-run overview (OverviewIndex), which startIndexing()
 //   builds on a thread of its own from spansAfter() (what the panel does at
@@ -142,6 +142,8 @@ class TimelineModel : public QObject {
   // records of a launch call, or the launch call of a GPU record (empty when
   // e.correlationId is 0). Read from the reader, wherever they are in time.
   Result<std::vector<trace_model::Event>> linkedTo(const trace_model::Event& e) const;
+  // Window fetches frame() has made since setRun() (tests, the render bench).
+  int64_t windowFetches() const { return windowFetches_; }
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
   // The error that stopped indexing the run (ok when none).
@@ -166,6 +168,10 @@ class TimelineModel : public QObject {
   void rebuildRows();
   Status loadSteps();
   double estimatedEvents(double t0Ns, double t1Ns) const;
+  // How far a window fetch for [t0Ns, t1Ns) reaches past each side: a whole
+  // window when three fit options.windowBudgetEvents, else what the budget
+  // leaves (0 when the view alone fills it).
+  double fetchMarginNs(double t0Ns, double t1Ns) const;
   void buildWindowFrame(TimelineFrame& f);
   void buildOverviewFrame(TimelineFrame& f);
   // Under the index's lock (OverviewIndex::read).
@@ -188,6 +194,7 @@ class TimelineModel : public QObject {
   int64_t ingested_ = 0;
   int32_t chunkCount_ = 0;
   uint32_t kernelCategories_ = 0;
+  int64_t windowFetches_ = 0;
   bool caughtUp_ = false;
   OverviewIndex index_;
   BackgroundIndexer indexer_;  // after index_: stops before it goes

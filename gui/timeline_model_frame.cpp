@@ -45,12 +45,9 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   if (reader_ != nullptr && lastRow >= firstRow) {
     bool window = estimatedEvents(t0Ns, t1Ns) <= options_.windowBudgetEvents;
     if (window && !cache_.covers(t0Ns, t1Ns)) {
-      const double w = t1Ns - t0Ns;
-      double a = t0Ns - w, b = t1Ns + w;
-      if (estimatedEvents(a, b) > options_.windowBudgetEvents) {
-        a = t0Ns;
-        b = t1Ns;
-      }
+      const double margin = fetchMarginNs(t0Ns, t1Ns);
+      const double a = t0Ns - margin, b = t1Ns + margin;
+      ++windowFetches_;
       const Status s = cache_.fetch(*reader_, runId_, static_cast<int64_t>(std::floor(a)),
                                     static_cast<int64_t>(std::ceil(b)));
       if (!s.isOk()) {
@@ -83,6 +80,20 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   frame_ = std::move(f);
   frameVersion_ = version_;
   return frame_;
+}
+
+double TimelineModel::fetchMarginNs(double t0Ns, double t1Ns) const {
+  const double w = t1Ns - t0Ns;
+  if (estimatedEvents(t0Ns - w, t1Ns + w) <= options_.windowBudgetEvents) return w;
+  // What the budget leaves after the view, half each side, at the run's
+  // mean density (estimatedEvents' own): panning a little and zooming in a
+  // little then fetch nothing (issue 31 item 7: a view 0.6 of the budget
+  // used to fetch itself alone, and every pan refetched it all).
+  const double events = static_cast<double>(std::max(run_.eventCount, ingested_));
+  const double density = events / static_cast<double>(std::max<int64_t>(endNs_ - startNs_, 1));
+  if (density <= 0) return w;
+  const double spare = static_cast<double>(options_.windowBudgetEvents) - density * w;
+  return std::clamp(spare / (2 * density), 0.0, w);
 }
 
 std::vector<int32_t> TimelineModel::ranksOf(const TimelineFrame& f) const {

@@ -69,14 +69,15 @@ namespace {
 
 // In KernelCategory order. Collectives keep their kind's colour (a CPU
 // all-reduce and a GPU one read alike); computation is green (GEMM, attention),
-// amber (elementwise) and red (optimizer, as the optimizer kind); memory is
-// coral and yellow; the rest greys.
+// amber (elementwise), red (optimizer, as the optimizer kind) and olive;
+// memory is coral and yellow; the rest greys.
 constexpr std::array<QRgb, trace_model::kKernelCategoryCount> kCategoryRgb = {{
     0x2e7d32,  // GEMM / conv
     0x9ccc65,  // attention
     0xffb300,  // elementwise / norm
     0xe53935,  // optimizer
-    0x8d6e63,  // other kernel (the kernel kind's colour)
+    0x827717,  // other kernel (olive: not the kernel kind's brown, which the
+               // zoomed-out overview paints kernels of unknown category with)
     0x1e88e5,  // all-reduce
     0x8e24aa,  // all-gather
     0xce93d8,  // reduce-scatter

@@ -46,7 +46,9 @@ struct FrameSpan {
 // are clamped to 1).
 struct KindCoverage {
   trace_model::EventKind kind = trace_model::EventKind::kOther;
-  int8_t kernelCategory = -1;  // as FrameSpan::kernelCategory: GPU records by category
+  // As FrameSpan::kernelCategory. Overview frames (binned by kind) set it
+  // where the kind alone gives the category (memcpy, memset, collectives).
+  int8_t kernelCategory = -1;
   std::vector<float> fraction;
 };
 

@@ -58,6 +58,7 @@ void TimelineModel::clear() {
   ingested_ = 0;
   chunkCount_ = 0;
   kernelCategories_ = 0;
+  kinds_ = 0;
   windowFetches_ = 0;
   caughtUp_ = false;
   index_.reset(2, 0, 1);
@@ -232,6 +233,16 @@ void TimelineModel::absorbProgress() {
   }
   if (added) {
     ++version_;
+    // The kinds the overview holds so far (the legend lists those).
+    uint32_t kinds = 0;
+    index_.read([&](const CoverageOverview& overview, const std::map<int32_t, int64_t>&) {
+      for (const auto& [key, row] : rowIndex_) {
+        for (trace_model::EventKind k : overview.kindsOf({key.first, key.second})) {
+          kinds |= uint32_t{1} << static_cast<int>(k);
+        }
+      }
+    });
+    kinds_ |= kinds;
     emit contentChanged();
   }
   emit indexProgressed();

@@ -114,6 +114,9 @@ class TimelineModel : public QObject {
   // Bit c set: a window frame of this run has shown a GPU record of
   // trace_model::KernelCategory c (the legend lists those categories).
   uint32_t kernelCategories() const { return kernelCategories_; }
+  // Bit k set: the overview has indexed an event of EventKind k (0 before
+  // any): the legend lists only those kinds.
+  uint32_t kinds() const { return kinds_; }
   // The overview's bins for a run of `ranks` ranks: options.overviewBins,
   // fewer when the run's series would pass options.overviewBinBudget.
   int32_t overviewBinsFor(int64_t ranks) const;
@@ -195,6 +198,7 @@ class TimelineModel : public QObject {
   int32_t chunkCount_ = 0;
   uint32_t kernelCategories_ = 0;
   int64_t windowFetches_ = 0;
+  uint32_t kinds_ = 0;
   bool caughtUp_ = false;
   OverviewIndex index_;
   BackgroundIndexer indexer_;  // after index_: stops before it goes

@@ -6,6 +6,7 @@
 #include "gui/span_palette.h"
 #include "gui/timeline_model.h"
 #include "storage/analysis/bubbles.h"
+#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 
@@ -210,8 +211,20 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview&
       return legendPosition(a) < legendPosition(b);
     });
     RowCoverage rc{r, {}};
+    const bool gpu = trace_model::isGpuStreamLane(row.lane);
     for (trace_model::EventKind kind : kinds) {
-      rc.kinds.push_back({kind, -1, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
+      // The overview bins by kind (it reads no names): a GPU record's
+      // category shows where its kind alone says it (memcpy, memset, a
+      // collective); a kernel keeps the kernel kind's colour.
+      int8_t category = -1;
+      if (gpu) {
+        const trace_model::KernelCategory c = trace_model::kernelCategoryOf(kind, "");
+        if (trace_model::typeOf(c) != trace_model::KernelType::kComputation) {
+          category = static_cast<int8_t>(c);
+        }
+      }
+      rc.kinds.push_back(
+          {kind, category, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
     }
     if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
   }

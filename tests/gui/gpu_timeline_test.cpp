@@ -6,6 +6,7 @@
 #include <QImage>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "gui/legend_widget.h"
@@ -198,6 +199,43 @@ TEST(GpuTimeline, KernelsArePaintedInTheirCategoryColourAndTheLegendListsIt) {
   EXPECT_GT(pixelsOf(colourOf(KernelCategory::kGemm)), 50);
   EXPECT_GT(pixelsOf(colourOf(KernelCategory::kElementwise)), 50);
   EXPECT_EQ(pixelsOf(colourOf(KernelCategory::kAttention)), 0) << "only the categories shown";
+  // Only the run's kinds: a GPU trace's legend has no forward or send swatch.
+  EXPECT_EQ(model.kinds(), 1u << int(EventKind::kKernel));
+  EXPECT_GT(pixelsOf(colourOf(EventKind::kForward)), 50) << "every kind while none is known";
+  legend.setKinds(model.kinds());
+  EXPECT_EQ(pixelsOf(colourOf(EventKind::kForward)), 0);
+  EXPECT_EQ(pixelsOf(colourOf(EventKind::kSend)), 0);
+  EXPECT_GT(pixelsOf(colourOf(EventKind::kKernel)), 50) << "GPU kernel (zoomed out)";
+}
+
+// Zoomed out to the overview, which bins by kind and reads no names: a copy
+// keeps its category's colour, a kernel (whose category needs its name)
+// takes the kernel kind's, which the legend names for that.
+TEST(GpuTimeline, TheOverviewColoursWhatTheKindSays) {
+  bubblescope::testing::TempDir dir;
+  trace_model::Event copy = guiSpan(0, kStream, EventKind::kMemcpy, kT0 + 500, kT0 + 900);
+  copy.name = "Memcpy HtoD (Pageable -> Device)";
+  auto writer = testing::writeGuiTrace(dir.file("o.db"), {guiRank(0, 0)},
+                                       {kernel(kT0, kT0 + 400, "ampere_sgemm_128x64_nn"), copy},
+                                       {{0, 0, 1.0, 0, kT0, kT0 + 1000}});
+  auto reader = storage::TraceReader::open(dir.file("o.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+  const int row = model.rowOf(0, kStream);
+  const TimelineFrame& f = model.frame(kT0, kT0 + 1000, 100, row, row);
+  ASSERT_TRUE(f.fromOverview);
+  ASSERT_EQ(f.coverage.size(), 1u);
+  std::map<EventKind, int> categoryOfKind;
+  for (const KindCoverage& k : f.coverage[0].kinds) categoryOfKind[k.kind] = k.kernelCategory;
+  EXPECT_EQ(categoryOfKind, (std::map<EventKind, int>{{EventKind::kKernel, -1},
+                                                      {EventKind::kMemcpy,
+                                                       int(KernelCategory::kMemcpy)}}));
+  EXPECT_NE(colourOf(EventKind::kKernel).rgb(), colourOf(KernelCategory::kOtherCompute).rgb())
+      << "a zoomed-out kernel is not mistaken for an 'other kernel'";
 }
 
 // CIE76 ΔE between two sRGB colours.

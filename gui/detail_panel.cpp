@@ -37,8 +37,8 @@ void DetailPanel::showSpan(const trace_model::Event& e, int64_t originNs) {
   };
   auto opt = [](int32_t v) { return v >= 0 ? QString::number(v) : QStringLiteral("–"); };
   QString t = QStringLiteral("<b>%1</b><br><span style='color:%2'>■</span> %3<table>")
-                  .arg(QString::fromStdString(e.name).toHtmlEscaped(), colourOf(e.kind).name(),
-                       labelOf(e.kind));
+                  .arg(QString::fromStdString(e.name).toHtmlEscaped(), eventColour(e).name(),
+                       eventLabel(e));
   t += row(tr("rank"), QString::number(e.rank));
   t += row(tr("lane"), QString::fromUtf8(trace_model::toString(e.lane).data(),
                                          int(trace_model::toString(e.lane).size())));

@@ -46,7 +46,19 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     // their colours, and the tooltip names them.
     if (e.kind == trace_model::EventKind::kMemset || e.kind == trace_model::EventKind::kOther)
       continue;
-    place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
+    if (kinds_ != 0 && (kinds_ & (uint32_t{1} << static_cast<int>(e.kind))) == 0) continue;
+    // GPU records are painted by kernel category once any is shown; zoomed
+    // out to the overview (which bins by kind) a kernel keeps its kind's colour.
+    if (categories_ != 0 && e.kind == trace_model::EventKind::kMemcpy) continue;
+    const bool zoomedOutKernel = categories_ != 0 && e.kind == trace_model::EventKind::kKernel;
+    place(zoomedOutKernel ? tr("GPU kernel (zoomed out)") : e.label,
+          [&](const QRect& r) { p->fillRect(r, e.colour); });
+  }
+  for (int c = 0; c < trace_model::kKernelCategoryCount; ++c) {
+    if ((categories_ & (uint32_t{1} << c)) == 0) continue;
+    const auto category = static_cast<trace_model::KernelCategory>(c);
+    place(tr("GPU %1").arg(labelOf(category)),
+          [&](const QRect& r) { p->fillRect(r, colourOf(category)); });
   }
   for (int chunk = 0; chunks_ >= 2 && chunk < chunks_; ++chunk) {
     place(tr("chunk %1").arg(chunk), [&](const QRect& r) {
@@ -62,18 +74,36 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     p->setPen(bubbleHatchColour());
     p->drawRect(r.adjusted(0, 0, -1, -1));
   });
-  place(tr("send → receive"), [&](const QRect& r) {
-    p->setPen(QPen(arrowColour(palette()), 1.5));
-    p->drawLine(r.left(), r.center().y(), r.right(), r.center().y());
-    p->drawLine(r.right() - 3, r.center().y() - 3, r.right(), r.center().y());
-    p->drawLine(r.right() - 3, r.center().y() + 3, r.right(), r.center().y());
-  });
+  const uint32_t transfers = (uint32_t{1} << static_cast<int>(trace_model::EventKind::kSend)) |
+                             (uint32_t{1} << static_cast<int>(trace_model::EventKind::kRecv));
+  if (kinds_ == 0 || (kinds_ & transfers) != 0) {
+    place(tr("send → receive"), [&](const QRect& r) {
+      p->setPen(QPen(arrowColour(palette()), 1.5));
+      p->drawLine(r.left(), r.center().y(), r.right(), r.center().y());
+      p->drawLine(r.right() - 3, r.center().y() - 3, r.right(), r.center().y());
+      p->drawLine(r.right() - 3, r.center().y() + 3, r.right(), r.center().y());
+    });
+  }
   return y + kLineHeight + 3;
 }
 
 void LegendWidget::setChunkCount(int chunks) {
   if (chunks == chunks_) return;
   chunks_ = chunks;
+  updateGeometry();
+  update();
+}
+
+void LegendWidget::setKinds(uint32_t kinds) {
+  if (kinds == kinds_) return;
+  kinds_ = kinds;
+  updateGeometry();
+  update();
+}
+
+void LegendWidget::setKernelCategories(uint32_t categories) {
+  if (categories == categories_) return;
+  categories_ = categories;
   updateGeometry();
   update();
 }

@@ -59,6 +59,9 @@ Result<RunRow> loadRunRow(storage::TraceReader& reader, const storage::RunRecord
   row.backend = QString::fromStdString(run.info.backend);
   row.source = QString::fromUtf8(storage::sourceName(run.info));
   row.worldSize = run.info.worldSize;
+  auto ranks = reader.ranks(run.id);
+  if (!ranks.isOk()) return ranks.status();
+  row.ranksPresent = static_cast<int32_t>(ranks->size());
   row.health = run.health;
   row.error = QString::fromStdString(run.error);
   row.events = run.eventCount;

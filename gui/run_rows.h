@@ -19,7 +19,8 @@ struct RunRow {
   QString layoutSummary;  // "dp2 tp1 pp2 · 1f1b m8 · zero1 · tiny"
   QString backend;
   QString source;  // "measured", "simulated" or "imported"
-  int32_t worldSize = 0;
+  int32_t worldSize = 0;     // the run's world size (an imported trace's world_size)
+  int32_t ranksPresent = 0;  // ranks the file holds (an import of 2 of 128 ranks: 2)
   storage::RunHealth health = storage::RunHealth::kRunning;
   QString error;
   int32_t steps = 0;

@@ -80,7 +80,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       case kLoss:
         return r.lastLoss ? QString::number(*r.lastLoss, 'f', 4) : QStringLiteral("–");
       case kRanks:
-        return r.worldSize;
+        if (r.worldSize > 0 && r.ranksPresent != r.worldSize) {
+          return tr("%1 of %2").arg(r.ranksPresent).arg(r.worldSize);
+        }
+        return r.ranksPresent;
       case kEvents:
         return QVariant::fromValue<qlonglong>(r.events);
       case kSource:
@@ -95,6 +98,11 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     if (index.column() == kStatus && !r.error.isEmpty()) return r.error;
     if (index.column() == kStatus && r.health == storage::RunHealth::kInterrupted) {
       return tr("The run says running, but the process writing it is gone.");
+    }
+    if (index.column() == kRanks) {
+      return (r.ranksPresent == 1 ? tr("1 rank in the file")
+                                  : tr("%1 ranks in the file").arg(r.ranksPresent)) +
+             (r.worldSize > 0 ? tr("; world size %1").arg(r.worldSize) : QString());
     }
     if (index.column() == kStepTime)
       return tr(

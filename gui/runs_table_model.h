@@ -1,8 +1,10 @@
 // RunsTableModel: the runs of the open trace file, one row each.
 //
 // Contract: fed whole value structs (setRows / updateRow); holds no reader.
-// Columns: run, layout, status, steps, step time (median), loss, ranks,
-// events, source. Qt::ToolTipRole on status gives a failed run's error, on
+// Columns: run, layout, status, steps, step time (mean), loss, ranks,
+// events, source. Ranks are the ranks present in the file; the world size
+// is its own fact beside them when it differs ("2 of 128": an import of two
+// ranks' traces of a 128-rank job), with both spelled out in the tooltip. Qt::ToolTipRole on status gives a failed run's error, on
 // run and layout their whole text (the window may cut them).
 #pragma once
 

@@ -65,6 +65,62 @@ std::vector<LegendEntry> legendEntries() {
   return entries;
 }
 
+namespace {
+
+// In KernelCategory order. Collectives keep their kind's colour (a CPU
+// all-reduce and a GPU one read alike); computation is green (GEMM, attention),
+// amber (elementwise), red (optimizer, as the optimizer kind) and olive;
+// memory is coral and yellow; the rest greys.
+constexpr std::array<QRgb, trace_model::kKernelCategoryCount> kCategoryRgb = {{
+    0x2e7d32,  // GEMM / conv
+    0x9ccc65,  // attention
+    0xffb300,  // elementwise / norm
+    0xe53935,  // optimizer
+    0x827717,  // other kernel (olive: not the kernel kind's brown, which the
+               // zoomed-out overview paints kernels of unknown category with)
+    0x1e88e5,  // all-reduce
+    0x8e24aa,  // all-gather
+    0xce93d8,  // reduce-scatter
+    0x3949ab,  // broadcast
+    0x80deea,  // reduce
+    0x00897b,  // send / recv
+    0xc2185b,  // all-to-all
+    0x546e7a,  // other collective
+    0xff8a65,  // memcpy
+    0xfff176,  // memset
+    0xb0bec5,  // other
+}};
+
+}  // namespace
+
+QColor colourOf(trace_model::KernelCategory category) {
+  const auto i = static_cast<size_t>(category);
+  return QColor::fromRgb(i < kCategoryRgb.size() ? kCategoryRgb[i] : kCategoryRgb.back());
+}
+
+QString labelOf(trace_model::KernelCategory category) {
+  const std::string_view name = trace_model::toString(category);
+  return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+QColor spanColour(trace_model::EventKind kind, int kernelCategory) {
+  if (kernelCategory >= 0 && kernelCategory < trace_model::kKernelCategoryCount) {
+    return colourOf(static_cast<trace_model::KernelCategory>(kernelCategory));
+  }
+  return colourOf(kind);
+}
+
+QColor eventColour(const trace_model::Event& e) {
+  if (!trace_model::isGpuStreamLane(e.lane)) return colourOf(e.kind);
+  return colourOf(trace_model::kernelCategoryOf(e.kind, e.name));
+}
+
+QString eventLabel(const trace_model::Event& e) {
+  if (!trace_model::isGpuStreamLane(e.lane)) return labelOf(e.kind);
+  return QStringLiteral("%1 · %2").arg(labelOf(trace_model::kernelCategoryOf(e.kind, e.name)),
+                                       labelOf(e.kind));
+}
+
 QColor chunkShade(const QColor& kindColour, int32_t chunk) {
   if (chunk <= 0) return kindColour;
   return kindColour.darker(100 + 45 * ((chunk - 1) % 3 + 1));

@@ -32,6 +32,8 @@ void matchLegend(LegendWidget& legend, const TimelineView* view) {
   legend.setPalette(view->palette());
   legend.setFont(view->font());
   legend.setChunkCount(view->model() != nullptr ? view->model()->chunkCount() : 0);
+  legend.setKernelCategories(view->model() != nullptr ? view->model()->kernelCategories() : 0);
+  legend.setKinds(view->model() != nullptr ? view->model()->kinds() : 0);
   legend.resize(view->width(), legend.heightForWidth(view->width()));
 }
 

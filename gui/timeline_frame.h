@@ -24,7 +24,7 @@ struct TimelineRow {
   bool firstOfRank = false;   // the row that carries the rank label
   bool firstOfStage = false;  // the first row of a pipeline stage group
   QString rankLabel;          // "rank 5 · pp1 tp0 dp1"
-  QString laneLabel;          // "compute", "comm", "pipeline", "data", "cuda api", "gpu 0"
+  QString laneLabel;          // "compute", "comm", "pipeline", "data", "cuda api", "gpu stream 7"
 };
 
 // One event, as drawn (index into the model's row cache).
@@ -35,13 +35,20 @@ struct FrameSpan {
   trace_model::EventKind kind = trace_model::EventKind::kOther;
   int32_t microBatch = -1;
   int32_t chunk = -1;  // the model chunk of an interleaved schedule (-1: none)
+  // A GPU stream record's trace_model::KernelCategory, coloured by it; -1:
+  // not a GPU stream record (coloured by kind).
+  int8_t kernelCategory = -1;
 };
 
-// Coverage of one kind on one row: fraction[c] in [0, 1] is the share of
+// Coverage of one kind (or, on a GPU stream row of a window frame, one kernel
+// category) on one row: fraction[c] in [0, 1] is the share of
 // column c the kind's spans cover (overlapping spans of a kind add up and
 // are clamped to 1).
 struct KindCoverage {
   trace_model::EventKind kind = trace_model::EventKind::kOther;
+  // As FrameSpan::kernelCategory. Overview frames (binned by kind) set it
+  // where the kind alone gives the category (memcpy, memset, collectives).
+  int8_t kernelCategory = -1;
   std::vector<float> fraction;
 };
 
@@ -50,7 +57,7 @@ struct RowCoverage {
   std::vector<KindCoverage> kinds;  // legend order
 };
 
-// Idle time inside a step of one rank (a bubble), exact when spans are drawn.
+// Idle time inside a step of one rank (a bubble), exact, at least a column wide.
 struct BubbleInterval {
   int32_t rank = 0;
   int64_t startNs = 0;
@@ -60,7 +67,7 @@ struct BubbleInterval {
 // Per-column idle mask of one rank, when coverage is drawn.
 struct RankIdleColumns {
   int32_t rank = 0;
-  std::vector<uint8_t> idle;  // 1: the column is inside a step and mostly idle
+  std::vector<uint8_t> idle;  // 1: the column is inside a step and holds no work at all
 };
 
 // Columns [firstColumn, columns) of one rank that the whole-run overview has

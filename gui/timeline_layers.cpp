@@ -115,16 +115,19 @@ void paintUnindexed(QPainter& p, const LayerContext& c) {
 }
 
 // Behind the spans, over every lane of the rank: exact intervals, then the
-// per-column idle masks of binned views.
+// per-column idle masks of binned views. An interval is hatched over the
+// whole pixel columns inside it only, so no hatch pixel shares a column with
+// the work on either side of the gap (spans take the columns they touch).
 void paintBubbles(QPainter& p, const LayerContext& c) {
   const int laneH = RowGeometry::kLaneHeight;
   for (const BubbleInterval& b : c.frame.bubbles) {
     auto it = c.rankRows.find(b.rank);
     if (it == c.rankRows.end()) continue;
-    const double x0 = c.at.xOf(b.startNs), x1 = c.at.xOf(b.endNs);
+    const double x0 = std::ceil(c.at.xOf(b.startNs)), x1 = std::floor(c.at.xOf(b.endNs));
+    if (x1 <= x0) continue;
     const int y0 = c.rowTop(it->second.first);
     const int y1 = c.rowTop(it->second.last) + laneH;
-    paintBubbleRect(p, QRectF(x0, y0, std::max(1.0, x1 - x0), y1 - y0));
+    paintBubbleRect(p, QRectF(x0, y0, x1 - x0, y1 - y0));
   }
   for (const RankIdleColumns& idle : c.frame.idleColumns) {
     auto it = c.rankRows.find(idle.rank);
@@ -157,7 +160,9 @@ void paintCoverage(QPainter& p, const LayerContext& c) {
   for (const RowCoverage& rc : f.coverage) {
     const int top = c.rowTop(rc.row) + 2 - c.at.plot.top();
     std::vector<QRgb> colours;
-    for (const KindCoverage& k : rc.kinds) colours.push_back(colourOf(k.kind).rgba());
+    for (const KindCoverage& k : rc.kinds) {
+      colours.push_back(spanColour(k.kind, k.kernelCategory).rgba());
+    }
     const int columns = std::min(f.columns, image.width());
     for (int col = 0; col < columns; ++col) {
       double cumulative = 0.0;
@@ -188,7 +193,8 @@ void paintSpans(QPainter& p, const LayerContext& c) {
     const QRect r(left, c.rowTop(s.row) + 2, width, laneH - 3);
     // Interleaved schedules: the compute of each model chunk has its shade.
     const bool compute = c.rows[s.row].lane == trace_model::Lane::kCompute;
-    const QColor fill = compute ? chunkShade(colourOf(s.kind), s.chunk) : colourOf(s.kind);
+    const QColor kindColour = spanColour(s.kind, s.kernelCategory);
+    const QColor fill = compute ? chunkShade(kindColour, s.chunk) : kindColour;
     p.fillRect(r, fill);
     if (width >= 6) p.fillRect(QRect(r.left(), r.top(), 1, r.height()), fill.darker(140));
     if (s.microBatch >= 0) {
@@ -286,9 +292,25 @@ void paintSelectionBand(QPainter& p, const LayerContext& c) {
   p.drawLine(QPointF(x1, c.at.plot.top()), QPointF(x1, c.at.plot.bottom()));
 }
 
+LabelColumns labelColumns(const QFont& spanFont, const std::vector<TimelineRow>& rows,
+                          int labelWidth) {
+  const QFontMetrics fm(spanFont);
+  int widest = 0;
+  for (const TimelineRow& row : rows) widest = std::max(widest, fm.horizontalAdvance(row.laneLabel));
+  // The lane names get what they need, up to 3/5 of the column; the rank
+  // label (on the first row of a rank only) the rest.
+  const int lane = std::min(widest + 2, labelWidth * 3 / 5);
+  LabelColumns out;
+  out.lane = QRect(labelWidth - 6 - lane, 0, lane, RowGeometry::kLaneHeight);
+  out.rank = QRect(6, 0, std::max(0, out.lane.left() - 6 - 6), RowGeometry::kLaneHeight);
+  return out;
+}
+
 void paintLabels(QPainter& p, const LayerContext& c) {
   const int laneH = RowGeometry::kLaneHeight;
   const QRect labels(0, c.at.plot.top(), c.at.plot.left(), c.at.plot.height());
+  const LabelColumns columns = labelColumns(c.spanFont, c.rows, c.at.plot.left());
+  const QFontMetrics labelMetrics(c.labelFont), laneMetrics(c.spanFont);
   p.fillRect(labels, c.palette.window());
   p.setClipRect(labels);
   const auto& marked = c.overlay.markedRanks;
@@ -306,14 +328,18 @@ void paintLabels(QPainter& p, const LayerContext& c) {
     }
     p.setPen(c.palette.color(QPalette::WindowText));
     p.setFont(c.labelFont);
+    // Never clipped: a name too long for its column loses its middle (the
+    // view's tooltip gives it whole).
     if (row.firstOfRank) {
-      p.drawText(QRect(6, y, c.at.plot.left() - 70, laneH), Qt::AlignVCenter | Qt::AlignLeft,
-                 row.rankLabel);
+      const QRect rank = columns.rank.translated(0, y);
+      p.drawText(rank, Qt::AlignVCenter | Qt::AlignLeft,
+                 labelMetrics.elidedText(row.rankLabel, Qt::ElideMiddle, rank.width()));
     }
     p.setPen(c.palette.color(QPalette::PlaceholderText));
     p.setFont(c.spanFont);
-    p.drawText(QRect(c.at.plot.left() - 66, y, 60, laneH), Qt::AlignVCenter | Qt::AlignRight,
-               row.laneLabel);
+    const QRect lane = columns.lane.translated(0, y);
+    p.drawText(lane, Qt::AlignVCenter | Qt::AlignRight,
+               laneMetrics.elidedText(row.laneLabel, Qt::ElideMiddle, lane.width()));
   }
 }
 

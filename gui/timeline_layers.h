@@ -38,6 +38,17 @@ struct LayerContext {
   int rowTop(int row) const { return at.yOf(geometry.top[row]); }
 };
 
+// Where paintLabels() puts a row's rank label and lane name, in a label
+// column `labelWidth` wide (rects of one row's height at y = 0): the lane
+// names get the width of the widest (up to 3/5 of the column), right-aligned
+// against the plot; the rank label the rest. Text wider than its rect is
+// elided in the middle, never clipped.
+struct LabelColumns {
+  QRect rank, lane;
+};
+LabelColumns labelColumns(const QFont& spanFont, const std::vector<TimelineRow>& rows,
+                          int labelWidth);
+
 // Inside the plot (clipped to it):
 void paintStageBands(QPainter& p, const LayerContext& c);     // a tint on odd stages
 void paintUnindexed(QPainter& p, const LayerContext& c);      // "not indexed yet" grey

@@ -26,7 +26,7 @@ QString laneLabel(int32_t lane) {
       break;
   }
   const int32_t base = static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
-  if (lane >= base) return QStringLiteral("gpu %1").arg(lane - base);
+  if (lane >= base) return QStringLiteral("gpu stream %1").arg(lane - base);
   const int32_t threads = static_cast<int32_t>(trace_model::Lane::kHostThreadBase);
   if (trace_model::isHostThreadLane(static_cast<trace_model::Lane>(lane))) {
     return QStringLiteral("cpu thread %1").arg(lane - threads);
@@ -57,6 +57,9 @@ void TimelineModel::clear() {
   startNs_ = endNs_ = 0;
   ingested_ = 0;
   chunkCount_ = 0;
+  kernelCategories_ = 0;
+  kinds_ = 0;
+  windowFetches_ = 0;
   caughtUp_ = false;
   index_.reset(2, 0, 1);
   cache_.invalidate();
@@ -230,6 +233,16 @@ void TimelineModel::absorbProgress() {
   }
   if (added) {
     ++version_;
+    // The kinds the overview holds so far (the legend lists those).
+    uint32_t kinds = 0;
+    index_.read([&](const CoverageOverview& overview, const std::map<int32_t, int64_t>&) {
+      for (const auto& [key, row] : rowIndex_) {
+        for (trace_model::EventKind k : overview.kindsOf({key.first, key.second})) {
+          kinds |= uint32_t{1} << static_cast<int>(k);
+        }
+      }
+    });
+    kinds_ |= kinds;
     emit contentChanged();
   }
   emit indexProgressed();

@@ -11,16 +11,19 @@
 //   event shows it.
 // - frame() returns what [t0, t1) shows at `columns` pixels. When the window
 //   holds few enough events (options.windowBudgetEvents) they are fetched with
-//   eventsInWindow into a cache three windows wide (panning and zooming in
-//   inside it fetch nothing); a row with more than maxSpansPerColumn spans per
+//   eventsInWindow into a cache three windows wide, or as wide as the budget
+//   allows (panning and zooming in inside it fetch nothing); a row with more than maxSpansPerColumn spans per
 //   column is binned into per-column coverage per kind. Wider windows are
 //   drawn from the whole-run overview (OverviewIndex), which startIndexing()
 //   builds on a thread of its own from spansAfter() (what the panel does at
 //   open), and ingest() a page at a time on the calling thread (a growing
 //   run's new events, tests).
 // - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
-//   bubbles.h), the same definition the report uses; the model only decides
-//   which are wide enough to draw exactly and bins the rest per column.
+//   bubbles.h), the same definition the report uses. Only real gaps are
+//   drawn: an interval a column wide or more (window frames), a column with
+//   no work of the rank at all (overview frames). A column that holds any
+//   work is never idle, at any zoom: gaps narrower than a column are not
+//   drawn (the report and charts count them).
 // - Not indexed yet: until ingest() has caught up, the overview knows each
 //   rank only up to the latest end time of its ingested events; overview
 //   frames mark the columns past it as unindexed (never as idle).
@@ -108,6 +111,12 @@ class TimelineModel : public QObject {
   // highest chunk index; 0 before any event with a chunk): 2 or more for an
   // interleaved schedule.
   int32_t chunkCount() const { return chunkCount_; }
+  // Bit c set: a window frame of this run has shown a GPU record of
+  // trace_model::KernelCategory c (the legend lists those categories).
+  uint32_t kernelCategories() const { return kernelCategories_; }
+  // Bit k set: the overview has indexed an event of EventKind k (0 before
+  // any): the legend lists only those kinds.
+  uint32_t kinds() const { return kinds_; }
   // The overview's bins for a run of `ranks` ranks: options.overviewBins,
   // fewer when the run's series would pass options.overviewBinBudget.
   int32_t overviewBinsFor(int64_t ranks) const;
@@ -136,6 +145,8 @@ class TimelineModel : public QObject {
   // records of a launch call, or the launch call of a GPU record (empty when
   // e.correlationId is 0). Read from the reader, wherever they are in time.
   Result<std::vector<trace_model::Event>> linkedTo(const trace_model::Event& e) const;
+  // Window fetches frame() has made since setRun() (tests, the render bench).
+  int64_t windowFetches() const { return windowFetches_; }
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
   // The error that stopped indexing the run (ok when none).
@@ -143,6 +154,8 @@ class TimelineModel : public QObject {
 
  signals:
   void rowsChanged();
+  // kernelCategories() grew.
+  void kernelCategoriesChanged();
   void contentChanged();
   // Indexed events were taken in (ingest() or a background page).
   void indexProgressed();
@@ -158,6 +171,10 @@ class TimelineModel : public QObject {
   void rebuildRows();
   Status loadSteps();
   double estimatedEvents(double t0Ns, double t1Ns) const;
+  // How far a window fetch for [t0Ns, t1Ns) reaches past each side: a whole
+  // window when three fit options.windowBudgetEvents, else what the budget
+  // leaves (0 when the view alone fills it).
+  double fetchMarginNs(double t0Ns, double t1Ns) const;
   void buildWindowFrame(TimelineFrame& f);
   void buildOverviewFrame(TimelineFrame& f);
   // Under the index's lock (OverviewIndex::read).
@@ -179,6 +196,9 @@ class TimelineModel : public QObject {
   int64_t startNs_ = 0, endNs_ = 0;
   int64_t ingested_ = 0;
   int32_t chunkCount_ = 0;
+  uint32_t kernelCategories_ = 0;
+  int64_t windowFetches_ = 0;
+  uint32_t kinds_ = 0;
   bool caughtUp_ = false;
   OverviewIndex index_;
   BackgroundIndexer indexer_;  // after index_: stops before it goes

@@ -6,6 +6,7 @@
 #include "gui/span_palette.h"
 #include "gui/timeline_model.h"
 #include "storage/analysis/bubbles.h"
+#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 
@@ -45,18 +46,19 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   if (reader_ != nullptr && lastRow >= firstRow) {
     bool window = estimatedEvents(t0Ns, t1Ns) <= options_.windowBudgetEvents;
     if (window && !cache_.covers(t0Ns, t1Ns)) {
-      const double w = t1Ns - t0Ns;
-      double a = t0Ns - w, b = t1Ns + w;
-      if (estimatedEvents(a, b) > options_.windowBudgetEvents) {
-        a = t0Ns;
-        b = t1Ns;
-      }
+      const double margin = fetchMarginNs(t0Ns, t1Ns);
+      const double a = t0Ns - margin, b = t1Ns + margin;
+      ++windowFetches_;
       const Status s = cache_.fetch(*reader_, runId_, static_cast<int64_t>(std::floor(a)),
                                     static_cast<int64_t>(std::ceil(b)));
       if (!s.isOk()) {
         lastError_ = s;
         window = false;
       } else {
+        if ((cache_.kernelCategories() & ~kernelCategories_) != 0) {
+          kernelCategories_ |= cache_.kernelCategories();
+          emit kernelCategoriesChanged();
+        }
         // The fetch may reveal lanes the overview has not reached yet.
         const size_t before = rowIndex_.size();
         for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
@@ -81,6 +83,20 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   return frame_;
 }
 
+double TimelineModel::fetchMarginNs(double t0Ns, double t1Ns) const {
+  const double w = t1Ns - t0Ns;
+  if (estimatedEvents(t0Ns - w, t1Ns + w) <= options_.windowBudgetEvents) return w;
+  // What the budget leaves after the view, half each side, at the run's
+  // mean density (estimatedEvents' own): panning a little and zooming in a
+  // little then fetch nothing (issue 31 item 7: a view 0.6 of the budget
+  // used to fetch itself alone, and every pan refetched it all).
+  const double events = static_cast<double>(std::max(run_.eventCount, ingested_));
+  const double density = events / static_cast<double>(std::max<int64_t>(endNs_ - startNs_, 1));
+  if (density <= 0) return w;
+  const double spare = static_cast<double>(options_.windowBudgetEvents) - density * w;
+  return std::clamp(spare / (2 * density), 0.0, w);
+}
+
 std::vector<int32_t> TimelineModel::ranksOf(const TimelineFrame& f) const {
   std::vector<int32_t> ranks;
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
@@ -94,19 +110,24 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
   const double maxSpans = f.columns * options_.maxSpansPerColumn;
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
-    const auto events =
-        cache_.overlapping({row.rank, static_cast<int32_t>(row.lane)}, f.t0Ns, f.t1Ns);
+    const WindowCache::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
+    const auto events = cache_.overlapping(key, f.t0Ns, f.t1Ns);
     if (static_cast<double>(events.size()) <= maxSpans) {
       for (const trace_model::Event* e : events) {
-        f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch, e->chunk});
+        f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch, e->chunk,
+                           cache_.kernelCategoryOf(key, e)});
       }
       continue;
     }
-    std::map<int, KindCoverage> byKind;  // legend position -> coverage
+    // Legend position -> coverage; a GPU record's category after every kind.
+    std::map<int, KindCoverage> byKind;
     for (const trace_model::Event* e : events) {
-      KindCoverage& k = byKind[legendPosition(e->kind)];
+      const int8_t category = cache_.kernelCategoryOf(key, e);
+      KindCoverage& k = byKind[category >= 0 ? trace_model::kEventKindCount + category
+                                             : legendPosition(e->kind)];
       if (k.fraction.empty()) {
         k.kind = e->kind;
+        k.kernelCategory = category;
         k.fraction.assign(f.columns, 0.0f);
       }
       addCoverage(k.fraction, f.t0Ns, columnNs, e->startNs, e->endNs);
@@ -123,7 +144,6 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
   for (int32_t rank : ranks) {
     auto steps = rankSteps_.find(rank);
     if (steps == rankSteps_.end()) continue;
-    std::vector<float> slivers;  // idle share per column from gaps under a column wide
     std::vector<trace_model::Interval> busySpans;
     for (int32_t lane : lanesOfRank_[rank]) {
       for (const trace_model::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
@@ -135,23 +155,17 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     const auto t1 = static_cast<int64_t>(std::ceil(f.t1Ns));
     for (const trace_model::StepWindow& w : steps->second) {
       if (w.endNs <= f.t0Ns || w.startNs >= f.t1Ns) continue;
-      // Gaps a column wide or more are drawn exactly; narrower ones only
-      // where they add up to most of a column (otherwise every sliver
-      // between two spans would paint a 1-pixel hatch when zoomed out).
+      // Only real gaps are drawn: those a column wide or more (the painter
+      // hatches the whole columns inside them). Narrower ones lie in columns
+      // that also hold work, and a column with any work in it is never
+      // hatched: summing slivers into "mostly idle" columns hatched lanes of
+      // dense short kernels whole when zoomed out.
       const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, busy).clip(t0, t1);
       for (const trace_model::Interval& gap : gaps.intervals()) {
         if (static_cast<double>(gap.endNs - gap.startNs) >= columnNs) {
           f.bubbles.push_back({rank, gap.startNs, gap.endNs});
-        } else {
-          if (slivers.empty()) slivers.assign(f.columns, 0.0f);
-          addCoverage(slivers, f.t0Ns, columnNs, gap.startNs, gap.endNs);
         }
       }
-    }
-    if (!slivers.empty()) {
-      RankIdleColumns idle{rank, std::vector<uint8_t>(f.columns, 0)};
-      for (int c = 0; c < f.columns; ++c) idle.idle[c] = slivers[c] >= 0.5f ? 1 : 0;
-      f.idleColumns.push_back(std::move(idle));
     }
   }
 
@@ -197,8 +211,20 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview&
       return legendPosition(a) < legendPosition(b);
     });
     RowCoverage rc{r, {}};
+    const bool gpu = trace_model::isGpuStreamLane(row.lane);
     for (trace_model::EventKind kind : kinds) {
-      rc.kinds.push_back({kind, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
+      // The overview bins by kind (it reads no names): a GPU record's
+      // category shows where its kind alone says it (memcpy, memset, a
+      // collective); a kernel keeps the kernel kind's colour.
+      int8_t category = -1;
+      if (gpu) {
+        const trace_model::KernelCategory c = trace_model::kernelCategoryOf(kind, "");
+        if (trace_model::typeOf(c) != trace_model::KernelType::kComputation) {
+          category = static_cast<int8_t>(c);
+        }
+      }
+      rc.kinds.push_back(
+          {kind, category, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
     }
     if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
   }
@@ -231,7 +257,10 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview&
       const double t = f.t0Ns + (c + 0.5) * columnNs;
       while (s < windows.size() && windows[s].endNs <= t) ++s;
       const bool inStep = s < windows.size() && windows[s].startNs <= t;
-      idle.idle[c] = inStep && busy[c] < 0.5f ? 1 : 0;
+      // Idle only when no work at all falls in the column (a bin that is
+      // partly busy spreads its work over every column it covers, so this
+      // never hatches a column with work in it).
+      idle.idle[c] = inStep && busy[c] <= 0.0f ? 1 : 0;
     }
     f.idleColumns.push_back(std::move(idle));
   }

@@ -62,8 +62,13 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   indexTimer_.setInterval(0);
   connect(&indexTimer_, &QTimer::timeout, &model_, &TimelineModel::startIndexing);
   connect(&model_, &TimelineModel::indexProgressed, this,
-          [this] { legend_->setChunkCount(model_.chunkCount()); });
+          [this] {
+            legend_->setChunkCount(model_.chunkCount());
+            legend_->setKinds(model_.kinds());
+          });
   connect(&model_, &TimelineModel::indexingFinished, this, &TimelinePanel::indexingFinished);
+  connect(&model_, &TimelineModel::kernelCategoriesChanged, this,
+          [this] { legend_->setKernelCategories(model_.kernelCategories()); });
   pollTimer_.setInterval(kPollIntervalMs);
   connect(&pollTimer_, &QTimer::timeout, this, &TimelinePanel::poll);
 }
@@ -79,6 +84,8 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   reader_ = s.isOk() ? reader : nullptr;
   reloadExpertLoad();
   legend_->setChunkCount(0);
+  legend_->setKernelCategories(0);
+  legend_->setKinds(0);
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;
@@ -104,6 +111,7 @@ Status TimelinePanel::ingestAll() {
     if (model_.caughtUp()) break;
   }
   legend_->setChunkCount(model_.chunkCount());
+  legend_->setKinds(model_.kinds());
   return Status::ok();
 }
 
@@ -119,6 +127,7 @@ Status TimelinePanel::ingestOnly(int64_t events) {
     if (*n == 0) break;
   }
   legend_->setChunkCount(model_.chunkCount());
+  legend_->setKinds(model_.kinds());
   return Status::ok();
 }
 
@@ -148,6 +157,7 @@ void TimelinePanel::poll() {
     }
   } while (!model_.caughtUp());
   legend_->setChunkCount(model_.chunkCount());
+  legend_->setKinds(model_.kinds());
   reloadExpertLoad();  // a live run adds a step's samples
   emit runUpdated(model_.run());
   if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();

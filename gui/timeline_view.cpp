@@ -252,13 +252,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   }
   if (e) {
     QString text = QStringLiteral("<b>%1</b> · %2<br>rank %3 · %4")
-                       .arg(QString::fromStdString(e->name).toHtmlEscaped(), labelOf(e->kind))
+                       .arg(QString::fromStdString(e->name).toHtmlEscaped(), eventLabel(*e))
                        .arg(e->rank)
                        .arg(formatDuration(double(e->endNs - e->startNs)));
     if (e->step >= 0) text += QStringLiteral("<br>step %1").arg(e->step);
     if (e->microBatch >= 0) text += QStringLiteral(" · micro-batch %1").arg(e->microBatch);
     if (e->peer >= 0) text += QStringLiteral(" · peer %1").arg(e->peer);
     QToolTip::showText(event->globalPosition().toPoint(), text, this);
+  } else if (const QString label = labelTipAt(pos); !label.isEmpty()) {
+    QToolTip::showText(event->globalPosition().toPoint(), label, this);
   } else {
     QToolTip::hideText();
   }
@@ -348,6 +350,16 @@ void TimelineView::leaveEvent(QEvent*) {
     highlighted_.reset();
     update();
   }
+}
+
+QString TimelineView::labelTipAt(QPointF pos) const {
+  if (model_ == nullptr) return {};
+  const TimelinePlacement at = placement();
+  if (pos.x() >= at.plot.left() || pos.y() < at.plot.top()) return {};
+  const int row = geometry_.rowAt(static_cast<int>(pos.y()) - at.plot.top() + scrollY_);
+  if (row < 0 || row >= static_cast<int>(model_->rows().size())) return {};
+  const TimelineRow& r = model_->rows()[row];
+  return QStringLiteral("%1 · %2").arg(r.rankLabel, r.laneLabel);
 }
 
 std::optional<trace_model::Event> TimelineView::eventUnder(QPointF pos) const {

@@ -86,6 +86,9 @@ class TimelineView : public QWidget {
   void onRowsChanged();
   void onContentChanged();
   std::optional<trace_model::Event> eventUnder(QPointF pos) const;
+  // The whole rank and lane name of the row whose label is under pos (the
+  // label column may elide them), or empty.
+  QString labelTipAt(QPointF pos) const;
   void userNavigated();
 
   TimelineModel* model_ = nullptr;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 
 #include "gui/all_to_all_lane.h"
+#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 
@@ -11,6 +13,7 @@ Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t
   valid_ = false;
   rows_.clear();
   arrows_.clear();
+  kernelCategories_ = 0;
   auto events = reader.eventsInWindow(runId, {}, t0Ns, t1Ns);
   if (!events.isOk()) return events.status();
   eventCount_ = static_cast<int64_t>(events->size());
@@ -19,11 +22,25 @@ Status WindowCache::fetch(storage::TraceReader& reader, int64_t runId, int64_t t
     row.maxDurationNs = std::max(row.maxDurationNs, e.endNs - e.startNs);
     row.events.push_back(std::move(e));
   }
+  // Kernel names repeat: each distinct (kind, name) is classified once.
+  std::unordered_map<std::string, int8_t> byName[trace_model::kEventKindCount];
   for (auto& [key, row] : rows_) {
     std::stable_sort(row.events.begin(), row.events.end(),
                      [](const trace_model::Event& a, const trace_model::Event& b) {
                        return a.startNs < b.startNs;
                      });
+    if (!trace_model::isGpuStreamLane(static_cast<trace_model::Lane>(key.second))) continue;
+    row.categories.reserve(row.events.size());
+    for (const trace_model::Event& e : row.events) {
+      const int k = static_cast<int>(e.kind);
+      auto& memo = byName[k >= 0 && k < trace_model::kEventKindCount ? k : 0];
+      auto [it, inserted] = memo.try_emplace(e.name, int8_t{0});
+      if (inserted) {
+        it->second = static_cast<int8_t>(trace_model::kernelCategoryOf(e.kind, e.name));
+      }
+      row.categories.push_back(it->second);
+      kernelCategories_ |= uint32_t{1} << it->second;
+    }
   }
   t0Ns_ = t0Ns;
   t1Ns_ = t1Ns;
@@ -103,6 +120,14 @@ std::optional<trace_model::Event> WindowCache::eventAt(const RowKey& key, double
   }
   if (best == nullptr) return std::nullopt;
   return *best;
+}
+
+int8_t WindowCache::kernelCategoryOf(const RowKey& key, const trace_model::Event* e) const {
+  auto it = rows_.find(key);
+  if (it == rows_.end() || it->second.categories.empty()) return -1;
+  const Row& row = it->second;
+  const std::ptrdiff_t i = e - row.events.data();
+  return i >= 0 && i < static_cast<std::ptrdiff_t>(row.categories.size()) ? row.categories[i] : -1;
 }
 
 std::vector<WindowCache::RowKey> WindowCache::rowKeys() const {

@@ -24,6 +24,9 @@ class WindowCache {
 
   struct Row {
     std::vector<trace_model::Event> events;  // by start
+    // GPU stream rows: each event's trace_model::KernelCategory (classified
+    // once a fetch, by distinct name); empty on other rows.
+    std::vector<int8_t> categories;
     int64_t maxDurationNs = 0;
   };
 
@@ -42,6 +45,11 @@ class WindowCache {
   // The event of a row under tNs, or the nearest within toleranceNs.
   std::optional<trace_model::Event> eventAt(const RowKey& key, double tNs,
                                             double toleranceNs) const;
+  // The KernelCategory of `e` (a pointer overlapping() returned for `key`),
+  // or -1 when its row is not a GPU stream.
+  int8_t kernelCategoryOf(const RowKey& key, const trace_model::Event* e) const;
+  // Bit c set: some GPU record of the last fetch has KernelCategory c.
+  uint32_t kernelCategories() const { return kernelCategories_; }
   // Lanes seen per rank in the fetched events.
   std::vector<RowKey> rowKeys() const;
   // Send -> receive pairs (FrameArrow), sorted by min(fromNs, toNs).
@@ -54,6 +62,7 @@ class WindowCache {
   bool valid_ = false;
   int64_t t0Ns_ = 0, t1Ns_ = 0;
   int64_t eventCount_ = 0;
+  uint32_t kernelCategories_ = 0;
   std::map<RowKey, Row> rows_;
   std::vector<FrameArrow> arrows_;
 };

@@ -240,24 +240,32 @@ class Advisor {
       return;
     }
     for (const Straggler& s : r_.stragglers) {
-      std::string host = "?";
+      std::string host;
       int32_t stage = -1;
       for (const RankReport& rank : r_.ranks) {
         if (rank.info.rank != s.rank) continue;
         host = rank.info.host;
         stage = rank.info.pp;
       }
+      // Where it runs, as far as it is known (an imported rank may know
+      // neither its host nor its stage): "(host h, stage 1)", "(host h)", "".
+      std::vector<std::string> where;
+      if (!host.empty()) where.push_back("host " + host);
+      if (stage >= 0) where.push_back("stage " + std::to_string(stage));
+      std::string at;
+      for (const std::string& w : where) at += (at.empty() ? " (" : ", ") + w;
+      if (!at.empty()) at += ")";
       const std::string who = "rank " + std::to_string(s.rank);
       Advice a;
       a.rule = "straggler";
       a.dimension = dim;
-      a.message = who + " (host " + host + ", stage " + std::to_string(stage) + ") is late (" +
-                  s.reason + ") by " + formatMs(s.lateNsMean) + " ms on average in " +
-                  std::to_string(s.lateSteps) + " of " + std::to_string(s.steps) +
-                  " steps: the others wait for it";
-      a.change = hosts.size() > 1 ? "move " + who + " off host " + host + " (or find what slows it)"
-                                  : "find what slows " + who +
-                                        " (other processes on its cores, its data loading)";
+      a.message = who + at + " is late (" + s.reason + ") by " + formatMs(s.lateNsMean) +
+                  " ms on average in " + std::to_string(s.lateSteps) + " of " +
+                  std::to_string(s.steps) + " steps: the others wait for it";
+      a.change = hosts.size() > 1 && !host.empty()
+                     ? "move " + who + " off host " + host + " (or find what slows it)"
+                     : "find what slows " + who +
+                           " (other processes on its cores, its data loading)";
       a.predicted = withoutStragglers();
       add(std::move(a));
     }

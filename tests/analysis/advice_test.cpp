@@ -311,6 +311,25 @@ TEST(Advice, StragglerFiresWithTheStepPredictedWithoutIt) {
   EXPECT_GT(layout::predictLayout(l, stretched)->stepNs, t[0].predicted->stepNsAfter);
 }
 
+// An imported rank may know neither its host nor its stage: the advice names
+// what is known and nothing else (not "rank 1 (host , stage -1)").
+TEST(Advice, StragglerNamesHostAndStageOnlyWhenKnown) {
+  const Layout l = smallLayout(2, 1, 2, 8);
+  RunReport r = reportOf(l);
+  r.ranks[3].info.host = "";
+  r.ranks[3].info.pp = -1;
+  r.ranks[1].info.host = "";
+  r.stragglers.push_back({3, "compute", 5e6, 3, 4});
+  r.stragglers.push_back({1, "compute", 5e6, 3, 4});
+  const auto s = ofRule(adviseRun(r, calibration()), "straggler");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_NE(s[0].message.find("rank 3 is late"), std::string::npos) << s[0].message;
+  EXPECT_EQ(s[0].message.find("host"), std::string::npos) << s[0].message;
+  EXPECT_EQ(s[0].message.find("-1"), std::string::npos) << s[0].message;
+  EXPECT_EQ(s[0].change.find("off host"), std::string::npos) << s[0].change;
+  EXPECT_NE(s[1].message.find("rank 1 (stage 1) is late"), std::string::npos) << s[1].message;
+}
+
 TEST(Advice, StragglersOfAnOversubscribedRunGetOneCorePerRank) {
   const Layout l = smallLayout(2, 1, 2, 8);
   RunReport r = reportOf(l);

@@ -73,7 +73,8 @@ inline const std::vector<Library> kLibraries = {
     {"common", {"median.h", "result.h", "status.h", "value_range.h"}},
     // Plain values of the trace: events, kinds, lanes, windows, interval sets.
     {"trace_model",
-     {"event.h", "interval_set.h", "sink.h", "step_window.h", "kernel_type.h", "profiler_step.h"}},
+     {"event.h", "interval_set.h", "sink.h", "step_window.h", "kernel_type.h", "kernel_category.h",
+      "profiler_step.h"}},
     // The bottom library: the layout, its schedules, formulas and simulator.
     {"engine/layout",
      {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",

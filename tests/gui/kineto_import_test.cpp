@@ -94,7 +94,8 @@ TEST_F(ImportWindow, TheImportedRunOpensWithItsGpuLanesAndLaunchLinks) {
   EXPECT_EQ(runsCell(0, RunsTableModel::kLayout),
             QStringLiteral("imported kineto traces: 1 file of world 2; parallel dimensions "
                            "unknown (name process groups: import --group NAME=dp|tp|pp|ep)"));
-  EXPECT_EQ(runsCell(0, RunsTableModel::kRanks), QStringLiteral("2"));  // world_size, not 1 file
+  // One file (rank 0) of a world of 2: the ranks present, with the world size.
+  EXPECT_EQ(runsCell(0, RunsTableModel::kRanks), QStringLiteral("1 of 2"));
 
   TimelineModel* model = window.timeline()->model();
   EXPECT_EQ(model->run().id, 1);
@@ -107,7 +108,7 @@ TEST_F(ImportWindow, TheImportedRunOpensWithItsGpuLanesAndLaunchLinks) {
   ASSERT_GE(api, 0);
   ASSERT_GE(stream7, 0);
   ASSERT_GE(stream40, 0);
-  EXPECT_EQ(model->rows()[stream40].laneLabel, QStringLiteral("gpu 40"));
+  EXPECT_EQ(model->rows()[stream40].laneLabel, QStringLiteral("gpu stream 40"));
   EXPECT_EQ(model->rows()[api].rankLabel, QStringLiteral("rank 0"));  // no made-up pp/tp/dp
 
   // The all-reduce kernel of correlation 60047 (ts 4458677009853.422 µs +

@@ -77,6 +77,44 @@ TEST(RunRows, ReadsStatusStepTimeAndLossOfEveryRun) {
       model.data(model.index(0, RunsTableModel::kRun), RunsTableModel::kRunIdRole).toLongLong(), 1);
 }
 
+// An import of two ranks' traces of a 128-rank job (issue 29): the list
+// shows the 2 ranks present, with the world size as its own fact.
+TEST(RunRows, RanksAreThoseInTheFileWithTheWorldSizeBeside) {
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("import.db");
+  {
+    auto w = storage::TraceWriter::open(path);
+    ASSERT_TRUE(w.isOk());
+    storage::RunInfo info;
+    info.name = "imported";
+    info.worldSize = 128;
+    ASSERT_TRUE((*w)->beginRun(info).isOk());
+    ASSERT_TRUE((*w)->addRank(guiRank(3, -1)).isOk());
+    ASSERT_TRUE((*w)->addRank(guiRank(77, -1)).isOk());
+    ASSERT_TRUE((*w)->finishRun(storage::RunStatus::kFinished).isOk());
+  }
+  auto reader = storage::TraceReader::open(path);
+  ASSERT_TRUE(reader.isOk());
+  auto rows = loadRunRows(**reader);
+  ASSERT_TRUE(rows.isOk()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().ranksPresent, 2);
+  EXPECT_EQ(rows->front().worldSize, 128);
+
+  RunsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setRows(*rows);
+  const QModelIndex ranks = model.index(0, RunsTableModel::kRanks);
+  EXPECT_EQ(model.data(ranks).toString(), QStringLiteral("2 of 128"));
+  EXPECT_EQ(model.data(ranks, Qt::ToolTipRole).toString(),
+            QStringLiteral("2 ranks in the file; world size 128"));
+  // All ranks present: the count alone.
+  RunRow whole = rows->front();
+  whole.ranksPresent = whole.worldSize = 4;
+  model.updateRow(whole);
+  EXPECT_EQ(model.data(ranks).toString(), QStringLiteral("4"));
+}
+
 TEST(RunsTableModel, UpdatesARowInPlaceAndAppendsNewRuns) {
   RunsTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);

@@ -221,6 +221,37 @@ TEST(TimelineModel, SpansKeepTheirModelChunk) {
   EXPECT_EQ(f.spans[1].chunk, 1);
 }
 
+// Issue 31 item 7: a view that fits the window budget but whose three
+// windows do not used to fetch itself alone, so every pan refetched it. The
+// fetch now reaches as far past the view as the budget allows: 5 events over
+// [1000, 1400) (1 per 80 ns), budget 3, view [1100, 1200) (1.25 events):
+// 70 ns each side, so a 10 ns pan and a small zoom in fetch nothing.
+TEST(TimelineModel, AWindowFetchKeepsWhatTheBudgetLeavesAsMargin) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 3;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  EXPECT_FALSE(model.frame(1100, 1200, 100, 0, 3).fromOverview);
+  EXPECT_EQ(model.windowFetches(), 1);
+  EXPECT_FALSE(model.frame(1110, 1210, 100, 0, 3).fromOverview);
+  EXPECT_FALSE(model.frame(1060, 1160, 100, 0, 3).fromOverview);
+  EXPECT_FALSE(model.frame(1120, 1180, 100, 0, 3).fromOverview);
+  EXPECT_EQ(model.windowFetches(), 1) << "panning inside the margin fetches nothing";
+  EXPECT_FALSE(model.frame(1300, 1400, 100, 0, 3).fromOverview);
+  EXPECT_EQ(model.windowFetches(), 2) << "past it, it fetches";
+  // A view whose three windows fit still gets a whole window each side.
+  TimelineOptions roomy;
+  roomy.windowBudgetEvents = 100;
+  TimelineModel wide(roomy);
+  ASSERT_TRUE(wide.setRun(t.reader.get(), 1).isOk());
+  (void)wide.frame(1150, 1200, 100, 0, 3);
+  (void)wide.frame(1105, 1155, 100, 0, 3);
+  (void)wide.frame(1195, 1245, 100, 0, 3);
+  EXPECT_EQ(wide.windowFetches(), 1);
+}
+
 TEST(TimelineModel, CrowdedRowsAreBinnedIntoExactCoverage) {
   TwoRankTrace t;
   TimelineOptions options;

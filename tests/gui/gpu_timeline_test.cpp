@@ -1,0 +1,295 @@
+// The GPU timeline reads right (issue 29): kernels coloured by category with
+// the legend's colours, the idle hatch only over real gaps at every zoom,
+// and lane names never clipped.
+#include <gtest/gtest.h>
+
+#include <QImage>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "gui/legend_widget.h"
+#include "gui/span_palette.h"
+#include "gui/timeline_layers.h"
+#include "gui/timeline_view.h"
+#include "tests/gui/gui_trace.h"
+#include "tests/storage/temp_dir.h"
+
+namespace bubblescope::gui {
+namespace {
+
+using testing::guiRank;
+using testing::guiSpan;
+using trace_model::EventKind;
+using trace_model::KernelCategory;
+using trace_model::Lane;
+
+constexpr int64_t kT0 = 5'000'000;
+constexpr int64_t kPeriodNs = 5'000;  // a kernel every 5 µs
+constexpr int64_t kKernelNs = 2'000;  // of 2 µs: 60% of the busy half is slivers of 3 µs
+constexpr int kKernels = 1000;        // [kT0, kT0 + 5 ms) busy, then [5 ms, 10 ms) idle
+constexpr int64_t kStepEnd = kT0 + 10'000'000;
+constexpr int kPlotWidth = 1000;
+const Lane kStream = trace_model::gpuStreamLane(7);
+
+trace_model::Event kernel(int64_t start, int64_t end, const char* name) {
+  trace_model::Event e = guiSpan(0, kStream, EventKind::kKernel, start, end);
+  e.name = name;
+  return e;
+}
+
+// One rank, one GPU stream: dense short kernels for 5 ms (GEMMs and
+// elementwise kernels by turns), then a 5 ms gap, in one step.
+struct DenseGpuTrace {
+  bubblescope::testing::TempDir dir;
+  std::string path = dir.file("gpu.db");
+  std::unique_ptr<storage::TraceReader> reader;
+
+  DenseGpuTrace() {
+    std::vector<trace_model::Event> events;
+    for (int i = 0; i < kKernels; ++i) {
+      const int64_t s = kT0 + i * kPeriodNs;
+      events.push_back(kernel(s, s + kKernelNs,
+                              i % 2 == 0 ? "ampere_sgemm_128x64_nn"
+                                         : "void at::native::vectorized_elementwise_kernel<4>"));
+    }
+    auto writer =
+        testing::writeGuiTrace(path, {guiRank(0, 0)}, events, {{0, 0, 1.0, 0, kT0, kStepEnd}});
+    EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
+    auto r = storage::TraceReader::open(path);
+    EXPECT_TRUE(r.isOk()) << r.status().message();
+    reader = std::move(*r);
+  }
+};
+
+struct Rendered {
+  QImage image;
+  TimelinePlacement at;
+  RowGeometry rows;
+};
+
+Rendered render(TimelineModel& model, double t0, double t1) {
+  TimelineView view;
+  view.setModel(&model);
+  view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 120);
+  view.setViewRange(t0, t1);
+  Rendered out;
+  out.image = QImage(view.size(), QImage::Format_ARGB32);
+  view.render(&out.image);
+  out.at = view.placement();
+  out.rows = view.rowGeometry();
+  return out;
+}
+
+// True when a kernel of the trace overlaps [a, b).
+bool kernelIn(double a, double b) {
+  for (int i = 0; i < kKernels; ++i) {
+    const double s = kT0 + double(i) * kPeriodNs, e = s + kKernelNs;
+    if (s < b && e > a) return true;
+  }
+  return false;
+}
+
+// At every zoom, from one kernel per 2.5 px to 25 per px, drawn from spans,
+// binned coverage or the overview: no pixel column that holds a kernel has a
+// hatch pixel on the kernels' lane, and the 5 ms gap is hatched.
+void expectHatchOnlyOverRealGaps(TimelineModel& model) {
+  const int row = model.rowOf(0, kStream);
+  ASSERT_GE(row, 0);
+  const QRgb hatch = bubbleHatchColour().rgb();
+  for (double widthNs : {2e6, 5e6, 10e6, 50e6}) {
+    const double t0 = kT0, t1 = kT0 + widthNs;
+    const Rendered r = render(model, t0, t1);
+    const int y0 = r.at.yOf(r.rows.top[row]);
+    int hatchedInGap = 0, hatchedOverKernels = 0;
+    for (int x = r.at.plot.left(); x <= r.at.plot.right(); ++x) {
+      const double a = r.at.tOf(x), b = r.at.tOf(x + 1);
+      int hatched = 0;
+      for (int y = y0; y < y0 + RowGeometry::kLaneHeight; ++y) hatched += r.image.pixel(x, y) == hatch;
+      if (kernelIn(a, b)) {
+        hatchedOverKernels += hatched;
+      } else if (a >= kT0 + kKernels * kPeriodNs && b <= kStepEnd) {
+        hatchedInGap += hatched;
+      }
+    }
+    EXPECT_EQ(hatchedOverKernels, 0) << "view " << widthNs / 1e6 << " ms wide";
+    if (t1 >= kStepEnd) {
+      EXPECT_GT(hatchedInGap, 0) << "view " << widthNs / 1e6 << " ms wide: the real gap";
+    }
+  }
+}
+
+TEST(GpuTimeline, IdleHatchIsOnlyOverRealGapsAtEveryZoom) {
+  DenseGpuTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(10000).isOk());
+  expectHatchOnlyOverRealGaps(model);
+}
+
+TEST(GpuTimeline, IdleHatchIsOnlyOverRealGapsFromTheOverview) {
+  DenseGpuTrace t;
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;  // every frame from the whole-run overview
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(10000).isOk());
+  expectHatchOnlyOverRealGaps(model);
+}
+
+// The model's frames say the same at every zoom: no idle column and no
+// bubble interval overlaps a kernel.
+TEST(GpuTimeline, NoFrameCallsAColumnWithAKernelIdle) {
+  DenseGpuTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(10000).isOk());
+  for (int columns : {100, 400, 1000, 4000, 20000}) {
+    const int row = model.rowOf(0, kStream);
+    const TimelineFrame& f = model.frame(kT0, kStepEnd, columns, row, row);
+    for (const BubbleInterval& b : f.bubbles) {
+      EXPECT_FALSE(kernelIn(double(b.startNs), double(b.endNs))) << columns << " columns";
+    }
+    for (const RankIdleColumns& idle : f.idleColumns) {
+      for (int c = 0; c < columns; ++c) {
+        if (!idle.idle[c]) continue;
+        EXPECT_FALSE(kernelIn(f.t0Ns + c * f.columnNs(), f.t0Ns + (c + 1) * f.columnNs()))
+            << columns << " columns, column " << c;
+      }
+    }
+  }
+}
+
+TEST(GpuTimeline, KernelsArePaintedInTheirCategoryColourAndTheLegendListsIt) {
+  DenseGpuTrace t;
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(10000).isOk());
+  // 20 ns per pixel: each 2 µs kernel is 100 px wide, drawn as a span.
+  const Rendered r = render(model, kT0, kT0 + 20'000);
+  const int y = r.at.yOf(r.rows.top[model.rowOf(0, kStream)]) + RowGeometry::kLaneHeight / 2;
+  EXPECT_EQ(r.image.pixel(int(r.at.xOf(kT0 + 1000)), y),
+            colourOf(KernelCategory::kGemm).rgb());
+  EXPECT_EQ(r.image.pixel(int(r.at.xOf(kT0 + kPeriodNs + 1000)), y),
+            colourOf(KernelCategory::kElementwise).rgb());
+  // Binned (coverage) rows keep the categories.
+  const int row = model.rowOf(0, kStream);
+  const TimelineFrame& f = model.frame(kT0, kStepEnd, 100, row, row);
+  ASSERT_EQ(f.coverage.size(), 1u);
+  std::set<int> categories;
+  for (const KindCoverage& k : f.coverage[0].kinds) categories.insert(k.kernelCategory);
+  EXPECT_EQ(categories, (std::set<int>{int(KernelCategory::kGemm),
+                                       int(KernelCategory::kElementwise)}));
+  EXPECT_EQ(model.kernelCategories(), (1u << int(KernelCategory::kGemm)) |
+                                          (1u << int(KernelCategory::kElementwise)));
+
+  LegendWidget legend;
+  auto pixelsOf = [&](QColor colour) {
+    legend.resize(1200, legend.heightForWidth(1200));
+    QImage image(legend.size(), QImage::Format_ARGB32);
+    legend.render(&image);
+    int n = 0;
+    for (int yy = 0; yy < image.height(); ++yy)
+      for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, yy).rgb() == colour.rgb();
+    return n;
+  };
+  EXPECT_EQ(pixelsOf(colourOf(KernelCategory::kGemm)), 0) << "no GPU swatches on a CPU run";
+  legend.setKernelCategories(model.kernelCategories());
+  EXPECT_GT(pixelsOf(colourOf(KernelCategory::kGemm)), 50);
+  EXPECT_GT(pixelsOf(colourOf(KernelCategory::kElementwise)), 50);
+  EXPECT_EQ(pixelsOf(colourOf(KernelCategory::kAttention)), 0) << "only the categories shown";
+  // Only the run's kinds: a GPU trace's legend has no forward or send swatch.
+  EXPECT_EQ(model.kinds(), 1u << int(EventKind::kKernel));
+  EXPECT_GT(pixelsOf(colourOf(EventKind::kForward)), 50) << "every kind while none is known";
+  legend.setKinds(model.kinds());
+  EXPECT_EQ(pixelsOf(colourOf(EventKind::kForward)), 0);
+  EXPECT_EQ(pixelsOf(colourOf(EventKind::kSend)), 0);
+  EXPECT_GT(pixelsOf(colourOf(EventKind::kKernel)), 50) << "GPU kernel (zoomed out)";
+}
+
+// Zoomed out to the overview, which bins by kind and reads no names: a copy
+// keeps its category's colour, a kernel (whose category needs its name)
+// takes the kernel kind's, which the legend names for that.
+TEST(GpuTimeline, TheOverviewColoursWhatTheKindSays) {
+  bubblescope::testing::TempDir dir;
+  trace_model::Event copy = guiSpan(0, kStream, EventKind::kMemcpy, kT0 + 500, kT0 + 900);
+  copy.name = "Memcpy HtoD (Pageable -> Device)";
+  auto writer = testing::writeGuiTrace(dir.file("o.db"), {guiRank(0, 0)},
+                                       {kernel(kT0, kT0 + 400, "ampere_sgemm_128x64_nn"), copy},
+                                       {{0, 0, 1.0, 0, kT0, kT0 + 1000}});
+  auto reader = storage::TraceReader::open(dir.file("o.db"));
+  ASSERT_TRUE(reader.isOk());
+  TimelineOptions options;
+  options.windowBudgetEvents = 0;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(100).isOk());
+  const int row = model.rowOf(0, kStream);
+  const TimelineFrame& f = model.frame(kT0, kT0 + 1000, 100, row, row);
+  ASSERT_TRUE(f.fromOverview);
+  ASSERT_EQ(f.coverage.size(), 1u);
+  std::map<EventKind, int> categoryOfKind;
+  for (const KindCoverage& k : f.coverage[0].kinds) categoryOfKind[k.kind] = k.kernelCategory;
+  EXPECT_EQ(categoryOfKind, (std::map<EventKind, int>{{EventKind::kKernel, -1},
+                                                      {EventKind::kMemcpy,
+                                                       int(KernelCategory::kMemcpy)}}));
+  EXPECT_NE(colourOf(EventKind::kKernel).rgb(), colourOf(KernelCategory::kOtherCompute).rgb())
+      << "a zoomed-out kernel is not mistaken for an 'other kernel'";
+}
+
+// CIE76 ΔE between two sRGB colours.
+double deltaE(QColor a, QColor b) {
+  auto lab = [](QColor c) {
+    auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    const double r = lin(c.redF()), g = lin(c.greenF()), bl = lin(c.blueF());
+    const double x = (0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047;
+    const double y = 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+    const double z = (0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883;
+    auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+    return std::array<double, 3>{116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+  };
+  const auto p = lab(a), q = lab(b);
+  return std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+}
+
+// Told apart from each other and from the light and dark palettes' bases
+// (gui/palette.cpp: white under Fusion's light palette, #1e1e20 dark).
+TEST(GpuTimeline, CategoryColoursAreDistinctInBothPalettes) {
+  const QColor lightBase(Qt::white), darkBase(30, 30, 32);
+  for (int a = 0; a < trace_model::kKernelCategoryCount; ++a) {
+    const QColor ca = colourOf(static_cast<KernelCategory>(a));
+    const std::string name(trace_model::toString(static_cast<KernelCategory>(a)));
+    EXPECT_GE(deltaE(ca, lightBase), 20.0) << name;
+    EXPECT_GE(deltaE(ca, darkBase), 20.0) << name;
+    for (int b = a + 1; b < trace_model::kKernelCategoryCount; ++b) {
+      const QColor cb = colourOf(static_cast<KernelCategory>(b));
+      EXPECT_GE(deltaE(ca, cb), 20.0)
+          << name << " and " << trace_model::toString(static_cast<KernelCategory>(b));
+    }
+  }
+}
+
+// Lane names get the width they need: "gpu stream 7" and "cpu thread 10"
+// are drawn whole (they used to be cut to ":pu thread 0"), a rank label
+// shares the row; a name too long for any column is elided, not clipped.
+TEST(GpuTimeline, LaneNamesFitTheLabelColumn) {
+  std::vector<TimelineRow> rows(3);
+  rows[0].rankLabel = QStringLiteral("rank 1 · pp- tp- dp-");
+  rows[0].laneLabel = QStringLiteral("cpu thread 10");
+  rows[1].laneLabel = QStringLiteral("gpu stream 7");
+  rows[2].laneLabel = QStringLiteral("cuda api");
+  QFont font;
+  font.setPointSizeF(font.pointSizeF() * 0.8);  // LayerContext::spanFont
+  const QFontMetrics fm(font);
+  const LabelColumns c = labelColumns(font, rows, TimelinePlacement::kLabelWidth);
+  for (const TimelineRow& row : rows) {
+    EXPECT_LE(fm.horizontalAdvance(row.laneLabel), c.lane.width()) << row.laneLabel.toStdString();
+  }
+  EXPECT_LE(c.lane.right(), TimelinePlacement::kLabelWidth);
+  EXPECT_LT(c.rank.right(), c.lane.left());
+  EXPECT_GE(c.rank.width(), 60);
+}
+
+}  // namespace
+}  // namespace bubblescope::gui

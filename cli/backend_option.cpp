@@ -14,9 +14,10 @@ Result<TrainingDevice> resolveTrainingBackend(const std::string& name,
   BS_ASSIGN_OR_RETURN(const engine::BackendChoice choice, engine::chooseBackend(requested, scope));
   if (!choice.note.empty()) std::fprintf(stderr, "note: %s\n", choice.note.c_str());
   if (choice.device != engine::Device::kCuda) return TrainingDevice{choice.device, 0};
-  BS_ASSIGN_OR_RETURN(const engine::DeviceSelection gpu,
-                      engine::selectDevice({.environment = engine::launcherEnvironmentOfThisProcess(),
-                                            .visibleDevices = choice.visibleDevices}));
+  BS_ASSIGN_OR_RETURN(
+      const engine::DeviceSelection gpu,
+      engine::selectDevice({.environment = engine::launcherEnvironmentOfThisProcess(),
+                            .visibleDevices = choice.visibleDevices}));
   return TrainingDevice{choice.device, gpu.device};
 }
 

@@ -27,7 +27,8 @@ std::vector<std::string> splitCommas(const std::string& s) {
   size_t start = 0;
   while (true) {
     const size_t comma = s.find(',', start);
-    parts.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    parts.push_back(
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) return parts;
     start = comma + 1;
   }
@@ -61,8 +62,8 @@ Result<std::vector<std::string>> visibleDeviceEntries(const std::string& value) 
   const std::vector<std::string> parts = splitCommas(value);
   for (size_t i = 0; i < parts.size(); ++i) {
     std::string entry = trimmed(parts[i]);
-    const bool uuid = (entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0) &&
-                      entry.size() > 4;
+    const bool uuid =
+        (entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0) && entry.size() > 4;
     std::optional<int> index = nonNegativeInt(entry);
     if (!uuid && !index) {
       return Status::invalidArgument("CUDA_VISIBLE_DEVICES='" + value + "': entry " +
@@ -81,8 +82,8 @@ Result<std::vector<std::string>> visibleDeviceEntries(const std::string& value) 
 
 // SLURM_TASKS_PER_NODE ("2(x3),1": 2 tasks on each of 3 nodes, then 1) at node `node`.
 Result<int> slurmTasksOnNode(const std::string& value, int node) {
-  const Status malformed = Status::invalidArgument(
-      "SLURM_TASKS_PER_NODE='" + value + "' is not a list of N or N(xK) with N, K >= 1");
+  const Status malformed = Status::invalidArgument("SLURM_TASKS_PER_NODE='" + value +
+                                                   "' is not a list of N or N(xK) with N, K >= 1");
   int nodesSeen = 0;
   std::optional<int> found;
   for (const std::string& raw : splitCommas(value)) {
@@ -121,8 +122,10 @@ Result<LocalPlace> localPlace(const DeviceSelectionInput& input) {
       return Status::invalidArgument(
           "OMPI_COMM_WORLD_LOCAL_RANK is set but OMPI_COMM_WORLD_LOCAL_SIZE is not");
     }
-    BS_ASSIGN_OR_RETURN(const int rank, variableInt("OMPI_COMM_WORLD_LOCAL_RANK", *e.ompiLocalRank));
-    BS_ASSIGN_OR_RETURN(const int size, variableInt("OMPI_COMM_WORLD_LOCAL_SIZE", *e.ompiLocalSize));
+    BS_ASSIGN_OR_RETURN(const int rank,
+                        variableInt("OMPI_COMM_WORLD_LOCAL_RANK", *e.ompiLocalRank));
+    BS_ASSIGN_OR_RETURN(const int size,
+                        variableInt("OMPI_COMM_WORLD_LOCAL_SIZE", *e.ompiLocalSize));
     return LocalPlace{{rank, size}, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
   }
   if (e.slurmLocalId) {
@@ -178,8 +181,8 @@ Result<DeviceSelection> selectDevice(const DeviceSelectionInput& input) {
   const int rank = place.rank.localRank, size = place.rank.localSize;
   if (size < 1 || rank < 0 || rank >= size) {
     return Status::invalidArgument("local rank " + std::to_string(rank) + " (" + place.source +
-                                   ") is not below the node's rank count " +
-                                   std::to_string(size) + " (" + place.countSource + ")");
+                                   ") is not below the node's rank count " + std::to_string(size) +
+                                   " (" + place.countSource + ")");
   }
   const int devices = input.visibleDevices;
   if (devices <= 0) {

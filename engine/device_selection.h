@@ -42,12 +42,12 @@ namespace bubblescope::engine {
 
 // The variables a launcher sets, as found (nullopt: not set).
 struct LauncherEnvironment {
-  std::optional<std::string> ompiLocalRank;      // OMPI_COMM_WORLD_LOCAL_RANK
-  std::optional<std::string> ompiLocalSize;      // OMPI_COMM_WORLD_LOCAL_SIZE
-  std::optional<std::string> slurmLocalId;       // SLURM_LOCALID
-  std::optional<std::string> slurmNodeId;        // SLURM_NODEID
-  std::optional<std::string> slurmTasksPerNode;  // SLURM_TASKS_PER_NODE
-  std::optional<std::string> cudaVisibleDevices; // CUDA_VISIBLE_DEVICES
+  std::optional<std::string> ompiLocalRank;       // OMPI_COMM_WORLD_LOCAL_RANK
+  std::optional<std::string> ompiLocalSize;       // OMPI_COMM_WORLD_LOCAL_SIZE
+  std::optional<std::string> slurmLocalId;        // SLURM_LOCALID
+  std::optional<std::string> slurmNodeId;         // SLURM_NODEID
+  std::optional<std::string> slurmTasksPerNode;   // SLURM_TASKS_PER_NODE
+  std::optional<std::string> cudaVisibleDevices;  // CUDA_VISIBLE_DEVICES
 };
 // Reads the variables above from this process's environment.
 LauncherEnvironment launcherEnvironmentOfThisProcess();
@@ -72,7 +72,7 @@ struct DeviceSelection {
   int device = 0;  // CUDA runtime index, for cudaSetDevice / createBackend
   int localRank = 0;
   int localSize = 1;
-  std::string rankSource;      // "MPI", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "single process"
+  std::string rankSource;  // "MPI", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "single process"
   std::string physicalDevice;  // the CUDA_VISIBLE_DEVICES entry of `device`, else its index
   bool sharesItsGpu = false;   // another rank of the node uses `device` too
   CollectivePath collectives = CollectivePath::kNccl;  // the node's path (same on all its ranks)

@@ -2,6 +2,8 @@
 // node split), CUDA_VISIBLE_DEVICES, sharing and its refusal, and the one-line
 // errors. Pure: no GPU, no MPI, the process environment untouched (except the
 // last test, which sets and restores variables to check the getenv reader).
+#include "engine/device_selection.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,8 +11,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "engine/device_selection.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -126,8 +126,8 @@ TEST(DeviceSelection, SlurmErrors) {
     auto s = selectDevice(withDevices(2, slurm("0", "0", bad)));
     ASSERT_FALSE(s.isOk()) << bad;
     EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << bad;
-    EXPECT_EQ(s.status().message(), "SLURM_TASKS_PER_NODE='" + bad +
-                                        "' is not a list of N or N(xK) with N, K >= 1")
+    EXPECT_EQ(s.status().message(),
+              "SLURM_TASKS_PER_NODE='" + bad + "' is not a list of N or N(xK) with N, K >= 1")
         << bad;
   }
   LauncherEnvironment partial;
@@ -248,9 +248,9 @@ TEST(DeviceSelection, MalformedCudaVisibleDevices) {
 }
 
 TEST(DeviceSelection, ReadsTheProcessEnvironment) {
-  const char* names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
-                         "SLURM_LOCALID",              "SLURM_NODEID",
-                         "SLURM_TASKS_PER_NODE",       "CUDA_VISIBLE_DEVICES"};
+  const char* names[] = {
+      "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_LOCALID", "SLURM_NODEID",
+      "SLURM_TASKS_PER_NODE",       "CUDA_VISIBLE_DEVICES"};
   std::vector<std::optional<std::string>> saved;
   for (const char* n : names) {
     const char* v = std::getenv(n);

@@ -5,10 +5,11 @@
 # written to $BUILD_DIR/gpu-check-summary.txt. No network is needed.
 #
 #   scripts/gpu-check.sh              # BUILD_DIR=build-gpu JOBS=$(nproc) TEST_TIMEOUT=120 STEPS=5
+#   CLEAN=0 scripts/gpu-check.sh      # a rerun after a fix: keeps $BUILD_DIR, builds incrementally
 #   scripts/gpu-check.sh --self-test  # checks the loss comparison on made-up logs (no GPU, no build)
 #
 # Checks, in order:
-#   build       configure $BUILD_DIR from scratch (CUDA on, GUI off) and build
+#   build       configure $BUILD_DIR from scratch (CUDA on, GUI off; CLEAN=0 keeps it) and build
 #               only gpu_test, gpu_nccl_test, cuda_math_test and bubblescope-cli
 #   ctest       cuda_math_test and every test labelled gpu (ctest -L gpu), one line each
 #   fp32 train  train --backend cuda --model tiny against the same run on the CPU
@@ -36,6 +37,7 @@ build_dir="${BUILD_DIR:-build-gpu}"
 jobs="${JOBS:-$(nproc)}"
 test_timeout="${TEST_TIMEOUT:-120}"
 steps="${STEPS:-5}"
+clean="${CLEAN:-1}"
 build_targets=(gpu_test gpu_nccl_test cuda_math_test bubblescope-cli)
 summary_file="$build_dir/gpu-check-summary.txt"
 start_s=$SECONDS
@@ -171,8 +173,12 @@ if ! command -v nvcc >/dev/null; then
 fi
 
 # ---- Build --------------------------------------------------------------------
-note "configure $build_dir (clean) on $device"
-rm -rf "$build_dir"
+if [ "$clean" = 1 ]; then
+  note "configure $build_dir (clean) on $device"
+  rm -rf "$build_dir"
+else
+  note "configure $build_dir (kept: CLEAN=0) on $device"
+fi
 mkdir -p "$build_dir"
 if ! cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DBUBBLESCOPE_WITH_CUDA=ON -DBUBBLESCOPE_WITH_GUI=OFF >"$build_dir/configure.log" 2>&1; then

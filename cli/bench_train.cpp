@@ -150,12 +150,12 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
   options.batchSize = args.batchSize;
   options.schedule.warmupSteps = 0;
   options.schedule.totalSteps = args.steps + 1;
-  auto backend = engine::createBackend(*device);
+  auto backend = engine::createBackend(device->device, device->gpuIndex);
   if (!backend.isOk()) {
     std::fprintf(stderr, "error: %s\n", backend.status().message().c_str());
     return 1;
   }
-  const bool onGpu = *device == engine::Device::kCuda;
+  const bool onGpu = device->device == engine::Device::kCuda;
   const std::string deviceDescription = (*backend)->description();
   auto trainer = engine::RankTrainer::create(options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {
@@ -182,7 +182,7 @@ ExitCode runBenchTrain(const BenchTrainArgs& args) {
   std::optional<TorchRun> torch;
   if (args.torch) torch = runTorch(args, *config, onGpu ? "cuda" : "cpu");
   std::printf("model: %s\n", config->preset.c_str());
-  std::printf("backend: %s\n", engine::deviceName(*device));
+  std::printf("backend: %s\n", engine::deviceName(device->device));
   if (onGpu) std::printf("device: %s\n", deviceDescription.c_str());
   std::printf("parameters: %lld\n", static_cast<long long>(config->parameterCount()));
   std::printf("tokens_per_step: %lld\n", static_cast<long long>((*trainer)->tokensPerStep()));

@@ -227,13 +227,13 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
     std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
     return backendExitCode(device.status());
   }
-  auto backend = engine::createBackend(*device);
+  auto backend = engine::createBackend(device->device, device->gpuIndex);
   if (!backend.isOk()) {
     std::fprintf(stderr, "error: %s\n", backend.status().message().c_str());
     return 1;
   }
   const std::string backendName =
-      *device == engine::Device::kHost ? "cpu" : (*backend)->description();
+      device->device == engine::Device::kHost ? "cpu" : (*backend)->description();
   if (!args.load.empty() && !ignoredOnLoad.empty()) {
     std::string flags;
     for (const auto& f : ignoredOnLoad) flags += (flags.empty() ? "" : ", ") + f;

@@ -19,7 +19,7 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
                                    ", but parallel training on CUDA is not wired yet (only "
                                    "single-process train is); use cpu or auto");
       }
-      return BackendChoice{Device::kCuda, ""};
+      return BackendChoice{Device::kCuda, "", probe.deviceCount};
     case layout::Backend::kAuto:
       if (!probe.haveGpu()) {
         return BackendChoice{Device::kHost, "backend auto: no usable GPU (" + probe.reason +
@@ -30,7 +30,7 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
                                                 ", but parallel training on CUDA is not wired "
                                                 "yet; running on the CPU"};
       }
-      return BackendChoice{Device::kCuda, ""};
+      return BackendChoice{Device::kCuda, "", probe.deviceCount};
   }
   return Status::invalidArgument("unknown backend");
 }

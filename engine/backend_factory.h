@@ -11,7 +11,8 @@
 //   process (RankTrainer without groups) runs on CUDA
 //   (kCudaSingleProcessWired); parallel ranks do not yet (kCudaModelWired,
 //   docs/gpu.md): for them cuda fails honestly even with a GPU, and auto runs
-//   on the CPU and says why.
+//   on the CPU and says why. A kCuda choice carries the probe's device count,
+//   from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
 //   kCuda, made current on the calling thread).
 // Library engine_backends: links engine_cuda when built with CUDA.
@@ -46,7 +47,8 @@ GpuProbe probeGpu();
 
 struct BackendChoice {
   Device device = Device::kHost;
-  std::string note;  // one line to tell the user ("" when nothing to say)
+  std::string note;        // one line to tell the user ("" when nothing to say)
+  int visibleDevices = 0;  // kCuda: the probe's device count (for selectDevice)
 };
 // Uses `probe` (tests give a fake one).
 Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& probe,

@@ -87,7 +87,7 @@ inline const std::vector<Library> kLibraries = {
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
     {"engine",
-     {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "cpu_backend.h",
+     {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "device_selection.h", "cpu_backend.h",
       "cpu_gemm.h", "adamw.h", "parameter.h", "tensor_shard.h", "gpt_model.h", "tensor_parallel.h", "expert_parallel.h",
       "data_loader.h", "trainer_options.h", "checkpoint.h", "safetensors.h"}},
     // The rank trainer and the process groups it is given.

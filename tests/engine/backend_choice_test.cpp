@@ -72,6 +72,13 @@ TEST(ChooseBackend, WithAGpuTheSingleProcessTrainerRunsOnCuda) {
   ASSERT_TRUE(cuda.isOk()) << cuda.status().toString();
   EXPECT_EQ(cuda->device, Device::kCuda);
   EXPECT_EQ(cuda->note, "");
+  EXPECT_EQ(cuda->visibleDevices, 1);  // what selectDevice picks the GPU from
+  GpuProbe eight = oneGpu();
+  eight.deviceCount = 8;
+  auto auto8 = chooseBackend(layout::Backend::kAuto, eight, single);
+  ASSERT_TRUE(auto8.isOk());
+  EXPECT_EQ(auto8->device, Device::kCuda);
+  EXPECT_EQ(auto8->visibleDevices, 8);
   auto autoChoice = chooseBackend(layout::Backend::kAuto, oneGpu(), single);
   ASSERT_TRUE(autoChoice.isOk());
   EXPECT_EQ(autoChoice->device, Device::kCuda);

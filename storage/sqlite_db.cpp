@@ -169,11 +169,15 @@ int64_t SqliteDb::changes() const {
 }
 
 Status SqliteDb::errorStatus(int rc, std::string_view what) const {
-  // One line: "malformed database schema" quotes the damaged SQL, newlines
-  // and all, and a long quote says no more than its start.
+  // One printable line: "malformed database schema" quotes the damaged SQL,
+  // whatever bytes it holds (control bytes, invalid or C1 UTF-8 such as
+  // U+0085, which some readers break lines on), and a long quote says no
+  // more than its start.
   std::string detail = sqlite3_errmsg(db_);
   for (char& c : detail) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) c = ' ';
+    if (b >= 0x80) c = '?';
   }
   constexpr size_t kMaxDetail = 200;
   if (detail.size() > kMaxDetail) detail = detail.substr(0, kMaxDetail) + "...";

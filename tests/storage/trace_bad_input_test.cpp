@@ -60,6 +60,28 @@ void expectRefused(const std::string& path, StatusCode code, const std::string& 
   EXPECT_EQ(readAll(path), before) << "a refused file was modified";
 }
 
+// A damaged schema whose SQL holds control bytes and a C1 "next line"
+// (U+0085, which Python's splitlines and some terminals break lines on):
+// SQLite quotes the damaged SQL in its message, and the message stays one
+// printable line (issue 32's fuzz harness: an `info` whose last stderr
+// "line" was " (the file is damaged)").
+TEST(TraceBadInputTest, ADamagedSchemaIsOnePrintableLine) {
+  TempDir dir;
+  const std::string path = dir.file("schema.db");
+  writeTrace(path, 10);
+  execSql(path,
+          "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE "
+          "calibration_links(' || char(28) || char(11) || char(133) || 'x' WHERE name = "
+          "'calibration_links';");
+  auto reader = TraceReader::open(path);
+  ASSERT_FALSE(reader.isOk());
+  const std::string message = reader.status().message();
+  EXPECT_NE(message.find("malformed database schema"), std::string::npos) << message;
+  for (unsigned char c : message) {
+    EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "byte " << static_cast<int>(c) << " in: " << message;
+  }
+}
+
 TEST(TraceBadInputTest, MissingFile) {
   TempDir dir;
   const std::string path = dir.file("nope.db");

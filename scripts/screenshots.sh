@@ -105,6 +105,8 @@ shot "$tmp/dp.db" --screenshot "$out/compare-dp2-zero1-vs-dp4-zero3.png" --compa
   --size 1500x900
 shot "$tmp/pp4.db" --screenshot "$out/planner.png" --screenshot-part planner --plan-world 4 \
   --plan-memory 0.04 --size 1800x900
+shot "$tmp/pp4.db" --screenshot "$out/planner-gpu-cluster.png" --screenshot-part cluster-planner \
+  --size 1500x800
 shot "$tmp/pp4.db" --screenshot "$out/layout-editor-prediction.png" --screenshot-part layout \
   --edit micro_batches=16 --size 1500x900
 shot "$tmp/pp4.db" --screenshot "$out/timeline-ideal-replay.png" --screenshot-part timeline \

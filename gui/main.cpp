@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "Render the window on FILE to PNG and exit", "PNG");
   QCommandLineOption shotWhat(
       "screenshot-part",
-      "window, timeline, layout, charts, metrics, kernels, teaching, planner (the window with the "
+      "window, timeline, layout, charts, metrics, kernels, kernel-timeline (the timeline with the "
+      "Kernels tab's first row highlighted), teaching, planner (the window with the "
       "planner, its best candidate loaded), cluster-planner (the planner's GPU cluster page) or "
       "export (the timeline as File > Export writes it, PNG or SVG)",
       "PART", "window");

@@ -1,8 +1,10 @@
 // MainWindow's Kernels tab (docs/analysis.md, "GPU kernels, launches and
 // memory copies"): the shown run's GPU kernels per rank from its report,
 // sortable by any column. Selecting a row marks the kernel's rank in the
-// timeline and selects the kernel's longest record there (outlined); a
-// double-click shows that record in the timeline.
+// timeline, highlights every instance of the kernel on that rank's GPU
+// streams (at every zoom; cleared with the selection) and selects its
+// longest record (outlined); a double-click shows that record in the
+// timeline.
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
@@ -46,14 +48,27 @@ void MainWindow::buildKernelsTab() {
   connect(kernelsView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this, recordOf](const QModelIndex& current) {
             const auto record = recordOf(current);
-            if (!record) return;
-            timeline_->view()->markRanks({record->rank});
-            timeline_->view()->setSelectedSpan(record);
-            setStatus(tr("%1: its longest record on rank %2 is selected in the timeline "
-                         "(double-click the row to show it)")
+            if (!record) {
+              timeline_->view()->setHighlightedKernel(std::nullopt);
+              return;
+            }
+            TimelineView* view = timeline_->view();
+            view->markRanks({record->rank});
+            view->setHighlightedKernel(TimelineView::HighlightedKernel{record->rank, record->name});
+            view->setSelectedSpan(record);
+            setStatus(tr("%1: its %2 records on rank %3 are highlighted in the timeline, the "
+                         "longest selected (double-click the row to show it)")
                           .arg(QString::fromStdString(record->name).left(60))
+                          .arg(view->kernelInstances().size())
                           .arg(record->rank));
           });
+  // No row selected (deselected, or a new report): no kernel highlighted.
+  connect(kernelsView_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    if (!kernelsView_->selectionModel()->hasSelection())
+      timeline_->view()->setHighlightedKernel(std::nullopt);
+  });
+  connect(kernels_, &QAbstractItemModel::modelReset, this,
+          [this] { timeline_->view()->setHighlightedKernel(std::nullopt); });
   connect(kernelsView_, &QTableView::doubleClicked, this,
           [this, recordOf](const QModelIndex& index) {
             const auto record = recordOf(index);

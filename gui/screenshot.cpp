@@ -43,7 +43,7 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   TimelineView* view = panel->view();
   view->fitAll();
   const bool wantsCharts = o.what == "charts" || o.what == "metrics" || o.what == "kernels" ||
-                           o.what.startsWith("chart:");
+                           o.what == "kernel-timeline" || o.what.startsWith("chart:");
   if (wantsCharts || o.what == "window") {
     if (Status s = window.analyzeShownRun(true); !s.isOk()) {
       std::cerr << "bubblescope: analysis: " << s.message() << "\n";
@@ -94,6 +94,10 @@ int saveScreenshot(MainWindow& window, const ScreenshotOptions& o) {
   if (o.what == "kernels") {  // the Kernels tab, its first row selected
     window.tabs()->setCurrentIndex(MainWindow::kKernelsTab);
     window.kernelsView()->selectRow(0);
+  }
+  if (o.what == "kernel-timeline") {  // the timeline, the Kernels tab's first row highlighted
+    window.kernelsView()->selectRow(0);
+    window.tabs()->setCurrentIndex(MainWindow::kTimelineTab);
   }
   if (o.what == "teaching") {  // the editor's layout, simulated beside the shown run
     if (auto* dock = window.layoutEditor()->parentWidget()) dock->hide();  // room for the lab

@@ -12,8 +12,8 @@ class MainWindow;
 
 struct ScreenshotOptions {
   QString out;              // PNG path
-  QString what = "window";  // window | timeline | layout | charts | metrics | kernels | compare |
-                            // teaching | planner | chart:NAME
+  QString what = "window";  // window | timeline | layout | charts | metrics | kernels |
+                            // kernel-timeline | compare | teaching | planner | chart:NAME
   int step = -1;            // >= 0: zoom the timeline to this step
   double zoom = 1.0;        // > 1: zoom in around the centre of the view
   int width = 1500, height = 900;

@@ -207,6 +207,59 @@ void paintSpans(QPainter& p, const LayerContext& c) {
   }
 }
 
+void paintKernelInstances(QPainter& p, const LayerContext& c) {
+  if (c.overlay.kernelInstances == nullptr || c.overlay.kernelInstances->empty()) return;
+  const int width = c.at.plot.width();
+  // Frame row -> marked columns (rows of the frame only).
+  std::map<int, std::vector<uint8_t>> marks;
+  std::map<std::pair<int32_t, int32_t>, int> rowOf;
+  for (int r = c.frame.firstRow; r <= c.frame.lastRow; ++r) {
+    rowOf[{c.rows[r].rank, static_cast<int32_t>(c.rows[r].lane)}] = r;
+  }
+  for (const trace_model::Event& e : *c.overlay.kernelInstances) {
+    auto row = rowOf.find({e.rank, timelineLaneOf(e)});
+    if (row == rowOf.end()) continue;
+    // Column k covers [k, k + 1) from the plot's left: the instance touches
+    // floor(x0) .. ceil(x1) - 1, at least one column.
+    const double x0 = c.at.xOf(e.startNs) - c.at.plot.left();
+    const double x1 = c.at.xOf(e.endNs) - c.at.plot.left();
+    const double first = std::floor(x0);
+    const double last = std::max(first + 1, std::ceil(x1));
+    if (last <= 0 || first >= width) continue;
+    std::vector<uint8_t>& m = marks[row->second];
+    if (m.empty()) m.assign(width, 0);
+    const int a = static_cast<int>(std::max(first, 0.0));
+    const int b = static_cast<int>(std::min(last, double(width)));
+    std::fill(m.begin() + a, m.begin() + b, uint8_t{1});
+  }
+  // The text colour reads on every span colour (as the selected span's
+  // outline); the highlight tint says "picked" over a wide span.
+  const QColor edge = c.palette.color(QPalette::WindowText);
+  QColor tint = c.palette.color(QPalette::Highlight);
+  tint.setAlpha(110);
+  const int laneH = RowGeometry::kLaneHeight;
+  for (const auto& [r, m] : marks) {
+    const int top = c.rowTop(r) + 1, h = laneH - 1;
+    for (int col = 0; col < width;) {
+      if (!m[col]) {
+        ++col;
+        continue;
+      }
+      int end = col;
+      while (end < width && m[end]) ++end;
+      const QRect run(c.at.plot.left() + col, top, end - col, h);
+      if (run.width() <= 2) {
+        p.fillRect(run, edge);
+      } else {
+        p.fillRect(run, tint);
+        p.fillRect(QRect(run.left(), run.top(), run.width(), 2), edge);
+        p.fillRect(QRect(run.left(), run.bottom() - 1, run.width(), 2), edge);
+      }
+      col = end;
+    }
+  }
+}
+
 // Between the pipeline lanes of the two ranks (their first lane without one).
 void paintSendArrows(QPainter& p, const LayerContext& c) {
   const double mid = RowGeometry::kLaneHeight / 2.0;

@@ -55,6 +55,11 @@ void paintUnindexed(QPainter& p, const LayerContext& c);      // "not indexed ye
 void paintBubbles(QPainter& p, const LayerContext& c);        // hatched idle time
 void paintCoverage(QPainter& p, const LayerContext& c);       // binned rows
 void paintSpans(QPainter& p, const LayerContext& c);          // one box per span
+// The picked kernel's instances: the columns each touches on its row, tinted
+// in the highlight colour with a bar of the text colour above and below (a
+// run of one or two columns: filled with the text colour, a tick). Only
+// inside those columns and the row's lane: nothing else changes.
+void paintKernelInstances(QPainter& p, const LayerContext& c);
 void paintSendArrows(QPainter& p, const LayerContext& c);     // send -> receive
 void paintHoverOutline(QPainter& p, const LayerContext& c);   // the span under the cursor
 void paintSelectedSpan(QPainter& p, const LayerContext& c);   // the clicked span

@@ -329,6 +329,21 @@ Result<std::vector<trace_model::Event>> TimelineModel::linkedTo(const trace_mode
   return out;
 }
 
+Result<std::vector<trace_model::Event>> TimelineModel::kernelInstances(
+    int32_t rank, const std::string& name) const {
+  std::vector<trace_model::Event> out;
+  if (reader_ == nullptr || name.empty()) return out;
+  BS_RETURN_IF_ERROR(reader_->visitEvents(runId_, rank, [&](const trace_model::Event& e) {
+    if (trace_model::isGpuStreamLane(e.lane) && e.name == name) {
+      trace_model::Event instance = e;
+      instance.name.clear();  // one name for them all: the caller's
+      out.push_back(std::move(instance));
+    }
+    return Status::ok();
+  }));
+  return out;
+}
+
 std::optional<trace_model::Event> TimelineModel::eventAt(int row, double tNs,
                                                          double toleranceNs) const {
   if (row < 0 || row >= static_cast<int>(rows_.size())) return std::nullopt;

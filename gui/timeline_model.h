@@ -145,6 +145,12 @@ class TimelineModel : public QObject {
   // records of a launch call, or the launch call of a GPU record (empty when
   // e.correlationId is 0). Read from the reader, wherever they are in time.
   Result<std::vector<trace_model::Event>> linkedTo(const trace_model::Event& e) const;
+  // Every GPU stream record of `rank` named `name` (the instances of one
+  // kernel, wherever they are in time), in start order, without their names.
+  // Streams the rank's events from the reader (visitEvents): memory is the
+  // instances only.
+  Result<std::vector<trace_model::Event>> kernelInstances(int32_t rank,
+                                                          const std::string& name) const;
   // Window fetches frame() has made since setRun() (tests, the render bench).
   int64_t windowFetches() const { return windowFetches_; }
   // The last error a frame() or ingest() met (ok when none).

@@ -33,9 +33,10 @@ namespace {
 using Layer = void (*)(QPainter&, const LayerContext&);
 
 // Back to front. Plot layers are clipped to the plot.
-constexpr Layer kPlotLayers[] = {
-    paintStageBands, paintUnindexed,    paintBubbles,      paintCoverage,      paintSpans,
-    paintSendArrows, paintHoverOutline, paintSelectedSpan, paintLinkedRecords, paintSelectionBand};
+constexpr Layer kPlotLayers[] = {paintStageBands,    paintUnindexed,    paintBubbles,
+                                 paintCoverage,      paintSpans,        paintKernelInstances,
+                                 paintSendArrows,    paintHoverOutline, paintSelectedSpan,
+                                 paintLinkedRecords, paintSelectionBand};
 constexpr Layer kFrameLayers[] = {paintLabels, paintRuler, paintSelectionLength, paintNote};
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Painting of a TimelineFrame: where rows and times go, and paintTimeline(),
 // which draws the layers of timeline_layers.h back to front (stage bands,
-// bubbles, coverage, spans, arrows, outlines, selection; then labels, ruler,
+// bubbles, coverage, spans, kernel instances, arrows, outlines, selection; then labels, ruler,
 // measured length, note). No state, no data access: everything drawn comes
 // from the frame and the geometry passed in.
 #pragma once
@@ -54,6 +54,11 @@ struct TimelineOverlay {
   // arrow goes from the launch to each record, and they are outlined.
   std::vector<trace_model::Event> linked;
   std::vector<int32_t> markedRanks;  // ranks picked in a chart (labels tinted)
+  // Every instance of the kernel picked in the Kernels table (its GPU
+  // records on one rank, TimelineView::setHighlightedKernel): each marks the
+  // pixel columns it touches on its row, whether the row draws spans or
+  // binned coverage. Null or empty: none.
+  const std::vector<trace_model::Event>* kernelInstances = nullptr;
   const std::vector<trace_model::StepWindow>* steps = nullptr;  // step marks on the ruler
 };
 

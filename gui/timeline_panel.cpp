@@ -79,6 +79,7 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   details_->clearDetails();
   view_->setSelection(std::nullopt);
   view_->setSelectedSpan(std::nullopt);
+  view_->setHighlightedKernel(std::nullopt);
   view_->markRanks({});
   const Status s = model_.setRun(reader, runId);
   reader_ = s.isOk() ? reader : nullptr;

@@ -163,6 +163,16 @@ void TimelineView::setSelectedSpan(std::optional<trace_model::Event> e) {
   update();
 }
 
+void TimelineView::setHighlightedKernel(std::optional<HighlightedKernel> kernel) {
+  kernel_ = std::move(kernel);
+  kernelInstances_.clear();
+  if (kernel_ && model_ != nullptr) {
+    auto instances = model_->kernelInstances(kernel_->rank, kernel_->name);
+    if (instances.isOk()) kernelInstances_ = std::move(*instances);
+  }
+  update();
+}
+
 void TimelineView::markRanks(const std::vector<int32_t>& ranks) {
   markedRanks_ = ranks;
   if (model_ != nullptr && !ranks.empty()) {
@@ -198,6 +208,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   overlay.selected = selected_;
   overlay.linked = linked_;
   overlay.markedRanks = markedRanks_;
+  overlay.kernelInstances = &kernelInstances_;
   overlay.steps = &model_->steps();
   paintTimeline(p, frame, model_->rows(), geometry_, at, overlay);
 }

@@ -12,6 +12,7 @@
 
 #include <QWidget>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gui/timeline_model.h"
@@ -57,6 +58,18 @@ class TimelineView : public QWidget {
   void markRanks(const std::vector<int32_t>& ranks);
   const std::vector<int32_t>& markedRanks() const { return markedRanks_; }
   void setSelection(std::optional<std::pair<double, double>> s);
+  // The kernel picked in the Kernels table: every GPU record named `name`
+  // on `rank` (TimelineModel::kernelInstances, read once here) is marked at
+  // every zoom (TimelineOverlay::kernelInstances) until cleared (nullopt)
+  // or a new run. A failed read marks none.
+  struct HighlightedKernel {
+    int32_t rank = 0;
+    std::string name;
+  };
+  void setHighlightedKernel(std::optional<HighlightedKernel> kernel);
+  const std::optional<HighlightedKernel>& highlightedKernel() const { return kernel_; }
+  // The instances marked (empty when none is picked).
+  const std::vector<trace_model::Event>& kernelInstances() const { return kernelInstances_; }
 
   // Placement of the current widget size and view (for tests and benches).
   TimelinePlacement placement() const;
@@ -105,6 +118,8 @@ class TimelineView : public QWidget {
   std::optional<trace_model::Event> selected_;
   std::vector<trace_model::Event> linked_;  // selected_'s launch or GPU records
   std::vector<int32_t> markedRanks_;
+  std::optional<HighlightedKernel> kernel_;
+  std::vector<trace_model::Event> kernelInstances_;  // kernel_'s GPU records
 };
 
 }  // namespace bubblescope::gui

@@ -100,8 +100,9 @@ TEST(kernels_table_analysis, SortsByValueNotText) {
 }
 
 // In the window: the Kernels tab lists the shown run's kernels; selecting a
-// row marks its rank and selects the kernel's longest record in the
-// timeline; a double-click shows it there.
+// row marks its rank, highlights the kernel's instances on that rank and
+// selects its longest record in the timeline; clearing the selection clears
+// the highlight; a double-click shows the record there.
 TEST(kernels_table_analysis, RowsSelectTheKernelInTheTimeline) {
   bubblescope::testing::TempDir dir;
   const std::string path = dir.file("gpu.db");
@@ -142,6 +143,16 @@ TEST(kernels_table_analysis, RowsSelectTheKernelInTheTimeline) {
   EXPECT_EQ(timeline->selectedSpan()->startNs, 40'000);
   EXPECT_EQ(timeline->selectedSpan()->endNs, 50'000);
   EXPECT_EQ(window.tabs()->currentIndex(), MainWindow::kKernelsTab);  // selecting stays here
+  ASSERT_TRUE(timeline->highlightedKernel().has_value());
+  EXPECT_EQ(timeline->highlightedKernel()->rank, 1);
+  EXPECT_EQ(timeline->highlightedKernel()->name, "gemm");
+  ASSERT_EQ(timeline->kernelInstances().size(), size_t{2});  // rank 1's two, not rank 0's
+  EXPECT_EQ(timeline->kernelInstances()[0].rank, 1);
+  EXPECT_EQ(timeline->kernelInstances()[0].startNs, 10'000);
+  EXPECT_EQ(timeline->kernelInstances()[1].endNs, 50'000);
+  view->clearSelection();
+  EXPECT_FALSE(timeline->highlightedKernel().has_value());
+  EXPECT_TRUE(timeline->kernelInstances().empty());
 
   emit view->doubleClicked(view->model()->index(1, 0));  // rank 0's gemm
   EXPECT_EQ(window.tabs()->currentIndex(), MainWindow::kTimelineTab);

@@ -167,6 +167,9 @@ int64_t SqliteDb::lastInsertRowId() const {
 int64_t SqliteDb::changes() const {
   return sqlite3_changes64(db_);
 }
+bool SqliteDb::lastFailureWasBusy() const {
+  return (sqlite3_errcode(db_) & 0xff) == SQLITE_BUSY;
+}
 
 Status SqliteDb::errorStatus(int rc, std::string_view what) const {
   // One printable line: "malformed database schema" quotes the damaged SQL,

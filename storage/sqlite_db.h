@@ -43,6 +43,10 @@ class SqliteDb {
   Result<SqliteStatement> prepare(std::string_view sql);
   int64_t lastInsertRowId() const;
   int64_t changes() const;  // rows changed by the last statement
+  // Whether the last failed call failed on a lock another connection held
+  // (SQLITE_BUSY): the cases SQLite's busy handler does not wait out, such
+  // as two connections upgrading their shared locks at once.
+  bool lastFailureWasBusy() const;
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   // SQLite's extended result code of the last failure on this connection.

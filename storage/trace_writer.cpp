@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +19,10 @@
 
 namespace bubblescope::storage {
 namespace {
+
+// Tries of the switch to WAL against a concurrent creator, 1 ms apart: the
+// 5 s of SqliteDb's busy timeout.
+constexpr int kWalSwitchTries = 5000;
 
 // Monotonic time for the age of a transaction (not a trace time).
 int64_t steadyNowNs() {
@@ -465,7 +470,17 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path,
     const Status trace = checkTraceDatabase(*db, &version);
     if (!trace.isOk() && trace.code() != StatusCode::kFailedPrecondition) return trace;
   }
+  // Two creators of one new file both hold a shared lock when they switch it
+  // to WAL, which needs it alone: SQLite answers the one that would deadlock
+  // SQLITE_BUSY at once, without its busy handler. That one lets go (the
+  // failed statement released its lock) and tries again, for as long as the
+  // busy timeout would have waited.
   Status wal = db->exec("PRAGMA journal_mode=WAL");
+  for (int tries = 1; !wal.isOk() && db->lastFailureWasBusy() && tries < kWalSwitchTries;
+       ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wal = db->exec("PRAGMA journal_mode=WAL");
+  }
   if (!wal.isOk() && !fresh) return wal;
   if (!wal.isOk()) {
     const std::string dir = directoryOf(path);

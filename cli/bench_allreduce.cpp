@@ -22,7 +22,7 @@
 #include "cli/slowest_rank_seconds.h"
 #include "common/median.h"
 #include "engine/layout/grad_comm.h"
-#include "engine/layout/grad_reduction_cost.h"
+#include "planning/grad_reduction_cost.h"
 #include "engine/parallel/data_parallel.h"
 #include "engine/parallel/mpi_communicator.h"
 #include "engine/parallel/node_groups.h"
@@ -106,7 +106,7 @@ ExitCode runBench(const Options& o) {
   return launchMpiBench("allreduce", o.ranks, rankArgs(o));
 }
 
-// The planner's cost model of this reduction (engine/layout/grad_reduction_cost.h),
+// The planner's cost model of this reduction (planning/grad_reduction_cost.h),
 // calibrated by this job's bare MPI all-reduce (bandwidth only, at this group
 // size, for both links: the nodes are emulated on one machine), the encoding
 // from the model's measured constants.

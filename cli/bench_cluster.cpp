@@ -24,7 +24,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_description.h"
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::cli {

@@ -17,7 +17,7 @@
 // with their ranks spread one by one over the hosts (round robin, N ranks
 // over the first min(N, hosts) hosts), so their groups cross hosts: the
 // `other_host` fits (the calibration classifies each sample by the hosts
-// its ranks recorded, engine/layout/link_class.h).
+// its ranks recorded, planning/link_class.h).
 // Every run has m = 2 and `steps` steps and is written into `trace` (named
 // "calibrate ..."), so what was measured can be looked at. The result has
 // method "benchmark" and source run 0. Errors: a run that fails (its
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/model_config.h"
 
 namespace bubblescope::cli {

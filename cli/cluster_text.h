@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 
 namespace bubblescope::cli {
 

@@ -20,7 +20,7 @@
 
 #include "common/result.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::cli {
 

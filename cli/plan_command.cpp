@@ -2,13 +2,13 @@
 // [--calibration F] [--top K] [--grad-compression LIST] [--ranks-per-node K
 // --inter-node-gbps X --inter-node-latency-us Y | --hosts H,...] [--json]
 // [--out-dir D] [--run [--steps S] [--trace T]]`: the valid layouts of N ranks for model M,
-// predicted (engine/layout/planner.h), the best K by tokens/s printed with the seeds' reasons and
+// predicted (planning/planner.h), the best K by tokens/s printed with the seeds' reasons and
 // written as layout files. --run then runs each of them (cli/layout_trial.h, the path `bench
 // predict` measures with) and prints predicted against measured step time and bubble.
 //
 // `plan --hardware H --gpus N --model M --global-batch B [--dtype D] [--top K] [--json]`:
 // the layouts of M on N GPUs of hardware profile H ranked by the cluster cost model
-// (engine/layout/cluster_plan.h; docs/prediction.md, "The cluster model").
+// (planning/cluster_plan.h; docs/prediction.md, "The cluster model").
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +25,7 @@
 #include "cli/layout_flags.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 #include "storage/analysis/text_table.h"
 #include "storage/calibration_store.h"
 

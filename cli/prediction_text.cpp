@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "storage/analysis/text_table.h"
 #include "storage/calibration_store.h"
 #include "storage/process_identity.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 #include "storage/simulated_run.h"
 
 namespace bubblescope::cli {

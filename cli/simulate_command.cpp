@@ -2,7 +2,7 @@
 // (the same layout flags as `run`), written into --trace as a simulated run.
 // With --calibration the op costs are a calibration's (docs/prediction.md);
 // with --hardware H the cluster cost model's on GPUs of profile H
-// (engine/layout/cluster_cost.h), so a planned cluster run opens in the app
+// (planning/cluster_cost.h), so a planned cluster run opens in the app
 // beside a measured or imported one (`compare`).
 #include <cstdio>
 #include <memory>
@@ -14,7 +14,7 @@
 #include "cli/prediction_text.h"
 #include "cli/run_description.h"
 #include "common/value_range.h"
-#include "engine/layout/cluster_cost.h"
+#include "planning/cluster_cost.h"
 #include "engine/layout/layout.h"
 #include "storage/simulated_run.h"
 

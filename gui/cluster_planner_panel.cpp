@@ -8,7 +8,7 @@
 #include <QSpinBox>
 #include <QTableView>
 
-#include "engine/layout/hardware.h"
+#include "planning/hardware.h"
 #include "engine/layout/model_config.h"
 #include "gui/cluster_table_model.h"
 #include "gui/planner_page.h"

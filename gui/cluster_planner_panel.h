@@ -17,7 +17,7 @@
 #include <QWidget>
 
 #include "common/status.h"
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 
 class QComboBox;
 class QLabel;

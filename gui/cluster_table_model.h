@@ -12,7 +12,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 
 namespace bubblescope::gui {
 

@@ -1,7 +1,7 @@
 // What a run's gradient compression did to its data-parallel bytes (issue 19),
 // as the Charts tab says it: the grad_compression of the layout, the dp+zero
 // bytes per step per rank that were sent, the uncompressed formula's bytes
-// (engine/layout/formulas.h, through the report's CommVolume) and their ratio.
+// (planning/formulas.h, through the report's CommVolume) and their ratio.
 // The numbers are the report's (storage/analysis: `report` prints the same
 // line); nothing is measured here.
 #pragma once

@@ -17,7 +17,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "engine/layout/global_batch.h"
 #include "engine/layout/hostfile.h"
 #include "gui/grad_comm_fields.h"

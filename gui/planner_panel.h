@@ -21,9 +21,9 @@
 #include <optional>
 
 #include "common/status.h"
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 #include "storage/trace_reader.h"
 
 class QComboBox;

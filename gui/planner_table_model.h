@@ -11,7 +11,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 
 namespace bubblescope::gui {
 

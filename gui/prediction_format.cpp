@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 #include "gui/time_format.h"
 
 namespace bubblescope::gui {

@@ -1,4 +1,4 @@
-// A layout's prediction (engine/layout/prediction.h) as the app shows it: the
+// A layout's prediction (planning/prediction.h) as the app shows it: the
 // layout editor's prediction line and the planner's table use these, so the
 // two say the same numbers the same way.
 #pragma once
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/planner.h"
-#include "engine/layout/prediction.h"
+#include "planning/planner.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::gui {
 

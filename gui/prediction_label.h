@@ -14,9 +14,9 @@
 #include <QTimer>
 #include <optional>
 
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::gui {
 

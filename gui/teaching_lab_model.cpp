@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "gui/time_format.h"
 
 namespace bubblescope::gui {

@@ -19,7 +19,7 @@
 
 #include "common/status.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/schedule_playback.h"
+#include "planning/schedule_playback.h"
 #include "storage/analysis/ideal_replay.h"
 #include "storage/analysis/measured_step.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 
 namespace bubblescope::storage {
 

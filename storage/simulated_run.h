@@ -1,5 +1,5 @@
 // writeSimulatedRun: a layout's step replayed by the schedule simulator
-// (engine/layout/simulator.h) and written into a trace file as a simulated
+// (planning/simulator.h) and written into a trace file as a simulated
 // run (runs.source = 'simulated'), so the app and the report show it like a
 // measured one.
 //
@@ -20,7 +20,7 @@
 
 #include "common/result.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 #include "storage/trace_writer.h"
 
 namespace bubblescope::storage {
@@ -30,7 +30,7 @@ struct SimulatedRunOptions {
   int64_t unitNs = 1'000'000;  // one cost unit: 1 ms
   std::string name;            // empty: "simulated <schedule> pp<p> m<m>"
   // Per-op costs replacing `costs` (simulator.h), in units of unitNs: a
-  // prediction's (engine/layout/prediction.h). Empty: `costs` alone.
+  // prediction's (planning/prediction.h). Empty: `costs` alone.
   layout::OpCosts opCosts;
   // Per-step per-op costs (each as opCosts): when not empty, one step is
   // simulated and written per entry, instead of layout.steps steps of

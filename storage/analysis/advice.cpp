@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <set>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/prediction.h"
+#include "planning/formulas.h"
+#include "planning/prediction.h"
 #include "storage/analysis/layout_variants.h"
 #include "storage/analysis/run_report.h"
 #include "storage/analysis/text_table.h"

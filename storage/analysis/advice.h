@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/layout.h"
 
 namespace bubblescope::analysis {

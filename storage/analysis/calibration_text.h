@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 
 namespace bubblescope::analysis {
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "common/median.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 #include "storage/simulated_run.h"
 
 namespace bubblescope::analysis {

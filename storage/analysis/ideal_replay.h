@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 #include "storage/analysis/measured_ops.h"
 #include "storage/trace_writer.h"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 #include "storage/trace_reader.h"
 #include "trace_model/event.h"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/layout/expert_parallel_volume.h"
+#include "planning/expert_parallel_volume.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {

@@ -2,7 +2,7 @@
 // all-to-alls (spans of dimension ep: counts, dispatch and combine forward,
 // their gradients backward) per rank and step, against two formulas
 // (docs/analysis.md, "Mixture of experts"):
-// - even routing, nothing dropped: engine/layout/expert_parallel_volume.h,
+// - even routing, nothing dropped: planning/expert_parallel_volume.h,
 //   (4·k·T·C + E)·4 B per MoE block and micro-batch, what a plan expects;
 // - the run's own routing, exact: from every rank's moe.* samples, rank r
 //   sends its kept rows in the dispatch and their gradients back in the

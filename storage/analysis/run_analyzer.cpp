@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "storage/analysis/gpu_kernel_analyzer.h"
 #include "storage/analysis/gpu_time_analyzer.h"
 #include "storage/analysis/ideal_replay.h"

@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/link_class.h"
+#include "planning/formulas.h"
+#include "planning/link_class.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -13,14 +13,14 @@
 // waiting for the last peer; the earliest finishers measure the transfer),
 // the p2p time the median receive transfer (the wait is its own span); each
 // fit per link class, a sample's link its rank's group's of that dimension
-// (same_host / other_host, engine/layout/link_class.h).
+// (same_host / other_host, planning/link_class.h).
 // Errors: a run that is not measured, has no layout, or no compute spans.
 #pragma once
 
 #include <cstdint>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "storage/analysis/measured_ops.h"
 #include "storage/trace_reader.h"
 

@@ -89,7 +89,7 @@ struct StageReport {
   int32_t stage = 0;
   std::vector<int32_t> ranks;
   std::optional<double> bubbleFraction;  // mean of its ranks' (wait + idle) / step
-  std::optional<double> bubbleFormula;   // engine/layout/formulas.h, for the run's schedule
+  std::optional<double> bubbleFormula;   // planning/formulas.h, for the run's schedule
   std::string bubbleFormulaText;
   int64_t computeNsPerStep = 0;  // the largest of its ranks', per step
   // The ideal-hardware replay's bubble (ideal_replay.h): oversubscribed
@@ -107,7 +107,7 @@ struct Straggler {
 };
 
 // Measured communication volume per rank per step (mean over the ranks that
-// have it) against engine/layout/formulas.h; formula unknown without a layout.
+// have it) against planning/formulas.h; formula unknown without a layout.
 struct CommVolume {
   std::string dim;  // "dp+zero", "tp", "pp"
   double measuredBytesPerStep = 0;

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/planner.h"
-#include "engine/layout/prediction.h"
+#include "planning/formulas.h"
+#include "planning/planner.h"
+#include "planning/prediction.h"
 #include "storage/analysis/layout_variants.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/simulator.h"
+#include "planning/formulas.h"
+#include "planning/simulator.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/analysis/run_calibration.h"

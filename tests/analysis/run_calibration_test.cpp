@@ -1,11 +1,11 @@
 // calibrationOf(): each collective's alpha-beta fit per link class, a
 // sample's link its rank's group's of that dimension (same_host / other_host,
-// engine/layout/link_class.h), and the ep all-to-alls fitted on dim ep.
+// planning/link_class.h), and the ep all-to-alls fitted on dim ep.
 #include "storage/analysis/run_calibration.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/layout/link_class.h"
+#include "planning/link_class.h"
 
 namespace bubblescope::analysis {
 namespace {

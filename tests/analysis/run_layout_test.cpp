@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/layout/schedule.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 #include "storage/analysis/run_analyzer.h"
 #include "tests/storage/temp_dir.h"
 

@@ -25,18 +25,23 @@ inline const std::vector<ModuleRule> kRules = {
     {"trace_model", {"common"}},
     // Pure: no MPI, no SQLite, no Qt, no BLAS, no CUDA.
     {"layout", {"common"}},
+    // What a layout costs and which to choose; pure too. The engine runtime
+    // never plans.
+    {"planning", {"common", "layout"}},
     {"tracer", {"common", "trace_model", "mpi", "cuda"}},
     // The engine never writes SQL and never shows anything.
     {"engine", {"common", "trace_model", "layout", "tracer", "mpi", "cuda", "blas"}},
     // Storage may use the trace model and engine/layout, not the engine runtime.
-    {"storage", {"common", "trace_model", "layout", "sqlite"}},
+    {"storage", {"common", "trace_model", "layout", "planning", "sqlite"}},
     // The CLI reaches SQLite only through storage.
-    {"cli", {"common", "trace_model", "layout", "tracer", "engine", "storage", "mpi", "cli11"}},
+    {"cli",
+     {"common", "trace_model", "layout", "planning", "tracer", "engine", "storage", "mpi", "cli11"}},
     // The GUI never links the engine runtime or the tracer; it reads the store.
-    {"gui", {"common", "trace_model", "layout", "storage", "qt"}},
+    {"gui", {"common", "trace_model", "layout", "planning", "storage", "qt"}},
     // Tests may use anything but the GUI (tests/gui may).
     {"tests",
-     {"common", "trace_model", "layout", "tracer", "engine", "storage", "cli", "mpi", "sqlite",
+     {"common", "trace_model", "layout", "planning", "tracer", "engine", "storage", "cli", "mpi",
+      "sqlite",
       "qt", "cuda", "blas", "cli11"}},
 };
 
@@ -77,12 +82,17 @@ inline const std::vector<Library> kLibraries = {
       "profiler_step.h"}},
     // The bottom library: the layout, its schedules, formulas and simulator.
     {"engine/layout",
-     {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "simulator.h",
-      "schedule_playback.h", "formulas.h", "grid.h", "stage_split.h", "calibration.h",
-      "prediction.h", "planner.h", "moe_samples.h", "expert_parallel_volume.h", "grad_comm.h",
-      "grad_reduction_cost.h",
-      "hostfile.h", "link_class.h", "hardware.h", "cluster_cost.h", "cluster_plan.h", "strict_json.h",
-      "global_batch.h"}},
+     {"layout.h", "model_config.h", "zero_stage.h", "op.h", "schedule.h", "grid.h",
+      "stage_split.h", "moe_samples.h", "grad_comm.h", "hostfile.h", "strict_json.h",
+      "global_batch.h",
+      // planning/hardware.cpp reads the profiles compiled in beside the presets.
+      "embedded_profiles.h"}},
+    // The cost of a layout: formulas, the schedule simulator, calibrations,
+    // the predictor, the planners, the cluster model and its hardware.
+    {"planning",
+     {"simulator.h", "schedule_playback.h", "formulas.h", "calibration.h", "prediction.h",
+      "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
+      "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
     {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
@@ -131,7 +141,9 @@ struct TestMirror {
 inline const std::vector<TestMirror> kTestMirrors = {
     {"common", {"common"}},
     {"trace_model", {"trace_model"}},
-    {"layout", {"engine/layout"}},
+    // The layout and the planning code over it (one suite, layout_test, and
+    // cluster_test).
+    {"layout", {"engine/layout", "planning"}},
     {"tracer", {"tracer"}},
     {"tracer_mpi", {"tracer"}},  // the MPI half of the tracer's tests
     {"engine", {"engine"}},
@@ -148,7 +160,7 @@ inline const std::vector<TestMirror> kTestMirrors = {
     {"multihost", {"cli", "tracer"}},
     // The fuzz harness: mutated layouts, argument vectors and traces against
     // the built programs and the layout and storage parsers.
-    {"fuzz", {"cli", "engine/layout", "storage"}},
+    {"fuzz", {"cli", "engine/layout", "planning", "storage"}},
     {"slurm", {"cli"}},
     {"reference", {}},     // scripts over the built programs
     {"architecture", {}},  // this test

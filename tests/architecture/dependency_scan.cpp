@@ -151,7 +151,8 @@ std::string moduleOfPath(const std::string& path) {
   if (slash == std::string::npos) return "";
   const std::string top = path.substr(0, slash);
   static const std::set<std::string> kModules = {"common", "trace_model", "tracer", "storage",
-                                                 "engine", "cli",         "gui",    "tests"};
+                                                 "planning", "engine",    "cli",    "gui",
+                                                 "tests"};
   return kModules.count(top) ? top : "";
 }
 

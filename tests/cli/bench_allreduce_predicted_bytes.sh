@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench allreduce: the planner's cost model (engine/layout/grad_reduction_cost.h)
+# bench allreduce: the planner's cost model (planning/grad_reduction_cost.h)
 # predicts exactly the bus bytes the engine's reductions put on the wire, for
 # every compression at 2 ranks, in one bucket (tiny) and in buckets of 8192
 # elements (which cut PowerSGD's matrices, and no matrix of tiny larger than

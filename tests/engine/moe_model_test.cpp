@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/gpt_model.h"
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "engine/parallel/rank_trainer.h"
 #include "tests/engine/grad_check.h"
 #include "tests/engine/tiny_decoder.h"

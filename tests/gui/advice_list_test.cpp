@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/planner.h"
+#include "planning/formulas.h"
+#include "planning/planner.h"
 #include "gui/analysis_worker.h"
 #include "gui/charts_panel.h"
 #include "tests/gui/pipeline_trace.h"

@@ -3,7 +3,7 @@
 // candidates layout::planCluster gives (the same numbers `plan --hardware`
 // prints), sorts them by value, offers only the dtypes the profile prices,
 // and says the planner's one message when nothing fits.
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 
 #include <gtest/gtest.h>
 

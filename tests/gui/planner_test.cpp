@@ -3,7 +3,7 @@
 // layout::planLayouts gives for the same inputs, with its numbers;
 // selecting one fills the layout editor; the editor's prediction follows
 // the fields as you type and equals layout::predictLayout's.
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <QTabWidget>
 #include <QTableView>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "gui/layout_editor.h"
 #include "gui/main_window.h"
 #include "gui/run_launcher.h"

@@ -1,4 +1,4 @@
-#include "engine/layout/ascii_render.h"
+#include "planning/ascii_render.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The cluster cost model (engine/layout/cluster_cost.h, cluster_plan.h,
+// The cluster cost model (planning/cluster_cost.h, cluster_plan.h,
 // hardware.h): each term against a hand calculation, the profiles and
 // presets as data, and the shapes Narayanan et al. (SC21) show.
 #include <gtest/gtest.h>
@@ -8,10 +8,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/layout/cluster_cost.h"
-#include "engine/layout/cluster_plan.h"
-#include "engine/layout/formulas.h"
-#include "engine/layout/hardware.h"
+#include "planning/cluster_cost.h"
+#include "planning/cluster_plan.h"
+#include "planning/formulas.h"
+#include "planning/hardware.h"
 #include "engine/layout/model_config.h"
 
 namespace bubblescope::layout {

@@ -1,12 +1,12 @@
-// Expert parallelism in the prediction (engine/layout/expert_parallel_cost.h):
+// Expert parallelism in the prediction (planning/expert_parallel_cost.h):
 // the parameters a rank holds, the all-to-alls of each pass costed from the
 // calibration's ep fit, the experts' gradients reduced over their own group.
-#include "engine/layout/expert_parallel_cost.h"
+#include "planning/expert_parallel_cost.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/layout/formulas.h"
-#include "engine/layout/prediction.h"
+#include "planning/formulas.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -1,5 +1,5 @@
 // The ep all-to-all volume formula on numbers worked by hand.
-#include "engine/layout/expert_parallel_volume.h"
+#include "planning/expert_parallel_volume.h"
 
 #include <gtest/gtest.h>
 

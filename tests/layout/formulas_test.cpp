@@ -1,6 +1,6 @@
-// The formulas of engine/layout/formulas.h: exact values from docs/formulas.md.
+// The formulas of planning/formulas.h: exact values from docs/formulas.md.
 // (Against the engine: tests/parallel/zero_formula_test.cpp.)
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 #include <gtest/gtest.h>
 

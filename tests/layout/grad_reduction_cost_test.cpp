@@ -2,13 +2,13 @@
 // compression sends, the ring scaling of the fitted times, the emulated
 // inter-node link, hierarchical against flat, and that compression lowers the
 // predicted exposed dp communication by its bytes ratio.
-#include "engine/layout/grad_reduction_cost.h"
+#include "planning/grad_reduction_cost.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 namespace {

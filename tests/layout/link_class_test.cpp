@@ -1,10 +1,10 @@
-// Link classes (engine/layout/link_class.h): which groups cross hosts where
+// Link classes (planning/link_class.h): which groups cross hosts where
 // mpirun places a layout's ranks, and the prediction using each link's fit.
-#include "engine/layout/link_class.h"
+#include "planning/link_class.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 namespace {

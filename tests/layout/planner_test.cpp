@@ -1,7 +1,7 @@
 // planLayouts(): candidates checked like `run`, the memory limit, ranking by
 // predicted tokens/s, the seeds' reasons, and the error naming the constraint
 // that removed every layout.
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 
 #include <gtest/gtest.h>
 

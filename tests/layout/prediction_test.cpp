@@ -1,12 +1,12 @@
 // The cost model: alpha-beta fits, calibration lookups and the prediction of
-// a layout's step from known per-layer costs (engine/layout/prediction.h).
-#include "engine/layout/prediction.h"
+// a layout's step from known per-layer costs (planning/prediction.h).
+#include "planning/prediction.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::layout {
 namespace {

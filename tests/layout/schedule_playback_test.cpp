@@ -1,10 +1,10 @@
 // schedule_playback: op order, bubble so far and activations in flight of a
 // simulated step, against the papers' numbers.
-#include "engine/layout/schedule_playback.h"
+#include "planning/schedule_playback.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -7,9 +7,9 @@
 #include <map>
 #include <tuple>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "engine/layout/schedule.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 namespace bubblescope::layout {
 namespace {

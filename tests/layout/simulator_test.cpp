@@ -1,5 +1,5 @@
 // simulate(): timing under a cost model and the checker's error messages.
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 #include <gtest/gtest.h>
 

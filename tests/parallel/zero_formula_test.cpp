@@ -1,11 +1,11 @@
-// The data-parallel formulas of engine/layout/formulas.h against a traced
+// The data-parallel formulas of planning/formulas.h against a traced
 // step of the engine (issue 13 item 8): the bytes a dp 4 rank moves over the
 // dp and zero dimensions equal dataParallelVolumeBytes exactly at every ZeRO
 // stage; the bytes it keeps are the ZeRO model states (docs/formulas.md, after
 // Rajbhandari et al., arXiv 1910.02054, Figure 1: 16Ψ, 4Ψ + 4Ψ + 8Ψ/N,
 // 4Ψ + 12Ψ/N, 16Ψ/N) to one element; each peak lies between what the rank
 // keeps and that plus the formula's transient term.
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "parallel_fixture.h"
 
 namespace bubblescope::engine::testing {

@@ -1,4 +1,4 @@
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 
 #include <algorithm>
 #include <cmath>

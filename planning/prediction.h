@@ -53,10 +53,10 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
-#include "engine/layout/grad_reduction_cost.h"
+#include "planning/calibration.h"
+#include "planning/grad_reduction_cost.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 namespace bubblescope::layout {
 

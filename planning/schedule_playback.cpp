@@ -1,4 +1,4 @@
-#include "engine/layout/schedule_playback.h"
+#include "planning/schedule_playback.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "engine/layout/hardware.h"
+#include "planning/hardware.h"
 
 #include <cmath>
 #include <fstream>

@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
-#include "engine/layout/hardware.h"
+#include "planning/calibration.h"
+#include "planning/hardware.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 

@@ -1,4 +1,4 @@
-#include "engine/layout/cluster_plan.h"
+#include "planning/cluster_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::layout {
 namespace {

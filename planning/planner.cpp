@@ -1,11 +1,11 @@
-#include "engine/layout/planner.h"
+#include "planning/planner.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "common/value_range.h"
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {

@@ -1,10 +1,10 @@
-#include "engine/layout/ascii_render.h"
+#include "planning/ascii_render.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 namespace bubblescope::layout {
 

@@ -1,4 +1,4 @@
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 #include <algorithm>
 #include <map>

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/cluster_cost.h"
-#include "engine/layout/hardware.h"
+#include "planning/cluster_cost.h"
+#include "planning/hardware.h"
 #include "engine/layout/layout.h"
 #include "engine/layout/model_config.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 

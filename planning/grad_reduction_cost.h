@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/grad_comm.h"
 #include "engine/layout/layout.h"
 #include "engine/layout/model_config.h"

@@ -1,10 +1,10 @@
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "engine/layout/link_class.h"
+#include "planning/link_class.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -1,8 +1,8 @@
-#include "engine/layout/expert_parallel_cost.h"
+#include "planning/expert_parallel_cost.h"
 
 #include <algorithm>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/layout/expert_parallel_volume.h"
+#include "planning/expert_parallel_volume.h"
 
 #include "engine/layout/stage_split.h"
 

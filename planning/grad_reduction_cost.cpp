@@ -1,9 +1,9 @@
-#include "engine/layout/grad_reduction_cost.h"
+#include "planning/grad_reduction_cost.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/layout/formulas.h"
+#include "planning/formulas.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/layout/calibration.h"
+#include "planning/calibration.h"
 #include "engine/layout/layout.h"
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 namespace bubblescope::layout {
 

@@ -1,4 +1,4 @@
-#include "engine/layout/link_class.h"
+#include "planning/link_class.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,9 +1,9 @@
-#include "engine/layout/cluster_cost.h"
+#include "planning/cluster_cost.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/layout/link_class.h"
+#include "planning/link_class.h"
 
 namespace bubblescope::layout {
 namespace {

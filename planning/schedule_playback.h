@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/layout/schedule.h"
-#include "engine/layout/simulator.h"
+#include "planning/simulator.h"
 
 namespace bubblescope::layout {
 

@@ -1,16 +1,16 @@
-#include "engine/layout/prediction.h"
+#include "planning/prediction.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "engine/layout/expert_parallel_cost.h"
-#include "engine/layout/expert_parallel_volume.h"
-#include "engine/layout/formulas.h"
+#include "planning/expert_parallel_cost.h"
+#include "planning/expert_parallel_volume.h"
+#include "planning/formulas.h"
 #include "engine/layout/global_batch.h"
-#include "engine/layout/grad_reduction_cost.h"
-#include "engine/layout/link_class.h"
+#include "planning/grad_reduction_cost.h"
+#include "planning/link_class.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {

@@ -14,6 +14,7 @@
 #include "gui/timeline_layers.h"
 #include "gui/timeline_view.h"
 #include "tests/gui/gui_trace.h"
+#include "tests/gui/rendered_timeline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -56,30 +57,14 @@ struct DenseGpuTrace {
     }
     auto writer =
         testing::writeGuiTrace(path, {guiRank(0, 0)}, events, {{0, 0, 1.0, 0, kT0, kStepEnd}});
-    EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
-    auto r = storage::TraceReader::open(path);
-    EXPECT_TRUE(r.isOk()) << r.status().message();
-    reader = std::move(*r);
+    reader = testing::finishAndOpen(*writer, path);
   }
 };
 
-struct Rendered {
-  QImage image;
-  TimelinePlacement at;
-  RowGeometry rows;
-};
+using testing_render::Rendered;
 
 Rendered render(TimelineModel& model, double t0, double t1) {
-  TimelineView view;
-  view.setModel(&model);
-  view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 120);
-  view.setViewRange(t0, t1);
-  Rendered out;
-  out.image = QImage(view.size(), QImage::Format_ARGB32);
-  view.render(&out.image);
-  out.at = view.placement();
-  out.rows = view.rowGeometry();
-  return out;
+  return testing_render::renderModel(model, kPlotWidth, 120, t0, t1);
 }
 
 // True when a kernel of the trace overlaps [a, b).

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 #include "trace_model/event.h"
 
@@ -56,6 +57,15 @@ inline std::unique_ptr<storage::TraceWriter> writeGuiTrace(
   EXPECT_TRUE((*writer)->appendSteps(steps).isOk());
   EXPECT_TRUE((*writer)->flush().isOk());
   return std::move(*writer);
+}
+
+// Finishes the run `writer` wrote to `path` and opens the file for reading.
+inline std::unique_ptr<storage::TraceReader> finishAndOpen(storage::TraceWriter& writer,
+                                                           const std::string& path) {
+  EXPECT_TRUE(writer.finishRun(storage::RunStatus::kFinished).isOk());
+  auto reader = storage::TraceReader::open(path);
+  EXPECT_TRUE(reader.isOk()) << reader.status().message();
+  return reader.isOk() ? std::move(*reader) : nullptr;
 }
 
 }  // namespace bubblescope::testing

@@ -11,6 +11,7 @@
 
 #include "gui/timeline_view.h"
 #include "tests/gui/gui_trace.h"
+#include "tests/gui/rendered_timeline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -58,28 +59,12 @@ struct TwoRankTrace {
     const int64_t end = kT0 + 10'000'000;
     auto writer = testing::writeGuiTrace(path, {guiRank(0, 0), guiRank(1, 0)}, events,
                                          {{0, 0, 1.0, 0, kT0, end}, {1, 0, 1.0, 0, kT0, end}});
-    EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
-    auto r = storage::TraceReader::open(path);
-    EXPECT_TRUE(r.isOk()) << r.status().message();
-    reader = std::move(*r);
+    reader = testing::finishAndOpen(*writer, path);
   }
 };
 
-struct Rendered {
-  QImage image;
-  TimelinePlacement at;
-  RowGeometry rows;
-};
-
-Rendered render(TimelineView& view, double t0, double t1) {
-  view.setViewRange(t0, t1);
-  Rendered out;
-  out.image = QImage(view.size(), QImage::Format_ARGB32);
-  view.render(&out.image);
-  out.at = view.placement();
-  out.rows = view.rowGeometry();
-  return out;
-}
+using testing_render::Rendered;
+using testing_render::renderView;
 
 // The plot columns (from its left) gemm instance i touches: the columns
 // [floor(x0), ceil(x1)) of its start and end, at least one.
@@ -105,10 +90,10 @@ void expectEveryInstanceAndNothingElse(TimelineModel& model) {
   for (double widthNs : {0.2e6, 2e6, 5e6}) {
     const double t0 = kT0 + 0.37 * kPeriodNs, t1 = t0 + widthNs;
     view.setHighlightedKernel(std::nullopt);
-    const Rendered plain = render(view, t0, t1);
+    const Rendered plain = renderView(view, t0, t1);
     view.setHighlightedKernel(TimelineView::HighlightedKernel{0, kGemm});
     ASSERT_EQ(view.kernelInstances().size(), size_t{kKernels / kGemmEvery});
-    const Rendered marked = render(view, t0, t1);
+    const Rendered marked = renderView(view, t0, t1);
     ASSERT_EQ(plain.image.size(), marked.image.size());
 
     const int width = marked.at.plot.width();
@@ -149,7 +134,7 @@ void expectEveryInstanceAndNothingElse(TimelineModel& model) {
 
     view.setHighlightedKernel(std::nullopt);
     EXPECT_TRUE(view.kernelInstances().empty());
-    EXPECT_EQ(render(view, t0, t1).image, plain.image) << "cleared";
+    EXPECT_EQ(renderView(view, t0, t1).image, plain.image) << "cleared";
   }
 }
 

@@ -1,7 +1,7 @@
 // The window's wiring around the charts: a chart click marks ranks in the
-// timeline, compare aligns two runs and fills its table, "run again with
-// changes" opens compare when the new run ends, exports write PNG and SVG,
-// and a clicked span is outlined.
+// timeline, "run again with changes" opens compare when the new run ends,
+// exports write PNG and SVG, and a clicked span is outlined (the compare
+// view's own tests: main_window_compare_test.cpp).
 #include "gui/main_window.h"
 
 #include <gtest/gtest.h>
@@ -43,6 +43,7 @@
 #include "storage/trace_reader.h"
 #include "tests/gui/hang_deadline.h"
 #include "tests/gui/pipeline_trace.h"
+#include "tests/gui/window_fixture.h"
 
 // Waits are ASSERT_TRUE(QTest::qWaitFor(...)), not QTRY_*: those report to
 // QTest, which gtest never hears of (a failed QTRY returned from the test,
@@ -50,50 +51,8 @@
 namespace bubblescope::gui {
 namespace {
 
-// Appends a run to the trace when started; finishes when the test says.
-class AppendingLauncher : public RunLauncher {
- public:
-  explicit AppendingLauncher(std::string path) : path_(std::move(path)) {}
-  Status start(const RunRequest& request) override {
-    requests.push_back(request);
-    running_ = true;
-    bubblescope::testing::writePipelineRun(path_, 5000);
-    auto reader = storage::TraceReader::open(path_);
-    auto runs = reader.isOk() ? (*reader)->runs()
-                              : Result<std::vector<storage::RunRecord>>(reader.status());
-    if (runs.isOk() && !runs->empty()) emit runBegun(runs->back().id);  // as `run` says run_id
-    emit outputLine("step 1/2 | loss 5.0000 | 100 tok/s");
-    return Status::ok();
-  }
-  void stop() override { stopAsked = true; }
-  bool isRunning() const override { return running_; }
-  void finish(int code) {
-    running_ = false;
-    emit finished(code, code == 0 ? QString() : QStringLiteral("error: rank 1 failed"));
-  }
-  std::vector<RunRequest> requests;
-  bool stopAsked = false;
+using testing_window::WindowFixture;
 
- private:
-  std::string path_;
-  bool running_ = false;
-};
-
-struct WindowFixture : ::testing::Test {
-  bubblescope::testing::TempDir dir;
-  std::string path = dir.file("runs.db");
-  AppendingLauncher* launcher = nullptr;
-  std::unique_ptr<MainWindow> window;
-
-  void SetUp() override {
-    bubblescope::testing::writePipelineRun(path);
-    auto l = std::make_unique<AppendingLauncher>(path);
-    launcher = l.get();
-    window = std::make_unique<MainWindow>(std::move(l));
-    window->resize(1400, 900);
-    ASSERT_TRUE(window->openFile(QString::fromStdString(path)).isOk());
-  }
-};
 
 TEST_F(WindowFixture, ChartClicksMarkRanksInTheTimeline) {
   ASSERT_TRUE(window->analyzeShownRun(true).isOk());
@@ -219,99 +178,6 @@ TEST_F(WindowFixture, ClosedDocksComeBackFromTheViewMenu) {
     entry->trigger();
     EXPECT_FALSE(dock->isHidden()) << name << " did not come back";
   }
-}
-
-TEST_F(WindowFixture, CompareAlignsBothTimelinesAtAStep) {
-  bubblescope::testing::writePipelineRun(path, 1'000'000);
-  ASSERT_TRUE(window->reloadRuns().isOk());
-  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
-  CompareView* c = window->compareView();
-  EXPECT_GT(c->table()->rowCount(), 3);
-  ASSERT_TRUE(c->alignAtStep(1));
-  TimelineView* a = c->panelA()->view();
-  TimelineView* b = c->panelB()->view();
-  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), b->viewEndNs() - b->viewStartNs(), 1e-6);
-  EXPECT_NEAR(a->viewStartNs(), 1000 - 20, 1e-6) << "step 1 of run A starts at 1000 ns";
-  EXPECT_NEAR(b->viewStartNs(), 1'001'000 - 20, 1e-6);
-  EXPECT_FALSE(c->alignAtStep(7));
-}
-
-// Compare's timelines take their panels' width (issue 31: they were narrow
-// beside a blank strip, the hidden detail panel's column).
-TEST_F(WindowFixture, CompareTimelinesHaveNoBlankStripBeside) {
-  bubblescope::testing::writePipelineRun(path, 1'000'000);
-  ASSERT_TRUE(window->reloadRuns().isOk());
-  window->resize(1280, 650);
-  window->findChild<QDockWidget*>("layoutDock")->hide();  // the room compare has then
-  window->show();
-  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
-  QApplication::processEvents();
-  for (TimelinePanel* p : {window->compareView()->panelA(), window->compareView()->panelB()}) {
-    const int right = p->view()->mapTo(p, QPoint(p->view()->width(), 0)).x();
-    // The view, then its vertical scroll bar, reach the panel's right edge.
-    EXPECT_GE(right + 2 * p->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8, p->width())
-        << "the view ends at " << right << " of " << p->width();
-  }
-  // ... and the table is no wider than its columns: no blank beside them
-  // (its last column used to stretch) that the timelines could have had.
-  QTableView* table = window->compareView()->tableView();
-  int columns = 2 * table->frameWidth() + table->verticalScrollBar()->width() + 12;
-  for (int c = 0; c < table->model()->columnCount(); ++c) columns += table->columnWidth(c);
-  EXPECT_LE(table->width(), columns);
-}
-
-// Opening a comparison puts both runs' loss curves on Charts' loss plot,
-// each labelled by its run and layout (the second compresses its gradients).
-TEST_F(WindowFixture, CompareDrawsBothRunsLossCurvesInCharts) {
-  bubblescope::testing::writePipelineRun(
-      path, 1'000'000,
-      R"({"dp":1,"tp":1,"pp":2,"schedule":"gpipe","micro_batches":2,"micro_batch_size":1,)"
-      R"("steps":2,"grad_compression":"int8","model":{"preset":"tiny"}})");
-  ASSERT_TRUE(window->reloadRuns().isOk());
-  ASSERT_TRUE(window->analyzeShownRun(true).isOk());
-  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
-  const ChartData& loss = window->charts()->data(ChartsPanel::kLoss);
-  ASSERT_EQ(loss.series.size(), 2u);
-  EXPECT_TRUE(loss.series[0].name.startsWith("run 1 · dp1 tp1 pp2 · gpipe m2"))
-      << loss.series[0].name.toStdString();
-  EXPECT_TRUE(loss.series[1].name.startsWith("run 2 · "));
-  EXPECT_TRUE(loss.series[1].name.contains("int8")) << loss.series[1].name.toStdString();
-  EXPECT_EQ(window->charts()->plottedValues(ChartsPanel::kLoss, loss.series[1].name),
-            (std::vector<double>{5.0, 4.5}));
-  EXPECT_TRUE(window->charts()->detailsText().contains("<b>Run 2</b> int8: "))
-      << window->charts()->detailsText().toStdString();
-}
-
-// A run 3x slower opens with each side fitting its own step (the faster
-// run is not squashed to a third of its timeline); "same time scale" shows
-// both over the longer step. The table's columns are not cut off.
-TEST_F(WindowFixture, CompareFitsEachSideWhenStepTimesDifferByMoreThanTwice) {
-  bubblescope::testing::writePipelineRun(path, 1'000'000, bubblescope::testing::kPipelineLayout, 3);
-  ASSERT_TRUE(window->reloadRuns().isOk());
-  window->resize(1600, 900);
-  window->show();
-  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
-  QApplication::processEvents();
-  CompareView* c = window->compareView();
-  EXPECT_EQ(c->scale(), CompareView::Scale::kFitEach);
-  TimelineView* a = c->panelA()->view();
-  TimelineView* b = c->panelB()->view();
-  // Step 1: 1000 ns in run 1, 3000 ns in run 2, each with 2% padding.
-  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), 1000 * 1.04, 1e-6);
-  EXPECT_NEAR(b->viewEndNs() - b->viewStartNs(), 3000 * 1.04, 1e-6);
-  EXPECT_NEAR(b->viewStartNs(), 1'003'000 - 60, 1e-6) << "step 1 of run B starts at 1 003 000";
-
-  c->setScale(CompareView::Scale::kSameScale);
-  EXPECT_NEAR(a->viewEndNs() - a->viewStartNs(), 3000 * 1.04, 1e-6);
-  EXPECT_NEAR(b->viewEndNs() - b->viewStartNs(), 3000 * 1.04, 1e-6);
-
-  QTableView* table = c->tableView();
-  ASSERT_GT(table->model()->rowCount(), 3);
-  EXPECT_EQ(table->horizontalScrollBar()->maximum(), 0) << "the table is wider than its view";
-  const int last = CompareTableModel::kChange;
-  const QAbstractItemView* view = table;  // sizeHintForColumn is public here
-  EXPECT_GE(table->columnWidth(last), view->sizeHintForColumn(last))
-      << "the change column is cut off";
 }
 
 TEST_F(WindowFixture, TimelineExportsToPngAndSvg) {

@@ -11,6 +11,7 @@
 #include "gui/timeline_panel.h"
 #include "gui/timeline_view.h"
 #include "tests/gui/gui_trace.h"
+#include "tests/gui/rendered_timeline.h"
 #include "tests/storage/temp_dir.h"
 
 namespace bubblescope::gui {
@@ -41,30 +42,14 @@ struct ThreeStageTrace {
         {{0, 0, 1.0, 0, kT0, kT0 + 1000},
          {1, 0, 1.0, 0, kT0, kT0 + 1000},
          {2, 0, 1.0, 0, kT0, kT0 + 1000}});
-    EXPECT_TRUE(writer->finishRun(storage::RunStatus::kFinished).isOk());
-    auto r = storage::TraceReader::open(path);
-    EXPECT_TRUE(r.isOk()) << r.status().message();
-    reader = std::move(*r);
+    reader = testing::finishAndOpen(*writer, path);
   }
 };
 
-struct Rendered {
-  QImage image;
-  TimelinePlacement at;
-  RowGeometry rows;
-};
+using testing_render::Rendered;
 
 Rendered render(TimelineModel& model) {
-  TimelineView view;
-  view.setModel(&model);
-  view.resize(TimelinePlacement::kLabelWidth + kPlotWidth, 220);
-  view.setViewRange(kT0, kT0 + kPlotWidth);
-  Rendered out;
-  out.image = QImage(view.size(), QImage::Format_ARGB32);
-  view.render(&out.image);
-  out.at = view.placement();
-  out.rows = view.rowGeometry();
-  return out;
+  return testing_render::renderModel(model, kPlotWidth, 220, kT0, kT0 + kPlotWidth);
 }
 
 // x range [min, max] of pixels of `colour` in the band of rows [first, last].

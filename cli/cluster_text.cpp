@@ -17,11 +17,7 @@ std::string fixed(double x, int digits) {
 
 std::string gib(double bytes) { return fixed(bytes / (1024.0 * 1024 * 1024), 1) + " GiB"; }
 
-double worstBubble(const layout::Prediction& p) {
-  double b = 0;
-  for (double x : p.bubble) b = std::max(b, x);
-  return b;
-}
+using layout::worstBubble;
 
 // "tp 120 ms, pp 3 ms, dp 40 ms" (exposed, per step, the slowest stage).
 std::string commText(const layout::Prediction& p) {

@@ -17,12 +17,6 @@ layout::Calibration calibrationFor(const std::optional<layout::Calibration>& mea
   return measured ? *measured : layout::flopsCalibration(model, kFlopsEstimatePerSecond);
 }
 
-double worstBubble(const layout::Prediction& p) {
-  double worst = 0;
-  for (double b : p.bubble) worst = std::max(worst, b);
-  return worst;
-}
-
 double totalExposedCommNs(const layout::Prediction& p) {
   double sum = 0;
   for (const auto& [dim, ns] : p.exposedCommNs) sum += ns;

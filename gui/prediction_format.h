@@ -25,7 +25,7 @@ layout::Calibration calibrationFor(const std::optional<layout::Calibration>& mea
                                    const layout::ModelConfig& model);
 
 // The largest stage's bubble (0 without stages) and memory in bytes.
-double worstBubble(const layout::Prediction& p);
+using layout::worstBubble;  // planning/prediction.h
 double peakMemoryBytes(const layout::Prediction& p);
 // Exposed communication per step summed over the dimensions, ns.
 double totalExposedCommNs(const layout::Prediction& p);

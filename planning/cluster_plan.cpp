@@ -142,16 +142,8 @@ double clusterMfu(const Layout& l, double stepNs, double peakFlops) {
 }
 
 std::string clusterLimit(const Prediction& p, double peakMemoryBytes, double capacityBytes) {
-  double bubble = 0;
-  for (double b : p.bubble) bubble = std::max(bubble, b);
-  double comm = 0;
-  std::string dim;
-  for (const auto& [d, ns] : p.exposedCommNs) {
-    if (p.stepNs > 0 && ns / p.stepNs > comm) {
-      comm = ns / p.stepNs;
-      dim = d;
-    }
-  }
+  const double bubble = worstBubble(p);
+  const auto [dim, comm] = largestExposedComm(p);
   const double memory = capacityBytes > 0 ? peakMemoryBytes / capacityBytes : 0.0;
   char gib[32];
   std::snprintf(gib, sizeof(gib), "%.0f GiB", capacityBytes / (1024.0 * 1024 * 1024));

@@ -179,16 +179,8 @@ std::string commName(const std::string& dim) {
 // reader after a cost that is not there), so such a layout is "compute".
 std::string limitOf(const PlanCandidate& c, const PlanRequest& r) {
   const Prediction& p = c.prediction;
-  double bubble = 0;
-  for (double b : p.bubble) bubble = std::max(bubble, b);
-  double comm = 0;
-  std::string commDim;
-  for (const auto& [dim, ns] : p.exposedCommNs) {
-    if (p.stepNs > 0 && ns / p.stepNs > comm) {
-      comm = ns / p.stepNs;
-      commDim = dim;
-    }
-  }
+  const double bubble = worstBubble(p);
+  const auto [commDim, comm] = largestExposedComm(p);
   const double memory = r.memoryPerRankBytes ? c.peakMemoryBytes / *r.memoryPerRankBytes : 0.0;
   if (memory >= bubble && memory >= comm && memory > 0) {
     return "memory (" + pct(memory) + " of the limit)";

@@ -480,4 +480,18 @@ Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibr
   return Predictor(layout, calibration).run();
 }
 
+double worstBubble(const Prediction& p) {
+  double worst = 0;
+  for (double b : p.bubble) worst = std::max(worst, b);
+  return worst;
+}
+
+ExposedShare largestExposedComm(const Prediction& p) {
+  ExposedShare largest;
+  for (const auto& [dim, ns] : p.exposedCommNs) {
+    if (p.stepNs > 0 && ns / p.stepNs > largest.share) largest = {dim, ns / p.stepNs};
+  }
+  return largest;
+}
+
 }  // namespace bubblescope::layout

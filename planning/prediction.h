@@ -83,6 +83,16 @@ struct Prediction {
 // calibration without forward and backward costs of the model's parts.
 Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration);
 
+// The worst stage's bubble (0 without stages).
+double worstBubble(const Prediction& p);
+// The dimension whose exposed communication is the largest share of the
+// step, with that share; {"", 0} when nothing is exposed.
+struct ExposedShare {
+  std::string dim;
+  double share = 0;
+};
+ExposedShare largestExposedComm(const Prediction& p);
+
 // Activation bytes one micro-batch leaves on a stage chunk of `layers`
 // blocks (with the embedding / head when it holds them), from the engine's
 // kept tensors (engine/gpt_activations.h), fp32: per block

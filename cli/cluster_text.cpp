@@ -1,5 +1,7 @@
 #include "cli/cluster_text.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // --hardware, bench cluster; docs/prediction.md, "The cluster model").
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "planning/cluster_plan.h"

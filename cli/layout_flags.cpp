@@ -1,5 +1,7 @@
 #include "cli/layout_flags.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <sstream>
 

@@ -1,5 +1,7 @@
 #include "storage/analysis/calibration_text.h"
 
+#include <nlohmann/json.hpp>
+
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {

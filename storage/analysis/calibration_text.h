@@ -1,7 +1,7 @@
 // The text and JSON form of a calibration (what `calibrate` prints).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "planning/calibration.h"

@@ -1,5 +1,7 @@
 #include "storage/analysis/moe_comm.h"
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 
 #include "planning/expert_parallel_volume.h"

@@ -1,5 +1,7 @@
 #include "storage/analysis/moe_load.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <map>
 

@@ -305,14 +305,6 @@ Status Communicator::allGather(std::span<const float> send, std::span<float> rec
   return run(std::move(op));
 }
 
-Result<CommHandle> Communicator::startBroadcast(std::span<float> data, int32_t root,
-                                                const CommTrace& trace) {
-  CommOp op = makeOp(CollectiveKind::kBroadcast, ElementType::kFloat32, nullptr, data.data(),
-                     static_cast<int64_t>(data.size()), trace);
-  op.peer = root;
-  return start(std::move(op));
-}
-
 Status Communicator::broadcast(std::span<float> data, int32_t root, const CommTrace& trace) {
   CommOp op = makeOp(CollectiveKind::kBroadcast, ElementType::kFloat32, nullptr, data.data(),
                      static_cast<int64_t>(data.size()), trace);

@@ -188,8 +188,6 @@ class Communicator {
   // null), `recv` sum(counts).
   Result<CommHandle> startAllGather(ElementType type, const void* send, void* recv,
                                     std::vector<int> counts, const CommTrace& trace = {});
-  Result<CommHandle> startBroadcast(std::span<float> data, int32_t root,
-                                    const CommTrace& trace = {});
   Status broadcast(std::span<float> data, int32_t root, const CommTrace& trace = {});
   Result<CommHandle> startSend(std::span<const float> data, int32_t peer, int32_t tag,
                                const CommTrace& trace = {});

@@ -8,8 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-# Only what the demo runs: the CLI and the app (the tests build with test.sh).
-BUBBLESCOPE_TARGETS="bubblescope-cli bubblescope" ./scripts/build.sh
+# Only what the demo runs: the CLI, and the app when a display can show it
+# (the tests build with test.sh; without a display the demo prints the report).
+has_display() { [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]]; }
+targets="bubblescope-cli"
+if has_display; then targets="$targets bubblescope"; fi
+BUBBLESCOPE_TARGETS="$targets" ./scripts/build.sh
 export OPENBLAS_NUM_THREADS=1
 trace="build/demo.db"
 rm -f "$trace" "$trace-wal" "$trace-shm"
@@ -17,7 +21,7 @@ layout="${BUBBLESCOPE_LAYOUT:-samples/layouts/dp2-tp2-pp2-zero1.jsonc}"
 ./build/cli/bubblescope-cli run --layout "$layout" --trace "$trace"
 ./build/cli/bubblescope-cli info "$trace"
 # With a display, open the desktop app on the trace; without one, print the report.
-if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]] && [[ -x build/gui/bubblescope ]]; then
+if has_display && [[ -x build/gui/bubblescope ]]; then
   ./build/gui/bubblescope "$trace"
 else
   ./build/cli/bubblescope-cli report "$trace"

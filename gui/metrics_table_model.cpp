@@ -1,5 +1,7 @@
 #include "gui/metrics_table_model.h"
 
+#include "storage/analysis/imported_layout.h"
+
 namespace bubblescope::gui {
 
 namespace {
@@ -90,11 +92,15 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && column == kCoords) return clockToolTip(r.info);
   if (role != Qt::DisplayRole) return {};
   if (column == kCoords) {
-    return QStringLiteral("pp%1 tp%2 dp%3 · %4")
-        .arg(r.info.pp)
-        .arg(r.info.tp)
-        .arg(r.info.dp)
-        .arg(QString::fromStdString(r.info.host));
+    // An unknown coordinate (an imported rank: < 0) reads "-" as in the
+    // report; none known reads "unknown" (not "pp-1 tp-1 dp-1").
+    const auto c = [](int32_t v) { return QString::fromStdString(analysis::coordinateText(v)); };
+    const QString host = QString::fromStdString(r.info.host);
+    const QString coords =
+        r.info.pp < 0 && r.info.tp < 0 && r.info.dp < 0
+            ? QStringLiteral("unknown")
+            : QStringLiteral("pp%1 tp%2 dp%3").arg(c(r.info.pp), c(r.info.tp), c(r.info.dp));
+    return host.isEmpty() ? coords : coords + QStringLiteral(" · ") + host;
   }
   const QVariant v = value(r, column);
   if (!v.isValid()) return QStringLiteral("-");

@@ -245,6 +245,31 @@ TEST_F(PipelineFixture, MetricsTableIsAValidModelWithTheReportsValues) {
   EXPECT_EQ(model.rowCount(), 0);
 }
 
+// An imported rank knows neither its coordinates (< 0) nor, often, its host:
+// the coordinates read "unknown", or "-" for each unknown one, never "pp-1".
+TEST_F(PipelineFixture, MetricsTableSaysWhichCoordinatesAreUnknown) {
+  analysis::RunReport imported = report;
+  for (analysis::RankReport& r : imported.ranks) {
+    r.info.pp = r.info.tp = r.info.dp = -1;
+    r.info.host.clear();
+    if (r.info.rank == 1) r.info.dp = 1;
+  }
+  MetricsTableModel model;
+  model.setReport(imported);
+  auto coords = [&](int32_t rank) {
+    return model.data(model.index(model.rowOfRank(rank), MetricsTableModel::kCoords)).toString();
+  };
+  EXPECT_EQ(coords(0), "unknown");
+  EXPECT_EQ(coords(1), "pp- tp- dp1");
+  for (analysis::RankReport& r : imported.ranks) {
+    if (r.info.rank == 0) r.info.host = "node7";
+  }
+  model.setReport(imported);
+  EXPECT_EQ(coords(0), "unknown · node7");
+  model.clear();
+  EXPECT_EQ(model.rowCount(), 0);
+}
+
 TEST_F(PipelineFixture, CompareTableHoldsCompareRunsRows) {
   analysis::RunReport other = report;
   other.run.id = 2;

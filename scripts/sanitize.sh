@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The sanitizer builds (docs/testing.md, "Sanitizers"): the libraries and
 # their single-process unit tests under ASan+UBSan (build-asan/) and under
-# TSan (build-tsan/), without CUDA and the app, then those tests run. Any
-# report fails the script (-fno-sanitize-recover, halt_on_error).
+# TSan (build-tsan/), without CUDA and the app. Each test binary is built and
+# run in turn, the ones over the threaded and lock-free code first, so a
+# stopped run has still checked something and says what. Any report fails
+# the script (-fno-sanitize-recover, halt_on_error).
 #
-#   ./scripts/sanitize.sh            both builds
+#   ./scripts/sanitize.sh            both builds, every unit test
 #   ./scripts/sanitize.sh asan       ASan+UBSan only
 #   ./scripts/sanitize.sh tsan       TSan only
+#   BUBBLESCOPE_SANITIZE_TESTS="common_test tracer_test" ./scripts/sanitize.sh tsan
 #
 # The multi-process suites (mpirun jobs, `run`) stay out: OpenMPI's own
 # allocations and its shared-memory transport are not sanitizer-clean, and a
@@ -15,11 +18,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 jobs="${BUBBLESCOPE_JOBS:-$(nproc)}"
-# The unit tests of the libraries with threads and lock-free parts (the
-# recorder's ring, async_sink, the trace writer) and of the rest of the
-# host code.
-tests=(common_test trace_model_test storage_test tracer_test import_test analysis_test layout_test
-       cli_unit_test engine_components_test engine_kernels_test)
+# Threaded and lock-free parts first: the recorder's ring and the trace
+# session (tracer), async_sink and the trace writer's thread (storage); then
+# the rest of the host code.
+default_tests="common_test trace_model_test tracer_test storage_test layout_test
+  engine_components_test engine_kernels_test analysis_test import_test cli_unit_test"
+read -r -a tests <<<"$(echo ${BUBBLESCOPE_SANITIZE_TESTS:-$default_tests})"
 kinds=("${@:-asan tsan}")
 read -r -a kinds <<<"${kinds[*]}"
 export OPENBLAS_NUM_THREADS=1
@@ -37,10 +41,18 @@ for kind in "${kinds[@]}"; do
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUBBLESCOPE_WITH_CUDA=OFF \
     -DBUBBLESCOPE_WITH_GUI=OFF "-DBUBBLESCOPE_SANITIZE=$flags" >"$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log"; exit 1; }
-  echo "sanitize: building $kind ($flags) in $dir/"
-  ninja -C "$dir" -j "$jobs" --quiet "${tests[@]}"
-  regex="^($(IFS='|'; echo "${tests[*]}"))\\."
-  echo "sanitize: running the $kind unit tests"
-  (cd "$dir" && ctest -j "$jobs" --output-on-failure --timeout 900 -R "$regex")
+  for t in "${tests[@]}"; do
+    echo "sanitize: $kind: building $t in $dir/"
+    ninja -C "$dir" -j "$jobs" --quiet "$t"
+    echo "sanitize: $kind: running $t"
+    log="$dir/sanitize-$t.log"
+    if ! (cd "$dir" && ctest -j "$jobs" --output-on-failure --timeout 900 -R "^$t\\.") >"$log" 2>&1
+    then
+      tail -n 80 "$log"
+      echo "sanitize: $kind: $t FAILED (whole output: $log)"
+      exit 1
+    fi
+    echo "sanitize: $kind: $t clean ($(grep -o '[0-9]*% tests passed.*' "$log" || true))"
+  done
 done
 echo "sanitize: clean"

@@ -119,8 +119,12 @@ Status encodeBlocks(std::span<const StoredEvent> events,
       block.maxEndNs = e.endNs;
       previous = kInitialFields;
     }
-    putVarint(block.data, static_cast<uint64_t>(e.startNs - previousStart));
-    putVarint(block.data, static_cast<uint64_t>(e.endNs - e.startNs));
+    // Differences taken modulo 2^64, as decodeBlock sums them: any two
+    // int64 times (a difference may not fit an int64; UBSan found
+    // 0 - INT64_MIN here).
+    const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    putVarint(block.data, u(e.startNs) - u(previousStart));
+    putVarint(block.data, u(e.endNs) - u(e.startNs));
     const Fields fields = fieldsOf(e);
     uint64_t mask = 0;
     for (int i = 0; i < kFieldCount; ++i) {

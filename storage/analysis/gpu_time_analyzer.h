@@ -11,7 +11,7 @@
 //   annotations): a record counts only if its launch (the Lane::kCudaApi
 //   event of the same correlation id) is in the trace and, without the
 //   last step (includeLastStep false), began before the rank's last
-//   ProfilerStep started. A record whose launch is not in the trace
+//   ProfilerStep started (last_step_cut.h, which the kernel tables share). A record whose launch is not in the trace
 //   (launched before the profiler started) does not count; it is reported
 //   per stream in launchedBeforeProfile. A record without a correlation id
 //   is judged by its own start (HTA treats it as a host row). With the last
@@ -46,6 +46,7 @@
 #include <optional>
 #include <vector>
 
+#include "storage/analysis/last_step_cut.h"
 #include "storage/analysis/launch_table.h"
 #include "trace_model/event.h"
 #include "trace_model/kernel_type.h"
@@ -135,12 +136,8 @@ class GpuTimeAnalyzer {
     GpuStreamWork work;
     RunningUnion on;
   };
-  void addStep(int64_t startNs);
-
   GpuTimeOptions options_;
-  bool stepsFromEvents_;
-  int32_t steps_ = 0;
-  int64_t lastStepStartNs_ = std::numeric_limits<int64_t>::min();
+  LastStepCut cut_;
   LaunchTable launches_;
   Totals settled_;                // records the cut keeps whatever follows
   // settled_ plus the records launched after every step seen so far: what

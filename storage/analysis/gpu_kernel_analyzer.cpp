@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "storage/analysis/gpu_time_analyzer.h"
 #include "trace_model/kernel_type.h"
 
 namespace bubblescope::analysis {
@@ -37,7 +38,7 @@ void GpuKernelAnalyzer::add(const trace_model::Event& e) {
   }
   // A step begins after every record held so far, and so after their launches.
   if (cut_.step(e) && pending_.records > 0) counted_.merge(std::move(pending_));
-  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
+  if (!isCountedGpuRecord(e.lane, e.kind)) return;
   const LaunchCall* launch = e.correlationId != 0 ? launches_.find(e.correlationId) : nullptr;
   if (!launchCut_) {
     counted_.add(e, launch);

@@ -7,6 +7,10 @@ namespace bubblescope::analysis {
 
 using trace_model::KernelType;
 
+bool isCountedGpuRecord(trace_model::Lane lane, trace_model::EventKind kind) {
+  return trace_model::isGpuStreamLane(lane) && kind != trace_model::EventKind::kOther;
+}
+
 void GpuTimeAnalyzer::RunningUnion::add(int64_t s, int64_t e) {
   if (s > endNs) {
     totalNs = value();
@@ -73,7 +77,7 @@ void GpuTimeAnalyzer::add(const trace_model::Event& e) {
     pending_ = false;
   }
   if (trace_model::isHostThreadLane(e.lane)) return;
-  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
+  if (!isCountedGpuRecord(e.lane, e.kind)) return;
   const int32_t stream =
       static_cast<int32_t>(e.lane) - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
   const KernelType type = trace_model::kernelTypeOf(e.kind, e.name);

@@ -54,6 +54,12 @@
 
 namespace bubblescope::analysis {
 
+// The records this analysis counts (busy time): a record on a GPU stream
+// lane of any kind but kOther (kernels, collectives, memcpy, memset: HTA's
+// GPU records). The timeline's idle hatch on GPU lanes uses it too
+// (bubbles.h isBusy(lane, kind)).
+bool isCountedGpuRecord(trace_model::Lane lane, trace_model::EventKind kind);
+
 // HTA's idle time breakdown of one stream (get_idle_time_breakdown).
 struct GpuStreamIdle {
   int32_t stream = 0;

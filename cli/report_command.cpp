@@ -25,7 +25,7 @@ struct ReportOptions {
   bool json = false;
   bool markdown = false;
   double memoryGiB = 0;          // > 0: the budget of the memory_headroom advice
-  bool excludeLastStep = false;  // HTA's include_last_profiler_step=False for the GPU time
+  bool excludeLastStep = false;  // HTA's include_last_profiler_step=False for the GPU tables
   int32_t topKernels = analysis::kDefaultTopKernels;  // kernels listed per rank
 };
 
@@ -115,8 +115,8 @@ void addReportCommand(Command app, CommandRunner& runner) {
              "GiB per rank: advise a lower ZeRO stage or no recompute that fits it")
       .positive();
   cmd.flag("--exclude-last-step", o->excludeLastStep,
-           "GPU time without the work launched in the last ProfilerStep (HTA's default, "
-           "include_last_profiler_step=False)");
+           "GPU time and kernel tables without the work launched in the last ProfilerStep "
+           "(HTA's default, include_last_profiler_step=False)");
   cmd.option("--top-kernels", o->topKernels,
              "Kernels listed per rank in the GPU kernel table, by total time")
       .showDefault()

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gui/all_to_all_lane.h"
+#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 
@@ -47,24 +48,36 @@ void CoverageOverview::doubleBinWidth() {
   binNs_ *= 2;
 }
 
-void CoverageOverview::add(const trace_model::Event& event) {
-  add({event.rank, timelineLaneOf(event)}, event.kind, event.startNs, event.endNs);
+int32_t CoverageOverview::codeOf(const Series& s) {
+  return static_cast<int32_t>(s.kind) * 64 + (s.kernelCategory + 1);
 }
 
-void CoverageOverview::add(const RowKey& key, trace_model::EventKind eventKind, int64_t startNs,
-                           int64_t endNs) {
+CoverageOverview::Series CoverageOverview::seriesOfCode(int32_t code) {
+  return {static_cast<trace_model::EventKind>(code / 64), static_cast<int8_t>(code % 64 - 1)};
+}
+
+void CoverageOverview::add(const trace_model::Event& event) {
+  Series series{event.kind, -1};
+  if (trace_model::isGpuStreamLane(event.lane)) {
+    series.kernelCategory =
+        static_cast<int8_t>(trace_model::kernelCategoryOf(event.kind, event.name));
+  }
+  add({event.rank, timelineLaneOf(event)}, series, event.startNs, event.endNs);
+}
+
+void CoverageOverview::add(const RowKey& key, const Series& s, int64_t startNs, int64_t endNs) {
   ++events_;
   const int64_t start = std::max(startNs, originNs_);
   const int64_t end = endNs;
   if (end <= start) return;
   while (end > originNs_ + binNs_ * bins_) doubleBinWidth();
-  const auto kind = static_cast<int32_t>(eventKind);
-  if (last_.series == nullptr || key != last_.key || kind != last_.kind) {
-    last_.series = &coveredNs_[key][kind];
+  const int32_t code = codeOf(s);
+  if (last_.series == nullptr || key != last_.key || code != last_.code) {
+    last_.series = &coveredNs_[key][code];
     last_.key = key;
-    last_.kind = kind;
+    last_.code = code;
   }
-  Series& series = *last_.series;
+  Bins& series = *last_.series;
   series.dirty = true;
   std::vector<float>& bins = series.coveredNs;
   if (bins.empty()) bins.assign(bins_, 0.0f);
@@ -77,7 +90,7 @@ void CoverageOverview::add(const RowKey& key, trace_model::EventKind eventKind, 
   }
 }
 
-double CoverageOverview::cumulativeNs(const Series& s, double tNs) const {
+double CoverageOverview::cumulativeNs(const Bins& s, double tNs) const {
   const double x = (tNs - static_cast<double>(originNs_)) / static_cast<double>(binNs_);
   if (x <= 0.0) return 0.0;
   if (x >= bins_) return s.prefixNs[bins_];
@@ -86,13 +99,13 @@ double CoverageOverview::cumulativeNs(const Series& s, double tNs) const {
   return s.prefixNs[b] + s.coveredNs[b] * (x - static_cast<double>(b));
 }
 
-std::vector<float> CoverageOverview::resample(const RowKey& key, trace_model::EventKind kind,
-                                              double t0Ns, double t1Ns, int columns) const {
+std::vector<float> CoverageOverview::resample(const RowKey& key, const Series& s, double t0Ns,
+                                              double t1Ns, int columns) const {
   auto row = coveredNs_.find(key);
   if (row == coveredNs_.end()) return {};
-  auto it = row->second.find(static_cast<int32_t>(kind));
+  auto it = row->second.find(codeOf(s));
   if (it == row->second.end()) return {};
-  const Series& series = it->second;
+  const Bins& series = it->second;
   if (series.dirty) {
     series.prefixNs.assign(bins_ + 1, 0.0);
     for (int32_t b = 0; b < bins_; ++b) {
@@ -112,12 +125,19 @@ std::vector<float> CoverageOverview::resample(const RowKey& key, trace_model::Ev
   return out;
 }
 
+std::vector<CoverageOverview::Series> CoverageOverview::seriesOf(const RowKey& key) const {
+  std::vector<Series> series;
+  auto row = coveredNs_.find(key);
+  if (row == coveredNs_.end()) return series;
+  for (const auto& [code, bins] : row->second) series.push_back(seriesOfCode(code));
+  return series;
+}
+
 std::vector<trace_model::EventKind> CoverageOverview::kindsOf(const RowKey& key) const {
   std::vector<trace_model::EventKind> kinds;
-  auto row = coveredNs_.find(key);
-  if (row == coveredNs_.end()) return kinds;
-  for (const auto& [kind, bins] : row->second)
-    kinds.push_back(static_cast<trace_model::EventKind>(kind));
+  for (const Series& s : seriesOf(key)) {
+    if (kinds.empty() || kinds.back() != s.kind) kinds.push_back(s.kind);
+  }
   return kinds;
 }
 

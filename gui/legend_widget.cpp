@@ -47,12 +47,14 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
     if (e.kind == trace_model::EventKind::kMemset || e.kind == trace_model::EventKind::kOther)
       continue;
     if (kinds_ != 0 && (kinds_ & (uint32_t{1} << static_cast<int>(e.kind))) == 0) continue;
-    // GPU records are painted by kernel category once any is shown; zoomed
-    // out to the overview (which bins by kind) a kernel keeps its kind's colour.
-    if (categories_ != 0 && e.kind == trace_model::EventKind::kMemcpy) continue;
-    const bool zoomedOutKernel = categories_ != 0 && e.kind == trace_model::EventKind::kKernel;
-    place(zoomedOutKernel ? tr("GPU kernel (zoomed out)") : e.label,
-          [&](const QRect& r) { p->fillRect(r, e.colour); });
+    // GPU records are painted by kernel category at every zoom (the overview
+    // bins them by category too): once any category is shown, the kinds
+    // only GPU streams hold give way to the categories.
+    if (categories_ != 0 &&
+        (e.kind == trace_model::EventKind::kMemcpy || e.kind == trace_model::EventKind::kKernel)) {
+      continue;
+    }
+    place(e.label, [&](const QRect& r) { p->fillRect(r, e.colour); });
   }
   for (int c = 0; c < trace_model::kKernelCategoryCount; ++c) {
     if ((categories_ & (uint32_t{1} << c)) == 0) continue;

@@ -3,8 +3,8 @@
 // swatches; for an interleaved run, one more swatch per model
 // chunk (its forward and backward shades); for a run with GPU streams, one
 // swatch per kernel category the timeline has shown (GPU records are painted
-// by category: the kind "memcpy" gives way to them, and "GPU kernel" says it
-// is what the zoomed-out overview, which bins by kind, paints kernels with).
+// by category at every zoom: the kinds "GPU kernel" and "memcpy" give way to
+// them).
 // Colours come from span_palette.h only.
 #pragma once
 

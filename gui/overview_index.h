@@ -4,9 +4,13 @@
 // from it.
 //
 // Contract: thread-safe. indexPage() reads one page of spans
-// (TraceReader::spansAfter, no names) with the caller's reader and bins it;
-// pages are serialised (one at a time, from any thread) and binned under the
-// lock, so a reader sees whole pages. read() hands the overview and the
+// (TraceReader::spansAfter: names as ids) with the caller's reader and bins
+// it, a GPU stream record in the series of its kernel category (trace_model/
+// kernel_category.h), classified once per distinct (kind, name id) of the run:
+// the first time an id is met its name is read (TraceReader::eventName), the
+// rest is a table lookup. Pages are serialised (one at a time, from any
+// thread), read and classified outside the lock and binned under it, so a
+// reader sees whole pages. read() hands the overview and the
 // per-rank indexed times to a callback under the lock: keep it short (one
 // frame's resampling), and never call back into the index from it.
 // takeProgress() returns what changed since its last call.
@@ -14,6 +18,8 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
+#include <vector>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -64,6 +70,23 @@ class OverviewIndex {
  private:
   std::mutex pageMutex_;      // held for a whole indexPage(): serialises pages
   mutable std::mutex mutex_;  // guards everything below
+  // Classifies (name id, kind) once: reads the name the first time.
+  Status classify(storage::TraceReader& reader, int64_t nameId, trace_model::EventKind kind);
+  // The category classify() found (-1 if it was not called).
+  int8_t categoryOf(int64_t nameId, trace_model::EventKind kind) const;
+
+  // Guarded by pageMutex_ (used by pages alone): the kernel category of each
+  // name id met on a GPU stream, with the kind it was classified for. Name
+  // ids are a file's string ids, dense from 1: a table up to kNameTableIds;
+  // ids beyond, and a name met again with another kind (rare: a name has
+  // one kind in practice), in a map keyed nameId * kEventKindCount + kind.
+  static constexpr int64_t kNameTableIds = int64_t{1} << 24;
+  struct NameCategory {
+    int8_t kind = -1;
+    int8_t category = -1;
+  };
+  std::vector<NameCategory> categoryOfName_;
+  std::unordered_map<int64_t, int8_t> categoryOfOtherName_;
   int64_t cursor_ = 0;
   CoverageOverview overview_;
   std::map<int32_t, int64_t> indexedUntilNs_;

@@ -76,8 +76,7 @@ constexpr std::array<QRgb, trace_model::kKernelCategoryCount> kCategoryRgb = {{
     0x9ccc65,  // attention
     0xffb300,  // elementwise / norm
     0xe53935,  // optimizer
-    0x827717,  // other kernel (olive: not the kernel kind's brown, which the
-               // zoomed-out overview paints kernels of unknown category with)
+    0x827717,  // other kernel (olive: not the kernel kind's brown)
     0x1e88e5,  // all-reduce
     0x8e24aa,  // all-gather
     0xce93d8,  // reduce-scatter

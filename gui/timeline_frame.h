@@ -40,14 +40,14 @@ struct FrameSpan {
   int8_t kernelCategory = -1;
 };
 
-// Coverage of one kind (or, on a GPU stream row of a window frame, one kernel
-// category) on one row: fraction[c] in [0, 1] is the share of
+// Coverage of one kind (or, on a GPU stream row, one kernel category) on one
+// row: fraction[c] in [0, 1] is the share of
 // column c the kind's spans cover (overlapping spans of a kind add up and
 // are clamped to 1).
 struct KindCoverage {
   trace_model::EventKind kind = trace_model::EventKind::kOther;
-  // As FrameSpan::kernelCategory. Overview frames (binned by kind) set it
-  // where the kind alone gives the category (memcpy, memset, collectives).
+  // As FrameSpan::kernelCategory, in window and overview frames alike (the
+  // overview bins GPU records by category).
   int8_t kernelCategory = -1;
   std::vector<float> fraction;
 };

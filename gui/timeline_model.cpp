@@ -233,16 +233,22 @@ void TimelineModel::absorbProgress() {
   }
   if (added) {
     ++version_;
-    // The kinds the overview holds so far (the legend lists those).
-    uint32_t kinds = 0;
+    // The kinds and kernel categories the overview holds so far (the legend
+    // lists those).
+    uint32_t kinds = 0, categories = 0;
     index_.read([&](const CoverageOverview& overview, const std::map<int32_t, int64_t>&) {
       for (const auto& [key, row] : rowIndex_) {
-        for (trace_model::EventKind k : overview.kindsOf({key.first, key.second})) {
-          kinds |= uint32_t{1} << static_cast<int>(k);
+        for (const CoverageOverview::Series& s : overview.seriesOf({key.first, key.second})) {
+          kinds |= uint32_t{1} << static_cast<int>(s.kind);
+          if (s.kernelCategory >= 0) categories |= uint32_t{1} << s.kernelCategory;
         }
       }
     });
     kinds_ |= kinds;
+    if ((categories & ~kernelCategories_) != 0) {
+      kernelCategories_ |= categories;
+      emit kernelCategoriesChanged();
+    }
     emit contentChanged();
   }
   emit indexProgressed();

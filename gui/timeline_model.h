@@ -111,8 +111,9 @@ class TimelineModel : public QObject {
   // highest chunk index; 0 before any event with a chunk): 2 or more for an
   // interleaved schedule.
   int32_t chunkCount() const { return chunkCount_; }
-  // Bit c set: a window frame of this run has shown a GPU record of
-  // trace_model::KernelCategory c (the legend lists those categories).
+  // Bit c set: the overview has indexed, or a window frame has shown, a GPU
+  // record of trace_model::KernelCategory c (the legend lists those
+  // categories).
   uint32_t kernelCategories() const { return kernelCategories_; }
   // Bit k set: the overview has indexed an event of EventKind k (0 before
   // any): the legend lists only those kinds.

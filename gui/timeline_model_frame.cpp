@@ -6,7 +6,6 @@
 #include "gui/span_palette.h"
 #include "gui/timeline_model.h"
 #include "storage/analysis/bubbles.h"
-#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 
@@ -147,7 +146,7 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     std::vector<trace_model::Interval> busySpans;
     for (int32_t lane : lanesOfRank_[rank]) {
       for (const trace_model::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
-        if (analysis::isBusy(e->kind)) busySpans.push_back({e->startNs, e->endNs});
+        if (analysis::isBusy(e->lane, e->kind)) busySpans.push_back({e->startNs, e->endNs});
       }
     }
     const auto busy = trace_model::IntervalSet::fromUnsorted(std::move(busySpans));
@@ -206,25 +205,22 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview&
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
     const CoverageOverview::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
-    std::vector<trace_model::EventKind> kinds = overview.kindsOf(key);
-    std::sort(kinds.begin(), kinds.end(), [](trace_model::EventKind a, trace_model::EventKind b) {
-      return legendPosition(a) < legendPosition(b);
-    });
+    // The overview bins a GPU record by its kernel category (OverviewIndex):
+    // stacked as window frames stack them, each kind in legend order, then
+    // the categories after every kind.
+    std::vector<CoverageOverview::Series> series = overview.seriesOf(key);
+    auto position = [](const CoverageOverview::Series& s) {
+      return s.kernelCategory >= 0 ? trace_model::kEventKindCount + s.kernelCategory
+                                   : legendPosition(s.kind);
+    };
+    std::stable_sort(series.begin(), series.end(),
+                     [&](const CoverageOverview::Series& a, const CoverageOverview::Series& b) {
+                       return position(a) < position(b);
+                     });
     RowCoverage rc{r, {}};
-    const bool gpu = trace_model::isGpuStreamLane(row.lane);
-    for (trace_model::EventKind kind : kinds) {
-      // The overview bins by kind (it reads no names): a GPU record's
-      // category shows where its kind alone says it (memcpy, memset, a
-      // collective); a kernel keeps the kernel kind's colour.
-      int8_t category = -1;
-      if (gpu) {
-        const trace_model::KernelCategory c = trace_model::kernelCategoryOf(kind, "");
-        if (trace_model::typeOf(c) != trace_model::KernelType::kComputation) {
-          category = static_cast<int8_t>(c);
-        }
-      }
-      rc.kinds.push_back(
-          {kind, category, overview.resample(key, kind, f.t0Ns, f.t1Ns, f.columns)});
+    for (const CoverageOverview::Series& s : series) {
+      rc.kinds.push_back({s.kind, s.kernelCategory,
+                          overview.resample(key, s, f.t0Ns, f.t1Ns, f.columns)});
     }
     if (!rc.kinds.empty()) f.coverage.push_back(std::move(rc));
   }
@@ -244,9 +240,9 @@ void TimelineModel::buildOverviewFrame(TimelineFrame& f, const CoverageOverview&
     if (steps == rankSteps_.end()) continue;
     std::vector<float> busy(f.columns, 0.0f);
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (trace_model::EventKind kind : overview.kindsOf({rank, lane})) {
-        if (!analysis::isBusy(kind)) continue;
-        const auto v = overview.resample({rank, lane}, kind, f.t0Ns, f.t1Ns, f.columns);
+      for (const CoverageOverview::Series& s : overview.seriesOf({rank, lane})) {
+        if (!analysis::isBusy(static_cast<trace_model::Lane>(lane), s.kind)) continue;
+        const auto v = overview.resample({rank, lane}, s, f.t0Ns, f.t1Ns, f.columns);
         for (int c = 0; c < f.columns; ++c) busy[c] += v[c];
       }
     }

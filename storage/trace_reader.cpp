@@ -269,38 +269,51 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
 Result<SpanPage> TraceReader::spansAfter(int64_t runId, int64_t cursor, int64_t limit) {
   BS_RETURN_IF_ERROR(impl_->follow());
   SpanPage page;
-  auto span = [](int32_t rank, int64_t startNs, int64_t endNs, int32_t lane, int32_t kind,
-                 int32_t dim, int32_t chunk) {
+  auto span = [](int32_t rank, const StoredEvent& e) {
     EventSpan s;
-    s.startNs = startNs;
-    s.endNs = endNs;
+    s.startNs = e.startNs;
+    s.endNs = e.endNs;
     s.rank = rank;
-    s.chunk = chunk;
-    s.lane = static_cast<trace_model::Lane>(lane);
-    s.kind = static_cast<trace_model::EventKind>(kind);
-    s.dim = static_cast<trace_model::ParallelDim>(dim);
+    s.chunk = e.chunk;
+    s.lane = static_cast<trace_model::Lane>(e.lane);
+    s.kind = static_cast<trace_model::EventKind>(e.kind);
+    s.dim = static_cast<trace_model::ParallelDim>(e.dim);
+    s.nameId = e.nameId;
     return s;
   };
+  page.cursor = cursor;
   if (impl_->version() >= kBlockSchemaVersion) {
-    page.cursor = cursor;
     std::vector<StoredEvent> stored;
     std::vector<int32_t> ranks;
     BS_RETURN_IF_ERROR(storedEventsAfter(impl_->db(), runId, page.cursor, limit, stored, ranks));
     page.spans.reserve(stored.size());
-    for (size_t i = 0; i < stored.size(); ++i) {
-      const StoredEvent& e = stored[i];
-      page.spans.push_back(span(ranks[i], e.startNs, e.endNs, e.lane, e.kind, e.dim, e.chunk));
-    }
+    for (size_t i = 0; i < stored.size(); ++i) page.spans.push_back(span(ranks[i], stored[i]));
     return page;
   }
-  BS_ASSIGN_OR_RETURN(EventPage events, eventsAfter(runId, cursor, limit));
-  page.cursor = events.cursor;
-  page.spans.reserve(events.events.size());
-  for (const trace_model::Event& e : events.events) {
-    page.spans.push_back(span(e.rank, e.startNs, e.endNs, static_cast<int32_t>(e.lane),
-                              static_cast<int32_t>(e.kind), static_cast<int32_t>(e.dim), e.chunk));
+  // Rows of older files (eventsAfter()'s query), read without their names.
+  const std::string sql = "SELECT id, " + impl_->columns() +
+                          " FROM events WHERE id > ? AND +run = ? ORDER BY id LIMIT ?";
+  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
+  stmt.bind(1, cursor);
+  stmt.bind(2, runId);
+  stmt.bind(3, limit);
+  while (true) {
+    auto more = stmt.step();
+    if (!more.isOk()) return more.status();
+    if (!*more) break;
+    page.cursor = stmt.columnInt(0);
+    int64_t rank = 0;
+    StoredEvent stored;
+    readEventRow(stmt, 1, rank, stored);
+    BS_ASSIGN_OR_RETURN(const int32_t r, impl_->checkedRank(rank));
+    page.spans.push_back(span(r, stored));
   }
   return page;
+}
+
+Result<std::string> TraceReader::eventName(int64_t nameId) {
+  BS_RETURN_IF_ERROR(impl_->follow());
+  return impl_->stringById(nameId);
 }
 
 Status TraceReader::visitEvents(int64_t runId, int32_t rank, const EventVisitor& visit) {

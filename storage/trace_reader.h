@@ -25,8 +25,9 @@ struct EventPage {
   int64_t cursor = 0;  // pass back to eventsAfter() to get what follows
 };
 
-// An event reduced to where and what it is, without its name and counters:
-// what a whole-run overview bins (TraceReader::spansAfter). 40 bytes.
+// An event reduced to where and what it is, its name as an id instead of a
+// string and without its counters: what a whole-run overview bins
+// (TraceReader::spansAfter). 48 bytes.
 struct EventSpan {
   int64_t startNs = 0;
   int64_t endNs = 0;
@@ -35,6 +36,9 @@ struct EventSpan {
   trace_model::Lane lane = trace_model::Lane::kCompute;
   trace_model::EventKind kind = trace_model::EventKind::kForward;
   trace_model::ParallelDim dim = trace_model::ParallelDim::kNone;
+  // The name's id in this file (names are stored once each): equal ids, equal
+  // names; TraceReader::eventName() gives the string.
+  int64_t nameId = 0;
 
   bool operator==(const EventSpan&) const = default;
 };
@@ -95,6 +99,9 @@ class TraceReader {
   // eventsAfter() without the names: the same events, cursor and order as
   // EventSpan, decoded in bulk from the blocks with no string per event.
   Result<SpanPage> spansAfter(int64_t runId, int64_t cursor, int64_t limit = 100000);
+  // The name of EventSpan::nameId `nameId` (one query the first time, cached
+  // after); Corrupt when the file has no such name.
+  Result<std::string> eventName(int64_t nameId);
   // Streams the events of one rank in start order (ties by insertion order),
   // one at a time: memory stays constant however many events the rank has.
   // The Event passed to `visit` is only valid during the call.

@@ -13,6 +13,11 @@ namespace bubblescope::analysis {
 
 // True for the kinds whose spans keep a rank busy: compute and communication.
 bool isBusy(trace_model::EventKind kind);
+// Whether a span of `kind` on `lane` keeps its rank busy: on a GPU stream,
+// what the GPU time analysis counts busy (isCountedGpuRecord,
+// gpu_time_analyzer.h: kernels, collectives, memcpy and memset, as HTA);
+// on any other lane isBusy(kind).
+bool isBusy(trace_model::Lane lane, trace_model::EventKind kind);
 
 // window \ busy: the bubble of one rank's step, given the union of its busy
 // spans (any extent; only the part inside the window matters).

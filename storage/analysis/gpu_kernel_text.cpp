@@ -1,5 +1,6 @@
 #include "storage/analysis/gpu_kernel_text.h"
 
+#include "storage/analysis/last_step_cut.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -31,22 +32,35 @@ std::string nameCell(const std::string& name, bool markdown) {
   return escaped;
 }
 
+// The records every kernel table covers (the GPU time's: last_step_cut.h),
+// for its heading.
+std::string covered(const RunReport& report) {
+  for (const auto& r : report.ranks) {
+    if (r.kernels) return coveredGpuRecords(r.kernels->launchCut, r.kernels->includeLastStep);
+  }
+  return "";
+}
+
 std::string typeTable(const RunReport& report, bool markdown) {
-  TextTable t{{"rank", "records", "kernel ms", "computation", "communication", "memory", "other"},
+  TextTable t{{"rank", "records", "left out", "kernel ms", "computation", "communication",
+               "memory", "other"},
               {}};
   for (const auto& r : report.ranks) {
     if (!r.kernels) continue;
     const KernelBreakdown& b = r.kernels->breakdown;
-    std::vector<std::string> row{std::to_string(r.info.rank), std::to_string(r.kernels->records),
-                                 formatMs(static_cast<double>(b.totalNs()))};
+    std::vector<std::string> row{
+        std::to_string(r.info.rank), std::to_string(r.kernels->records),
+        std::to_string(r.kernels->launchedBeforeProfile + r.kernels->afterLastStep),
+        formatMs(static_cast<double>(b.totalNs()))};
     for (KernelType type : kTypes) row.push_back(formatPercent(share(b.ns(type), b.totalNs())));
     t.rows.push_back(std::move(row));
   }
   if (t.rows.empty()) return "";
-  return formatHeading(
-             "GPU kernel time by type (HTA kernel types; summed record durations, shares of the "
-             "rank's kernel time)",
-             markdown) +
+  return formatHeading("GPU kernel time by type, of " + covered(report) +
+                           " (HTA kernel types; summed record durations, shares of the rank's "
+                           "kernel time; left out: records launched before the profile or "
+                           "outside the steps counted)",
+                       markdown) +
          t.render(markdown);
 }
 
@@ -70,10 +84,10 @@ std::string topTable(const RunReport& report, bool markdown, int32_t top) {
     }
   }
   if (t.rows.empty()) return "";
-  return formatHeading("Top " + std::to_string(top) +
-                           " kernels per rank by total time (p95: nearest rank; share of the "
-                           "rank's kernel time; rank min/max: the kernel's total on the ranks "
-                           "that ran it)",
+  return formatHeading("Top " + std::to_string(top) + " kernels per rank by total time, of " +
+                           covered(report) +
+                           " (p95: nearest rank; share of the rank's kernel time; rank min/max: "
+                           "the kernel's total on the ranks that ran it)",
                        markdown) +
          t.render(markdown);
 }
@@ -92,10 +106,10 @@ std::string launchTable(const RunReport& report, bool markdown) {
                           formatPercent(share(l.shorterThanLaunch, l.launches)) + ")"});
   }
   if (t.rows.empty()) return "";
-  return formatHeading(
-             "CUDA launches (HTA launch statistics: delay = GPU start - launch call's end, "
-             "0 if negative; shorter than launch = GPU duration under the call's)",
-             markdown) +
+  return formatHeading("CUDA launches of " + covered(report) +
+                           " (HTA launch statistics: delay = GPU start - launch call's end, "
+                           "0 if negative; shorter than launch = GPU duration under the call's)",
+                       markdown) +
          t.render(markdown);
 }
 
@@ -112,7 +126,9 @@ std::string copiesTable(const RunReport& report, bool markdown) {
     }
   }
   if (t.rows.empty()) return "";
-  return formatHeading("Memory copies by kind (summed durations; GB/s = bytes / time)", markdown) +
+  return formatHeading("Memory copies by kind, of " + covered(report) +
+                           " (summed durations; GB/s = bytes / time)",
+                       markdown) +
          t.render(markdown);
 }
 

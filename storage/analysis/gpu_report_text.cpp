@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "storage/analysis/last_step_cut.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -14,9 +15,7 @@ std::optional<double> share(int64_t ns, int64_t of) {
 
 // Which steps' launches count, as HTA's include_last_profiler_step says.
 std::string stepsText(const GpuTime& g) {
-  if (!g.launchCut) return "every GPU record (fewer than two ProfilerSteps: no launch cut)";
-  return g.includeLastStep ? "the work launched in the trace, last ProfilerStep included"
-                           : "the work launched before the last ProfilerStep";
+  return coveredGpuRecords(g.launchCut, g.includeLastStep);
 }
 
 std::string breakdownTable(const RunReport& report, bool markdown) {

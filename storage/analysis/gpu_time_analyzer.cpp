@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
-#include "trace_model/profiler_step.h"
 
 namespace bubblescope::analysis {
 
 using trace_model::KernelType;
+
+bool isCountedGpuRecord(trace_model::Lane lane, trace_model::EventKind kind) {
+  return trace_model::isGpuStreamLane(lane) && kind != trace_model::EventKind::kOther;
+}
 
 void GpuTimeAnalyzer::RunningUnion::add(int64_t s, int64_t e) {
   if (s > endNs) {
@@ -59,34 +62,22 @@ void GpuTimeAnalyzer::Totals::add(const trace_model::Event& e, int32_t stream, K
 
 GpuTimeAnalyzer::GpuTimeAnalyzer(GpuTimeOptions options,
                                  std::optional<std::vector<trace_model::StepWindow>> profilerSteps)
-    : options_(options), stepsFromEvents_(!profilerSteps) {
-  if (profilerSteps) {
-    for (const trace_model::StepWindow& w : *profilerSteps) addStep(w.startNs);
-  }
-}
-
-void GpuTimeAnalyzer::addStep(int64_t startNs) {
-  ++steps_;
-  lastStepStartNs_ = std::max(lastStepStartNs_, startNs);
-  // A step starts after every record held so far, and so after their
-  // launches: the last step starts later still, and they count.
-  if (pending_) {
-    settled_ = std::move(ifAnotherStep_);
-    ifAnotherStep_ = {};
-    pending_ = false;
-  }
-}
+    : options_(options), cut_(options.includeLastStep, std::move(profilerSteps)) {}
 
 void GpuTimeAnalyzer::add(const trace_model::Event& e) {
   if (e.lane == trace_model::Lane::kCudaApi) {
     if (e.correlationId != 0) launches_.add({e.correlationId, e.startNs, e.endNs});
     return;
   }
-  if (trace_model::isHostThreadLane(e.lane)) {
-    if (stepsFromEvents_ && trace_model::profilerStepNumber(e.name)) addStep(e.startNs);
-    return;
+  // A step starts after every record held so far, and so after their
+  // launches: the last step starts later still, and they count.
+  if (cut_.step(e) && pending_) {
+    settled_ = std::move(ifAnotherStep_);
+    ifAnotherStep_ = {};
+    pending_ = false;
   }
-  if (!trace_model::isGpuStreamLane(e.lane) || e.kind == trace_model::EventKind::kOther) return;
+  if (trace_model::isHostThreadLane(e.lane)) return;
+  if (!isCountedGpuRecord(e.lane, e.kind)) return;
   const int32_t stream =
       static_cast<int32_t>(e.lane) - static_cast<int32_t>(trace_model::Lane::kGpuStreamBase);
   const KernelType type = trace_model::kernelTypeOf(e.kind, e.name);
@@ -108,15 +99,13 @@ void GpuTimeAnalyzer::add(const trace_model::Event& e) {
     b->on.add(e.startNs, e.endNs);
     return;
   }
-  // HTA judges a record without a correlation id by its own start.
-  const int64_t cutNs = launchNs.value_or(e.startNs);
-  const bool kept = options_.includeLastStep || cutNs < lastStepStartNs_;
-  if (kept) {
+  const LastStepCut::Verdict verdict = cut_.judge(launchNs, e.startNs);
+  if (verdict == LastStepCut::Verdict::kKept) {
     settled_.add(e, stream, type, launchNs, options_.kernelWaitNs);
     if (pending_) ifAnotherStep_.add(e, stream, type, launchNs, options_.kernelWaitNs);
     return;
   }
-  if (!stepsFromEvents_) return;  // every step is known: the record is past the cut
+  if (verdict == LastStepCut::Verdict::kCut) return;
   if (!pending_) {
     ifAnotherStep_ = settled_;
     pending_ = true;
@@ -136,7 +125,8 @@ std::optional<GpuTime> GpuTimeAnalyzer::finish() const {
   g.overlapNs = g.commNs + g.computeNs - t.commOrCompute.value();
   g.launchCut = options_.launchCut;
   g.includeLastStep = options_.includeLastStep;
-  g.steps = options_.launchCut ? std::max(1, steps_ - (options_.includeLastStep ? 0 : 1)) : 1;
+  g.steps =
+      options_.launchCut ? std::max(1, cut_.steps() - (options_.includeLastStep ? 0 : 1)) : 1;
   for (const StreamGaps& s : t.streams) g.idle.push_back(s.idle);
   std::sort(g.idle.begin(), g.idle.end(),
             [](const GpuStreamIdle& a, const GpuStreamIdle& b) { return a.stream < b.stream; });

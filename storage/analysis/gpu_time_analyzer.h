@@ -11,7 +11,7 @@
 //   annotations): a record counts only if its launch (the Lane::kCudaApi
 //   event of the same correlation id) is in the trace and, without the
 //   last step (includeLastStep false), began before the rank's last
-//   ProfilerStep started. A record whose launch is not in the trace
+//   ProfilerStep started (last_step_cut.h, which the kernel tables share). A record whose launch is not in the trace
 //   (launched before the profiler started) does not count; it is reported
 //   per stream in launchedBeforeProfile. A record without a correlation id
 //   is judged by its own start (HTA treats it as a host row). With the last
@@ -46,12 +46,19 @@
 #include <optional>
 #include <vector>
 
+#include "storage/analysis/last_step_cut.h"
 #include "storage/analysis/launch_table.h"
 #include "trace_model/event.h"
 #include "trace_model/kernel_type.h"
 #include "trace_model/step_window.h"
 
 namespace bubblescope::analysis {
+
+// The records this analysis counts (busy time): a record on a GPU stream
+// lane of any kind but kOther (kernels, collectives, memcpy, memset: HTA's
+// GPU records). The timeline's idle hatch on GPU lanes uses it too
+// (bubbles.h isBusy(lane, kind)).
+bool isCountedGpuRecord(trace_model::Lane lane, trace_model::EventKind kind);
 
 // HTA's idle time breakdown of one stream (get_idle_time_breakdown).
 struct GpuStreamIdle {
@@ -135,12 +142,8 @@ class GpuTimeAnalyzer {
     GpuStreamWork work;
     RunningUnion on;
   };
-  void addStep(int64_t startNs);
-
   GpuTimeOptions options_;
-  bool stepsFromEvents_;
-  int32_t steps_ = 0;
-  int64_t lastStepStartNs_ = std::numeric_limits<int64_t>::min();
+  LastStepCut cut_;
   LaunchTable launches_;
   Totals settled_;                // records the cut keeps whatever follows
   // settled_ plus the records launched after every step seen so far: what

@@ -22,6 +22,24 @@ void KernelBreakdownBuilder::add(std::string_view name, trace_model::KernelType 
   if (ns > d.longestNs) d.longestNs = ns, d.longestStartNs = startNs, d.longestLane = lane;
 }
 
+void KernelBreakdownBuilder::merge(KernelBreakdownBuilder&& later) {
+  for (auto& [name, d] : later.byName_) {
+    auto [it, fresh] = byName_.try_emplace(name, Durations{d.type, {}});
+    Durations& into = it->second;
+    if (fresh) {
+      into = std::move(d);
+      continue;
+    }
+    into.ns.insert(into.ns.end(), d.ns.begin(), d.ns.end());
+    if (d.longestNs > into.longestNs) {
+      into.longestNs = d.longestNs;
+      into.longestStartNs = d.longestStartNs;
+      into.longestLane = d.longestLane;
+    }
+  }
+  later.byName_.clear();
+}
+
 KernelBreakdown KernelBreakdownBuilder::finish() {
   KernelBreakdown b;
   for (auto& [name, d] : byName_) {

@@ -65,6 +65,9 @@ class KernelBreakdownBuilder {
   // A record's type is its name's first record's.
   void add(std::string_view name, trace_model::KernelType type, int64_t startNs, int64_t endNs,
            trace_model::Lane lane);
+  // Adds the records of `later` (added after this one's: a name keeps this
+  // one's type and, on a tie, its longest record).
+  void merge(KernelBreakdownBuilder&& later);
   KernelBreakdown finish();
   bool empty() const { return byName_.empty(); }
 

@@ -16,6 +16,13 @@ void LaunchStatsBuilder::add(const LaunchCall& call, int64_t recordStartNs, int6
   if (recordEndNs - recordStartNs < call.endNs - call.startNs) ++shorter_;
 }
 
+void LaunchStatsBuilder::merge(LaunchStatsBuilder&& other) {
+  delays_.insert(delays_.end(), other.delays_.begin(), other.delays_.end());
+  shorter_ += other.shorter_;
+  other.delays_.clear();
+  other.shorter_ = 0;
+}
+
 std::optional<LaunchStats> LaunchStatsBuilder::finish() {
   if (delays_.empty()) return std::nullopt;
   std::sort(delays_.begin(), delays_.end());

@@ -42,6 +42,8 @@ struct LaunchStats {
 class LaunchStatsBuilder {
  public:
   void add(const LaunchCall& call, int64_t recordStartNs, int64_t recordEndNs);
+  // Adds the pairs of `other`.
+  void merge(LaunchStatsBuilder&& other);
   // nullopt when nothing was added.
   std::optional<LaunchStats> finish();
 

@@ -115,7 +115,7 @@ Result<MeasuredStep> measuredStep(storage::TraceReader& reader, int64_t runId) {
       durations[e.kind].push_back(ns);
     }
     if (!isStageRank[e.rank]) continue;
-    if (isBusy(e.kind)) busy[e.rank].push_back({e.startNs, e.endNs});
+    if (isBusy(e.lane, e.kind)) busy[e.rank].push_back({e.startNs, e.endNs});
     if (isStageSpan(e.kind)) {
       stages[stageOf[e.rank]].spans.push_back(
           {e.kind, e.startNs - window.startNs, e.endNs - window.startNs, e.microBatch, e.chunk});

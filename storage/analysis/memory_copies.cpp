@@ -28,6 +28,20 @@ void MemoryCopiesBuilder::add(const trace_model::Event& e) {
   if (e.bytes > 0) it->bytes = it->bytes.value_or(0) + e.bytes;
 }
 
+void MemoryCopiesBuilder::merge(const MemoryCopiesBuilder& other) {
+  for (const MemoryCopyKind& k : other.kinds_) {
+    auto it = std::find_if(kinds_.begin(), kinds_.end(),
+                           [&](const MemoryCopyKind& m) { return m.kind == k.kind; });
+    if (it == kinds_.end()) {
+      kinds_.push_back(k);
+      continue;
+    }
+    it->count += k.count;
+    it->ns += k.ns;
+    if (k.bytes) it->bytes = it->bytes.value_or(0) + *k.bytes;
+  }
+}
+
 std::vector<MemoryCopyKind> MemoryCopiesBuilder::finish() const {
   std::vector<MemoryCopyKind> out = kinds_;
   std::sort(out.begin(), out.end(),

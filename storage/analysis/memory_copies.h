@@ -34,6 +34,8 @@ struct MemoryCopyKind {
 class MemoryCopiesBuilder {
  public:
   void add(const trace_model::Event& e);
+  // Adds the records of `other`.
+  void merge(const MemoryCopiesBuilder& other);
   // By kind, in name order.
   std::vector<MemoryCopyKind> finish() const;
 

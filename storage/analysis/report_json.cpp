@@ -105,6 +105,9 @@ json kernelsJson(const RunReport& report, const std::optional<GpuKernels>& k, in
   }
   return {{"records", k->records},
           {"launched_before_profile", k->launchedBeforeProfile},
+          {"after_last_step", k->afterLastStep},
+          {"launch_cut", k->launchCut},
+          {"include_last_step", k->includeLastStep},
           {"kernel_ms", total / 1e6},
           {"by_type", byType},
           {"top", kernels},

@@ -401,9 +401,11 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     RankResult& out = results[i];
     out.report.info = info;
     RankStepAnalyzer analyzer(info.rank, rankWindows[i]);
-    GpuTimeAnalyzer gpu(gpuOptions,
-                        profilerStepsFromEvents ? std::nullopt : std::optional(rankWindows[i]));
-    GpuKernelAnalyzer kernels(gpuOptions.launchCut);
+    const auto profilerSteps =
+        profilerStepsFromEvents ? std::nullopt : std::optional(rankWindows[i]);
+    GpuTimeAnalyzer gpu(gpuOptions, profilerSteps);
+    // The kernel tables are cut as the GPU time is (HTA cuts its trace once).
+    GpuKernelAnalyzer kernels(gpuOptions.launchCut, gpuOptions.includeLastStep, profilerSteps);
     BS_RETURN_IF_ERROR(rankReader.visitEvents(runId, info.rank, [&](const trace_model::Event& e) {
       analyzer.add(e);
       gpu.add(e);

@@ -38,7 +38,8 @@ struct AnalysisOptions {
   bool advice = false;
   AdviceOptions adviceOptions;
   int64_t adviceMaxEvents = 5'000'000;
-  // The GPU time (gpu_time_analyzer.h) counts the work launched in the last
+  // The GPU time (gpu_time_analyzer.h) and the GPU kernel tables
+  // (gpu_kernel_analyzer.h) count the work launched in the last
   // ProfilerStep: Holistic Trace Analysis's include_last_profiler_step.
   bool includeLastProfilerStep = true;
 };

@@ -120,6 +120,85 @@ TEST(GpuKernelAnalysis, WithoutTheLaunchCutEveryRecordCounts) {
   EXPECT_EQ(k->breakdown.ns(KernelType::kComputation), 250);  // 50 + 100 + 100
 }
 
+// HTA cuts its trace when it loads it (include_last_profiler_step=False):
+// its kernel breakdown and launch statistics leave out the work launched in
+// the last ProfilerStep, as its temporal breakdown does. Steps read from
+// the events: ProfilerStep#1 at 100, #2 at 500.
+std::vector<trace_model::Event> twoStepEvents() {
+  trace_model::Event step1;
+  step1.lane = trace_model::hostThreadLane(0);
+  step1.kind = EventKind::kOther;
+  step1.name = "ProfilerStep#1";
+  step1.startNs = 100;
+  step1.endNs = 500;
+  trace_model::Event step2 = step1;
+  step2.name = "ProfilerStep#2";
+  step2.startNs = 500;
+  step2.endNs = 900;
+  return {
+      step1,
+      launch(0, "cudaLaunchKernel", 11, 110, 120),
+      // Launched in step 1: counted. Starts after step 2 began (GPU lag).
+      record(0, EventKind::kKernel, "gemm", 7, 11, 130, 530),
+      launch(0, "cudaMemcpyAsync", 12, 400, 410),
+      step2,
+      launch(0, "cudaLaunchKernel", 13, 510, 520),
+      // Launched in step 1, started in step 2: counted.
+      record(0, EventKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)", 7, 12, 530, 540, 64),
+      // Launched in step 2: the last.
+      record(0, EventKind::kKernel, "gemm", 7, 13, 600, 700),
+      launch(0, "cudaMemsetAsync", 14, 610, 620),
+      record(0, EventKind::kMemset, "Memset (Device)", 7, 14, 700, 701, 8),
+      // No correlation id: judged by its own start, in step 2.
+      record(0, EventKind::kKernel, "elementwise", 7, 0, 800, 810),
+  };
+}
+
+TEST(GpuKernelAnalysis, WithoutTheLastStepTheTablesLeaveItsWorkOut) {
+  GpuKernelAnalyzer all(/*launchCut=*/true, /*includeLastStep=*/true);
+  GpuKernelAnalyzer cut(/*launchCut=*/true, /*includeLastStep=*/false);
+  for (const auto& e : twoStepEvents()) all.add(e), cut.add(e);
+  const auto a = all.finish();
+  const auto k = cut.finish();
+  ASSERT_TRUE(a.has_value() && k.has_value());
+  EXPECT_EQ(a->records, 5);
+  EXPECT_EQ(a->afterLastStep, 0);
+  EXPECT_TRUE(a->includeLastStep);
+  EXPECT_EQ(a->breakdown.ns(KernelType::kComputation), 400 + 100 + 10);
+
+  EXPECT_EQ(k->records, 2);  // the gemm and the copy launched in step 1
+  EXPECT_EQ(k->afterLastStep, 3);
+  EXPECT_EQ(k->launchedBeforeProfile, 0);
+  EXPECT_FALSE(k->includeLastStep);
+  EXPECT_TRUE(k->launchCut);
+  EXPECT_EQ(k->breakdown.ns(KernelType::kComputation), 400);
+  EXPECT_EQ(k->breakdown.ns(KernelType::kMemory), 10);
+  ASSERT_EQ(k->breakdown.kernels.size(), 2u);
+  EXPECT_EQ(k->breakdown.kernels[0].name, "gemm");
+  EXPECT_EQ(k->breakdown.kernels[0].count, 1);
+  // Launches: the gemm (delay 130 - 120 = 10) and the copy (530 - 410 = 120).
+  ASSERT_TRUE(k->launches.has_value());
+  EXPECT_EQ(k->launches->launches, 2);
+  EXPECT_EQ(k->launches->delayMaxNs, 120);
+  ASSERT_EQ(k->copies.size(), 1u);
+  EXPECT_EQ(k->copies[0].kind, "HtoD");
+
+  // Steps given ahead cut the same records as they come.
+  GpuKernelAnalyzer ahead(true, false,
+                          std::vector<trace_model::StepWindow>{{1, 100, 500}, {2, 500, 900}});
+  for (const auto& e : twoStepEvents()) ahead.add(e);
+  const auto h = ahead.finish();
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->records, 2);
+  EXPECT_EQ(h->afterLastStep, 3);
+  EXPECT_EQ(h->breakdown.ns(KernelType::kComputation), 400);
+
+  // Without the launch cut (fewer than two steps) nothing is cut.
+  GpuKernelAnalyzer noCut(/*launchCut=*/false, /*includeLastStep=*/false);
+  for (const auto& e : twoStepEvents()) noCut.add(e);
+  EXPECT_EQ(noCut.finish()->records, 5);
+}
+
 TEST(GpuKernelAnalysis, NoGpuRecordsIsNothing) {
   GpuKernelAnalyzer a(true);
   a.add(launch(0, "cudaLaunchKernel", 1, 0, 10));
@@ -208,8 +287,12 @@ TEST_F(GpuKernelReportTest, TextHasTheFourSectionsWithHandWorkedFigures) {
   // communication 400/627 = 63.8%, memory 25/627 = 4.0%, other 2/627 = 0.3%.
   const auto types = sectionLines(text, "GPU kernel time by type");
   ASSERT_EQ(types.size(), 5u) << text;  // heading, header, rule, two ranks
+  EXPECT_NE(types[0].find("of the work launched in the trace, last ProfilerStep included"),
+            std::string::npos)
+      << types[0];
+  // 6 counted, 1 left out (launched before the profile).
   EXPECT_EQ(cells(types[3]),
-            (std::vector<std::string>{"0", "6", "0.001", "31.9%", "63.8%", "4.0%", "0.3%"}));
+            (std::vector<std::string>{"0", "6", "1", "0.001", "31.9%", "63.8%", "4.0%", "0.3%"}));
   // --top-kernels 1: each rank's first kernel: rank 0 the all-reduce (400 > 200),
   // rank 1 gemm (600 > 400), with gemm's spread 200..600 ns, max/mean 1.50.
   const auto top = sectionLines(text, "Top 1 kernels per rank");
@@ -250,6 +333,9 @@ TEST_F(GpuKernelReportTest, JsonHasEveryKey) {
   ASSERT_TRUE(k.is_object()) << j.dump(2);
   EXPECT_EQ(k["records"], 6);
   EXPECT_EQ(k["launched_before_profile"], 1);
+  EXPECT_EQ(k["after_last_step"], 0);
+  EXPECT_EQ(k["launch_cut"], true);
+  EXPECT_EQ(k["include_last_step"], true);
   EXPECT_DOUBLE_EQ(k["by_type"]["computation"]["ms"].get<double>(), 600 / 1e6);
   EXPECT_EQ(k["by_type"]["other"]["records"], 1);
   ASSERT_EQ(k["top"].size(), 2u);

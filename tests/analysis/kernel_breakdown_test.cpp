@@ -96,5 +96,25 @@ TEST(KernelBreakdownAnalysis, SpreadOverTheRanksThatRanTheKernel) {
   EXPECT_DOUBLE_EQ(o.maxOverMean(), 1.0);
 }
 
+// merge(): a name met in both keeps the first builder's type and, on a tie,
+// its longest record; its durations are both builders'.
+TEST(KernelBreakdownAnalysis, MergeKeepsTheEarlierTypeAndLongestOnATie) {
+  KernelBreakdownBuilder a, later;
+  a.add("gemm", KernelType::kComputation, 0, 100, kStream);
+  later.add("gemm", KernelType::kOther, 500, 600, trace_model::gpuStreamLane(9));
+  later.add("gemm", KernelType::kOther, 700, 750, kStream);
+  later.add("softmax", KernelType::kComputation, 800, 810, kStream);
+  a.merge(std::move(later));
+  EXPECT_TRUE(later.empty());
+  const KernelBreakdown k = a.finish();
+  ASSERT_EQ(k.kernels.size(), 2u);
+  EXPECT_EQ(k.kernels[0].name, "gemm");
+  EXPECT_EQ(k.kernels[0].type, KernelType::kComputation);
+  EXPECT_EQ(k.kernels[0].count, 3);
+  EXPECT_EQ(k.kernels[0].totalNs, 250);
+  EXPECT_EQ(k.kernels[0].longestStartNs, 0) << "the tie (100 ns) keeps the earlier record";
+  EXPECT_EQ(k.ns(KernelType::kComputation), 260);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

@@ -62,5 +62,21 @@ TEST(LaunchTableAnalysis, FindsByCorrelationInAnyOrderFirstCallWins) {
   EXPECT_EQ(t.find(40), nullptr);
 }
 
+// merge(): the pairs of both builders, as if added to one.
+TEST(LaunchStatsAnalysis, MergeTakesBothBuildersPairs) {
+  LaunchStatsBuilder a, later;
+  a.add({1, 100, 110, true}, 105, 200);    // delay 0
+  later.add({2, 200, 210, true}, 215, 220);  // 5; short
+  later.add({3, 300, 310, true}, 325, 400);  // 15
+  a.merge(std::move(later));
+  const auto s = a.finish();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->launches, 3);
+  EXPECT_EQ(s->delayP50Ns, 5);
+  EXPECT_EQ(s->delayMaxNs, 15);
+  EXPECT_EQ(s->shorterThanLaunch, 1);
+  EXPECT_FALSE(later.finish().has_value()) << "merged away";
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

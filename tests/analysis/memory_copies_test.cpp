@@ -51,5 +51,22 @@ TEST(MemoryCopiesAnalysis, CountBytesAndTimeByKind) {
   EXPECT_EQ(kinds[2].ns, 10);
 }
 
+// merge(): as if the other builder's records had been added here.
+TEST(MemoryCopiesAnalysis, MergeAddsTheOtherBuildersRecords) {
+  MemoryCopiesBuilder a, later;
+  a.add(record(EventKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)", 0, 100, 4096));
+  later.add(record(EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", 200, 250, 1024));
+  later.add(record(EventKind::kMemcpy, "Memcpy DtoH (Device -> Pinned)", 300, 330, 0));
+  a.merge(later);
+  const auto kinds = a.finish();
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].kind, "DtoH");
+  EXPECT_EQ(kinds[0].ns, 30);
+  EXPECT_EQ(kinds[1].kind, "HtoD");
+  EXPECT_EQ(kinds[1].count, 2);
+  EXPECT_EQ(kinds[1].bytes, 5120);
+  EXPECT_EQ(kinds[1].ns, 150);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

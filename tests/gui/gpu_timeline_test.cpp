@@ -13,6 +13,7 @@
 #include "gui/span_palette.h"
 #include "gui/timeline_layers.h"
 #include "gui/timeline_view.h"
+#include "storage/analysis/run_analyzer.h"
 #include "tests/gui/gui_trace.h"
 #include "tests/gui/rendered_timeline.h"
 #include "tests/storage/temp_dir.h"
@@ -190,37 +191,128 @@ TEST(GpuTimeline, KernelsArePaintedInTheirCategoryColourAndTheLegendListsIt) {
   legend.setKinds(model.kinds());
   EXPECT_EQ(pixelsOf(colourOf(EventKind::kForward)), 0);
   EXPECT_EQ(pixelsOf(colourOf(EventKind::kSend)), 0);
-  EXPECT_GT(pixelsOf(colourOf(EventKind::kKernel)), 50) << "GPU kernel (zoomed out)";
+  EXPECT_EQ(pixelsOf(colourOf(EventKind::kKernel)), 0)
+      << "kernels are painted by category at every zoom: no kernel-kind swatch";
 }
 
-// Zoomed out to the overview, which bins by kind and reads no names: a copy
-// keeps its category's colour, a kernel (whose category needs its name)
-// takes the kernel kind's, which the legend names for that.
-TEST(GpuTimeline, TheOverviewColoursWhatTheKindSays) {
+// Zoomed out to the overview (every frame from it), GPU records keep their
+// category's colour: the overview bins them by kernel category, reading each
+// distinct name once, so a GEMM is the GEMM colour and a copy the memcpy
+// colour at every zoom, and the legend lists those categories before any
+// window was fetched.
+TEST(GpuTimeline, TheOverviewColoursKernelsByCategory) {
   bubblescope::testing::TempDir dir;
   trace_model::Event copy = guiSpan(0, kStream, EventKind::kMemcpy, kT0 + 500, kT0 + 900);
   copy.name = "Memcpy HtoD (Pageable -> Device)";
-  auto writer = testing::writeGuiTrace(dir.file("o.db"), {guiRank(0, 0)},
-                                       {kernel(kT0, kT0 + 400, "ampere_sgemm_128x64_nn"), copy},
-                                       {{0, 0, 1.0, 0, kT0, kT0 + 1000}});
-  auto reader = storage::TraceReader::open(dir.file("o.db"));
-  ASSERT_TRUE(reader.isOk());
+  // A name met again with another kind is classified for that kind too.
+  trace_model::Event set = guiSpan(0, kStream, EventKind::kMemset, kT0 + 1950, kT0 + 2000);
+  set.name = "ampere_sgemm_128x64_nn";
+  auto writer = testing::writeGuiTrace(
+      dir.file("o.db"), {guiRank(0, 0)},
+      {kernel(kT0, kT0 + 400, "ampere_sgemm_128x64_nn"), copy,
+       kernel(kT0 + 1000, kT0 + 1400, "ampere_sgemm_128x64_nn"),
+       kernel(kT0 + 1500, kT0 + 1900, "flash_fwd_kernel"), set},
+      {{0, 0, 1.0, 0, kT0, kT0 + 2000}});
+  auto reader = testing::finishAndOpen(*writer, dir.file("o.db"));
+  ASSERT_NE(reader, nullptr);
   TimelineOptions options;
   options.windowBudgetEvents = 0;
   TimelineModel model(options);
-  ASSERT_TRUE(model.setRun(reader->get(), 1).isOk());
+  ASSERT_TRUE(model.setRun(reader.get(), 1).isOk());
   ASSERT_TRUE(model.ingest(100).isOk());
   const int row = model.rowOf(0, kStream);
-  const TimelineFrame& f = model.frame(kT0, kT0 + 1000, 100, row, row);
+  const TimelineFrame& f = model.frame(kT0, kT0 + 2000, 100, row, row);
   ASSERT_TRUE(f.fromOverview);
   ASSERT_EQ(f.coverage.size(), 1u);
-  std::map<EventKind, int> categoryOfKind;
-  for (const KindCoverage& k : f.coverage[0].kinds) categoryOfKind[k.kind] = k.kernelCategory;
-  EXPECT_EQ(categoryOfKind, (std::map<EventKind, int>{{EventKind::kKernel, -1},
-                                                      {EventKind::kMemcpy,
-                                                       int(KernelCategory::kMemcpy)}}));
-  EXPECT_NE(colourOf(EventKind::kKernel).rgb(), colourOf(KernelCategory::kOtherCompute).rgb())
-      << "a zoomed-out kernel is not mistaken for an 'other kernel'";
+  std::map<int, EventKind> kindOfCategory;
+  for (const KindCoverage& k : f.coverage[0].kinds) kindOfCategory[k.kernelCategory] = k.kind;
+  EXPECT_EQ(kindOfCategory, (std::map<int, EventKind>{
+                                {int(KernelCategory::kGemm), EventKind::kKernel},
+                                {int(KernelCategory::kAttention), EventKind::kKernel},
+                                {int(KernelCategory::kMemcpy), EventKind::kMemcpy},
+                                {int(KernelCategory::kMemset), EventKind::kMemset}}));
+  EXPECT_EQ(model.kernelCategories(), (1u << int(KernelCategory::kGemm)) |
+                                          (1u << int(KernelCategory::kAttention)) |
+                                          (1u << int(KernelCategory::kMemcpy)) |
+                                          (1u << int(KernelCategory::kMemset)))
+      << "the legend's categories come from the overview too";
+
+  // Painted: 2 ns a pixel, the first GEMM over x of [0, 200), the copy over
+  // [250, 450), the attention kernel over [750, 950).
+  const Rendered r = render(model, kT0, kT0 + 2000);
+  const int y = r.at.yOf(r.rows.top[row]) + RowGeometry::kLaneHeight / 2;
+  EXPECT_EQ(r.image.pixel(int(r.at.xOf(kT0 + 200)), y), colourOf(KernelCategory::kGemm).rgb());
+  EXPECT_EQ(r.image.pixel(int(r.at.xOf(kT0 + 700)), y), colourOf(KernelCategory::kMemcpy).rgb());
+  EXPECT_EQ(r.image.pixel(int(r.at.xOf(kT0 + 1700)), y),
+            colourOf(KernelCategory::kAttention).rgb());
+  int brown = 0;
+  for (int x = r.at.plot.left(); x <= r.at.plot.right(); ++x) {
+    brown += r.image.pixel(x, y) == colourOf(EventKind::kKernel).rgb();
+  }
+  EXPECT_EQ(brown, 0) << "no kernel left in the kernel kind's colour";
+}
+
+// Copies and sets alone on a GPU stream keep it busy, as the report's GPU time
+// counts it (GpuTimeAnalyzer, HTA's definition): it is not hatched as idle,
+// from window frames or from the overview; the real gap after it is, and
+// the hatched time is the step less what the GPU time analysis counts busy.
+TEST(GpuTimeline, CopiesAndSetsAloneOnAStreamAreBusyAsTheReportCountsThem) {
+  constexpr int64_t kMs = 1'000'000;
+  bubblescope::testing::TempDir dir;
+  trace_model::Event copy = guiSpan(0, kStream, EventKind::kMemcpy, kT0 + 1 * kMs, kT0 + 3 * kMs);
+  copy.name = "Memcpy HtoD (Pageable -> Device)";
+  trace_model::Event set = guiSpan(0, kStream, EventKind::kMemset, kT0 + 3 * kMs, kT0 + 4 * kMs);
+  set.name = "Memset (Device)";
+  const std::vector<trace_model::Event> events = {
+      kernel(kT0, kT0 + 1 * kMs, "ampere_sgemm_128x64_nn"), copy, set};
+  // The step: [kT0, kT0 + 6 ms): idle only over [4 ms, 6 ms).
+  auto writer = testing::writeGuiTrace(dir.file("m.db"), {guiRank(0, 0)}, events,
+                                       {{0, 0, 1.0, 0, kT0, kT0 + 6 * kMs}});
+  auto reader = testing::finishAndOpen(*writer, dir.file("m.db"));
+  ASSERT_NE(reader, nullptr);
+  // The report's GPU time of the rank (one step: no launch cut, every
+  // record counts).
+  auto report = analysis::analyzeRun(*reader, 1);
+  ASSERT_TRUE(report.isOk()) << report.status().message();
+  ASSERT_EQ(report->ranks.size(), 1u);
+  ASSERT_TRUE(report->ranks[0].gpu.has_value());
+  ASSERT_EQ(report->ranks[0].gpu->busyNs, 4 * kMs);
+  const int64_t idleNs = 6 * kMs - report->ranks[0].gpu->busyNs;
+
+  for (int64_t budget : {int64_t{200000}, int64_t{0}}) {
+    SCOPED_TRACE(budget == 0 ? "overview" : "window");
+    TimelineOptions options;
+    options.windowBudgetEvents = budget;
+    TimelineModel model(options);
+    ASSERT_TRUE(model.setRun(reader.get(), 1).isOk());
+    ASSERT_TRUE(model.ingest(100).isOk());
+    const int row = model.rowOf(0, kStream);
+    constexpr int kColumns = 600;  // 10 µs a column
+    const TimelineFrame& f = model.frame(kT0, kT0 + 6 * kMs, kColumns, row, row);
+    ASSERT_EQ(f.fromOverview, budget == 0);
+    int64_t hatchedNs = 0;
+    for (const BubbleInterval& b : f.bubbles) {
+      EXPECT_GE(b.startNs, kT0 + 4 * kMs) << "a bubble over the copy or the set";
+      hatchedNs += b.endNs - b.startNs;
+    }
+    for (const RankIdleColumns& idle : f.idleColumns) {
+      for (int c = 0; c < kColumns; ++c) {
+        const double a = f.t0Ns + c * f.columnNs();
+        if (idle.idle[c]) {
+          EXPECT_GE(a, kT0 + 4 * kMs) << "column " << c << " hatched over the copy or the set";
+          hatchedNs += static_cast<int64_t>(std::llround(f.columnNs()));
+        }
+      }
+    }
+    // Window frames hatch the gap exactly. The overview spreads a bin's work
+    // over the whole bin, and the bin holding the gap's start (a bin is
+    // narrower than a column: 6 ms over 8,192 bins) puts some into the
+    // gap's first column, which then holds work and is not hatched: at most
+    // one column less.
+    const int64_t columnNs = static_cast<int64_t>(std::llround(f.columnNs()));
+    EXPECT_LE(hatchedNs, idleNs) << "hatched at most the step less the report's busy time";
+    EXPECT_GE(hatchedNs, idleNs - (f.fromOverview ? columnNs : 0));
+  }
 }
 
 // CIE76 ΔE between two sRGB colours.

@@ -144,7 +144,8 @@ void expectSameEvents(TraceReader& reader, const std::vector<Event>& expected, b
     cursor = next->cursor;
   }
   EXPECT_EQ(paged, page->events);
-  // spansAfter: the same events without names, the same cursors, page by page.
+  // spansAfter: the same events with their names' ids, the same cursors,
+  // page by page; an id reads back as the event's name.
   for (int64_t cursor = 0;;) {
     auto events = reader.eventsAfter(1, cursor, 7);
     auto spans = reader.spansAfter(1, cursor, 7);
@@ -159,7 +160,11 @@ void expectSameEvents(TraceReader& reader, const std::vector<Event>& expected, b
                                             .chunk = e.chunk,
                                             .lane = e.lane,
                                             .kind = e.kind,
-                                            .dim = e.dim}));
+                                            .dim = e.dim,
+                                            .nameId = spans->spans[i].nameId}));
+      auto name = reader.eventName(spans->spans[i].nameId);
+      ASSERT_TRUE(name.isOk()) << name.status().message();
+      EXPECT_EQ(*name, e.name);
     }
     if (events->events.empty()) break;
     cursor = events->cursor;

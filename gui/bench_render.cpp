@@ -149,7 +149,16 @@ int benchRender(const BenchRenderOptions& o, std::ostream& out) {
     const double t0 = start + (span - level.width) / 2;
     view->setFollowing(false);
     view->setViewRange(t0, t0 + level.width);
-    const double fetch = renderMs(view, image).wallMs;
+    // The first frame of a level: a window too big to fetch in a frame is
+    // asked for in the background and this frame draws the overview
+    // (TimelineModel::inlineFetchEvents); fetch_ms is until the window is
+    // taken in (the first frame's time included).
+    QElapsedTimer fetchTimer;
+    fetchTimer.start();
+    const double first = renderMs(view, image).wallMs;
+    const bool background = model->windowPending();
+    model->waitForWindow();
+    const double fetch = fetchTimer.nsecsElapsed() / 1e6;
     std::vector<double> times, cpuTimes, modelTimes;
     for (int i = 0; i < o.frames; ++i) {
       // Pan a few pixels each frame: every frame is painted anew, within the
@@ -168,7 +177,9 @@ int benchRender(const BenchRenderOptions& o, std::ostream& out) {
       modelTimes.push_back(m.nsecsElapsed() / 1e6);
     }
     out << "model_ms_p50_" << level.name << ": " << percentile(modelTimes, 0.5) << "\n";
-    out << "fetch_ms_" << level.name << ": " << fetch << "\n";
+    out << "first_frame_ms_" << level.name << ": " << first << "\n";
+    out << "fetch_ms_" << level.name << ": " << fetch << (background ? " (background)" : "")
+        << "\n";
     out << "frame_ms_p50_" << level.name << ": " << percentile(times, 0.5) << "\n";
     out << "frame_ms_p95_" << level.name << ": " << percentile(times, 0.95) << "\n";
     out << "frame_cpu_ms_p95_" << level.name << ": " << percentile(cpuTimes, 0.95) << "\n";

@@ -1,4 +1,5 @@
 // TimelineModel::frame(): spans, coverage, bubbles and arrows of one view.
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -45,25 +46,27 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   f.lastRow = lastRow;
   if (reader_ != nullptr && lastRow >= firstRow) {
     bool window = estimatedEvents(t0Ns, t1Ns) <= options_.windowBudgetEvents;
+    bool loading = false;
     if (window && !cache_.covers(t0Ns, t1Ns)) {
       const double margin = fetchMarginNs(t0Ns, t1Ns);
-      const double a = t0Ns - margin, b = t1Ns + margin;
-      ++windowFetches_;
-      const Status s = cache_.fetch(*reader_, runId_, static_cast<int64_t>(std::floor(a)),
-                                    static_cast<int64_t>(std::ceil(b)));
-      if (!s.isOk()) {
-        lastError_ = s;
+      const auto a = static_cast<int64_t>(std::floor(t0Ns - margin));
+      const auto b = static_cast<int64_t>(std::ceil(t1Ns + margin));
+      if (estimatedEvents(static_cast<double>(a), static_cast<double>(b)) >
+          static_cast<double>(options_.inlineFetchEvents)) {
+        // Too big to fetch in a frame: on the fetch thread, once; the
+        // overview meanwhile.
+        const auto inFlight = fetcher_.inFlight();
+        const bool failed = failedWindow_ && failedWindow_->covers(t0Ns, t1Ns);
+        if (!failed && !(inFlight && inFlight->covers(t0Ns, t1Ns))) requestWindow(a, b);
         window = false;
+        loading = !failed;
       } else {
-        if ((cache_.kernelCategories() & ~kernelCategories_) != 0) {
-          kernelCategories_ |= cache_.kernelCategories();
-          emit kernelCategoriesChanged();
-        }
-        // The fetch may reveal lanes the overview has not reached yet.
-        const size_t before = rowIndex_.size();
-        for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
-        if (rowIndex_.size() != before) {
-          rebuildRows();
+        ++windowFetches_;
+        const Status s = cache_.fetch(*reader_, runId_, a, b);
+        if (!s.isOk()) {
+          lastError_ = s;
+          window = false;
+        } else if (adoptCacheRows()) {
           emit rowsChanged();
           f.lastRow = lastRow = std::min(requestedLastRow, static_cast<int>(rows_.size()) - 1);
         }
@@ -74,9 +77,12 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
     } else {
       buildOverviewFrame(f);
     }
+    QStringList notes;
     if (!caughtUp_ && f.fromOverview) {
-      f.note = QStringLiteral("indexing %1%").arg(static_cast<int>(ingestProgress() * 100));
+      notes << QStringLiteral("indexing %1%").arg(static_cast<int>(ingestProgress() * 100));
     }
+    if (loading) notes << QStringLiteral("loading spans");
+    f.note = notes.join(QStringLiteral(" · "));
   }
   frame_ = std::move(f);
   frameVersion_ = version_;

@@ -114,23 +114,28 @@ std::vector<int32_t> TimelineModel::ranksOf(const TimelineFrame& f) const {
 void TimelineModel::buildWindowFrame(TimelineFrame& f) {
   const double columnNs = f.columnNs();
   const double maxSpans = f.columns * options_.maxSpansPerColumn;
+  // Reused across rows (no allocation a row): the row's events, and its
+  // coverage by legend position (a GPU record's category after every kind),
+  // in position order.
+  std::vector<const trace_model::Event*> events;
+  constexpr int kPositions = trace_model::kEventKindCount + trace_model::kKernelCategoryCount + 1;
+  std::vector<KindCoverage> byPosition(kPositions);
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
     const WindowCache::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
-    const auto events = cache_.overlapping(key, f.t0Ns, f.t1Ns);
+    const WindowCache::Row* cached = cache_.overlapping(key, f.t0Ns, f.t1Ns, events);
     if (static_cast<double>(events.size()) <= maxSpans) {
       for (const trace_model::Event* e : events) {
         f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch, e->chunk,
-                           cache_.kernelCategoryOf(key, e)});
+                           WindowCache::kernelCategoryOf(cached, e)});
       }
       continue;
     }
-    // Legend position -> coverage; a GPU record's category after every kind.
-    std::map<int, KindCoverage> byKind;
     for (const trace_model::Event* e : events) {
-      const int8_t category = cache_.kernelCategoryOf(key, e);
-      KindCoverage& k = byKind[category >= 0 ? trace_model::kEventKindCount + category
-                                             : legendPosition(e->kind)];
+      const int8_t category = WindowCache::kernelCategoryOf(cached, e);
+      const int position = category >= 0 ? trace_model::kEventKindCount + category
+                                         : legendPosition(e->kind);
+      KindCoverage& k = byPosition[std::clamp(position, 0, kPositions - 1)];
       if (k.fraction.empty()) {
         k.kind = e->kind;
         k.kernelCategory = category;
@@ -139,9 +144,11 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
       addCoverage(k.fraction, f.t0Ns, columnNs, e->startNs, e->endNs);
     }
     RowCoverage rc{r, {}};
-    for (auto& [pos, k] : byKind) {
+    for (KindCoverage& k : byPosition) {
+      if (k.fraction.empty()) continue;
       for (float& v : k.fraction) v = std::min(v, 1.0f);
       rc.kinds.push_back(std::move(k));
+      k = KindCoverage{};
     }
     f.coverage.push_back(std::move(rc));
   }
@@ -152,7 +159,8 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     if (steps == rankSteps_.end()) continue;
     std::vector<trace_model::Interval> busySpans;
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (const trace_model::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
+      cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns, events);
+      for (const trace_model::Event* e : events) {
         if (analysis::isBusy(e->kind)) busySpans.push_back({e->startNs, e->endNs});
       }
     }

@@ -163,22 +163,29 @@ void paintCoverage(QPainter& p, const LayerContext& c) {
   const int h = RowGeometry::kLaneHeight - 3;
   auto* pixels = reinterpret_cast<QRgb*>(image.bits());
   const qsizetype stride = image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+  const int imageHeight = image.height();
+  std::vector<QRgb> colours;
   for (const RowCoverage& rc : f.coverage) {
     const int top = c.rowTop(rc.row) + 2 - c.at.plot.top();
-    std::vector<QRgb> colours;
+    colours.clear();
     for (const KindCoverage& k : rc.kinds) {
       colours.push_back(spanColour(k.kind, k.kernelCategory).rgba());
     }
+    // Pixel y of the lane (0 at its bottom) lies at image row top + h - 1 - y:
+    // those inside the image are y in [yMin, yMax).
+    const int yMin = std::max(0, top + h - imageHeight);
+    const int yMax = std::min(h, top + h);
+    if (yMin >= yMax) continue;
     const int columns = std::min(f.columns, image.width());
+    const qsizetype bottom = static_cast<qsizetype>(top + h - 1) * stride;  // may lie outside
     for (int col = 0; col < columns; ++col) {
       double cumulative = 0.0;
       int filled = 0;  // pixels filled from the bottom of the lane
       for (size_t k = 0; k < rc.kinds.size(); ++k) {
         cumulative = std::min(1.0, cumulative + rc.kinds[k].fraction[col]);
         const int upTo = static_cast<int>(cumulative * h + 0.5);
-        for (int y = filled; y < upTo; ++y) {
-          const int iy = top + h - 1 - y;
-          if (iy >= 0 && iy < image.height()) pixels[iy * stride + col] = colours[k];
+        for (int y = std::max(filled, yMin), end = std::min(upTo, yMax); y < end; ++y) {
+          pixels[bottom - y * stride + col] = colours[k];
         }
         filled = std::max(filled, upTo);
       }

@@ -174,7 +174,16 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
       // that also hold work, and a column with any work in it is never
       // hatched: summing slivers into "mostly idle" columns hatched lanes of
       // dense short kernels whole when zoomed out.
-      const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, busy).clip(t0, t1);
+      // Only the busy intervals inside the step matter (bubbleIntervals
+      // subtracts them from it): found by binary search, so a view of many
+      // steps costs O(busy), not O(steps × busy).
+      const auto& all = busy.intervals();
+      const auto from = std::partition_point(
+          all.begin(), all.end(), [&](const trace_model::Interval& i) { return i.endNs <= w.startNs; });
+      const auto to = std::partition_point(
+          from, all.end(), [&](const trace_model::Interval& i) { return i.startNs < w.endNs; });
+      const auto inStep = trace_model::IntervalSet::fromUnsorted({from, to});
+      const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, inStep).clip(t0, t1);
       for (const trace_model::Interval& gap : gaps.intervals()) {
         if (static_cast<double>(gap.endNs - gap.startNs) >= columnNs) {
           f.bubbles.push_back({rank, gap.startNs, gap.endNs});

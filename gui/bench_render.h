@@ -4,8 +4,10 @@
 // after open, indexes the run's overview in the background (TimelineModel::startIndexing) while
 // painting the whole run every 16 ms, then paints frames at three zoom levels and prints `key:
 // value` lines: open_s, index_s (until the indexing thread has caught up),
-// frame_ms_p95_while_indexing, frame_ms_p50/p95 per level (zoomed_out, mid, deep), fetch_ms per
-// level (the first frame of a level, which fetches its window), peak_rss_mb, anon_rss_mb_max; and
+// frame_ms_p95_while_indexing, frame_ms_p50/p95 per level (zoomed_out, mid, deep), per level
+// first_frame_ms (the first frame of the level) and fetch_ms (until its window is in: fetched in
+// that frame, or on the fetch thread, "(background)", while that frame drew the overview),
+// peak_rss_mb, anon_rss_mb_max; and
 // open_cpu_s, index_cpu_s (the indexing thread's), frame_cpu_ms_p95 per level: the CPU time of
 // the same work, which a loaded machine does not inflate. Runs offscreen; needs a QApplication
 // (and its event loop, which it runs while indexing).

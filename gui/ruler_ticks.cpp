@@ -60,11 +60,15 @@ std::vector<StepMark> stepMarks(const TimelinePlacement& at,
     if (x - lastLine < kStepLineGapPx) continue;
     lastLine = x;
     StepMark mark{x, {}, x <= lastLabelEnd + 1};  // a pixel clear of the text
-    const QString label = QStringLiteral("step %1").arg(s.step);
-    const int w = widthOf(label);
-    if (x > lastLabelEnd + kStepLabelGapPx && x + kStepLabelOffsetPx + w <= at.plot.right()) {
-      mark.label = label;
-      lastLabelEnd = x + kStepLabelOffsetPx + w;
+    // A label is measured only where one may go (zoomed out, most marks
+    // fall inside the last label: no text to lay out for them).
+    if (x > lastLabelEnd + kStepLabelGapPx) {
+      const QString label = QStringLiteral("step %1").arg(s.step);
+      const int w = widthOf(label);
+      if (x + kStepLabelOffsetPx + w <= at.plot.right()) {
+        mark.label = label;
+        lastLabelEnd = x + kStepLabelOffsetPx + w;
+      }
     }
     out.push_back(std::move(mark));
   }

@@ -2,6 +2,7 @@
 
 #include <QGuiApplication>
 #include <QImage>
+#include <QPaintEngine>
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
@@ -152,27 +153,39 @@ void paintBubbles(QPainter& p, const LayerContext& c) {
 void paintCoverage(QPainter& p, const LayerContext& c) {
   const TimelineFrame& f = c.frame;
   if (f.coverage.empty()) return;
-  QImage image(c.at.plot.size(), QImage::Format_ARGB32_Premultiplied);
+  // The caller's image when it keeps one (no 5 MB allocation a frame).
+  QImage local;
+  QImage& image = c.overlay.cache != nullptr ? c.overlay.cache->coverage : local;
+  if (image.size() != c.at.plot.size() || image.format() != QImage::Format_ARGB32_Premultiplied) {
+    image = QImage(c.at.plot.size(), QImage::Format_ARGB32_Premultiplied);
+  }
   image.fill(Qt::transparent);
   const int h = RowGeometry::kLaneHeight - 3;
   auto* pixels = reinterpret_cast<QRgb*>(image.bits());
   const qsizetype stride = image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+  const int imageHeight = image.height();
+  std::vector<QRgb> colours;
   for (const RowCoverage& rc : f.coverage) {
     const int top = c.rowTop(rc.row) + 2 - c.at.plot.top();
-    std::vector<QRgb> colours;
+    colours.clear();
     for (const KindCoverage& k : rc.kinds) {
       colours.push_back(spanColour(k.kind, k.kernelCategory).rgba());
     }
+    // Pixel y of the lane (0 at its bottom) lies at image row top + h - 1 - y:
+    // those inside the image are y in [yMin, yMax).
+    const int yMin = std::max(0, top + h - imageHeight);
+    const int yMax = std::min(h, top + h);
+    if (yMin >= yMax) continue;
     const int columns = std::min(f.columns, image.width());
+    const qsizetype bottom = static_cast<qsizetype>(top + h - 1) * stride;  // may lie outside
     for (int col = 0; col < columns; ++col) {
       double cumulative = 0.0;
       int filled = 0;  // pixels filled from the bottom of the lane
       for (size_t k = 0; k < rc.kinds.size(); ++k) {
         cumulative = std::min(1.0, cumulative + rc.kinds[k].fraction[col]);
         const int upTo = static_cast<int>(cumulative * h + 0.5);
-        for (int y = filled; y < upTo; ++y) {
-          const int iy = top + h - 1 - y;
-          if (iy >= 0 && iy < image.height()) pixels[iy * stride + col] = colours[k];
+        for (int y = std::max(filled, yMin), end = std::min(upTo, yMax); y < end; ++y) {
+          pixels[bottom - y * stride + col] = colours[k];
         }
         filled = std::max(filled, upTo);
       }
@@ -359,7 +372,9 @@ LabelColumns labelColumns(const QFont& spanFont, const std::vector<TimelineRow>&
   return out;
 }
 
-void paintLabels(QPainter& p, const LayerContext& c) {
+namespace {
+
+void paintLabelsNow(QPainter& p, const LayerContext& c) {
   const int laneH = RowGeometry::kLaneHeight;
   const QRect labels(0, c.at.plot.top(), c.at.plot.left(), c.at.plot.height());
   const LabelColumns columns = labelColumns(c.spanFont, c.rows, c.at.plot.left());
@@ -394,6 +409,53 @@ void paintLabels(QPainter& p, const LayerContext& c) {
     p.drawText(lane, Qt::AlignVCenter | Qt::AlignRight,
                laneMetrics.elidedText(row.laneLabel, Qt::ElideMiddle, lane.width()));
   }
+}
+
+}  // namespace
+
+// With the caller's cache, onto pixels: the column is painted into an image
+// once and copied while its key holds (text layout is most of a frame's
+// label cost).
+void paintLabels(QPainter& p, const LayerContext& c) {
+  TimelinePaintCache* cache = c.overlay.cache;
+  const QRect labels(0, c.at.plot.top(), c.at.plot.left(), c.at.plot.height());
+  // Only onto pixels: an SVG export keeps its labels as text.
+  const bool raster =
+      p.paintEngine() != nullptr && p.paintEngine()->type() == QPaintEngine::Raster;
+  if (cache == nullptr || !raster || labels.isEmpty()) {
+    paintLabelsNow(p, c);
+    return;
+  }
+  const qreal dpr = p.device() != nullptr ? p.device()->devicePixelRatioF() : 1.0;
+  QString key = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")
+                    .arg(c.frame.firstRow)
+                    .arg(c.frame.lastRow)
+                    .arg(c.at.scrollY)
+                    .arg(c.at.plot.top())
+                    .arg(c.at.plot.left())
+                    .arg(c.at.plot.height())
+                    .arg(c.at.plot.right())
+                    .arg(dpr)
+                    .arg(c.palette.cacheKey());
+  key += c.labelFont.key() + c.spanFont.key();
+  for (int32_t rank : c.overlay.markedRanks) key += QStringLiteral(" m%1").arg(rank);
+  if (cache->labelsKey != key || cache->labels.isNull()) {
+    // Opaque: the column is filled before anything is drawn on it.
+    QImage image((QSizeF(labels.right() + 1, labels.bottom() + 1) * dpr).toSize(),
+                 QImage::Format_RGB32);
+    image.setDevicePixelRatio(dpr);
+    image.fill(c.palette.window().color());
+    QPainter ip(&image);
+    ip.setRenderHints(p.renderHints());
+    ip.setFont(p.font());
+    paintLabelsNow(ip, c);
+    ip.end();
+    cache->labels = std::move(image);
+    cache->labelsKey = std::move(key);
+  }
+  p.drawImage(QRectF(labels), cache->labels,
+              QRectF(labels.left() * dpr, labels.top() * dpr, labels.width() * dpr,
+                     labels.height() * dpr));
 }
 
 void paintRuler(QPainter& p, const LayerContext& c) {

@@ -40,11 +40,14 @@ TimelineModel::TimelineModel(TimelineOptions options, QObject* parent)
     : QObject(parent), options_(options) {}
 
 TimelineModel::~TimelineModel() {
+  fetcher_.stop();
   indexer_.stop();
 }
 
 void TimelineModel::clear() {
   stopIndexing();
+  fetcher_.stop();
+  failedWindow_.reset();
   reader_ = nullptr;
   runId_ = 0;
   run_ = {};
@@ -252,6 +255,57 @@ void TimelineModel::absorbProgress() {
     emit contentChanged();
   }
   emit indexProgressed();
+}
+
+void TimelineModel::requestWindow(int64_t t0Ns, int64_t t1Ns) {
+  if (!fetcher_.started()) {
+    fetcher_.start(reader_->path(), runId_, [this] {
+      // On the fetch thread: one queued call at a time (it takes the latest).
+      if (windowPosted_.exchange(true)) return;
+      QMetaObject::invokeMethod(
+          this,
+          [this] {
+            windowPosted_ = false;
+            absorbWindow();
+          },
+          Qt::QueuedConnection);
+    });
+  }
+  ++windowFetches_;
+  fetcher_.request({t0Ns, t1Ns});
+}
+
+void TimelineModel::absorbWindow() {
+  std::optional<WindowFetcher::Fetched> fetched = fetcher_.take();
+  if (!fetched) return;
+  if (!fetched->status.isOk()) {
+    // Not asked for again (each frame would): the view shows the overview.
+    lastError_ = fetched->status;
+    failedWindow_ = fetched->window;
+  } else {
+    cache_ = std::move(*fetched->cache);
+    if (adoptCacheRows()) emit rowsChanged();
+  }
+  ++version_;
+  emit contentChanged();
+}
+
+void TimelineModel::waitForWindow() {
+  fetcher_.waitIdle();
+  absorbWindow();
+}
+
+bool TimelineModel::adoptCacheRows() {
+  if ((cache_.kernelCategories() & ~kernelCategories_) != 0) {
+    kernelCategories_ |= cache_.kernelCategories();
+    emit kernelCategoriesChanged();
+  }
+  // The fetch may reveal lanes the overview has not reached yet.
+  const size_t before = rowIndex_.size();
+  for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
+  if (rowIndex_.size() == before) return false;
+  rebuildRows();
+  return true;
 }
 
 double TimelineModel::ingestProgress() const {

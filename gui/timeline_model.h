@@ -18,6 +18,13 @@
 //   builds on a thread of its own from spansAfter() (what the panel does at
 //   open), and ingest() a page at a time on the calling thread (a growing
 //   run's new events, tests).
+// - A window of more than options.inlineFetchEvents events is fetched on a
+//   thread of its own (WindowFetcher, with its own reader): frame() asks for
+//   it and returns at once, drawing the view from the overview (noted
+//   "loading spans") until the fetch lands; then contentChanged() asks for a
+//   repaint. A window being fetched is not asked for twice. While a fetch
+//   runs, the view's last window stays cached: frames it covers (panning
+//   inside it, zooming in) draw from it.
 // - Bubbles: analysis::bubbleIntervals of each rank's steps (storage/analysis/
 //   bubbles.h), the same definition the report uses. Only real gaps are
 //   drawn: an interval a column wide or more (window frames), a column with
@@ -44,6 +51,7 @@
 #include "gui/overview_index.h"
 #include "gui/timeline_frame.h"
 #include "gui/window_cache.h"
+#include "gui/window_fetcher.h"
 #include "storage/trace_reader.h"
 #include "trace_model/step_window.h"
 
@@ -68,6 +76,11 @@ struct TimelineOptions {
   // Events a page of the background indexing (startIndexing): the overview
   // is locked while one page is binned (a few ms for 20,000).
   int64_t indexPageEvents = 20000;
+  // A window fetch of at most this many events (estimated) is made in
+  // frame() itself (a few ms); a bigger one on the fetch thread
+  // (WindowFetcher), while frames draw from the overview (issue 31 item 7:
+  // a frame never waits for SQLite). 0: every window in the background.
+  int64_t inlineFetchEvents = 20000;
 };
 
 // Series a rank is counted with for TimelineOptions::overviewBinBudget: the
@@ -152,8 +165,18 @@ class TimelineModel : public QObject {
   // instances only.
   Result<std::vector<trace_model::Event>> kernelInstances(int32_t rank,
                                                           const std::string& name) const;
-  // Window fetches frame() has made since setRun() (tests, the render bench).
+  // Window fetches frame() has made or asked for since setRun() (tests, the
+  // render bench).
   int64_t windowFetches() const { return windowFetches_; }
+  // True while a window asked for in the background has not been taken in.
+  bool windowPending() const { return fetcher_.inFlight().has_value(); }
+  // Waits for the background window fetch asked for, if any, and takes it in
+  // (screenshots, the render bench, tests: an explicit wait, never a frame).
+  void waitForWindow();
+  // Holds background window fetches unstarted (tests: a fetch that does not
+  // land), and lets them go.
+  void pauseWindowFetches() { fetcher_.pause(); }
+  void resumeWindowFetches() { fetcher_.resume(); }
   // The last error a frame() or ingest() met (ok when none).
   const Status& lastError() const { return lastError_; }
   // The error that stopped indexing the run (ok when none).
@@ -173,6 +196,13 @@ class TimelineModel : public QObject {
   // Takes in what the index binned since the last call (rows, range,
   // progress) and tells the view.
   void absorbProgress();
+  // Asks the fetch thread for [t0Ns, t1Ns) (started on first use).
+  void requestWindow(int64_t t0Ns, int64_t t1Ns);
+  // Takes in a finished background window fetch (GUI thread).
+  void absorbWindow();
+  // Rows and kernel categories the window cache shows; true when rows
+  // were added.
+  bool adoptCacheRows();
   void onBackgroundPage();
   void addRow(int32_t rank, int32_t lane);
   void rebuildRows();
@@ -212,6 +242,9 @@ class TimelineModel : public QObject {
   bool indexingInBackground_ = false;
   std::atomic<bool> pagePosted_{false};  // an onBackgroundPage() call is queued
   WindowCache cache_;
+  WindowFetcher fetcher_;  // after cache_ and index_: stops first
+  std::atomic<bool> windowPosted_{false};  // an absorbWindow() call is queued
+  std::optional<WindowFetcher::Window> failedWindow_;  // its fetch failed: not asked again
   int64_t version_ = 0;  // bumps whenever what frame() returns may change
   TimelineFrame frame_;
   int64_t frameVersion_ = -1;

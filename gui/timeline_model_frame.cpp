@@ -1,4 +1,5 @@
 // TimelineModel::frame(): spans, coverage, bubbles and arrows of one view.
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -44,25 +45,27 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
   f.lastRow = lastRow;
   if (reader_ != nullptr && lastRow >= firstRow) {
     bool window = estimatedEvents(t0Ns, t1Ns) <= options_.windowBudgetEvents;
+    bool loading = false;
     if (window && !cache_.covers(t0Ns, t1Ns)) {
       const double margin = fetchMarginNs(t0Ns, t1Ns);
-      const double a = t0Ns - margin, b = t1Ns + margin;
-      ++windowFetches_;
-      const Status s = cache_.fetch(*reader_, runId_, static_cast<int64_t>(std::floor(a)),
-                                    static_cast<int64_t>(std::ceil(b)));
-      if (!s.isOk()) {
-        lastError_ = s;
+      const auto a = static_cast<int64_t>(std::floor(t0Ns - margin));
+      const auto b = static_cast<int64_t>(std::ceil(t1Ns + margin));
+      if (estimatedEvents(static_cast<double>(a), static_cast<double>(b)) >
+          static_cast<double>(options_.inlineFetchEvents)) {
+        // Too big to fetch in a frame: on the fetch thread, once; the
+        // overview meanwhile.
+        const auto inFlight = fetcher_.inFlight();
+        const bool failed = failedWindow_ && failedWindow_->covers(t0Ns, t1Ns);
+        if (!failed && !(inFlight && inFlight->covers(t0Ns, t1Ns))) requestWindow(a, b);
         window = false;
+        loading = !failed;
       } else {
-        if ((cache_.kernelCategories() & ~kernelCategories_) != 0) {
-          kernelCategories_ |= cache_.kernelCategories();
-          emit kernelCategoriesChanged();
-        }
-        // The fetch may reveal lanes the overview has not reached yet.
-        const size_t before = rowIndex_.size();
-        for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
-        if (rowIndex_.size() != before) {
-          rebuildRows();
+        ++windowFetches_;
+        const Status s = cache_.fetch(*reader_, runId_, a, b);
+        if (!s.isOk()) {
+          lastError_ = s;
+          window = false;
+        } else if (adoptCacheRows()) {
           emit rowsChanged();
           f.lastRow = lastRow = std::min(requestedLastRow, static_cast<int>(rows_.size()) - 1);
         }
@@ -73,9 +76,12 @@ const TimelineFrame& TimelineModel::frame(double t0Ns, double t1Ns, int columns,
     } else {
       buildOverviewFrame(f);
     }
+    QStringList notes;
     if (!caughtUp_ && f.fromOverview) {
-      f.note = QStringLiteral("indexing %1%").arg(static_cast<int>(ingestProgress() * 100));
+      notes << QStringLiteral("indexing %1%").arg(static_cast<int>(ingestProgress() * 100));
     }
+    if (loading) notes << QStringLiteral("loading spans");
+    f.note = notes.join(QStringLiteral(" · "));
   }
   frame_ = std::move(f);
   frameVersion_ = version_;
@@ -107,23 +113,28 @@ std::vector<int32_t> TimelineModel::ranksOf(const TimelineFrame& f) const {
 void TimelineModel::buildWindowFrame(TimelineFrame& f) {
   const double columnNs = f.columnNs();
   const double maxSpans = f.columns * options_.maxSpansPerColumn;
+  // Reused across rows (no allocation a row): the row's events, and its
+  // coverage by legend position (a GPU record's category after every kind),
+  // in position order.
+  std::vector<const trace_model::Event*> events;
+  constexpr int kPositions = trace_model::kEventKindCount + trace_model::kKernelCategoryCount + 1;
+  std::vector<KindCoverage> byPosition(kPositions);
   for (int r = f.firstRow; r <= f.lastRow; ++r) {
     const TimelineRow& row = rows_[r];
     const WindowCache::RowKey key{row.rank, static_cast<int32_t>(row.lane)};
-    const auto events = cache_.overlapping(key, f.t0Ns, f.t1Ns);
+    const WindowCache::Row* cached = cache_.overlapping(key, f.t0Ns, f.t1Ns, events);
     if (static_cast<double>(events.size()) <= maxSpans) {
       for (const trace_model::Event* e : events) {
         f.spans.push_back({r, e->startNs, e->endNs, e->kind, e->microBatch, e->chunk,
-                           cache_.kernelCategoryOf(key, e)});
+                           WindowCache::kernelCategoryOf(cached, e)});
       }
       continue;
     }
-    // Legend position -> coverage; a GPU record's category after every kind.
-    std::map<int, KindCoverage> byKind;
     for (const trace_model::Event* e : events) {
-      const int8_t category = cache_.kernelCategoryOf(key, e);
-      KindCoverage& k = byKind[category >= 0 ? trace_model::kEventKindCount + category
-                                             : legendPosition(e->kind)];
+      const int8_t category = WindowCache::kernelCategoryOf(cached, e);
+      const int position = category >= 0 ? trace_model::kEventKindCount + category
+                                         : legendPosition(e->kind);
+      KindCoverage& k = byPosition[std::clamp(position, 0, kPositions - 1)];
       if (k.fraction.empty()) {
         k.kind = e->kind;
         k.kernelCategory = category;
@@ -132,9 +143,11 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
       addCoverage(k.fraction, f.t0Ns, columnNs, e->startNs, e->endNs);
     }
     RowCoverage rc{r, {}};
-    for (auto& [pos, k] : byKind) {
+    for (KindCoverage& k : byPosition) {
+      if (k.fraction.empty()) continue;
       for (float& v : k.fraction) v = std::min(v, 1.0f);
       rc.kinds.push_back(std::move(k));
+      k = KindCoverage{};
     }
     f.coverage.push_back(std::move(rc));
   }
@@ -145,7 +158,8 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
     if (steps == rankSteps_.end()) continue;
     std::vector<trace_model::Interval> busySpans;
     for (int32_t lane : lanesOfRank_[rank]) {
-      for (const trace_model::Event* e : cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns)) {
+      cache_.overlapping({rank, lane}, f.t0Ns, f.t1Ns, events);
+      for (const trace_model::Event* e : events) {
         if (analysis::isBusy(e->lane, e->kind)) busySpans.push_back({e->startNs, e->endNs});
       }
     }
@@ -159,7 +173,16 @@ void TimelineModel::buildWindowFrame(TimelineFrame& f) {
       // that also hold work, and a column with any work in it is never
       // hatched: summing slivers into "mostly idle" columns hatched lanes of
       // dense short kernels whole when zoomed out.
-      const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, busy).clip(t0, t1);
+      // Only the busy intervals inside the step matter (bubbleIntervals
+      // subtracts them from it): found by binary search, so a view of many
+      // steps costs O(busy), not O(steps × busy).
+      const auto& all = busy.intervals();
+      const auto from = std::partition_point(
+          all.begin(), all.end(), [&](const trace_model::Interval& i) { return i.endNs <= w.startNs; });
+      const auto to = std::partition_point(
+          from, all.end(), [&](const trace_model::Interval& i) { return i.startNs < w.endNs; });
+      const auto inStep = trace_model::IntervalSet::fromUnsorted({from, to});
+      const trace_model::IntervalSet gaps = analysis::bubbleIntervals(w, inStep).clip(t0, t1);
       for (const trace_model::Interval& gap : gaps.intervals()) {
         if (static_cast<double>(gap.endNs - gap.startNs) >= columnNs) {
           f.bubbles.push_back({rank, gap.startNs, gap.endNs});

@@ -2,9 +2,11 @@
 // which draws the layers of timeline_layers.h back to front (stage bands,
 // bubbles, coverage, spans, kernel instances, arrows, outlines, selection; then labels, ruler,
 // measured length, note). No state, no data access: everything drawn comes
-// from the frame and the geometry passed in.
+// from the frame and the geometry passed in, and the one optional
+// TimelinePaintCache the caller owns (pixels kept between frames, never data).
 #pragma once
 
+#include <QImage>
 #include <QPainter>
 #include <QRect>
 #include <optional>
@@ -45,6 +47,19 @@ struct TimelinePlacement {
   int yOf(int contentY) const { return plot.top() + contentY - scrollY; }
 };
 
+// What a caller painting frame after frame (TimelineView) keeps between
+// them, so that a frame does not redo what did not change: the label column
+// as last painted (redrawn when its key changes: the rows shown, scroll,
+// size, marked ranks, palette, fonts; the owner clears it when the rows
+// change), and the coverage layer's image (reused, not reallocated).
+// Pixels only: a frame painted with the cache is the frame painted without.
+struct TimelinePaintCache {
+  QImage labels;
+  QString labelsKey;
+  QImage coverage;
+  void clear() { *this = {}; }
+};
+
 // Decorations that are state of the view, not of the data.
 struct TimelineOverlay {
   std::optional<std::pair<double, double>> selectionNs;  // measured interval
@@ -60,6 +75,7 @@ struct TimelineOverlay {
   // binned coverage. Null or empty: none.
   const std::vector<trace_model::Event>* kernelInstances = nullptr;
   const std::vector<trace_model::StepWindow>* steps = nullptr;  // step marks on the ruler
+  TimelinePaintCache* cache = nullptr;  // optional: the caller's, kept between frames
 };
 
 void paintTimeline(QPainter& painter, const TimelineFrame& frame,

@@ -34,6 +34,7 @@ void TimelineView::setModel(TimelineModel* model) {
 
 void TimelineView::onRowsChanged() {
   geometry_ = model_ != nullptr ? RowGeometry::of(model_->rows()) : RowGeometry{};
+  paintCache_.clear();  // the labels it holds may be of the old rows
   setScrollY(scrollY_);
   emit scrollRangeChanged();
   update();
@@ -210,6 +211,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   overlay.markedRanks = markedRanks_;
   overlay.kernelInstances = &kernelInstances_;
   overlay.steps = &model_->steps();
+  overlay.cache = &paintCache_;
   paintTimeline(p, frame, model_->rows(), geometry_, at, overlay);
 }
 

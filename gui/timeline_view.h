@@ -120,6 +120,7 @@ class TimelineView : public QWidget {
   std::vector<int32_t> markedRanks_;
   std::optional<HighlightedKernel> kernel_;
   std::vector<trace_model::Event> kernelInstances_;  // kernel_'s GPU records
+  TimelinePaintCache paintCache_;  // pixels kept between frames (paintTimeline)
 };
 
 }  // namespace bubblescope::gui

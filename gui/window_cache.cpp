@@ -85,8 +85,15 @@ void WindowCache::matchTransfers() {
 std::vector<const trace_model::Event*> WindowCache::overlapping(const RowKey& key, double t0Ns,
                                                                 double t1Ns) const {
   std::vector<const trace_model::Event*> out;
+  overlapping(key, t0Ns, t1Ns, out);
+  return out;
+}
+
+const WindowCache::Row* WindowCache::overlapping(const RowKey& key, double t0Ns, double t1Ns,
+                                                 std::vector<const trace_model::Event*>& out) const {
+  out.clear();
   auto it = rows_.find(key);
-  if (it == rows_.end()) return out;
+  if (it == rows_.end()) return nullptr;
   const Row& row = it->second;
   const double from = t0Ns - static_cast<double>(row.maxDurationNs);
   auto first = std::lower_bound(
@@ -97,7 +104,7 @@ std::vector<const trace_model::Event*> WindowCache::overlapping(const RowKey& ke
       out.push_back(&*e);
     }
   }
-  return out;
+  return &row;
 }
 
 std::optional<trace_model::Event> WindowCache::eventAt(const RowKey& key, double tNs,
@@ -124,10 +131,14 @@ std::optional<trace_model::Event> WindowCache::eventAt(const RowKey& key, double
 
 int8_t WindowCache::kernelCategoryOf(const RowKey& key, const trace_model::Event* e) const {
   auto it = rows_.find(key);
-  if (it == rows_.end() || it->second.categories.empty()) return -1;
-  const Row& row = it->second;
-  const std::ptrdiff_t i = e - row.events.data();
-  return i >= 0 && i < static_cast<std::ptrdiff_t>(row.categories.size()) ? row.categories[i] : -1;
+  return kernelCategoryOf(it == rows_.end() ? nullptr : &it->second, e);
+}
+
+int8_t WindowCache::kernelCategoryOf(const Row* row, const trace_model::Event* e) {
+  if (row == nullptr || row->categories.empty()) return -1;
+  const std::ptrdiff_t i = e - row->events.data();
+  return i >= 0 && i < static_cast<std::ptrdiff_t>(row->categories.size()) ? row->categories[i]
+                                                                             : -1;
 }
 
 std::vector<WindowCache::RowKey> WindowCache::rowKeys() const {

@@ -42,12 +42,19 @@ class WindowCache {
   // the cache, valid until the next fetch).
   std::vector<const trace_model::Event*> overlapping(const RowKey& key, double t0Ns,
                                                      double t1Ns) const;
+  // The same into `out` (cleared first; its capacity is reused across calls:
+  // no allocation a row a frame). Returns the row (nullptr when none).
+  const Row* overlapping(const RowKey& key, double t0Ns, double t1Ns,
+                         std::vector<const trace_model::Event*>& out) const;
   // The event of a row under tNs, or the nearest within toleranceNs.
   std::optional<trace_model::Event> eventAt(const RowKey& key, double tNs,
                                             double toleranceNs) const;
   // The KernelCategory of `e` (a pointer overlapping() returned for `key`),
   // or -1 when its row is not a GPU stream.
   int8_t kernelCategoryOf(const RowKey& key, const trace_model::Event* e) const;
+  // The same for `e` of `row` (what overlapping() returned), without the
+  // look-up of the row.
+  static int8_t kernelCategoryOf(const Row* row, const trace_model::Event* e);
   // Bit c set: some GPU record of the last fetch has KernelCategory c.
   uint32_t kernelCategories() const { return kernelCategories_; }
   // Lanes seen per rank in the fetched events.

@@ -417,5 +417,72 @@ TEST(TimelineModel, SliversNarrowerThanAColumnAreNotBubbles) {
   EXPECT_EQ(deep.bubbles.size(), 10u) << "1 ns gaps at 1 ns columns are drawn exactly";
 }
 
+// A window too big to fetch in a frame (here every window:
+// inlineFetchEvents 0) is fetched on the fetch thread; the frame that asks
+// for it does not wait: it draws the overview, says so, and a second frame
+// does not ask again. The fetch is held (paused), so a frame that waited for
+// it would never return. Once let go, the window lands through the event
+// loop (contentChanged) and frames draw its spans, without fetching again.
+TEST(TimelineModel, AFrameNeverWaitsForABackgroundFetch) {
+  TwoRankTrace t;
+  TimelineOptions options;
+  options.inlineFetchEvents = 0;
+  TimelineModel model(options);
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  model.pauseWindowFetches();
+  {
+    const TimelineFrame& f = model.frame(1000, 1400, 400, 0, 3);
+    EXPECT_TRUE(f.fromOverview);
+    EXPECT_TRUE(f.spans.empty());
+    ASSERT_NE(coverageOf(f, 0, EventKind::kForward), nullptr) << "the overview is drawn";
+    EXPECT_TRUE(f.note.contains(QStringLiteral("loading spans"))) << f.note.toStdString();
+  }
+  EXPECT_TRUE(model.windowPending());
+  EXPECT_EQ(model.windowFetches(), 1);
+  EXPECT_TRUE(model.frame(1010, 1390, 400, 0, 3).fromOverview);
+  EXPECT_EQ(model.windowFetches(), 1) << "a window being fetched is not asked for twice";
+
+  QSignalSpy changed(&model, &TimelineModel::contentChanged);
+  model.resumeWindowFetches();
+  ASSERT_TRUE(changed.wait(testing::kHangMs));
+  EXPECT_FALSE(model.windowPending());
+  const TimelineFrame& g = model.frame(1000, 1400, 400, 0, 3);
+  EXPECT_FALSE(g.fromOverview);
+  EXPECT_EQ(g.spans.size(), 5u);
+  EXPECT_EQ(g.bubbles.size(), 3u);
+  EXPECT_EQ(g.arrows.size(), 1u);
+  EXPECT_TRUE(g.note.isEmpty());
+  EXPECT_EQ(model.windowFetches(), 1);
+  EXPECT_TRUE(model.eventAt(0, 1300, 1).has_value());
+}
+
+// A small window is still fetched in the frame (no overview first), and
+// waitForWindow() takes a background one in without the event loop.
+TEST(TimelineModel, SmallWindowsAreFetchedInTheFrameBigOnesWaitedFor) {
+  TwoRankTrace t;
+  TimelineModel inline_;  // default: up to 20,000 events in the frame
+  ASSERT_TRUE(inline_.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(inline_.ingest(1000).isOk());
+  EXPECT_EQ(inline_.frame(1000, 1400, 400, 0, 3).spans.size(), 5u);
+  EXPECT_FALSE(inline_.windowPending());
+
+  TimelineOptions options;
+  options.inlineFetchEvents = 0;
+  TimelineModel background(options);
+  ASSERT_TRUE(background.setRun(t.reader.get(), 1).isOk());
+  ASSERT_TRUE(background.ingest(1000).isOk());
+  EXPECT_TRUE(background.frame(1000, 1400, 400, 0, 3).spans.empty());
+  background.waitForWindow();
+  EXPECT_FALSE(background.windowPending());
+  const TimelineFrame& f = background.frame(1000, 1400, 400, 0, 3);
+  const TimelineFrame& g = inline_.frame(1000, 1400, 400, 0, 3);
+  ASSERT_EQ(f.spans.size(), g.spans.size());
+  for (size_t i = 0; i < f.spans.size(); ++i) {
+    EXPECT_EQ(f.spans[i].startNs, g.spans[i].startNs);
+    EXPECT_EQ(f.spans[i].row, g.spans[i].row);
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::gui

@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <QGuiApplication>
 #include <QImage>
+#include <QPainter>
 
 #include "gui/legend_widget.h"
 #include "gui/span_palette.h"
@@ -308,6 +309,52 @@ TEST(TimelineRender, ModelChunksAreToldApartByShade) {
   EXPECT_EQ(shadePixels(), 0) << "no chunk swatches for a run without chunks";
   legend.setChunkCount(model.chunkCount());
   EXPECT_GT(shadePixels(), 20) << "the chunk 1 swatch";
+}
+
+// The paint cache a view keeps between frames (labels painted once, the
+// coverage image reused) changes no pixel: each frame below is painted
+// without it, with a cache it fills, and again with the cache it reuses
+// (the labels are not painted again: the same image), spans and coverage
+// alike; marking a rank repaints the labels.
+TEST(TimelineRender, ThePaintCacheChangesNoPixel) {
+  ThreeStageTrace t;
+  for (int64_t budget : {int64_t{200000}, int64_t{0}}) {  // spans; coverage from the overview
+    TimelineOptions options;
+    options.windowBudgetEvents = budget;
+    options.overviewBins = 1000;
+    TimelineModel model(options);
+    ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+    ASSERT_TRUE(model.ingest(100).isOk());
+    const RowGeometry geometry = RowGeometry::of(model.rows());
+    TimelinePlacement at;
+    at.plot = QRect(TimelinePlacement::kLabelWidth, TimelinePlacement::kRulerHeight, 500, 200);
+    at.t0Ns = static_cast<double>(model.startNs());
+    at.t1Ns = static_cast<double>(model.endNs());
+    at.originNs = model.startNs();
+    const TimelineFrame& f = model.frame(at.t0Ns, at.t1Ns, at.plot.width(), 0,
+                                         static_cast<int>(model.rows().size()) - 1);
+    ASSERT_EQ(f.fromOverview, budget == 0);
+    auto paint = [&](TimelinePaintCache* cache, std::vector<int32_t> marked) {
+      QImage image(at.plot.right() + 1, at.plot.bottom() + 1, QImage::Format_ARGB32);
+      image.fill(Qt::white);
+      QPainter p(&image);
+      TimelineOverlay overlay;
+      overlay.markedRanks = std::move(marked);
+      overlay.cache = cache;
+      paintTimeline(p, f, model.rows(), geometry, at, overlay);
+      return image;
+    };
+    TimelinePaintCache cache;
+    const QImage direct = paint(nullptr, {});
+    EXPECT_EQ(paint(&cache, {}), direct) << "budget " << budget;
+    ASSERT_FALSE(cache.labels.isNull());
+    const qint64 labels = cache.labels.cacheKey();
+    EXPECT_EQ(paint(&cache, {}), direct) << "budget " << budget;
+    EXPECT_EQ(cache.labels.cacheKey(), labels) << "the labels were reused";
+    EXPECT_EQ(paint(&cache, {1}), paint(nullptr, {1})) << "budget " << budget;
+    EXPECT_NE(cache.labels.cacheKey(), labels) << "a marked rank repaints them";
+    EXPECT_NE(paint(nullptr, {1}), direct) << "the mark shows";
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // run. Builds (or reuses) a 64-rank trace of --events events (default 10M) in
 // a folder, then measures in a fresh child process, so that peak_rss_mb is
 // the report's alone and not the trace generator's.
+#include <nlohmann/json.hpp>
+
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -9,7 +11,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>

@@ -7,6 +7,7 @@
 // stored the same way.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/calibrate_benchmark.h"

@@ -4,6 +4,7 @@
 // advice with predicted gains (storage/analysis).
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -6,6 +6,7 @@
 // beside a measured or imported one (`compare`).
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cluster_text.h"

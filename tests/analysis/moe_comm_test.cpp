@@ -4,6 +4,7 @@
 #include "storage/analysis/moe_comm.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/layout/moe_samples.h"
 #include "storage/analysis/moe_advice.h"

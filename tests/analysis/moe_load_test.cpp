@@ -3,6 +3,7 @@
 #include "storage/analysis/moe_load.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/layout/moe_samples.h"
 

@@ -1,6 +1,7 @@
 // The JSON schema of docs/report-format.md, the terminal and Markdown tables,
 // and the comparison of two runs.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"

@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <filesystem>
 
+#include "fixture_paths.h"  // generated: BUBBLESCOPE_KINETO_FIXTURES
 #include "gui/main_window.h"
 #include "gui/runs_table_model.h"
 #include "gui/timeline_model.h"

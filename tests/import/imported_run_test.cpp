@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "fixture_paths.h"  // generated: BUBBLESCOPE_KINETO_FIXTURES
+
 namespace bubblescope::testing {
 
 inline std::string kinetoFixture(const std::string& relative) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "fixture_paths.h"  // generated: BUBBLESCOPE_NSYS_FIXTURES
 #include "storage/analysis/imported_layout.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/import/trace_import.h"

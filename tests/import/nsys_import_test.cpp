@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "storage/analysis/chrome_export.h"
 #include "storage/analysis/imported_layout.h"

@@ -11,6 +11,12 @@ a fresh trace and compares every rank: idle, compute and non-compute time as
 shares of the GPU time, the time communication overlaps compute, and each
 stream's host-wait, kernel-wait and other idle time (as shares of the GPU
 time). Each must agree within --tolerance (default 0.005: half a point).
+It also runs HTA's get_gpu_kernel_breakdown (every kernel, memory kernels
+included) and compares the kernel tables: each type's summed time over the
+ranks (from HTA's per-name table: HTA's type pie partitions busy time into
+merged intervals with "X overlapping Y" slices, a different measure), and
+each rank's total and longest record of every kernel name, as shares of the
+rank's kernel time, within the same tolerance.
 
 Exit codes: 0 all agree, 1 a figure differs (or a step failed), 77 skipped
 (HTA not installed or fixtures absent; the reason is printed).
@@ -31,10 +37,13 @@ SKIP = 77
 JOBS = ["nccl_parser_config", "ns_resolution_trace", "trace_filter"]
 
 
-def hta_figures(folder, include_last_step=True):
+def hta_analysis(folder, include_last_step=True):
     from hta.trace_analysis import TraceAnalysis
 
-    analysis = TraceAnalysis(trace_dir=folder, include_last_profiler_step=include_last_step)
+    return TraceAnalysis(trace_dir=folder, include_last_profiler_step=include_last_step)
+
+
+def hta_figures(analysis):
     breakdown = analysis.get_temporal_breakdown(visualize=False)
     overlap = analysis.get_comm_comp_overlap(visualize=False)
     idle, _ = analysis.get_idle_time_breakdown(ranks=analysis.t.get_ranks(), visualize=False)
@@ -59,6 +68,62 @@ def hta_figures(folder, include_last_step=True):
     return out
 
 
+def hta_kernel_tables(analysis):
+    """HTA's kernel breakdown, every kernel, memory kernels too: {type: us
+    summed over the ranks' names} and {(rank, name): (type, sum us, max us)}."""
+    _, kernels = analysis.get_gpu_kernel_breakdown(
+        visualize=False, duration_ratio=1.0, num_kernels=10**9, include_memory_kernels=True)
+    by_type, by_name = {}, {}
+    for _, row in kernels.iterrows():
+        kind = str(row["kernel_type"]).lower()
+        by_type[kind] = by_type.get(kind, 0.0) + float(row["sum (us)"])
+        by_name[(int(row["rank"]), str(row["name"]))] = (kind, float(row["sum (us)"]),
+                                                         float(row["max (us)"]))
+    return by_type, by_name
+
+
+def compare_kernels(job, hta_tables, ours, tolerance):
+    """Bubblescope's kernel tables (report --json: gpu_kernels of every rank)
+    against HTA's, as shares of the kernel time (a type's: of all ranks'; a
+    name's: of its rank's)."""
+    hta_types, hta_names = hta_tables
+    ok = True
+    total_ms = sum(k["kernel_ms"] for k in ours.values())
+    for kind in ("computation", "communication", "memory"):
+        hv = hta_types.get(kind, 0.0) / 1e3
+        bv = sum(k["by_type"][kind]["ms"] for k in ours.values())
+        diff = abs(hv - bv) / total_ms if total_ms > 0 else 0.0
+        ok &= diff <= tolerance
+        print(f"{job} kernel type {kind}: hta {hv:.3f} ms bubblescope {bv:.3f} ms "
+              f"({diff:.4f} of the kernel time) {'ok' if diff <= tolerance else 'DIFFERS'}")
+    names = 0
+    worst = (0.0, "")
+    for rank, kernels in sorted(ours.items()):
+        for k in kernels["top"]:
+            _, hsum, hmax = hta_names.get((rank, k["name"]), ("", 0.0, 0.0))
+            for what, hv, bv in (("total", hsum / 1e3, k["total_ms"]),
+                                 ("longest", hmax / 1e3, k["max_ms"])):
+                diff = abs(hv - bv) / kernels["kernel_ms"] if kernels["kernel_ms"] > 0 else 0.0
+                names += what == "total"
+                if diff > worst[0]:
+                    worst = (diff, f"rank {rank} {what} of {k['name'][:60]}")
+                if diff > tolerance:
+                    ok = False
+                    print(f"{job} rank {rank} kernel {k['name'][:80]} {what}: hta {hv:.3f} ms "
+                          f"bubblescope {bv:.3f} ms ({diff:.4f} of the rank's kernel time) DIFFERS")
+        # Memory records are in the report's memory copies table, not its top.
+        listed = {k["name"] for k in kernels["top"]}
+        missing = [n for (r, n), (kind, _, _) in hta_names.items()
+                   if r == rank and kind != "memory" and n not in listed]
+        if missing:
+            ok = False
+            print(f"{job} rank {rank}: HTA lists {len(missing)} kernel names the report does "
+                  f"not, e.g. {missing[0][:80]}")
+    print(f"{job} kernel names: {names} rank totals and longest records compared, largest "
+          f"difference {worst[0]:.4f} of the rank's kernel time ({worst[1] or 'none'})")
+    return ok
+
+
 def export_kineto(cli, db, out):
     subprocess.run([cli, "export", db, out, "--run", "1", "--format", "kineto"], check=True,
                    stdout=subprocess.DEVNULL)
@@ -79,15 +144,22 @@ def engine_run_loads(cli, tmp):
 
 
 def bubblescope_figures(cli, db, include_last_step=True):
-    command = [cli, "report", db, "--json"] + ([] if include_last_step else ["--exclude-last-step"])
+    """({rank: report's gpu}, {rank: report's gpu_kernels, every name listed})."""
+    command = [cli, "report", db, "--json", "--top-kernels", str(ALL_KERNELS)] + (
+        [] if include_last_step else ["--exclude-last-step"])
     report = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-    out = {}
+    out, kernels = {}, {}
     for rank in report["runs"][0]["ranks"]:
         if rank["gpu"] is not None:
             out[rank["rank"]] = rank["gpu"]
-    return out
+        if rank.get("gpu_kernels") is not None:
+            kernels[rank["rank"]] = rank["gpu_kernels"]
+    return out, kernels
 
 
+# report --top-kernels at its most (enough for every kernel name of a fixture;
+# a name HTA lists and the report does not fails the check).
+ALL_KERNELS = 1000
 IDLE_KEYS = {"host_wait": "host_wait_ms", "kernel_wait": "kernel_wait_ms", "other": "other_ms"}
 
 
@@ -188,20 +260,24 @@ def check_job(cli, folder, db, tolerance, tmp):
     for include in (True, False):
         mode = "last step included" if include else "last step excluded"
         print(f"== {job}, {mode}")
-        ours = bubblescope_figures(cli, db, include)
+        ours, our_kernels = bubblescope_figures(cli, db, include)
         try:
-            hta = hta_figures(folder, include)
+            analysis = hta_analysis(folder, include)
+            hta = hta_figures(analysis)
         except Exception as e:  # HTA has no breakdown without GPU kernels
             print(f"{job}: HTA gives no breakdown ({type(e).__name__}: {e}); "
                   f"bubblescope has GPU figures for ranks {sorted(ours)}")
             ok &= not ours
             continue
         ok &= compare(f"{job} ({mode})", hta, ours, tolerance)
+        ok &= compare_kernels(f"{job} ({mode})", hta_kernel_tables(analysis), our_kernels,
+                              tolerance)
         if include:
             # export --format kineto of the imported run: HTA reads Bubblescope's
             # figures from it (even where HTA reads the original differently:
             # cuda_sync events, host ops with a stream; docs/analysis.md).
-            exported = hta_figures(export_kineto(cli, db, os.path.join(tmp, job)), include)
+            exported = hta_figures(
+                hta_analysis(export_kineto(cli, db, os.path.join(tmp, job)), include))
             ok &= same_figures(job + " (exported)", ours, exported, 1e-6)
     return ok
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QImage>
+#include <QPainter>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -422,6 +423,41 @@ TEST(GpuTimeline, CategoryColoursAreDistinctInBothPalettes) {
           << name << " and " << trace_model::toString(static_cast<KernelCategory>(b));
     }
   }
+}
+
+// The frame's note ("loading spans" while a big window is fetched) is read
+// over the spans: drawn on a box of the window's colour, never grey on a
+// span colour.
+TEST(GpuTimeline, TheFrameNoteSitsOnItsOwnBoxOverTheSpans) {
+  QImage image(800, 200, QImage::Format_ARGB32);
+  const QColor span = colourOf(EventKind::kBackward);
+  image.fill(span);
+  TimelineFrame frame;
+  frame.note = QStringLiteral("loading spans");
+  const std::vector<TimelineRow> rows;
+  const RowGeometry geometry = RowGeometry::of(rows);
+  TimelinePlacement at;
+  at.plot = QRect(TimelinePlacement::kLabelWidth, 20, 800 - TimelinePlacement::kLabelWidth, 180);
+  const TimelineOverlay overlay;
+  QPalette palette;
+  {
+    QPainter p(&image);
+    const LayerContext c(p, frame, rows, geometry, at, overlay);
+    palette = c.palette;
+    paintNote(p, c);
+  }
+  // The note's strip: the top of the plot, its right-hand third.
+  int box = 0, text = 0;
+  const QColor window = palette.color(QPalette::Window);
+  for (int y = at.plot.top(); y < at.plot.top() + 20; ++y) {
+    for (int x = at.plot.right() - at.plot.width() / 3; x <= at.plot.right(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      box += c.rgb() == window.rgb();
+      text += std::abs(c.lightness() - window.lightness()) > 100 && c.rgb() != span.rgb();
+    }
+  }
+  EXPECT_GT(box, 200) << "the note has a box of the window's colour";
+  EXPECT_GT(text, 20) << "and readable text on it";
 }
 
 // Lane names get the width they need: "gpu stream 7" and "cpu thread 10"

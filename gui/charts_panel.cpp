@@ -406,9 +406,13 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
   auto ms = [](std::optional<double> ns) {
     return ns ? QString::number(*ns / 1e6, 'f', 2) : QStringLiteral("-");
   };
-  QString html = tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
-                     .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
-                          ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs));
+  // No step time (a trace that marks no step): said so, not "mean - ms".
+  QString html =
+      report.stepTimeMeanNs
+          ? tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
+                .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
+                     ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs))
+          : tr("<b>Measured step time</b> none: the trace marks no step<br>");
   // The ideal-hardware replay of an oversubscribed run: its step and its
   // bubble per stage, which the report's note below explains.
   QStringList replayed;

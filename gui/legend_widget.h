@@ -4,12 +4,18 @@
 // chunk (its forward and backward shades); for a run with GPU streams, one
 // swatch per kernel category the timeline has shown (GPU records are painted
 // by category at every zoom: the kinds "GPU kernel" and "memcpy" give way to
-// them).
+// them, and so do the kinds only GPU streams hold, setKindsOffGpu()).
+// Each colour is listed once: a kind and a kernel category of the same colour
+// (a CPU-side all-reduce and an NCCL all-reduce kernel) share one swatch
+// named for both ("all-reduce (CPU and GPU)").
 // Colours come from span_palette.h only.
 #pragma once
 
+#include <QColor>
+#include <QString>
 #include <QWidget>
 #include <cstdint>
+#include <vector>
 
 class QPainter;
 
@@ -34,6 +40,19 @@ class LegendWidget : public QWidget {
   // those kinds are listed. 0 (no run, nothing indexed yet): every kind.
   void setKinds(uint32_t kinds);
   uint32_t kinds() const { return kinds_; }
+  // Bit k: the run has events of EventKind k off the GPU streams
+  // (TimelineModel::kindsOffGpu()). Once kernel categories are shown, only
+  // those kinds are listed (the others are painted by category). Every bit
+  // until it is set.
+  void setKindsOffGpu(uint32_t kinds);
+
+  // What the legend lists, in order: each entry's label and its one colour
+  // (invalid for the chunk swatches, the bubble hatch and the arrow).
+  struct Entry {
+    QString label;
+    QColor colour;
+  };
+  std::vector<Entry> entries() const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -45,6 +64,7 @@ class LegendWidget : public QWidget {
   int chunks_ = 0;
   uint32_t categories_ = 0;
   uint32_t kinds_ = 0;
+  uint32_t kindsOffGpu_ = ~uint32_t{0};
 };
 
 }  // namespace bubblescope::gui

@@ -499,9 +499,16 @@ void paintSelectionLength(QPainter& p, const LayerContext& c) {
 void paintNote(QPainter& p, const LayerContext& c) {
   if (c.frame.note.isEmpty()) return;
   p.setFont(c.rulerFont);
-  p.setPen(c.palette.color(QPalette::PlaceholderText));
-  p.drawText(QRect(c.at.plot.left(), c.at.plot.top() + 2, c.at.plot.width() - 8, 16),
-             Qt::AlignRight | Qt::AlignTop, c.frame.note);
+  // On a box of the window's colour: the note sits over the spans ("loading
+  // spans" over a dense overview was grey on colour, unreadable).
+  const QFontMetrics fm = p.fontMetrics();
+  const int w = std::min(fm.horizontalAdvance(c.frame.note) + 10, c.at.plot.width() - 4);
+  const QRect box(c.at.plot.right() - 4 - w, c.at.plot.top() + 2, w, fm.height() + 2);
+  p.fillRect(box, c.palette.color(QPalette::Window));
+  p.setPen(c.palette.color(QPalette::Mid));
+  p.drawRect(box.adjusted(0, 0, -1, -1));
+  p.setPen(c.palette.color(QPalette::WindowText));
+  p.drawText(box, Qt::AlignCenter, fm.elidedText(c.frame.note, Qt::ElideRight, w - 6));
 }
 
 }  // namespace bubblescope::gui

@@ -55,6 +55,7 @@ void TimelineModel::clear() {
   lanesOfRank_.clear();
   rows_.clear();
   rowIndex_.clear();
+  shownRows_.clear();
   rankSteps_.clear();
   steps_.clear();
   startNs_ = endNs_ = 0;
@@ -62,6 +63,7 @@ void TimelineModel::clear() {
   chunkCount_ = 0;
   kernelCategories_ = 0;
   kinds_ = 0;
+  kindsOffGpu_ = 0;
   windowFetches_ = 0;
   caughtUp_ = false;
   index_.reset(2, 0, 1);
@@ -154,7 +156,11 @@ Status TimelineModel::refresh() {
   for (const storage::RankInfo& r : *ranks) {
     newRank = newRank || ranks_.count(r.rank) == 0 || !(ranks_[r.rank] == r);
     ranks_[r.rank] = r;
-    addRow(r.rank, static_cast<int32_t>(trace_model::Lane::kCompute));
+    // A placeholder only for a rank without rows (one dropped stays dropped).
+    if (lanesOfRank_[r.rank].empty()) {
+      addRow(r.rank, static_cast<int32_t>(trace_model::Lane::kCompute));
+      newRank = true;
+    }
   }
   BS_RETURN_IF_ERROR(loadSteps());
   if (newRank) {
@@ -216,7 +222,10 @@ void TimelineModel::onBackgroundPage() {
 void TimelineModel::absorbProgress() {
   const IndexProgress p = index_.takeProgress();
   const size_t rowsBefore = rowIndex_.size();
-  for (const auto& [rank, lane] : p.newRows) addRow(rank, lane);
+  for (const auto& [rank, lane] : p.newRows) {
+    shownRows_.insert({rank, lane});
+    addRow(rank, lane);
+  }
   if (p.startNs <= p.endNs) {
     if (startNs_ == endNs_ && ingested_ == 0) startNs_ = p.startNs;
     startNs_ = std::min(startNs_, p.startNs);
@@ -230,24 +239,28 @@ void TimelineModel::absorbProgress() {
   chunkCount_ = std::max(chunkCount_, p.chunkCount);
   caughtUp_ = p.caughtUp;
   if (!p.error.isOk()) lastError_ = indexError_ = p.error;
-  if (rowIndex_.size() != rowsBefore) {
-    rebuildRows();
+  const bool dropped = dropEmptyPlaceholders();  // rebuilds the rows when it drops
+  if (rowIndex_.size() != rowsBefore || dropped) {
+    if (!dropped) rebuildRows();
     emit rowsChanged();
   }
   if (added) {
     ++version_;
     // The kinds and kernel categories the overview holds so far (the legend
     // lists those).
-    uint32_t kinds = 0, categories = 0;
+    uint32_t kinds = 0, kindsOffGpu = 0, categories = 0;
     index_.read([&](const CoverageOverview& overview, const std::map<int32_t, int64_t>&) {
       for (const auto& [key, row] : rowIndex_) {
+        const bool gpu = trace_model::isGpuStreamLane(static_cast<trace_model::Lane>(key.second));
         for (const CoverageOverview::Series& s : overview.seriesOf({key.first, key.second})) {
           kinds |= uint32_t{1} << static_cast<int>(s.kind);
+          if (!gpu) kindsOffGpu |= uint32_t{1} << static_cast<int>(s.kind);
           if (s.kernelCategory >= 0) categories |= uint32_t{1} << s.kernelCategory;
         }
       }
     });
     kinds_ |= kinds;
+    kindsOffGpu_ |= kindsOffGpu;
     if ((categories & ~kernelCategories_) != 0) {
       kernelCategories_ |= categories;
       emit kernelCategoriesChanged();
@@ -302,7 +315,10 @@ bool TimelineModel::adoptCacheRows() {
   }
   // The fetch may reveal lanes the overview has not reached yet.
   const size_t before = rowIndex_.size();
-  for (const auto& [rank, lane] : cache_.rowKeys()) addRow(rank, lane);
+  for (const auto& [rank, lane] : cache_.rowKeys()) {
+    shownRows_.insert({rank, lane});
+    addRow(rank, lane);
+  }
   if (rowIndex_.size() == before) return false;
   rebuildRows();
   return true;
@@ -321,6 +337,22 @@ void TimelineModel::addRow(int32_t rank, int32_t lane) {
       std::lower_bound(lanes.begin(), lanes.end(), lane,
                        [](int32_t a, int32_t b) { return laneOrderKey(a) < laneOrderKey(b); }),
       lane);
+}
+
+bool TimelineModel::dropEmptyPlaceholders() {
+  if (!caughtUp_ || run_.health == storage::RunHealth::kRunning) return false;
+  const auto compute = static_cast<int32_t>(trace_model::Lane::kCompute);
+  bool dropped = false;
+  for (auto& [rank, lanes] : lanesOfRank_) {
+    if (lanes.size() < 2 || shownRows_.count({rank, compute}) > 0) continue;
+    auto it = std::find(lanes.begin(), lanes.end(), compute);
+    if (it == lanes.end()) continue;
+    lanes.erase(it);
+    rowIndex_.erase({rank, compute});
+    dropped = true;
+  }
+  if (dropped) rebuildRows();
+  return dropped;
 }
 
 void TimelineModel::rebuildRows() {

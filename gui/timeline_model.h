@@ -6,9 +6,13 @@
 //   the one other thread is its BackgroundIndexer's (startIndexing()), which
 //   reads the file with a reader of its own and shares only the
 //   OverviewIndex (locked) with the model.
-// - Rows are one per (rank, lane): every rank's compute lane, and each other
-//   lane (communication, pipeline, data, cuda api, GPU streams) once an
-//   event shows it.
+// - Rows are one per (rank, lane), each lane (compute, communication,
+//   pipeline, data, cuda api, CPU threads, GPU streams) once an event shows
+//   it. Until then every rank has a placeholder compute row, so that it shows
+//   before its lanes are found; once the index has caught up on a run that is
+//   not running, a placeholder no event reached is dropped from a rank that
+//   has other rows (an imported GPU run has no compute lane). A rank with no
+//   events at all keeps it.
 // - frame() returns what [t0, t1) shows at `columns` pixels. When the window
 //   holds few enough events (options.windowBudgetEvents) they are fetched with
 //   eventsInWindow into a cache three windows wide, or as wide as the budget
@@ -43,6 +47,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "common/result.h"
@@ -131,6 +136,11 @@ class TimelineModel : public QObject {
   // Bit k set: the overview has indexed an event of EventKind k (0 before
   // any): the legend lists only those kinds.
   uint32_t kinds() const { return kinds_; }
+  // Bit k set: the overview has indexed an event of EventKind k off the GPU
+  // streams, painted in its kind's colour (GPU stream records are painted by
+  // kernel category: an NCCL kernel's kind all-reduce is not listed as a
+  // kind).
+  uint32_t kindsOffGpu() const { return kindsOffGpu_; }
   // The overview's bins for a run of `ranks` ranks: options.overviewBins,
   // fewer when the run's series would pass options.overviewBinBudget.
   int32_t overviewBinsFor(int64_t ranks) const;
@@ -205,6 +215,10 @@ class TimelineModel : public QObject {
   bool adoptCacheRows();
   void onBackgroundPage();
   void addRow(int32_t rank, int32_t lane);
+  // Drops the placeholder compute row of each rank that has other rows when
+  // no event reached it (see the contract); true when a row went. Only once
+  // the index has caught up on a run that is not running.
+  bool dropEmptyPlaceholders();
   void rebuildRows();
   Status loadSteps();
   double estimatedEvents(double t0Ns, double t1Ns) const;
@@ -228,6 +242,7 @@ class TimelineModel : public QObject {
   std::map<int32_t, std::vector<int32_t>> lanesOfRank_;  // sorted lanes per rank
   std::vector<TimelineRow> rows_;
   std::map<std::pair<int32_t, int32_t>, int> rowIndex_;
+  std::set<std::pair<int32_t, int32_t>> shownRows_;  // (rank, lane) an event has reached
   std::map<int32_t, std::vector<trace_model::StepWindow>> rankSteps_;
   std::vector<trace_model::StepWindow> steps_;
   int64_t startNs_ = 0, endNs_ = 0;
@@ -236,6 +251,7 @@ class TimelineModel : public QObject {
   uint32_t kernelCategories_ = 0;
   int64_t windowFetches_ = 0;
   uint32_t kinds_ = 0;
+  uint32_t kindsOffGpu_ = 0;
   bool caughtUp_ = false;
   OverviewIndex index_;
   BackgroundIndexer indexer_;  // after index_: stops before it goes

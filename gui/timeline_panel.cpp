@@ -65,6 +65,7 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
           [this] {
             legend_->setChunkCount(model_.chunkCount());
             legend_->setKinds(model_.kinds());
+            legend_->setKindsOffGpu(model_.kindsOffGpu());
           });
   connect(&model_, &TimelineModel::indexingFinished, this, &TimelinePanel::indexingFinished);
   connect(&model_, &TimelineModel::kernelCategoriesChanged, this,
@@ -87,6 +88,7 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   legend_->setChunkCount(0);
   legend_->setKernelCategories(0);
   legend_->setKinds(0);
+  legend_->setKindsOffGpu(~uint32_t{0});
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;
@@ -113,6 +115,7 @@ Status TimelinePanel::ingestAll() {
   }
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
+  legend_->setKindsOffGpu(model_.kindsOffGpu());
   return Status::ok();
 }
 
@@ -129,6 +132,7 @@ Status TimelinePanel::ingestOnly(int64_t events) {
   }
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
+  legend_->setKindsOffGpu(model_.kindsOffGpu());
   return Status::ok();
 }
 
@@ -159,6 +163,7 @@ void TimelinePanel::poll() {
   } while (!model_.caughtUp());
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
+  legend_->setKindsOffGpu(model_.kindsOffGpu());
   reloadExpertLoad();  // a live run adds a step's samples
   emit runUpdated(model_.run());
   if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();

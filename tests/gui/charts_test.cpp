@@ -99,6 +99,15 @@ TEST_F(PipelineFixture, SummaryNamesTheMeanAndVolumesAreBinary) {
   const QString details = ChartsPanel::detailsHtml(report);
   EXPECT_TRUE(details.contains("<b>Measured step time</b> mean")) << details.toStdString();
   EXPECT_FALSE(details.contains("Replayed")) << "not an oversubscribed run";
+  // A run that marks no step (an Nsight import without NVTX steps): said so.
+  analysis::RunReport noSteps = report;
+  noSteps.stepTimeMeanNs.reset();
+  noSteps.stepTimeMinNs.reset();
+  noSteps.stepTimeMaxNs.reset();
+  noSteps.stepTimeStdNs.reset();
+  const QString none = ChartsPanel::detailsHtml(noSteps);
+  EXPECT_TRUE(none.contains("<b>Measured step time</b> none")) << none.toStdString();
+  EXPECT_FALSE(none.contains("mean - ms")) << none.toStdString();
   // Rank 1's dp all-reduce moves 1000 bytes a step; the mean over the ranks
   // that have it is 1000 B ("1.0 KB" in decimal units would be wrong).
   EXPECT_TRUE(details.contains("1000 B/step")) << details.toStdString();

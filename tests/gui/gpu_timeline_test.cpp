@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <QImage>
+#include <QPainter>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -145,6 +147,82 @@ TEST(GpuTimeline, NoFrameCallsAColumnWithAKernelIdle) {
       }
     }
   }
+}
+
+// Each colour once (issue 31's walk: "all-reduce" beside "GPU all-reduce" in
+// one colour): an NCCL kernel's kind gives way to its category; a CPU-side
+// collective of the same colour shares the swatch, named for both.
+TEST(GpuTimeline, TheLegendListsEachColourOnceWithANameForWhatItCovers) {
+  const uint32_t allReduce = 1u << int(EventKind::kAllReduce);
+  const uint32_t broadcast = 1u << int(EventKind::kBroadcast);
+  const uint32_t forward = 1u << int(EventKind::kForward);
+  const uint32_t gpu = (1u << int(KernelCategory::kAllReduce)) |
+                       (1u << int(KernelCategory::kBroadcast)) | (1u << int(KernelCategory::kGemm));
+  auto labels = [](const LegendWidget& legend) {
+    std::vector<QString> out;
+    for (const LegendWidget::Entry& e : legend.entries()) out.push_back(e.label);
+    return out;
+  };
+  auto has = [&](const LegendWidget& legend, const char* label) {
+    const auto l = labels(legend);
+    return std::count(l.begin(), l.end(), QString::fromUtf8(label));
+  };
+  auto expectEachColourOnce = [](const LegendWidget& legend) {
+    std::map<QRgb, QString> seen;
+    for (const LegendWidget::Entry& e : legend.entries()) {
+      if (!e.colour.isValid()) continue;
+      auto [it, inserted] = seen.emplace(e.colour.rgb(), e.label);
+      EXPECT_TRUE(inserted) << e.label.toStdString() << " and " << it->second.toStdString()
+                            << " share a colour";
+    }
+  };
+  // The collectives only on GPU streams (the Kineto and Nsight imports).
+  LegendWidget legend;
+  legend.setKinds(allReduce | broadcast | forward);
+  legend.setKindsOffGpu(forward);
+  legend.setKernelCategories(gpu);
+  EXPECT_EQ(has(legend, "GPU all-reduce"), 1);
+  EXPECT_EQ(has(legend, "GPU broadcast"), 1);
+  EXPECT_EQ(has(legend, "all-reduce"), 0);
+  EXPECT_EQ(has(legend, "broadcast"), 0);
+  EXPECT_EQ(has(legend, "forward"), 1);
+  expectEachColourOnce(legend);
+  // Both sides: one swatch, named for both.
+  legend.setKindsOffGpu(forward | allReduce);
+  EXPECT_EQ(has(legend, "all-reduce (CPU and GPU)"), 1);
+  EXPECT_EQ(has(legend, "GPU all-reduce"), 0);
+  EXPECT_EQ(has(legend, "all-reduce"), 0);
+  EXPECT_EQ(has(legend, "GPU broadcast"), 1);
+  expectEachColourOnce(legend);
+  // A CPU run (no categories) lists its kinds as before.
+  LegendWidget cpu;
+  cpu.setKinds(allReduce | forward);
+  cpu.setKindsOffGpu(allReduce | forward);
+  EXPECT_EQ(has(cpu, "all-reduce"), 1);
+  EXPECT_EQ(has(cpu, "forward"), 1);
+
+  // From a model: a GPU trace whose all-reduce is an NCCL kernel.
+  bubblescope::testing::TempDir dir;
+  const std::string path = dir.file("nccl.db");
+  trace_model::Event nccl = guiSpan(0, kStream, EventKind::kAllReduce, kT0, kT0 + 1000);
+  nccl.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+  trace_model::Event op = guiSpan(0, trace_model::hostThreadLane(0), EventKind::kOther, kT0, kT0 + 2000);
+  op.name = "aten::linear";
+  auto writer = testing::writeGuiTrace(path, {guiRank(0, 0)},
+                                       {nccl, op, kernel(kT0 + 1000, kT0 + 2000, "ampere_sgemm")},
+                                       {{0, 0, 1.0, 0, kT0, kT0 + 2000}});
+  auto reader = testing::finishAndOpen(*writer, path);
+  ASSERT_NE(reader, nullptr);
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(reader.get(), 1).isOk());
+  ASSERT_TRUE(model.ingest(1000).isOk());
+  LegendWidget fromModel;
+  fromModel.setKinds(model.kinds());
+  fromModel.setKindsOffGpu(model.kindsOffGpu());
+  fromModel.setKernelCategories(model.kernelCategories());
+  EXPECT_EQ(has(fromModel, "GPU all-reduce"), 1);
+  EXPECT_EQ(has(fromModel, "all-reduce"), 0);
+  expectEachColourOnce(fromModel);
 }
 
 TEST(GpuTimeline, KernelsArePaintedInTheirCategoryColourAndTheLegendListsIt) {
@@ -345,6 +423,41 @@ TEST(GpuTimeline, CategoryColoursAreDistinctInBothPalettes) {
           << name << " and " << trace_model::toString(static_cast<KernelCategory>(b));
     }
   }
+}
+
+// The frame's note ("loading spans" while a big window is fetched) is read
+// over the spans: drawn on a box of the window's colour, never grey on a
+// span colour.
+TEST(GpuTimeline, TheFrameNoteSitsOnItsOwnBoxOverTheSpans) {
+  QImage image(800, 200, QImage::Format_ARGB32);
+  const QColor span = colourOf(EventKind::kBackward);
+  image.fill(span);
+  TimelineFrame frame;
+  frame.note = QStringLiteral("loading spans");
+  const std::vector<TimelineRow> rows;
+  const RowGeometry geometry = RowGeometry::of(rows);
+  TimelinePlacement at;
+  at.plot = QRect(TimelinePlacement::kLabelWidth, 20, 800 - TimelinePlacement::kLabelWidth, 180);
+  const TimelineOverlay overlay;
+  QPalette palette;
+  {
+    QPainter p(&image);
+    const LayerContext c(p, frame, rows, geometry, at, overlay);
+    palette = c.palette;
+    paintNote(p, c);
+  }
+  // The note's strip: the top of the plot, its right-hand third.
+  int box = 0, text = 0;
+  const QColor window = palette.color(QPalette::Window);
+  for (int y = at.plot.top(); y < at.plot.top() + 20; ++y) {
+    for (int x = at.plot.right() - at.plot.width() / 3; x <= at.plot.right(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      box += c.rgb() == window.rgb();
+      text += std::abs(c.lightness() - window.lightness()) > 100 && c.rgb() != span.rgb();
+    }
+  }
+  EXPECT_GT(box, 200) << "the note has a box of the window's colour";
+  EXPECT_GT(text, 20) << "and readable text on it";
 }
 
 // Lane names get the width they need: "gpu stream 7" and "cpu thread 10"

@@ -246,23 +246,11 @@ Result<EventPage> TraceReader::eventsAfter(int64_t runId, int64_t cursor, int64_
     }
     return page;
   }
-  // `+run` keeps SQLite off events_by_rank_time: with it, every page scanned
-  // all the run's index entries and sorted them by id (quadratic in the run's
-  // events); the rowid range reads just the page.
-  const std::string sql = "SELECT id, " + impl_->columns() +
-                          " FROM events WHERE id > ? AND +run = ? ORDER BY id LIMIT ?";
-  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
-  stmt.bind(1, cursor);
-  stmt.bind(2, runId);
-  stmt.bind(3, limit);
-  while (true) {
-    auto more = stmt.step();
-    if (!more.isOk()) return more.status();
-    if (!*more) break;
-    page.cursor = stmt.columnInt(0);
-    BS_ASSIGN_OR_RETURN(auto e, impl_->eventAt(stmt, 1));
-    page.events.push_back(std::move(e));
-  }
+  BS_RETURN_IF_ERROR(impl_->rowsAfter(runId, cursor, limit, page.cursor,
+                                      [&](int32_t rank, const StoredEvent& stored) {
+                                        trace_model::Event& e = page.events.emplace_back();
+                                        return impl_->toEventNamed(stored, rank, e);
+                                      }));
   return page;
 }
 
@@ -290,24 +278,12 @@ Result<SpanPage> TraceReader::spansAfter(int64_t runId, int64_t cursor, int64_t 
     for (size_t i = 0; i < stored.size(); ++i) page.spans.push_back(span(ranks[i], stored[i]));
     return page;
   }
-  // Rows of older files (eventsAfter()'s query), read without their names.
-  const std::string sql = "SELECT id, " + impl_->columns() +
-                          " FROM events WHERE id > ? AND +run = ? ORDER BY id LIMIT ?";
-  BS_ASSIGN_OR_RETURN(auto stmt, impl_->db().prepare(sql));
-  stmt.bind(1, cursor);
-  stmt.bind(2, runId);
-  stmt.bind(3, limit);
-  while (true) {
-    auto more = stmt.step();
-    if (!more.isOk()) return more.status();
-    if (!*more) break;
-    page.cursor = stmt.columnInt(0);
-    int64_t rank = 0;
-    StoredEvent stored;
-    readEventRow(stmt, 1, rank, stored);
-    BS_ASSIGN_OR_RETURN(const int32_t r, impl_->checkedRank(rank));
-    page.spans.push_back(span(r, stored));
-  }
+  // Rows of older files, read without their names.
+  BS_RETURN_IF_ERROR(impl_->rowsAfter(runId, cursor, limit, page.cursor,
+                                      [&](int32_t rank, const StoredEvent& stored) {
+                                        page.spans.push_back(span(rank, stored));
+                                        return Status::ok();
+                                      }));
   return page;
 }
 

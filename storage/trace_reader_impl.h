@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -141,6 +142,33 @@ class TraceReader::Impl {
     BS_ASSIGN_OR_RETURN(const int32_t r, checkedRank(rank));
     BS_RETURN_IF_ERROR(toEventNamed(stored, r, e));
     return e;
+  }
+
+  // The event rows of a file from before blocks (schema < 6) with ids after
+  // `cursor`, at most `limit`, in id order: `each` gets each row's checked
+  // rank and fields, `lastId` the last id read. `+run` keeps SQLite off
+  // events_by_rank_time: with it, every page scanned all the run's index
+  // entries and sorted them by id (quadratic in the run's events); the rowid
+  // range reads just the page.
+  Status rowsAfter(int64_t runId, int64_t cursor, int64_t limit, int64_t& lastId,
+                   const std::function<Status(int32_t rank, const StoredEvent&)>& each) {
+    const std::string sql =
+        "SELECT id, " + columns() + " FROM events WHERE id > ? AND +run = ? ORDER BY id LIMIT ?";
+    BS_ASSIGN_OR_RETURN(auto stmt, db().prepare(sql));
+    stmt.bind(1, cursor);
+    stmt.bind(2, runId);
+    stmt.bind(3, limit);
+    while (true) {
+      auto more = stmt.step();
+      if (!more.isOk()) return more.status();
+      if (!*more) return Status::ok();
+      lastId = stmt.columnInt(0);
+      int64_t rank = 0;
+      StoredEvent stored;
+      readEventRow(stmt, 1, rank, stored);
+      BS_ASSIGN_OR_RETURN(const int32_t r, checkedRank(rank));
+      BS_RETURN_IF_ERROR(each(r, stored));
+    }
   }
 
   // eventsInWindow on a file that stores events in blocks (schema v6).

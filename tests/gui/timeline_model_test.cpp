@@ -8,7 +8,6 @@
 #include "tests/gui/gui_trace.h"
 #include "tests/gui/hang_deadline.h"
 #include "tests/storage/temp_dir.h"
-#include "trace_model/kernel_category.h"
 
 namespace bubblescope::gui {
 namespace {
@@ -69,95 +68,6 @@ TEST(TimelineModel, RowsAreLanesOfRanksLabelledByCoordinates) {
   EXPECT_TRUE(model.caughtUp());
 }
 
-// An imported GPU run: rank 0 has a CPU thread, the cuda api and a GPU stream
-// (an NCCL all-reduce kernel), no compute lane; rank 1 has no events at all.
-struct ImportedLikeTrace {
-  bubblescope::testing::TempDir dir;
-  std::string path = dir.file("imported.db");
-  std::unique_ptr<storage::TraceWriter> writer;
-  std::unique_ptr<storage::TraceReader> reader;
-
-  ImportedLikeTrace() {
-    trace_model::Event op = guiSpan(0, trace_model::hostThreadLane(0), EventKind::kOther, 1000, 1400);
-    op.name = "aten::linear";
-    trace_model::Event launch = guiSpan(0, Lane::kCudaApi, EventKind::kOther, 1010, 1020);
-    launch.name = "cudaLaunchKernel";
-    trace_model::Event nccl =
-        guiSpan(0, trace_model::gpuStreamLane(7), EventKind::kAllReduce, 1100, 1300);
-    nccl.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-    writer = testing::writeGuiTrace(path, {guiRank(0, -1, -1, -1), guiRank(1, -1, -1, -1)},
-                                    {op, launch, nccl}, {{0, 0, 1.0, 0, 1000, 1400}});
-    auto r = storage::TraceReader::open(path);
-    EXPECT_TRUE(r.isOk()) << r.status().message();
-    reader = std::move(*r);
-  }
-};
-
-// Rows are consistent: rowOf() finds every row where it is, and each rank's
-// first row is marked.
-void expectConsistentRows(const TimelineModel& model) {
-  for (size_t i = 0; i < model.rows().size(); ++i) {
-    const TimelineRow& row = model.rows()[i];
-    EXPECT_EQ(model.rowOf(row.rank, row.lane), static_cast<int>(i));
-    EXPECT_EQ(row.firstOfRank, i == 0 || model.rows()[i - 1].rank != row.rank) << i;
-  }
-}
-
-TEST(TimelineModel, AnImportedRunHasNoEmptyComputeRowOnceIndexed) {
-  ImportedLikeTrace t;
-  ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
-  TimelineModel model;
-  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
-  // Before indexing, every rank shows: its placeholder compute row.
-  EXPECT_NE(model.rowOf(0, Lane::kCompute), -1);
-  EXPECT_NE(model.rowOf(1, Lane::kCompute), -1);
-  QSignalSpy rowsChanged(&model, &TimelineModel::rowsChanged);
-  ASSERT_TRUE(model.ingest(1000).isOk());
-  ASSERT_TRUE(model.caughtUp());
-  EXPECT_GE(rowsChanged.count(), 1);
-  EXPECT_EQ(model.rowOf(0, Lane::kCompute), -1) << "no event reached rank 0's compute row";
-  EXPECT_NE(model.rowOf(0, Lane::kCudaApi), -1);
-  EXPECT_NE(model.rowOf(0, trace_model::gpuStreamLane(7)), -1);
-  EXPECT_NE(model.rowOf(1, Lane::kCompute), -1) << "a rank with no events keeps one row";
-  ASSERT_EQ(model.rows().size(), 4u);  // rank 0: thread, cuda api, stream; rank 1: compute
-  expectConsistentRows(model);
-  // Frames draw every row (the placeholder's index is gone everywhere).
-  const TimelineFrame& f = model.frame(1000, 1400, 400, 0, int(model.rows().size()) - 1);
-  const int stream = model.rowOf(0, trace_model::gpuStreamLane(7));
-  int ncclSpans = 0;
-  for (const FrameSpan& s : f.spans) {
-    EXPECT_LT(s.row, int(model.rows().size()));
-    ncclSpans += s.row == stream && s.kind == EventKind::kAllReduce;
-  }
-  EXPECT_EQ(ncclSpans, 1) << "the kernel is drawn on its stream's row";
-  // A second ingest (nothing new) leaves the rows alone.
-  rowsChanged.clear();
-  ASSERT_TRUE(model.ingest(1000).isOk());
-  EXPECT_EQ(rowsChanged.count(), 0);
-  EXPECT_EQ(model.rows().size(), 4u);
-}
-
-TEST(TimelineModel, ARunningRunKeepsItsComputePlaceholderUntilItEnds) {
-  ImportedLikeTrace t;
-  TimelineModel model;
-  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
-  ASSERT_TRUE(model.ingest(1000).isOk());
-  ASSERT_TRUE(model.caughtUp());
-  ASSERT_EQ(model.run().health, storage::RunHealth::kRunning);
-  EXPECT_NE(model.rowOf(0, Lane::kCompute), -1) << "compute events may still come";
-  ASSERT_TRUE(model.refresh().isOk());
-  EXPECT_NE(model.rowOf(0, Lane::kCompute), -1);
-  // The run ends: the live poll refreshes, then ingests what is left.
-  ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
-  ASSERT_TRUE(model.refresh().isOk());
-  ASSERT_TRUE(model.ingest(1000).isOk());
-  EXPECT_EQ(model.rowOf(0, Lane::kCompute), -1);
-  expectConsistentRows(model);
-  // A refresh does not bring a dropped placeholder back.
-  ASSERT_TRUE(model.refresh().isOk());
-  EXPECT_EQ(model.rowOf(0, Lane::kCompute), -1);
-}
-
 TEST(TimelineModel, AFinishedCpuRunKeepsItsComputeRows) {
   TwoRankTrace t;
   ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
@@ -168,20 +78,6 @@ TEST(TimelineModel, AFinishedCpuRunKeepsItsComputeRows) {
   EXPECT_EQ(model.rowOf(0, Lane::kCompute), 0);
   EXPECT_EQ(model.rowOf(1, Lane::kCompute), 2);
   EXPECT_EQ(model.rows().size(), 4u);
-}
-
-// The legend lists kinds by colour only off the GPU streams: an NCCL
-// kernel's kind (all-reduce) is painted by its kernel category.
-TEST(TimelineModel, KindsOffTheGpuStreamsLeaveOutWhatGpuStreamsHold) {
-  ImportedLikeTrace t;
-  TimelineModel model;
-  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
-  ASSERT_TRUE(model.ingest(1000).isOk());
-  const uint32_t allReduce = 1u << int(EventKind::kAllReduce);
-  const uint32_t other = 1u << int(EventKind::kOther);
-  EXPECT_EQ(model.kinds(), allReduce | other);
-  EXPECT_EQ(model.kindsOffGpu(), other);
-  EXPECT_NE(model.kernelCategories() & (1u << int(trace_model::KernelCategory::kAllReduce)), 0u);
 }
 
 TEST(TimelineModel, WideColumnsGiveSpansBubblesAndArrows) {

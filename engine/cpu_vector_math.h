@@ -1,6 +1,9 @@
 // Branch-free float maths the compiler can vectorise, and the attribute that
 // builds a loop for AVX-512, AVX2 + FMA and the x86-64 baseline, picked at
 // load time by the CPU (GCC's target_clones; elsewhere one portable build).
+// Not under ThreadSanitizer: the clones' resolver runs while the dynamic
+// loader relocates, before TSan's runtime is up, and TSan instruments it
+// (the test binaries crashed at load).
 //
 // vexp(x): e^x for x in [-87, 88] (clamped there) by Cody–Waite reduction
 // x = n ln2 + r, |r| <= ln2 / 2, a degree-7 Taylor polynomial of e^r (error
@@ -13,7 +16,8 @@
 #include <bit>
 #include <cstdint>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__)
 #define BS_VECTOR_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else

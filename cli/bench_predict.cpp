@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/codec_calibration.h"
 #include "cli/commands.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
@@ -195,6 +196,7 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     calibrationRuns.push_back(*run);
   }
   layout::Calibration calibration = layout::mergeCalibrations(parts);
+  if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
   calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + " and " +
                      std::to_string(calibrationRuns[1]);
   auto id = storage::saveCalibration(trace, calibration);

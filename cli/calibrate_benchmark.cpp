@@ -1,5 +1,7 @@
 #include "cli/calibrate_benchmark.h"
 
+#include "cli/codec_calibration.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -122,6 +124,8 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   }
   c.method = "benchmark";
   c.sourceRun = 0;
+  // The compressors' costs are this machine's: measured here when the runs were.
+  if (where.hosts.empty()) BS_RETURN_IF_ERROR(addCodecCosts(c, /*progress=*/true));
   return c;
 }
 

@@ -11,10 +11,12 @@
 #include <string>
 
 #include "cli/calibrate_benchmark.h"
+#include "cli/codec_calibration.h"
 #include "cli/commands.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/calibration_store.h"
+#include "storage/process_identity.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -48,7 +50,10 @@ Result<layout::Calibration> fromRun(const CalibrateArgs& a) {
   if (runId == 0) {
     BS_ASSIGN_OR_RETURN(runId, pickRun(*reader, a.trace));
   }
-  return analysis::calibrateFromRun(*reader, runId);
+  BS_ASSIGN_OR_RETURN(layout::Calibration c, analysis::calibrateFromRun(*reader, runId));
+  // The compressors' costs are measured on this machine, so only for a run of it.
+  if (c.host == storage::currentHostName()) BS_RETURN_IF_ERROR(addCodecCosts(c, /*progress=*/false));
+  return c;
 }
 
 Result<layout::Calibration> calibrate(const CalibrateArgs& a) {

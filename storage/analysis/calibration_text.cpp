@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planning/grad_reduction_cost.h"
 #include "storage/analysis/text_table.h"
 
 namespace bubblescope::analysis {
@@ -15,17 +16,20 @@ std::string calibrationToText(const layout::Calibration& c) {
   TextTable ops{{"part", "op", "b", "tp", "wall ms", "cpu ms", "samples"}, {}, false};
   for (const layout::OpCostEntry& e : c.ops) {
     // Size 0: the optimizer's and the step's time outside ops are per
-    // parameter (shown in ns), the straggler factor a ratio; the others ms.
+    // parameter (shown in ns), the straggler factor a ratio; a gradient
+    // codec is per element (its b: PowerSGD's rank); the others ms.
     const bool ratio = e.part == "step" && e.op == "straggler";
-    const bool raw = e.microBatchSize == 0;
-    ops.rows.push_back({e.part,
-                        e.op + (ratio ? " (ratio)"
-                                : raw ? " (ns/param)"
-                                      : ""),
-                        std::to_string(e.microBatchSize), std::to_string(e.tp),
-                        raw ? formatNumber(e.wallNs) : formatMs(e.wallNs),
-                        raw ? formatNumber(e.cpuNs) : formatMs(e.cpuNs),
-                        std::to_string(e.samples)});
+    const bool codec = e.part == layout::kCodecPart;
+    const bool raw = e.microBatchSize == 0 || codec;
+    ops.rows.push_back(
+        {e.part,
+         e.op + (ratio   ? " (ratio)"
+                 : codec ? (e.microBatchSize > 0 ? " (ns/element, b = rank)" : " (ns/element)")
+                 : raw   ? " (ns/param)"
+                         : ""),
+         std::to_string(e.microBatchSize), std::to_string(e.tp),
+         raw ? formatNumber(e.wallNs) : formatMs(e.wallNs),
+         raw ? formatNumber(e.cpuNs) : formatMs(e.cpuNs), std::to_string(e.samples)});
   }
   out += "Compute per micro-batch\n" + ops.render(false);
   if (c.links.empty()) return out + "\nno communication measured\n";

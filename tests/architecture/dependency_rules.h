@@ -99,12 +99,12 @@ inline const std::vector<Library> kLibraries = {
     {"engine",
      {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "device_selection.h", "cpu_backend.h",
       "cpu_gemm.h", "adamw.h", "parameter.h", "tensor_shard.h", "gpt_model.h", "tensor_parallel.h", "expert_parallel.h",
-      "data_loader.h", "trainer_options.h", "checkpoint.h", "safetensors.h"}},
+      "data_loader.h", "trainer_options.h", "checkpoint.h", "safetensors.h", "rng.h"}},
     // The rank trainer and the process groups it is given.
     {"engine/parallel",
      {"rank_trainer.h", "communicator.h", "mpi_communicator.h", "mpi_grid.h", "mpi_check.h",
       "host_staged_communicator.h", "layout_options.h", "data_parallel.h", "bucket_reduction.h",
-      "node_groups.h"}},
+      "node_groups.h", "codec_benchmark.h"}},
     // The CUDA back end, reached through engine/backend_factory.h.
     {"engine/cuda", {"cuda_backend.h", "nccl_communicator.h"}},
     // The trace file: writing, reading, a run's description, simulated runs.

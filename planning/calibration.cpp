@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -12,8 +13,9 @@ namespace {
 constexpr double kLatencyBoundBytes = 65536;
 }  // namespace
 
-std::optional<double> Calibration::opCostNs(const std::string& part, const std::string& op,
-                                            int32_t b, int32_t tp, bool cpuTime) const {
+std::optional<Calibration::OpCoverage> Calibration::opCoverage(const std::string& part,
+                                                               const std::string& op,
+                                                               int32_t tp) const {
   // The measured tp degree nearest to the requested one.
   int32_t bestTp = -1;
   for (const OpCostEntry& e : ops) {
@@ -21,6 +23,20 @@ std::optional<double> Calibration::opCostNs(const std::string& part, const std::
     if (bestTp < 0 || std::abs(e.tp - tp) < std::abs(bestTp - tp)) bestTp = e.tp;
   }
   if (bestTp < 0) return std::nullopt;
+  OpCoverage c{bestTp, -1, -1};
+  for (const OpCostEntry& e : ops) {
+    if (e.part != part || e.op != op || e.tp != bestTp) continue;
+    c.minSize = c.minSize < 0 ? e.microBatchSize : std::min(c.minSize, e.microBatchSize);
+    c.maxSize = std::max(c.maxSize, e.microBatchSize);
+  }
+  return c;
+}
+
+std::optional<double> Calibration::opCostNs(const std::string& part, const std::string& op,
+                                            int32_t b, int32_t tp, bool cpuTime) const {
+  const std::optional<OpCoverage> coverage = opCoverage(part, op, tp);
+  if (!coverage) return std::nullopt;
+  const int32_t bestTp = coverage->tp;
   std::map<int32_t, double> bySize;  // micro-batch size -> ns
   for (const OpCostEntry& e : ops) {
     if (e.part == part && e.op == op && e.tp == bestTp) {
@@ -123,6 +139,21 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
                   std::to_string(m.vocabSize) + "), not on this one (C " +
                   std::to_string(model.hidden) + ", T " + std::to_string(model.seqLen) + ", V " +
                   std::to_string(model.vocabSize) + "): layer costs are taken as they are");
+  }
+  // A MoE block's cost depends on its experts, their top-k routing and
+  // capacity, and where the MoE blocks sit.
+  auto experts = [](const ModelConfig& x) {
+    if (!x.hasMoe()) return std::string("a dense model");
+    char text[128];
+    std::snprintf(text, sizeof text, "%d experts, top-%d, capacity factor %g, every %d blocks",
+                  x.experts, x.topK, x.capacityFactor, x.moeEvery);
+    return std::string(text);
+  };
+  if (experts(m) != experts(model)) {
+    out.push_back("the calibration was measured on " + experts(m) + ", predicting " +
+                  experts(model) +
+                  ": block costs are taken as they are (calibrate from a run of these "
+                  "experts)");
   }
   return out;
 }

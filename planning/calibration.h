@@ -109,6 +109,16 @@ struct Calibration {
   // part and op were never measured.
   std::optional<double> opCostNs(const std::string& part, const std::string& op, int32_t b,
                                  int32_t tp, bool cpuTime) const;
+  // What opCostNs(part, op, b, tp, ...) reads: the measured tp degree nearest
+  // to tp and the micro-batch sizes measured at it (b between them is
+  // interpolated, outside extrapolated). nullopt when never measured.
+  struct OpCoverage {
+    int32_t tp = 1;
+    int32_t minSize = 0;
+    int32_t maxSize = 0;
+  };
+  std::optional<OpCoverage> opCoverage(const std::string& part, const std::string& op,
+                                       int32_t tp) const;
   // A cost per parameter (micro-batch size 0: "optimizer"/"step",
   // "step"/"other"), not scaled by tp; nullopt when not measured.
   std::optional<double> perParameterNs(const std::string& part, const std::string& op,
@@ -128,7 +138,9 @@ struct Calibration {
 LinkFit fitAlphaBeta(const std::vector<std::pair<double, double>>& bytesAndNs);
 
 // Problems that make a calibration a poor fit for a model, one sentence each
-// ("calibrated on model small, predicting tiny"); empty when it matches.
+// ("calibrated on model small, predicting tiny"; a mixture of experts
+// calibrated with other expert settings, or on a dense model); empty when
+// it matches.
 std::vector<std::string> calibrationMismatches(const Calibration& c, const ModelConfig& model);
 
 // One calibration from several (the runs of a micro-benchmark): each op cost

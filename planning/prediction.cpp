@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/layout/global_batch.h"
+#include "engine/layout/stage_split.h"
 #include "planning/expert_parallel_cost.h"
 #include "planning/expert_parallel_volume.h"
 #include "planning/formulas.h"
-#include "engine/layout/global_batch.h"
 #include "planning/grad_reduction_cost.h"
 #include "planning/link_class.h"
-#include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {
 namespace {
@@ -78,6 +78,7 @@ class Predictor {
       chunks_.push_back(part);
     }
     BS_RETURN_IF_ERROR(checkMeasured());
+    sayCoverage();
     actBytes_ = c_.format.activationBytes * l_.microBatchSize * l_.model.seqLen * l_.model.hidden;
     p_.p2pNs = l_.pp > 1 ? collectiveNs("pp", "p2p", actBytes_, 1) : 0.0;
     buildOpCosts();
@@ -103,6 +104,27 @@ class Predictor {
       }
     }
     return Status::ok();
+  }
+
+  // Layer costs read from another tp degree, or at a micro-batch size
+  // outside the measured ones, are estimates: said once (issue 35: a
+  // prediction must say what its calibration did not measure).
+  void sayCoverage() {
+    const auto cov = c_.opCoverage("block", "forward", l_.tp);
+    if (!cov) return;
+    if (cov->tp != l_.tp) {
+      warn("no layer costs measured at tp " + std::to_string(l_.tp) + ": the tp " +
+           std::to_string(cov->tp) + " costs scaled by " + std::to_string(cov->tp) + "/" +
+           std::to_string(l_.tp) + " (calibrate from a tp " + std::to_string(l_.tp) +
+           " run for its own)");
+    }
+    const int32_t b = l_.microBatchSize;
+    if (b < cov->minSize || b > cov->maxSize) {
+      warn("micro-batch size " + std::to_string(b) + " outside the measured sizes (" +
+           std::to_string(cov->minSize) +
+           (cov->maxSize > cov->minSize ? ".." + std::to_string(cov->maxSize) : "") +
+           "): layer costs extrapolated linearly");
+    }
   }
 
   // One part's op cost; a missing one is estimated and said so.
@@ -217,8 +239,8 @@ class Predictor {
   double zeroNs(const std::string& collective, double parameters, double calls) {
     if (l_.dp <= 1) return 0.0;
     // Reduce-scatters move gradients, gathers parameters (RunFormat's sizes).
-    const double bytes = collective == "reduce_scatter" ? c_.format.gradientBytes
-                                                        : c_.format.parameterBytes;
+    const double bytes =
+        collective == "reduce_scatter" ? c_.format.gradientBytes : c_.format.parameterBytes;
     const double ns = collectiveNs("zero", collective, parameters * bytes, calls);
     dpNs_ += ns;
     return ns;
@@ -419,8 +441,8 @@ class Predictor {
       double perMb = 0, full = 0;
       for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
         const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];
-        perMb = std::max(perMb, activationBytesPerMicroBatch(l_, part.layers, part.embedding,
-                                                             part.head, f));
+        perMb = std::max(
+            perMb, activationBytesPerMicroBatch(l_, part.layers, part.embedding, part.head, f));
         if (l_.recompute) {
           // The backward's recomputed activations: the whole chunk's, or
           // one layer's when each layer is recomputed on its own.

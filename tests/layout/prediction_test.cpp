@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "planning/formulas.h"
@@ -243,6 +244,67 @@ TEST(Prediction, BadInputIsOneClearError) {
   ASSERT_TRUE(r.isOk());
   ASSERT_FALSE(r->warnings.empty());
   EXPECT_NE(r->warnings[0].find("not on this one"), std::string::npos);
+}
+
+// Issue 35: a prediction says what its calibration did not measure.
+bool hasWarning(const Prediction& p, const std::string& text) {
+  return std::any_of(p.warnings.begin(), p.warnings.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+TEST(Prediction, SaysWhenLayerCostsComeFromAnotherTpOrMicroBatchSize) {
+  const Calibration c = blockCalibration(1.0, 2.0);  // tp 1, b 1
+  Layout exact;
+  exact.microBatches = 2;
+  auto p = predictLayout(exact, c);
+  ASSERT_TRUE(p.isOk());
+  EXPECT_FALSE(hasWarning(*p, "no layer costs measured at tp")) << ::testing::PrintToString(p->warnings);
+  EXPECT_FALSE(hasWarning(*p, "micro-batch size")) << ::testing::PrintToString(p->warnings);
+
+  Layout tp2 = exact;
+  tp2.tp = 2;
+  auto t = predictLayout(tp2, c);
+  ASSERT_TRUE(t.isOk()) << t.status().message();
+  EXPECT_TRUE(hasWarning(*t, "no layer costs measured at tp 2: the tp 1 costs scaled by 1/2"))
+      << ::testing::PrintToString(t->warnings);
+
+  Layout b4 = exact;
+  b4.microBatchSize = 4;
+  auto b = predictLayout(b4, c);
+  ASSERT_TRUE(b.isOk());
+  EXPECT_TRUE(hasWarning(*b, "micro-batch size 4 outside the measured sizes (1)"))
+      << ::testing::PrintToString(b->warnings);
+  // Between measured sizes it interpolates, silently.
+  Calibration two = c;
+  two.ops.push_back({"block", "forward", 8, 1, 8 * kMs, 8 * kMs, 1});
+  auto inside = predictLayout(b4, two);
+  ASSERT_TRUE(inside.isOk());
+  EXPECT_FALSE(hasWarning(*inside, "micro-batch size"))
+      << ::testing::PrintToString(inside->warnings);
+}
+
+TEST(Prediction, SaysWhenAMixtureOfExpertsIsPredictedFromOtherExpertSettings) {
+  const Calibration dense = blockCalibration(1.0, 2.0);
+  Layout moe;
+  moe.model.experts = 4;
+  moe.model.topK = 2;
+  auto p = predictLayout(moe, dense);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_TRUE(hasWarning(*p,
+                         "the calibration was measured on a dense model, predicting 4 experts, "
+                         "top-2, capacity factor 1, every 1 blocks"))
+      << ::testing::PrintToString(p->warnings);
+  Calibration same = dense;
+  same.model = moe.model;
+  auto q = predictLayout(moe, same);
+  ASSERT_TRUE(q.isOk());
+  EXPECT_FALSE(hasWarning(*q, "experts")) << ::testing::PrintToString(q->warnings);
+  Calibration topOne = same;
+  topOne.model.topK = 1;
+  auto r = predictLayout(moe, topOne);
+  ASSERT_TRUE(r.isOk());
+  EXPECT_TRUE(hasWarning(*r, "measured on 4 experts, top-1"))
+      << ::testing::PrintToString(r->warnings);
 }
 
 TEST(Prediction, OneFOneBHoldsFewerActivationsThanGPipe) {

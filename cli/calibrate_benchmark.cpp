@@ -69,9 +69,16 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
     l.bucketElements = kBucketElements;
     collectives.push_back(l);
   }
-  if (model.numHeads % 2 == 0) {
+  if (model.numHeads % 2 == 0 && !model.hasMoe()) {  // the engine has no tp of MoE blocks
     layout::Layout l = base;
     l.tp = 2;
+    collectives.push_back(l);
+  }
+  // A mixture of experts: its all-to-alls over ep 2 (ep divides dp and E).
+  if (model.hasMoe() && world % 2 == 0 && model.experts % 2 == 0) {
+    layout::Layout l = base;
+    l.dp = world;
+    l.ep = 2;
     collectives.push_back(l);
   }
   if (model.numLayers >= 2) {

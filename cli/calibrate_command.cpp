@@ -13,6 +13,7 @@
 #include "cli/calibrate_benchmark.h"
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
+#include "cli/layout_flags.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/calibration_store.h"
@@ -31,6 +32,7 @@ struct CalibrateArgs {
   int32_t world = 2;
   int32_t steps = 3;
   BenchmarkHosts where;  // --hosts, --net-if
+  MoeFlags moe;          // --experts etc. (with --model): the preset made a mixture of experts
 };
 
 Result<int64_t> pickRun(storage::TraceReader& reader, const std::string& path) {
@@ -59,9 +61,15 @@ Result<layout::Calibration> fromRun(const CalibrateArgs& a) {
 Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
   layout::Calibration c;
   if (a.model.empty()) {
+    if (a.moe.any()) {
+      return Status::invalidArgument(
+          "--experts, --top-k, --capacity-factor, --moe-every and --aux-loss-coef need --model "
+          "(a run's calibration takes the run's model)");
+    }
     BS_ASSIGN_OR_RETURN(c, fromRun(a));
   } else {
-    BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, layout::modelPreset(a.model));
+    BS_ASSIGN_OR_RETURN(const layout::ModelConfig preset, layout::modelPreset(a.model));
+    BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, a.moe.appliedTo(preset));
     BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps, a.where));
   }
   if (!a.name.empty()) c.name = a.name;
@@ -122,6 +130,7 @@ void addCalibrateCommand(Command app, CommandRunner& runner) {
              "comma-separated (as run's --net-if)")
       .delimiter(',')
       .needs(hosts);
+  addMoeFlags(cmd, a->moe);
   cmd.callback([a, &runner] { runner = [a] { return runCalibrate(*a); }; });
 }
 

@@ -33,6 +33,13 @@ void MoeFlags::applyTo(nlohmann::json& model) const {
   set("aux_loss_coef", auxLossCoef);
 }
 
+Result<layout::ModelConfig> MoeFlags::appliedTo(const layout::ModelConfig& model) const {
+  if (!any()) return model;
+  nlohmann::json j = layout::toJson(model);
+  applyTo(j);
+  return layout::modelConfigFromJson(j);
+}
+
 void addLayoutFlags(Command cmd, LayoutFlags& flags) {
   cmd.option("--layout", flags.layoutFile, "Layout file (flags below override its keys)");
   cmd.option("--dp", flags.dp, "Data-parallel degree");

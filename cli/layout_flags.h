@@ -11,6 +11,7 @@
 
 #include "cli/command_line.h"
 #include "common/result.h"
+#include "engine/layout/model_config.h"
 
 namespace bubblescope::cli {
 
@@ -22,6 +23,8 @@ struct MoeFlags {
   bool any() const { return experts || topK || moeEvery || capacityFactor || auxLossCoef; }
   // Sets the keys given on a model JSON object.
   void applyTo(nlohmann::json& model) const;
+  // `model` with the keys given; errors name the key a value breaks.
+  Result<layout::ModelConfig> appliedTo(const layout::ModelConfig& model) const;
 };
 // Registers --experts, --top-k, --capacity-factor, --moe-every, --aux-loss-coef.
 void addMoeFlags(Command cmd, MoeFlags& flags);

@@ -149,14 +149,10 @@ ExitCode runPlan(const PlanArgs& a) {
   };
   if (!a.hardware.empty()) return runClusterPlan(a);
   if (a.world < 1) return fail(2, "plan needs --world N (or --hardware H --gpus N)");
-  auto model = layout::modelPreset(a.model);
+  auto preset = layout::modelPreset(a.model);
+  if (!preset.isOk()) return fail(2, preset.status().message());
+  auto model = a.moe.appliedTo(*preset);
   if (!model.isOk()) return fail(2, model.status().message());
-  if (a.moe.any()) {
-    nlohmann::json j = layout::toJson(*model);
-    a.moe.applyTo(j);
-    model = layout::modelConfigFromJson(j);
-    if (!model.isOk()) return fail(2, model.status().message());
-  }
   layout::Calibration calibration;
   if (a.calibration.empty()) {
     calibration = layout::flopsCalibration(*model, layout::kFlopsEstimatePerSecond);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/load_average.h"
 #include "storage/analysis/chrome_export.h"
 #include "storage/analysis/parallel_ranks.h"
 #include "storage/analysis/report_json.h"
@@ -212,14 +213,6 @@ double cpuSeconds() {
   getrusage(RUSAGE_SELF, &usage);
   auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-// The 1-minute load average (/proc/loadavg); -1 when unreadable.
-double loadAverage() {
-  std::ifstream in("/proc/loadavg");
-  double load = -1;
-  in >> load;
-  return load;
 }
 
 double peakRssMb() {

@@ -24,6 +24,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_description.h"
+#include "common/median.h"
 #include "planning/cluster_plan.h"
 #include "storage/analysis/text_table.h"
 
@@ -51,12 +52,6 @@ constexpr TableRow kTable1[] = {
     {"megatron-145.6b", 8, 8, 1536, 2304, 148}, {"megatron-310.1b", 8, 16, 1920, 2160, 155},
     {"megatron-529.6b", 8, 35, 2520, 2520, 163}, {"megatron-1t", 8, 64, 3072, 3072, 163},
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 double maxAbs(const std::vector<double>& v) {
   double m = 0;

@@ -15,6 +15,7 @@ void addBenchCommand(Command app, CommandRunner& runner) {
   addBenchAlltoall(bench, runner);
   addBenchImport(bench, runner);
   addBenchPredict(bench, runner);
+  addBenchAdvice(bench, runner);
   addBenchCluster(bench, runner);
 }
 

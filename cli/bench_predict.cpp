@@ -21,6 +21,7 @@
 
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
+#include "cli/load_average.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "cli/trial_scatter.h"
@@ -58,15 +59,6 @@ ExitCode printTrials(const std::vector<LayoutTrial>& trials, const std::string& 
   if (!out) return fail("cannot write " + svg);
   std::printf("scatter: %s\n", svg.c_str());
   return 0;
-}
-
-// The 1-minute load average (/proc/loadavg); -1 when unreadable. Other
-// processes on the machine stretch the wall times measured.
-double loadAverage() {
-  std::ifstream in("/proc/loadavg");
-  double load = -1;
-  in >> load;
-  return in ? load : -1.0;
 }
 
 // The layouts measured: every kind the issue lists, at most 2 ranks.

@@ -41,6 +41,7 @@ void addBenchAllreduce(Command bench, CommandRunner& runner);
 void addBenchAlltoall(Command bench, CommandRunner& runner);
 void addBenchImport(Command bench, CommandRunner& runner);
 void addBenchPredict(Command bench, CommandRunner& runner);
+void addBenchAdvice(Command bench, CommandRunner& runner);
 void addBenchCluster(Command bench, CommandRunner& runner);
 
 }  // namespace bubblescope::cli

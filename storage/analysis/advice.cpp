@@ -88,6 +88,7 @@ class Advisor {
   // hyper-parameter) when any does.
   std::optional<Best> best(const std::vector<Layout>& candidates) const {
     unmeasured_.clear();
+    unpriced_.clear();
     if (!base_) return std::nullopt;
     std::optional<Best> keeps, changes;
     for (const Layout& l : candidates) {
@@ -99,6 +100,15 @@ class Advisor {
       }
       auto p = layout::predictLayout(l, *c_);
       if (!p.isOk()) continue;
+      // A layout priced with a cost this run never measured (another
+      // dimension's fit, half an all-reduce, a constant: the prediction's
+      // "no ..." warnings the run's own layout does not have) is a guess, not
+      // a measured gain (issue 35: ZeRO-3 -> tp 2 priced from the dp fit was
+      // predicted +57% and measured -48%).
+      if (const std::string* guess = newGuess(*p)) {
+        unpriced_.push_back(layoutChangeText(*r_.layout, l) + ": " + *guess);
+        continue;
+      }
       if (o_.memoryPerRankBytes && peakOf(*p) > *o_.memoryPerRankBytes) continue;
       if (p->tokensPerSecond < base_->tokensPerSecond * (1 + o_.minGain)) continue;
       std::optional<Best>& found = sequences(l) == sequences(*r_.layout) ? keeps : changes;
@@ -117,12 +127,31 @@ class Advisor {
                    " not measured: layouts at it are left out; `bubblescope-cli calibrate "
                    "--model M` into this file measures sizes 1, 2 and 4)";
     }
+    if (!unpriced_.empty()) {
+      a.message += " (" + std::to_string(unpriced_.size()) + " nearby layout" +
+                   (unpriced_.size() > 1 ? "s" : "") +
+                   " left out: this run did not measure what they would cost, e.g. " +
+                   unpriced_.front() + ")";
+    }
     if (!b) return;
     a.change = layoutChangeText(*r_.layout, b->layout);
     a.layout = b->layout;
     a.predicted = PredictedGain{base_->stepNs,          b->prediction.stepNs,
                                 base_->tokensPerSecond, b->prediction.tokensPerSecond,
                                 peakOf(*base_),         peakOf(b->prediction)};
+  }
+
+  // The first of p's warnings that a cost was guessed ("no ...: costed
+  // with dim dp", "... taken as 0", ...) which the run's own layout's
+  // prediction does not carry; null when p guesses nothing new.
+  const std::string* newGuess(const Prediction& p) const {
+    for (const std::string& w : p.warnings) {
+      if (w.rfind("no ", 0) != 0) continue;
+      if (std::find(base_->warnings.begin(), base_->warnings.end(), w) == base_->warnings.end()) {
+        return &w;
+      }
+    }
+    return nullptr;
   }
 
   // Whether the calibration holds a block forward cost at micro-batch size b.
@@ -136,6 +165,7 @@ class Advisor {
 
   std::optional<Prediction> even_;        // the run's layout without the straggler factor
   mutable std::set<int32_t> unmeasured_;  // sizes best() left out, for attach()
+  mutable std::vector<std::string> unpriced_;  // layouts best() left out as guesses: "change: why"
 
   void commShare() {
     using trace_model::ParallelDim;
@@ -157,8 +187,8 @@ class Advisor {
       Advice a;
       a.rule = "comm_share";
       a.dimension = name;
-      a.message = name + " communication takes " + formatPercent(sum / ranks) +
-                  " of the step, " + formatPercent(exposed / ranks) +
+      a.message = name + " communication takes " + formatPercent(sum / ranks) + " of the step, " +
+                  formatPercent(exposed / ranks) +
                   " exposed (not overlapped with compute; mean over " + std::to_string(ranks) +
                   " ranks), above " + formatPercent(o_.commShare) +
                   ": restructure so less of the step waits on communication";
@@ -262,10 +292,10 @@ class Advisor {
       a.message = who + at + " is late (" + s.reason + ") by " + formatMs(s.lateNsMean) +
                   " ms on average in " + std::to_string(s.lateSteps) + " of " +
                   std::to_string(s.steps) + " steps: the others wait for it";
-      a.change = hosts.size() > 1 && !host.empty()
-                     ? "move " + who + " off host " + host + " (or find what slows it)"
-                     : "find what slows " + who +
-                           " (other processes on its cores, its data loading)";
+      a.change =
+          hosts.size() > 1 && !host.empty()
+              ? "move " + who + " off host " + host + " (or find what slows it)"
+              : "find what slows " + who + " (other processes on its cores, its data loading)";
       a.predicted = withoutStragglers();
       add(std::move(a));
     }
@@ -358,6 +388,17 @@ std::string layoutChangeText(const Layout& from, const Layout& to) {
         n(layout::zeroStageNumber(to.zeroStage)));
   field("recompute", onOff(from.recompute), onOff(to.recompute));
   field("overlap", onOff(from.overlap), onOff(to.overlap));
+  // The gradient bucket as the layout sets it: elements, else MiB.
+  auto bucket = [](const Layout& l) {
+    if (l.bucketElements) return std::to_string(*l.bucketElements) + " elements";
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%g MiB", l.bucketMb);
+    return std::string(mib);
+  };
+  field("bucket", bucket(from), bucket(to));
+  field("grad_compression", from.gradCompression.toString(), to.gradCompression.toString());
+  field("all_reduce", layout::allReduceAlgorithmName(from.allReduce),
+        layout::allReduceAlgorithmName(to.allReduce));
   field("stage_layers", list(from.stageLayers), list(to.stageLayers));
   auto sequences = [](const Layout& l) {
     return int64_t{l.dp} * l.microBatches * l.microBatchSize;

@@ -33,7 +33,11 @@
 // change.
 //
 // Candidates at a micro-batch size the calibration never measured are left
-// out (op costs do not scale linearly in it), and the message says so.
+// out (op costs do not scale linearly in it), and the message says so; so
+// are candidates whose prediction guesses a cost the run's own layout's
+// does not (a "no ..." warning of layout::predictLayout: another
+// dimension's fit, half an all-reduce, a cost taken as 0, layer costs
+// scaled to another tp degree), the message naming the first.
 //
 // Pure: values in, values out; thread-safe.
 #pragma once
@@ -96,9 +100,10 @@ std::vector<Advice> adviseRun(const RunReport& report,
                               const AdviceOptions& options = {});
 
 // The fields that differ, in a fixed order (dp, tp, pp, schedule, v, m, b,
-// zero, recompute, overlap, stage_layers, then the global batch dp·m·b in
-// sequences when it changes): "dp 1 -> 2, pp 4 -> 2, m 8 -> 4",
-// "zero 2 -> 1, recompute on -> off", "m 8 -> 16, global batch 8 -> 16".
+// zero, recompute, overlap, bucket, grad_compression, all_reduce,
+// stage_layers, then the global batch dp·m·b in sequences when it changes):
+// "dp 1 -> 2, pp 4 -> 2, m 8 -> 4", "zero 2 -> 1, recompute on -> off",
+// "m 8 -> 16, global batch 8 -> 16", "bucket 1000 elements -> 25 MiB".
 std::string layoutChangeText(const layout::Layout& from, const layout::Layout& to);
 
 }  // namespace bubblescope::analysis

@@ -1,0 +1,67 @@
+// AdviceTrial: one deliberately poor layout really run, the advice `report`
+// gives on that run (storage/analysis/advice.h), and the first suggested
+// layout really run too, so each suggestion's predicted gain meets a
+// measured one (issue 35 point 5, `bench advice`).
+//
+// Contract:
+// - Measured steps are LayoutTrial's (layout_trial.h): the median over the
+//   steps after the first of latest end - earliest start.
+// - Gains are in tokens per second, each layout's tokens per step being its
+//   global batch (dp x m x b sequences) x T: a suggestion that changes the
+//   global batch is compared on throughput, as the advice predicts it.
+// - The advice taken is the first of the run's with a suggested layout and
+//   a predicted gain (rules in their report order); none: the trial has no
+//   after-run and its errors are NaN.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/layout/layout.h"
+#include "storage/analysis/advice.h"
+
+namespace bubblescope::cli {
+
+struct AdviceTrial {
+  std::string name;  // what makes the layout poor, e.g. "dp2 with 1000-element buckets"
+  layout::Layout before;
+  int64_t beforeRun = -1;
+  double beforeStepNs = 0;
+  // The advice taken (rule "" when none named a change).
+  std::string rule;
+  std::string dimension;
+  std::string change;
+  std::optional<layout::Layout> after;
+  int64_t afterRun = -1;
+  double afterStepNs = 0;
+  double predictedGain = 0;  // tokens/s after / before - 1, as the advice predicted it
+
+  bool suggested() const { return after.has_value(); }
+  // tokens/s after / before - 1, measured; NaN without a suggestion or a step.
+  double measuredGain() const;
+  // |predicted - measured gain| in percentage points; NaN without both.
+  double errorPoints() const;
+};
+
+// Tokens per second of `l` at a step of `stepNs`; 0 when the step is not > 0.
+double tokensPerSecond(const layout::Layout& l, double stepNs);
+
+// The advice a trial takes: the first with a layout and a prediction; null when none.
+const analysis::Advice* actionableAdvice(const std::vector<analysis::Advice>& advice);
+
+struct AdviceSummary {
+  int32_t trials = 0;
+  int32_t suggestions = 0;       // trials whose run got a suggested layout
+  int32_t withinTenPoints = 0;   // ... whose measured gain is within 10 points of predicted
+  double medianErrorPoints = 0;  // over the suggestions (0 when none)
+  double maxErrorPoints = 0;
+};
+AdviceSummary summarizeAdviceTrials(const std::vector<AdviceTrial>& trials);
+
+// One row per trial (poor layout, rule, change, predicted and measured gain,
+// error in points), then the summary as `key: value` lines.
+std::string adviceTrialsToText(const std::vector<AdviceTrial>& trials);
+
+}  // namespace bubblescope::cli

@@ -6,9 +6,12 @@
 // all-gather), merged (layout::mergeCalibrations), then predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
-// tp2; pp2 with each schedule; pp2 with recompute) and prints predicted vs
-// measured step time (the median of the steps after the first) and bubble
-// for each, with median_rel_error, max_rel_error (step time) and
+// tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
+// issue 35 measured the predictor on (issueLayouts: compression, a mixture
+// of experts from a dp2 x ep2 calibration run of its own, and two 4-rank
+// layouts on the 2 cores), and prints predicted vs measured step time (the
+// median of the steps after the first) and bubble for each, with
+// median_rel_error, max_rel_error (step time) and
 // median_bubble_error_points.
 #include <algorithm>
 #include <cstdio>
@@ -100,6 +103,62 @@ std::vector<layout::Layout> benchLayouts(const layout::Layout& base) {
   return out;
 }
 
+// The model of issue 35's mixture-of-experts layout: the preset with 4
+// experts, top-2 routing.
+layout::ModelConfig moeModel(layout::ModelConfig m) {
+  m.experts = 4;
+  m.topK = 2;
+  return m;
+}
+
+// The twelve layouts issue 35 measured the predictor on (it was not tuned
+// on them), at their own m: tp2 m8; pp2 1F1B, GPipe, ZB-H1 and interleaved
+// (v 2) at m8; dp2 ZeRO-2 m8; dp2 with recompute, int8 and topk:0.1 at m4;
+// dp2 x ep2 of the preset with 4 experts, top-2, m4; and two of 4 ranks on
+// the 2 cores, dp2 x pp2 1F1B m8 and dp4 m4.
+std::vector<layout::Layout> issueLayouts(const layout::Layout& base) {
+  std::vector<layout::Layout> out;
+  auto add = [&](int32_t m, auto&& edit) {
+    layout::Layout l = base;
+    l.microBatches = m;
+    edit(l);
+    out.push_back(l);
+  };
+  add(8, [](layout::Layout& l) { l.tp = 2; });
+  for (layout::ScheduleKind s : layout::allScheduleKinds()) {
+    add(8, [&](layout::Layout& l) {
+      l.pp = 2;
+      l.schedule = s;
+      if (s == layout::ScheduleKind::kInterleaved) l.virtualChunks = 2;
+    });
+  }
+  add(8, [](layout::Layout& l) {
+    l.dp = 2;
+    l.zeroStage = layout::ZeroStage::kGradients;
+  });
+  add(4, [](layout::Layout& l) {
+    l.dp = 2;
+    l.recompute = true;
+  });
+  for (const char* c : {"int8", "topk:0.1"}) {
+    add(4, [&](layout::Layout& l) {
+      l.dp = 2;
+      l.gradCompression = layout::parseGradCompression(c).value();
+    });
+  }
+  add(4, [](layout::Layout& l) {
+    l.model = moeModel(l.model);
+    l.dp = 2;
+    l.ep = 2;
+  });
+  add(8, [](layout::Layout& l) {
+    l.dp = 2;
+    l.pp = 2;
+  });
+  add(4, [](layout::Layout& l) { l.dp = 4; });
+  return out;
+}
+
 // --replay F: the current model's predictions of the runs an earlier bench
 // predict measured into F, against what they measured then (F is only
 // read). The calibration runs are F's runs named "calibrate ...", or its
@@ -121,15 +180,19 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
     if (r.info.name.rfind("calibrate ", 0) == 0) calibrationRuns.push_back(r.id);
   }
   if (calibrationRuns.empty()) calibrationRuns.push_back(measured.front().id);
-  std::vector<layout::Calibration> parts;
+  // A mixture of experts is predicted from the calibration runs of one.
+  std::vector<layout::Calibration> parts, moeParts;
   std::string names;
   for (int64_t id : calibrationRuns) {
     auto c = analysis::calibrateFromRun(**reader, id);
     if (!c.isOk()) return fail(c.status().message());
-    parts.push_back(std::move(*c));
+    (c->model.hasMoe() ? moeParts : parts).push_back(std::move(*c));
     names += (names.empty() ? "" : ", ") + std::to_string(id);
   }
+  if (parts.empty()) return fail(a.replay + " holds no calibration run of a dense model");
   const layout::Calibration calibration = layout::mergeCalibrations(parts);
+  const layout::Calibration moeCalibration =
+      moeParts.empty() ? calibration : layout::mergeCalibrations(moeParts);
   std::printf("replay of %s: calibration from run %s (measured when the file was written)\n",
               a.replay.c_str(), names.c_str());
   std::vector<LayoutTrial> trials;
@@ -137,7 +200,8 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
     if (std::count(calibrationRuns.begin(), calibrationRuns.end(), r.id) > 0) continue;
     const auto l = analysis::runLayout(r.info.layoutJson, r.info.modelJson);
     if (!l) continue;
-    auto prediction = layout::predictLayout(*l, calibration);
+    auto prediction =
+        layout::predictLayout(*l, l->model.hasMoe() ? moeCalibration : calibration);
     if (!prediction.isOk()) return fail(runName(*l) + ": " + prediction.status().message());
     auto trial = measuredTrial(*l, *prediction, a.replay, r.id);
     if (!trial.isOk()) return fail(trial.status().message());
@@ -201,9 +265,29 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));
 
+  // The mixture of experts' own calibration: a dp2 x ep2 run of it (its
+  // layers, all-to-alls and all-reduces), the dense runs' costs after it.
+  layout::Layout moeRun = sizeOne;
+  moeRun.model = moeModel(base.model);
+  moeRun.ep = 2;
+  auto moeRunId = runLayout(moeRun, trace, a.echo, "calibrate " + runName(moeRun) + " b1");
+  if (!moeRunId.isOk()) return fail(moeRunId.status().message());
+  layout::Calibration moeCalibration;
+  {
+    auto reader = storage::TraceReader::open(trace);
+    if (!reader.isOk()) return fail(reader.status().message());
+    auto c = analysis::calibrateFromRun(**reader, *moeRunId);
+    if (!c.isOk()) return fail(c.status().message());
+    moeCalibration = *c;
+  }
+  std::printf("calibration of the mixture of experts: run %lld (%s b1)\n",
+              static_cast<long long>(*moeRunId), runName(moeRun).c_str());
+
+  std::vector<layout::Layout> layouts = benchLayouts(base);
+  for (const layout::Layout& l : issueLayouts(base)) layouts.push_back(l);
   std::vector<LayoutTrial> trials;
-  for (const layout::Layout& l : benchLayouts(base)) {
-    auto prediction = layout::predictLayout(l, calibration);
+  for (const layout::Layout& l : layouts) {
+    auto prediction = layout::predictLayout(l, l.model.hasMoe() ? moeCalibration : calibration);
     if (!prediction.isOk()) return fail(runName(l) + ": " + prediction.status().message());
     auto trial = runLayoutTrial(l, *prediction, trace, a.echo);
     if (!trial.isOk()) return fail(trial.status().message());
@@ -225,7 +309,7 @@ void addBenchPredict(Command bench, CommandRunner& runner) {
   auto args = std::make_shared<BenchPredictArgs>();
   Command cmd = bench.subcommand(
       "predict",
-      "Calibrate from two runs, then predict and run 15 layouts: the prediction's error");
+      "Calibrate from a few runs, then predict and run 27 layouts: the prediction's error");
   cmd.option("--model", args->model, "Model preset").showDefault();
   cmd.option("--steps", args->steps, "Steps per run (the first is left out)").showDefault();
   cmd.option("--micro-batches", args->microBatches,

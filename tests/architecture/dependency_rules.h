@@ -110,7 +110,7 @@ inline const std::vector<Library> kLibraries = {
     // The trace file: writing, reading, a run's description, simulated runs.
     {"storage",
      {"trace_writer.h", "trace_reader.h", "run_info.h", "simulated_run.h", "process_identity.h",
-      "insert_baseline.h", "calibration_store.h",
+      "insert_baseline.h", "calibration_store.h", "space_reserve.h",
       // storage/import reads Nsight Systems exports through it.
       "sqlite_db.h"}},
     // Metrics, reports and exports computed from the store.

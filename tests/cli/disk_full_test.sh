@@ -17,6 +17,7 @@ unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$dir/full' || exit 77
   OPENBLAS_NUM_THREADS=1 timeout 120 '$cli' run --dp 2 --steps 3000 --trace '$dir/full/t.db' \
     >'$dir/run.out' 2>'$dir/run.err'
   echo \$? >'$dir/rc'
+  ls '$dir/full' >'$dir/ls.out'
   '$cli' info '$dir/full/t.db' >'$dir/info.out' 2>&1"
 rc=$(cat "$dir/rc" 2>/dev/null || echo none)
 fail() { echo "FAIL: $*"; echo "--- run stderr"; cat "$dir/run.err"; echo "--- info"; cat "$dir/info.out"; exit 1; }
@@ -28,4 +29,6 @@ grep -q '\[failed\]' "$dir/info.out" || fail "the run is not marked failed"
 grep -q 'error: the trace collector failed: trace file: .*disk is full' "$dir/info.out" \
   || fail "the trace does not record the disk-full reason"
 grep -Eq 'step records [1-9]' "$dir/info.out" || fail "the committed steps are gone"
+# run's 256 KiB reserve (the space to mark the run in) goes with run.
+! grep -q 'reserve' "$dir/ls.out" || fail "run left its space reserve: $(cat "$dir/ls.out")"
 echo "ok: $(grep -Eo 'step records [0-9]+' "$dir/info.out") kept"

@@ -13,6 +13,11 @@ std::string runName(const layout::Layout& l) {
     name += "-zero" + std::to_string(layout::zeroStageNumber(l.zeroStage));
   }
   if (!l.overlap) name += "-no-overlap";
+  // What the gradients cross the link as ("dp2-int8 small").
+  if (l.gradCompression.compresses()) name += "-" + l.gradCompression.toString();
+  if (l.allReduce != layout::AllReduceAlgorithm::kFlat) {
+    name += std::string("-") + layout::allReduceAlgorithmName(l.allReduce);
+  }
   // A pipeline's schedule tells runs of one layout apart ("dp1-pp4 1f1b small").
   if (l.pp > 1) {
     name += std::string(" ") + layout::scheduleKindName(l.schedule);

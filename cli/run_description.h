@@ -12,8 +12,10 @@
 
 namespace bubblescope::cli {
 
-// "dp2-zero1 tiny", "dp1-pp4 1f1b small", "dp1-pp4 interleaved v2 small": the
-// default name of a run in the trace file (the schedule only when pp > 1).
+// "dp2-zero1 tiny", "dp1-pp4 1f1b small", "dp1-pp4 interleaved v2 small",
+// "dp2-int8 small", "dp4-hierarchical small": the default name of a run in
+// the trace file (the schedule only when pp > 1, the gradients' compression
+// and all-reduce only when not plain).
 std::string runName(const layout::Layout& layout);
 
 // The 1x1x1 layout a process alone trains as: dp = tp = pp = 1, ZeRO 0, a

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "planning/planner.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -82,6 +84,17 @@ std::vector<Layout> commVariants(const Layout& l, const std::string& dim) {
       Layout z = l;
       z.zeroStage = ZeroStage::kOptimizer;
       c.push_back(z);
+    }
+    // Fewer bytes on the link: plan's compressions (ZeRO 0 only, as `run`
+    // requires; validate drops the rest). Each changes the gradients
+    // (docs/parallel.md); priced only when the calibration measured its codec.
+    if (!l.gradCompression.compresses()) {
+      for (const layout::GradCompressionSpec& spec : layout::defaultPlanCompressions()) {
+        if (!spec.compresses()) continue;
+        Layout compressed = l;
+        compressed.gradCompression = spec;
+        c.push_back(compressed);
+      }
     }
     if (l.dp % 2 == 0) {
       c.push_back(withDegrees(l, l.dp / 2, l.tp, l.pp * 2));

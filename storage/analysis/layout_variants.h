@@ -18,8 +18,10 @@ namespace bubblescope::analysis {
 
 // For communication of `dim` ("dp", "zero", "tp", "pp") above its share:
 // dp/zero: overlap on, the default gradient bucket (25 MiB) when the layout
-// sets another, a lower ZeRO stage than 2/3, dp/2 with pp×2 or tp×2,
-// m×2 (more tokens per gradient sync); tp: tp/2 with dp×2 or pp×2; pp: pp/2
+// sets another, a lower ZeRO stage than 2/3, each of plan's gradient
+// compressions (fp16, bf16, int8, powersgd:4) when it sends fp32 (at ZeRO 0:
+// validate drops the others), dp/2 with pp×2 or tp×2, m×2 (more tokens per
+// gradient sync); tp: tp/2 with dp×2 or pp×2; pp: pp/2
 // with dp×2 or tp×2, m/2 with b×2 (fewer, larger transfers).
 std::vector<layout::Layout> commVariants(const layout::Layout& l, const std::string& dim);
 

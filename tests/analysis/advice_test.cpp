@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planning/formulas.h"
+#include "planning/grad_reduction_cost.h"
 #include "planning/planner.h"
 #include "planning/prediction.h"
 #include "storage/analysis/layout_variants.h"
@@ -208,16 +209,28 @@ TEST(Advice, TinyBucketsAreWeighedAgainstTheDefault) {
   EXPECT_GT(after->tokensPerSecond, before->tokensPerSecond * 1.02)
       << "1000-element buckets pay the all-reduce's 50 us each";
   // tp 2 would be predicted faster still, but only by scaling the layers'
-  // tp 1 costs: a guess this run did not measure, left out and named
+  // tp 1 costs, and the compressions only from built-in codec constants:
+  // guesses this run did not measure, left out and the first named
   // (issue 35: a ZeRO-3 run was advised tp 2 from the dp fit, +57%
   // predicted, -48% measured).
   EXPECT_EQ(comm[0].layout->tp, 1);
-  EXPECT_NE(comm[0].message.find("left out: this run did not measure what they would cost, e.g. "
-                                 "dp 2 -> 1, tp 1 -> 2"),
+  EXPECT_FALSE(comm[0].layout->gradCompression.compresses());
+  EXPECT_NE(comm[0].message.find("nearby layouts left out: this run did not measure what they "
+                                 "would cost, e.g. grad_compression none -> fp16: no fp16 "
+                                 "compression cost in the calibration"),
             std::string::npos)
       << comm[0].message;
-  EXPECT_NE(comm[0].message.find("no layer costs measured at tp 2"), std::string::npos)
-      << comm[0].message;
+  // With the codecs measured (calibrate), a compression is priced and may be named.
+  layout::Calibration measured = calibration();
+  for (const char* kind : {"fp16", "bf16", "int8"}) {
+    measured.ops.push_back({layout::kCodecPart, kind, 0, 1, 1.0, 1.0, 5});
+  }
+  measured.ops.push_back({layout::kCodecPart, "powersgd", 4, 1, 1.0, 1.0, 5});
+  const auto priced =
+      ofRule(adviseRun(reportOf(l, ParallelDim::kDp, 0.40), measured), "comm_share");
+  ASSERT_EQ(priced.size(), 1u);
+  EXPECT_EQ(priced[0].message.find("grad_compression none -> fp16: no fp16"), std::string::npos)
+      << priced[0].message;
 }
 
 TEST(Advice, WithoutACalibrationFindingsComeWithoutChanges) {

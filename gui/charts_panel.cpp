@@ -139,7 +139,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   for (int c = 0; c < kChartCount; ++c) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(chartName(static_cast<Chart>(c)));
-    plot->setMinimumSize(260, 200);
+    plot->setMinimumSize(260, kPlotMinHeight);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, QString(), QFont()));
     plot->legend->setVisible(true);
@@ -306,6 +306,34 @@ int ChartsPanel::legendColumns() const {
 void ChartsPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (legendColumns() != builtColumns_) rebuild();
+  if (parentWidget() != nullptr) fitChartsTo(parentWidget()->height());
+}
+
+bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == parentWidget() && event->type() == QEvent::Resize) {
+    fitChartsTo(parentWidget()->height());
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void ChartsPanel::fitChartsTo(int visible) {
+  auto* grid = static_cast<QGridLayout*>(layout());
+  const int spacing = std::max(grid->verticalSpacing(), 0);
+  // Where the charts begin: under the summary line, as laid out now.
+  const int top = grid->cellRect(1, 0).isValid() ? grid->cellRect(1, 0).top()
+                                                 : summary_->sizeHint().height() + spacing;
+  const int advice =
+      advice_->minimumSizeHint().height() + spacing + grid->contentsMargins().bottom();
+  // The whole panel fits: the rows share the height by their stretch. Else
+  // the charts take what the view shows and the advice goes below.
+  int rows = 0;
+  if (visible < top + 2 * kPlotMinHeight + spacing + advice) {
+    rows = std::max(kPlotMinHeight, (visible - top - spacing) / 2);
+  }
+  if (grid->rowMinimumHeight(1) == rows) return;
+  grid->setRowMinimumHeight(1, rows);
+  grid->setRowMinimumHeight(2, rows);
+  grid->setRowStretch(3, rows > 0 ? 100 : 2);  // the advice takes any rest
 }
 
 void ChartsPanel::rebuild() {
@@ -407,12 +435,11 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
     return ns ? QString::number(*ns / 1e6, 'f', 2) : QStringLiteral("-");
   };
   // No step time (a trace that marks no step): said so, not "mean - ms".
-  QString html =
-      report.stepTimeMeanNs
-          ? tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
-                .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
-                     ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs))
-          : tr("<b>Measured step time</b> none: the trace marks no step<br>");
+  QString html = report.stepTimeMeanNs
+                     ? tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
+                           .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
+                                ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs))
+                     : tr("<b>Measured step time</b> none: the trace marks no step<br>");
   // The ideal-hardware replay of an oversubscribed run: its step and its
   // bubble per stage, which the report's note below explains.
   QStringList replayed;
@@ -478,6 +505,10 @@ void ChartsPanel::applyPalette(QCustomPlot* plot) {
 
 void ChartsPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
+  if (event->type() == QEvent::ParentChange && parentWidget() != nullptr) {
+    parentWidget()->installEventFilter(this);
+    fitChartsTo(parentWidget()->height());
+  }
   if (event->type() == QEvent::PaletteChange) {
     for (QCustomPlot* plot : plots_) {
       applyPalette(plot);

@@ -8,7 +8,11 @@
 // (grad_compression_text.h).
 //
 // Contract: draws exactly what chart_data.h computes from the report (no
-// analysis here); setReport() replaces everything. Clicking a bar emits the
+// analysis here); setReport() replaces everything. In a scroll area (the
+// main window's Charts tab) too short for the whole panel, the five charts
+// take the visible height, at least kPlotMinHeight each, and the advice goes
+// below them, to scroll to: a small screen never cuts a chart or its legend
+// at the view's lower edge. Clicking a bar emits the
 // rank, stage or step it stands for. qcustomplot.h is included only in the
 // .cpp. GUI thread only.
 #pragma once
@@ -92,9 +96,16 @@ class ChartsPanel : public QWidget {
  protected:
   void changeEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  // Watches the resizes of the widget the panel sits in (a scroll area's
+  // viewport) to fit the charts to its height.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   static constexpr int kThreeColumnLegendPx = 420;
+  static constexpr int kPlotMinHeight = 170;
+  // The chart rows' least height for a view `visible` px high (0: the
+  // panel fits it whole, the rows share its height by their stretch).
+  void fitChartsTo(int visible);
   // Legend entries per row at the charts' present width (2 or 3).
   int legendColumns() const;
   void rebuild();

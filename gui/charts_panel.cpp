@@ -48,6 +48,10 @@ QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "comm pp") return colourOf(EventKind::kSend);
   if (name == "comm zero") return QColor(0xff, 0x8f, 0x00);
   if (name == "comm ep") return colourOf(EventKind::kAllToAll);
+  // Communication of no dimension and of a process group whose dimension the
+  // trace does not name (an import): two colours, neither the ratio's grey.
+  if (name == "comm other") return QColor(0x79, 0x55, 0x48);
+  if (name == "comm unknown") return QColor(0x54, 0x6e, 0x7a);
   if (name == "loss") return colourOf(EventKind::kBackward);
   if (name == "parameters") return QColor(76, 114, 176);
   if (name == "gradients") return QColor(221, 132, 82);
@@ -200,6 +204,7 @@ QString ChartsPanel::chartName(Chart chart) {
 
 void ChartsPanel::clear() {
   hasReport_ = false;
+  stagesUnknown_ = false;
   for (auto& d : data_) d = ChartData{};
   shownLoss_ = ChartData{};
   shownCurve_.reset();
@@ -232,6 +237,9 @@ void ChartsPanel::setProgress(int done, int total) {
 
 void ChartsPanel::setReport(const analysis::RunReport& report) {
   hasReport_ = true;
+  stagesUnknown_ = !report.ranks.empty() &&
+                   std::all_of(report.ranks.begin(), report.ranks.end(),
+                               [](const analysis::RankReport& r) { return r.info.pp < 0; });
   data_[kUtilisation] = utilisationChart(report);
   data_[kBubble] = bubbleChart(report);
   data_[kBreakdown] = breakdownChart(report);
@@ -411,7 +419,15 @@ void ChartsPanel::rebuild() {
     fitValues(plot, c != kLoss);
     if (c == kLoss && d.labels.size() > 0) plot->xAxis->setRange(-0.3, d.labels.size() - 0.7);
     plot->legend->setVisible(true);  // an invisible layout element collapses the axes
-    if (plot->plottableCount() == 0) {
+    // Series without a single value (a simulated or imported run's loss)
+    // draw nothing either: the chart is empty.
+    bool drawn = false;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+      drawn = drawn || !plot->plottable(i)->interface1D() ||
+              plot->plottable(i)->interface1D()->dataCount() > 0;
+    }
+    if (!drawn) {
+      plot->clearPlottables();
       // An empty legend would cap the layout's width (its maximum size is
       // that of its items): give it one, and say why the chart is empty.
       plot->addGraph()->setName(hasReport_ ? tr("(none)") : tr("(no run)"));
@@ -419,9 +435,14 @@ void ChartsPanel::rebuild() {
         auto* text = new QCPItemText(plot);
         text->position->setType(QCPItemPosition::ptAxisRectRatio);
         text->position->setCoords(0.5, 0.5);
-        text->setText(c == kMemory   ? tr("no memory samples in this run")
-                      : c == kBubble ? tr("no pipeline in this run (pp = 1)")
-                                     : tr("no data"));
+        QString note = tr("no data");
+        if (c == kMemory) note = tr("no memory samples in this run");
+        if (c == kBubble) {
+          note = stagesUnknown_ ? tr("pipeline stages unknown:\nthe trace does not say")
+                                : tr("no pipeline in this run (pp = 1)");
+        }
+        if (c == kLoss) note = tr("no loss recorded in this run");
+        text->setText(note);
         text->setColor(palette().color(QPalette::PlaceholderText));
       }
     }
@@ -563,6 +584,14 @@ double ChartsPanel::barTopPixel(Chart chart, const QString& series, int index) c
     }
   }
   return -1;
+}
+
+QString ChartsPanel::emptyNote(Chart chart) const {
+  QCustomPlot* plot = plots_[chart];
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) return text->text();
+  }
+  return {};
 }
 
 QWidget* ChartsPanel::plotWidget(Chart chart) const {

@@ -63,6 +63,9 @@ class ChartsPanel : public QWidget {
   // The values the chart's plottable named `series` holds, in key order (for
   // tests: what is drawn, read back from the plot).
   std::vector<double> plottedValues(Chart chart, const QString& series) const;
+  // What an empty chart says in its middle ("no loss recorded in this run",
+  // ...); empty while the chart draws something or before any report.
+  QString emptyNote(Chart chart) const;
   // The top of the bar of `series` at key index `index` in widget pixels of
   // the plot (y grows downwards), or -1 when there is none.
   double barTopPixel(Chart chart, const QString& series, int index) const;
@@ -122,6 +125,7 @@ class ChartsPanel : public QWidget {
   QProgressBar* progress_ = nullptr;
   AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
+  bool stagesUnknown_ = false;           // no rank of the report knows its pipeline stage
   int builtColumns_ = 3;                 // the legends' columns at the last rebuild()
   ChartData shownLoss_;                  // the shown run's loss, alone
   std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison

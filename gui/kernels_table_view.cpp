@@ -1,6 +1,7 @@
 #include "gui/kernels_table_view.h"
 
 #include <QHeaderView>
+#include <QPainter>
 #include <QResizeEvent>
 #include <algorithm>
 #include <cmath>
@@ -47,6 +48,21 @@ void KernelsTableView::fitColumns() {
   // wider than the names need once that pushes numbers off.
   int name = std::max(room - numbers, std::min(least, widest));
   header->resizeSection(KernelsTableModel::kName, std::max(name, header->minimumSectionSize()));
+}
+
+void KernelsTableView::setEmptyText(const QString& text) {
+  if (text == emptyText_) return;
+  emptyText_ = text;
+  viewport()->update();
+}
+
+void KernelsTableView::paintEvent(QPaintEvent* event) {
+  QTableView::paintEvent(event);
+  if (model() == nullptr || model()->rowCount() > 0 || emptyText_.isEmpty()) return;
+  QPainter p(viewport());
+  p.setPen(palette().color(QPalette::PlaceholderText));
+  p.drawText(viewport()->rect().adjusted(24, 24, -24, -24),
+             Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, emptyText_);
 }
 
 void KernelsTableView::resizeEvent(QResizeEvent* event) {

@@ -11,7 +11,8 @@
 // Long names are elided in the middle (a kernel's distinguishing suffix,
 // "_nn" or "_tn", stays); the whole name is in the tooltip. Columns are fitted
 // again on every model reset and resize; a user's drag of the name's edge
-// holds until then.
+// holds until then. With no rows the viewport says why (setEmptyText: no run
+// analysed yet, or a run without GPU kernel records), not a blank pane.
 #pragma once
 
 #include <QTableView>
@@ -28,9 +29,16 @@ class KernelsTableView : public QTableView {
   void setModel(QAbstractItemModel* model) override;
   // Sizes the columns as the contract says (called on reset and resize).
   void fitColumns();
+  // What the empty table says in its middle.
+  void setEmptyText(const QString& text);
+  QString emptyText() const { return emptyText_; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  QString emptyText_;
 };
 
 }  // namespace bubblescope::gui

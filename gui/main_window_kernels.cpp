@@ -35,6 +35,7 @@ void MainWindow::buildKernelsTab() {
   kernelsView_->setSortingEnabled(true);
   kernelsView_->sortByColumn(KernelsTableModel::kTotalMs, Qt::DescendingOrder);
   tabs_->insertTab(kKernelsTab, kernelsView_, tr("Kernels"));
+  clearKernels();
   // A kernel name can be 500 characters: kernels_table_view.h gives it
   // what the numbers leave, at least 40% of the width (the whole name in its
   // tooltip).
@@ -78,6 +79,21 @@ void MainWindow::buildKernelsTab() {
             view->setSelectedSpan(record);
             tabs_->setCurrentIndex(kTimelineTab);
           });
+}
+
+void MainWindow::clearKernels() {
+  kernels_->clear();
+  kernelsView_->setEmptyText(tr("The shown run's GPU kernels are listed once it is analysed."));
+}
+
+void MainWindow::showKernels(const analysis::RunReport& report) {
+  kernels_->setReport(report);
+  // A CPU run (measured here or simulated) has no GPU records: said so,
+  // not a blank table.
+  kernelsView_->setEmptyText(
+      tr("No GPU kernel records in run %1. This tab lists the kernels of a run with GPU "
+         "streams: an imported PyTorch profiler (Kineto) or Nsight Systems trace.")
+          .arg(report.run.id));
 }
 
 }  // namespace bubblescope::gui

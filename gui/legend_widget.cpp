@@ -41,10 +41,14 @@ std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categor
   std::vector<Item> items;
   std::vector<bool> categoryTaken(trace_model::kKernelCategoryCount, false);
   for (const LegendEntry& e : legendEntries()) {
-    // GPU-only and rare kinds would crowd the legend of a CPU run; they keep
-    // their colours, and the tooltip names them.
-    if (e.kind == EventKind::kMemset || e.kind == EventKind::kOther) continue;
+    // GPU-only kinds would crowd the legend of a CPU run; they keep their
+    // colours, and the tooltip names them.
+    if (e.kind == EventKind::kMemset) continue;
     const uint32_t bit = uint32_t{1} << static_cast<int>(e.kind);
+    // "Other" is an imported trace's host ops and API calls (most of its CPU
+    // lanes' grey): listed when the run has some off the GPU streams, not
+    // before a run is known.
+    if (e.kind == EventKind::kOther && (kinds == 0 || (kinds & kindsOffGpu & bit) == 0)) continue;
     if (kinds != 0 && (kinds & bit) == 0) continue;
     // GPU records are painted by kernel category at every zoom (the overview
     // bins them by category too): once any category is shown, the kinds
@@ -53,7 +57,9 @@ std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categor
                             (kindsOffGpu & bit) == 0)) {
       continue;
     }
-    Item item{e.label, e.colour};
+    Item item{
+        e.kind == EventKind::kOther ? LegendWidget::tr("other (host ops, API calls)") : e.label,
+        e.colour};
     // A shown category of the same colour (a collective's kind and its GPU
     // category) shares the swatch: one colour, one entry.
     for (int c = 0; c < trace_model::kKernelCategoryCount; ++c) {

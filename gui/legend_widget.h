@@ -8,6 +8,8 @@
 // bubble hatch is listed only for a run that marks steps (setHasSteps): the
 // timeline hatches idle time inside steps only, so a run without steps (an
 // import of a trace with no step ranges) never shows it.
+// An imported trace's host ops and API calls (kind "other", off the GPU
+// streams) are listed as "other (host ops, API calls)".
 // Each colour is listed once: a kind and a kernel category of the same colour
 // (a CPU-side all-reduce and an NCCL all-reduce kernel) share one swatch
 // named for both ("all-reduce (CPU and GPU)").

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "gui/legend_widget.h"
+#include "gui/span_palette.h"
 #include "gui/timeline_model.h"
 #include "gui/timeline_panel.h"
 #include "tests/gui/gui_trace.h"
@@ -158,6 +159,42 @@ TEST(TimelineModel, TheBubbleSwatchIsListedOnlyForARunWithSteps) {
   }
   // No run yet: every entry, the bubble too.
   EXPECT_TRUE(hasBubble(LegendWidget()));
+}
+
+// An imported trace's CPU lanes are mostly host ops and API calls (kind
+// "other", grey): the legend names that grey once the run has them off the
+// GPU streams (issue 31 walk: the grey most of a Kineto or Nsight import's
+// CPU rows are painted in had no legend entry); a run without them, or no
+// run yet, lists no such entry.
+TEST(TimelineModel, TheLegendNamesTheGreyOfAnImportsHostOps) {
+  auto others = [](const LegendWidget& legend) {
+    int n = 0;
+    for (const LegendWidget::Entry& e : legend.entries()) {
+      n += e.colour.isValid() && e.colour.rgb() == colourOf(EventKind::kOther).rgb() ? 1 : 0;
+    }
+    return n;
+  };
+  ImportedLikeTrace t;
+  ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  while (!model.caughtUp()) ASSERT_TRUE(model.ingest(1000).isOk());
+  LegendWidget legend;
+  legend.setKinds(model.kinds());
+  legend.setKindsOffGpu(model.kindsOffGpu());
+  legend.setKernelCategories(model.kernelCategories());
+  EXPECT_EQ(others(legend), 1);
+  bool named = false;
+  for (const LegendWidget::Entry& e : legend.entries())
+    named |= e.label == "other (host ops, API calls)";
+  EXPECT_TRUE(named);
+  // A run whose only "other" records are on GPU streams: their category
+  // names them there.
+  LegendWidget gpuOnly;
+  gpuOnly.setKinds(uint32_t{1} << int(EventKind::kOther));
+  gpuOnly.setKindsOffGpu(0);
+  EXPECT_EQ(others(gpuOnly), 0);
+  EXPECT_EQ(others(LegendWidget()), 0) << "no run yet";
 }
 
 }  // namespace

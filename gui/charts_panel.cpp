@@ -444,6 +444,9 @@ void ChartsPanel::rebuild() {
         if (c == kLoss) note = tr("no loss recorded in this run");
         text->setText(note);
         text->setColor(palette().color(QPalette::PlaceholderText));
+        // On a box of the plot's colour: no grid or zero line through it.
+        text->setBrush(palette().brush(QPalette::Base));
+        text->setPadding(QMargins(4, 2, 4, 2));
       }
     }
     applyPalette(plot);

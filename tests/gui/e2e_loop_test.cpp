@@ -313,7 +313,8 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   QString status;
   for (QLabel* l : window.statusBar()->findChildren<QLabel*>()) status += l->text() + "\n";
   EXPECT_TRUE(status.contains("other.db · 1 run\n")) << status.toStdString();
-  EXPECT_FALSE(status.contains("is not in")) << "a stale row was selected: " << status.toStdString();
+  EXPECT_FALSE(status.contains("is not in"))
+      << "a stale row was selected: " << status.toStdString();
   // The tabs follow: the new file's run is analysed, the old file's report
   // gone from the charts, metrics and kernels (issue 31 item 1).
   const int64_t otherRun = window.runsModel()->rows().front().id;

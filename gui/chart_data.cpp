@@ -79,7 +79,9 @@ ChartData bubbleChart(const analysis::RunReport& report) {
   ChartSeries formula{QStringLiteral("formula"), {}};
   bool anyReplayed = false;
   for (const auto& s : report.stages) {
-    c.labels << QStringLiteral("stage %1").arg(s.stage);
+    // The axis says "pipeline stage": "stage 0stage 1stage 2" overlapped
+    // at four stages on a 1280 px screen.
+    c.labels << QString::number(s.stage);
     c.ids.push_back(s.stage);
     measured.values.push_back(orNaN(s.bubbleFraction));
     replayed.values.push_back(orNaN(s.bubbleReplayed));

@@ -48,6 +48,10 @@ QColor ChartsPanel::seriesColour(const QString& name) {
   if (name == "comm pp") return colourOf(EventKind::kSend);
   if (name == "comm zero") return QColor(0xff, 0x8f, 0x00);
   if (name == "comm ep") return colourOf(EventKind::kAllToAll);
+  // Communication of no dimension and of a process group whose dimension the
+  // trace does not name (an import): two colours, neither the ratio's grey.
+  if (name == "comm other") return QColor(0x79, 0x55, 0x48);
+  if (name == "comm unknown") return QColor(0x54, 0x6e, 0x7a);
   if (name == "loss") return colourOf(EventKind::kBackward);
   if (name == "parameters") return QColor(76, 114, 176);
   if (name == "gradients") return QColor(221, 132, 82);
@@ -139,7 +143,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   for (int c = 0; c < kChartCount; ++c) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(chartName(static_cast<Chart>(c)));
-    plot->setMinimumSize(260, 200);
+    plot->setMinimumSize(260, kPlotMinHeight);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, QString(), QFont()));
     plot->legend->setVisible(true);
@@ -200,6 +204,7 @@ QString ChartsPanel::chartName(Chart chart) {
 
 void ChartsPanel::clear() {
   hasReport_ = false;
+  stagesUnknown_ = false;
   for (auto& d : data_) d = ChartData{};
   shownLoss_ = ChartData{};
   shownCurve_.reset();
@@ -232,6 +237,9 @@ void ChartsPanel::setProgress(int done, int total) {
 
 void ChartsPanel::setReport(const analysis::RunReport& report) {
   hasReport_ = true;
+  stagesUnknown_ = !report.ranks.empty() &&
+                   std::all_of(report.ranks.begin(), report.ranks.end(),
+                               [](const analysis::RankReport& r) { return r.info.pp < 0; });
   data_[kUtilisation] = utilisationChart(report);
   data_[kBubble] = bubbleChart(report);
   data_[kBreakdown] = breakdownChart(report);
@@ -306,6 +314,34 @@ int ChartsPanel::legendColumns() const {
 void ChartsPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (legendColumns() != builtColumns_) rebuild();
+  if (parentWidget() != nullptr) fitChartsTo(parentWidget()->height());
+}
+
+bool ChartsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == parentWidget() && event->type() == QEvent::Resize) {
+    fitChartsTo(parentWidget()->height());
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void ChartsPanel::fitChartsTo(int visible) {
+  auto* grid = static_cast<QGridLayout*>(layout());
+  const int spacing = std::max(grid->verticalSpacing(), 0);
+  // Where the charts begin: under the summary line, as laid out now.
+  const int top = grid->cellRect(1, 0).isValid() ? grid->cellRect(1, 0).top()
+                                                 : summary_->sizeHint().height() + spacing;
+  const int advice =
+      advice_->minimumSizeHint().height() + spacing + grid->contentsMargins().bottom();
+  // The whole panel fits: the rows share the height by their stretch. Else
+  // the charts take what the view shows and the advice goes below.
+  int rows = 0;
+  if (visible < top + 2 * kPlotMinHeight + spacing + advice) {
+    rows = std::max(kPlotMinHeight, (visible - top - spacing) / 2);
+  }
+  if (grid->rowMinimumHeight(1) == rows) return;
+  grid->setRowMinimumHeight(1, rows);
+  grid->setRowMinimumHeight(2, rows);
+  grid->setRowStretch(3, rows > 0 ? 100 : 2);  // the advice takes any rest
 }
 
 void ChartsPanel::rebuild() {
@@ -383,7 +419,15 @@ void ChartsPanel::rebuild() {
     fitValues(plot, c != kLoss);
     if (c == kLoss && d.labels.size() > 0) plot->xAxis->setRange(-0.3, d.labels.size() - 0.7);
     plot->legend->setVisible(true);  // an invisible layout element collapses the axes
-    if (plot->plottableCount() == 0) {
+    // Series without a single value (a simulated or imported run's loss)
+    // draw nothing either: the chart is empty.
+    bool drawn = false;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+      drawn = drawn || !plot->plottable(i)->interface1D() ||
+              plot->plottable(i)->interface1D()->dataCount() > 0;
+    }
+    if (!drawn) {
+      plot->clearPlottables();
       // An empty legend would cap the layout's width (its maximum size is
       // that of its items): give it one, and say why the chart is empty.
       plot->addGraph()->setName(hasReport_ ? tr("(none)") : tr("(no run)"));
@@ -391,10 +435,18 @@ void ChartsPanel::rebuild() {
         auto* text = new QCPItemText(plot);
         text->position->setType(QCPItemPosition::ptAxisRectRatio);
         text->position->setCoords(0.5, 0.5);
-        text->setText(c == kMemory   ? tr("no memory samples in this run")
-                      : c == kBubble ? tr("no pipeline in this run (pp = 1)")
-                                     : tr("no data"));
+        QString note = tr("no data");
+        if (c == kMemory) note = tr("no memory samples in this run");
+        if (c == kBubble) {
+          note = stagesUnknown_ ? tr("pipeline stages unknown:\nthe trace does not say")
+                                : tr("no pipeline in this run (pp = 1)");
+        }
+        if (c == kLoss) note = tr("no loss recorded in this run");
+        text->setText(note);
         text->setColor(palette().color(QPalette::PlaceholderText));
+        // On a box of the plot's colour: no grid or zero line through it.
+        text->setBrush(palette().brush(QPalette::Base));
+        text->setPadding(QMargins(4, 2, 4, 2));
       }
     }
     applyPalette(plot);
@@ -407,12 +459,11 @@ QString ChartsPanel::detailsHtml(const analysis::RunReport& report) {
     return ns ? QString::number(*ns / 1e6, 'f', 2) : QStringLiteral("-");
   };
   // No step time (a trace that marks no step): said so, not "mean - ms".
-  QString html =
-      report.stepTimeMeanNs
-          ? tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
-                .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
-                     ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs))
-          : tr("<b>Measured step time</b> none: the trace marks no step<br>");
+  QString html = report.stepTimeMeanNs
+                     ? tr("<b>Measured step time</b> mean %1 ms · min %2 · max %3 · std %4<br>")
+                           .arg(ms(report.stepTimeMeanNs), ms(report.stepTimeMinNs),
+                                ms(report.stepTimeMaxNs), ms(report.stepTimeStdNs))
+                     : tr("<b>Measured step time</b> none: the trace marks no step<br>");
   // The ideal-hardware replay of an oversubscribed run: its step and its
   // bubble per stage, which the report's note below explains.
   QStringList replayed;
@@ -478,6 +529,10 @@ void ChartsPanel::applyPalette(QCustomPlot* plot) {
 
 void ChartsPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
+  if (event->type() == QEvent::ParentChange && parentWidget() != nullptr) {
+    parentWidget()->installEventFilter(this);
+    fitChartsTo(parentWidget()->height());
+  }
   if (event->type() == QEvent::PaletteChange) {
     for (QCustomPlot* plot : plots_) {
       applyPalette(plot);
@@ -532,6 +587,14 @@ double ChartsPanel::barTopPixel(Chart chart, const QString& series, int index) c
     }
   }
   return -1;
+}
+
+QString ChartsPanel::emptyNote(Chart chart) const {
+  QCustomPlot* plot = plots_[chart];
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) return text->text();
+  }
+  return {};
 }
 
 QWidget* ChartsPanel::plotWidget(Chart chart) const {

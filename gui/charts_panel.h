@@ -8,7 +8,11 @@
 // (grad_compression_text.h).
 //
 // Contract: draws exactly what chart_data.h computes from the report (no
-// analysis here); setReport() replaces everything. Clicking a bar emits the
+// analysis here); setReport() replaces everything. In a scroll area (the
+// main window's Charts tab) too short for the whole panel, the five charts
+// take the visible height, at least kPlotMinHeight each, and the advice goes
+// below them, to scroll to: a small screen never cuts a chart or its legend
+// at the view's lower edge. Clicking a bar emits the
 // rank, stage or step it stands for. qcustomplot.h is included only in the
 // .cpp. GUI thread only.
 #pragma once
@@ -59,6 +63,9 @@ class ChartsPanel : public QWidget {
   // The values the chart's plottable named `series` holds, in key order (for
   // tests: what is drawn, read back from the plot).
   std::vector<double> plottedValues(Chart chart, const QString& series) const;
+  // What an empty chart says in its middle ("no loss recorded in this run",
+  // ...); empty while the chart draws something or before any report.
+  QString emptyNote(Chart chart) const;
   // The top of the bar of `series` at key index `index` in widget pixels of
   // the plot (y grows downwards), or -1 when there is none.
   double barTopPixel(Chart chart, const QString& series, int index) const;
@@ -92,9 +99,16 @@ class ChartsPanel : public QWidget {
  protected:
   void changeEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  // Watches the resizes of the widget the panel sits in (a scroll area's
+  // viewport) to fit the charts to its height.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   static constexpr int kThreeColumnLegendPx = 420;
+  static constexpr int kPlotMinHeight = 170;
+  // The chart rows' least height for a view `visible` px high (0: the
+  // panel fits it whole, the rows share its height by their stretch).
+  void fitChartsTo(int visible);
   // Legend entries per row at the charts' present width (2 or 3).
   int legendColumns() const;
   void rebuild();
@@ -111,6 +125,7 @@ class ChartsPanel : public QWidget {
   QProgressBar* progress_ = nullptr;
   AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
+  bool stagesUnknown_ = false;           // no rank of the report knows its pipeline stage
   int builtColumns_ = 3;                 // the legends' columns at the last rebuild()
   ChartData shownLoss_;                  // the shown run's loss, alone
   std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison

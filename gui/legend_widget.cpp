@@ -35,24 +35,31 @@ struct Item {
   int chunk = 0;
 };
 
-std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categories, int chunks) {
+std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categories, int chunks,
+                          bool hasSteps) {
   using trace_model::EventKind;
   std::vector<Item> items;
   std::vector<bool> categoryTaken(trace_model::kKernelCategoryCount, false);
   for (const LegendEntry& e : legendEntries()) {
-    // GPU-only and rare kinds would crowd the legend of a CPU run; they keep
-    // their colours, and the tooltip names them.
-    if (e.kind == EventKind::kMemset || e.kind == EventKind::kOther) continue;
+    // GPU-only kinds would crowd the legend of a CPU run; they keep their
+    // colours, and the tooltip names them.
+    if (e.kind == EventKind::kMemset) continue;
     const uint32_t bit = uint32_t{1} << static_cast<int>(e.kind);
+    // "Other" is an imported trace's host ops and API calls (most of its CPU
+    // lanes' grey): listed when the run has some off the GPU streams, not
+    // before a run is known.
+    if (e.kind == EventKind::kOther && (kinds == 0 || (kinds & kindsOffGpu & bit) == 0)) continue;
     if (kinds != 0 && (kinds & bit) == 0) continue;
     // GPU records are painted by kernel category at every zoom (the overview
     // bins them by category too): once any category is shown, the kinds
     // only GPU streams hold give way to the categories.
-    if (categories != 0 &&
-        (e.kind == EventKind::kMemcpy || e.kind == EventKind::kKernel || (kindsOffGpu & bit) == 0)) {
+    if (categories != 0 && (e.kind == EventKind::kMemcpy || e.kind == EventKind::kKernel ||
+                            (kindsOffGpu & bit) == 0)) {
       continue;
     }
-    Item item{e.label, e.colour};
+    Item item{
+        e.kind == EventKind::kOther ? LegendWidget::tr("other (host ops, API calls)") : e.label,
+        e.colour};
     // A shown category of the same colour (a collective's kind and its GPU
     // category) shares the swatch: one colour, one entry.
     for (int c = 0; c < trace_model::kKernelCategoryCount; ++c) {
@@ -74,7 +81,9 @@ std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categor
   for (int chunk = 0; chunks >= 2 && chunk < chunks; ++chunk) {
     items.push_back({LegendWidget::tr("chunk %1").arg(chunk), {}, Item::Swatch::kChunk, chunk});
   }
-  items.push_back({LegendWidget::tr("idle in step (bubble)"), {}, Item::Swatch::kHatch});
+  if (hasSteps) {  // the timeline hatches idle time inside steps only
+    items.push_back({LegendWidget::tr("idle in step (bubble)"), {}, Item::Swatch::kHatch});
+  }
   const uint32_t transfers = (uint32_t{1} << static_cast<int>(EventKind::kSend)) |
                              (uint32_t{1} << static_cast<int>(EventKind::kRecv));
   if (kinds == 0 || (kinds & transfers) != 0) {
@@ -87,7 +96,7 @@ std::vector<Item> itemsOf(uint32_t kinds, uint32_t kindsOffGpu, uint32_t categor
 
 std::vector<LegendWidget::Entry> LegendWidget::entries() const {
   std::vector<Entry> out;
-  for (const Item& item : itemsOf(kinds_, kindsOffGpu_, categories_, chunks_)) {
+  for (const Item& item : itemsOf(kinds_, kindsOffGpu_, categories_, chunks_, hasSteps_)) {
     out.push_back({item.label, item.colour});
   }
   return out;
@@ -96,7 +105,7 @@ std::vector<LegendWidget::Entry> LegendWidget::entries() const {
 int LegendWidget::layoutEntries(int width, QPainter* p) const {
   const QFontMetrics fm(font());
   int x = 6, y = 3;
-  for (const Item& item : itemsOf(kinds_, kindsOffGpu_, categories_, chunks_)) {
+  for (const Item& item : itemsOf(kinds_, kindsOffGpu_, categories_, chunks_, hasSteps_)) {
     const int w = kSwatch + 4 + fm.horizontalAdvance(item.label) + 12;
     if (x + w > width && x > 6) {
       x = 6;
@@ -110,8 +119,7 @@ int LegendWidget::layoutEntries(int width, QPainter* p) const {
           break;
         case Item::Swatch::kChunk: {
           const QRect left(r.left(), r.top(), r.width() / 2, r.height());
-          p->fillRect(left,
-                      chunkShade(colourOf(trace_model::EventKind::kForward), item.chunk));
+          p->fillRect(left, chunkShade(colourOf(trace_model::EventKind::kForward), item.chunk));
           p->fillRect(QRect(left.right() + 1, r.top(), r.width() - left.width(), r.height()),
                       chunkShade(colourOf(trace_model::EventKind::kBackward), item.chunk));
           break;
@@ -155,6 +163,13 @@ void LegendWidget::setKinds(uint32_t kinds) {
 void LegendWidget::setKindsOffGpu(uint32_t kinds) {
   if (kinds == kindsOffGpu_) return;
   kindsOffGpu_ = kinds;
+  updateGeometry();
+  update();
+}
+
+void LegendWidget::setHasSteps(bool hasSteps) {
+  if (hasSteps == hasSteps_) return;
+  hasSteps_ = hasSteps;
   updateGeometry();
   update();
 }

@@ -4,7 +4,12 @@
 // chunk (its forward and backward shades); for a run with GPU streams, one
 // swatch per kernel category the timeline has shown (GPU records are painted
 // by category at every zoom: the kinds "GPU kernel" and "memcpy" give way to
-// them, and so do the kinds only GPU streams hold, setKindsOffGpu()).
+// them, and so do the kinds only GPU streams hold, setKindsOffGpu()). The
+// bubble hatch is listed only for a run that marks steps (setHasSteps): the
+// timeline hatches idle time inside steps only, so a run without steps (an
+// import of a trace with no step ranges) never shows it.
+// An imported trace's host ops and API calls (kind "other", off the GPU
+// streams) are listed as "other (host ops, API calls)".
 // Each colour is listed once: a kind and a kernel category of the same colour
 // (a CPU-side all-reduce and an NCCL all-reduce kernel) share one swatch
 // named for both ("all-reduce (CPU and GPU)").
@@ -45,6 +50,10 @@ class LegendWidget : public QWidget {
   // those kinds are listed (the others are painted by category). Every bit
   // until it is set.
   void setKindsOffGpu(uint32_t kinds);
+  // Whether the run marks steps (TimelineModel::steps() not empty); true
+  // until set (no run yet: every entry).
+  void setHasSteps(bool hasSteps);
+  bool hasSteps() const { return hasSteps_; }
 
   // What the legend lists, in order: each entry's label and its one colour
   // (invalid for the chunk swatches, the bubble hatch and the arrow).
@@ -65,6 +74,7 @@ class LegendWidget : public QWidget {
   uint32_t categories_ = 0;
   uint32_t kinds_ = 0;
   uint32_t kindsOffGpu_ = ~uint32_t{0};
+  bool hasSteps_ = true;
 };
 
 }  // namespace bubblescope::gui

@@ -243,7 +243,7 @@ Status MainWindow::openFile(const QString& path) {
   compareAnalysis_->cancel();
   report_.reset();
   metrics_->clear();
-  kernels_->clear();
+  clearKernels();
   charts_->clear();
   baselineRunId_ = 0;
   runs_->setRows({});
@@ -320,7 +320,7 @@ Status MainWindow::showRun(int64_t runId) {
   planner_->setTrace(reader_.get(), path_, runId);
   report_.reset();
   metrics_->clear();
-  kernels_->clear();
+  clearKernels();
   charts_->clear();
   (void)analyzeShownRun();
   const int row = runs_->rowOfRun(runId);
@@ -452,7 +452,7 @@ void MainWindow::onReport(const analysis::RunReport& report) {
   charts_->setReport(report);
   metrics_->setReport(report);
   metricsView_->resizeColumnsToContents();
-  kernels_->setReport(report);
+  showKernels(report);
 }
 
 Status MainWindow::compareRuns(int64_t runA, int64_t runB, bool synchronous) {

@@ -36,6 +36,7 @@ class ChartsPanel;
 class CompareView;
 class LayoutEditor;
 class KernelsTableModel;
+class KernelsTableView;
 class MetricsTableModel;
 class PlannerPanel;
 class ClusterPlannerPanel;
@@ -113,7 +114,7 @@ class MainWindow : public QMainWindow {
   ChartsPanel* charts() const { return charts_; }
   MetricsTableModel* metrics() const { return metrics_; }
   KernelsTableModel* kernels() const { return kernels_; }
-  QTableView* kernelsView() const { return kernelsView_; }
+  KernelsTableView* kernelsView() const { return kernelsView_; }
   CompareView* compareView() const { return compare_; }
   TeachingLab* teachingLab() const { return teaching_; }
   PlannerPanel* planner() const { return planner_; }
@@ -137,6 +138,9 @@ class MainWindow : public QMainWindow {
   // The Kernels tab (main_window_kernels.cpp): the report's GPU kernels,
   // sortable; a row selects its kernel's longest record in the timeline.
   void buildKernelsTab();
+  // The Kernels tab emptied (no report yet), or filled from a report.
+  void clearKernels();
+  void showKernels(const analysis::RunReport& report);
   void fillRecentMenu();
   void chooseAndOpen();
   void startRun();
@@ -181,7 +185,7 @@ class MainWindow : public QMainWindow {
   MetricsTableModel* metrics_ = nullptr;
   QTableView* metricsView_ = nullptr;
   KernelsTableModel* kernels_ = nullptr;
-  QTableView* kernelsView_ = nullptr;
+  KernelsTableView* kernelsView_ = nullptr;
   CompareView* compare_ = nullptr;
   TeachingLab* teaching_ = nullptr;
   RunProgressWidget* progress_ = nullptr;

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "gui/kernels_table_model.h"
+#include "gui/kernels_table_view.h"
 #include "gui/main_window.h"
 #include "gui/timeline_panel.h"
 #include "gui/timeline_view.h"
@@ -24,7 +25,7 @@ void MainWindow::buildKernelsTab() {
   auto* sorted = new QSortFilterProxyModel(this);
   sorted->setSourceModel(kernels_);
   sorted->setSortRole(KernelsTableModel::kValueRole);
-  kernelsView_ = new QTableView(this);
+  kernelsView_ = new KernelsTableView(this);
   kernelsView_->setObjectName("kernelsView");
   kernelsView_->setModel(sorted);
   kernelsView_->verticalHeader()->hide();
@@ -33,15 +34,11 @@ void MainWindow::buildKernelsTab() {
   kernelsView_->setSelectionMode(QAbstractItemView::SingleSelection);
   kernelsView_->setSortingEnabled(true);
   kernelsView_->sortByColumn(KernelsTableModel::kTotalMs, Qt::DescendingOrder);
-  kernelsView_->setWordWrap(false);
-  kernelsView_->setTextElideMode(Qt::ElideRight);
   tabs_->insertTab(kKernelsTab, kernelsView_, tr("Kernels"));
-  // A kernel name can be 500 characters: its column takes the width the
-  // numbers leave (elided; the whole name in its tooltip).
-  kernelsView_->horizontalHeader()->setSectionResizeMode(KernelsTableModel::kName,
-                                                         QHeaderView::Stretch);
-  connect(kernels_, &QAbstractItemModel::modelReset, kernelsView_,
-          &QTableView::resizeColumnsToContents);
+  clearKernels();
+  // A kernel name can be 500 characters: kernels_table_view.h gives it
+  // what the numbers leave, at least 40% of the width (the whole name in its
+  // tooltip).
   auto recordOf = [this, sorted](const QModelIndex& index) {
     return kernels_->longestRecordAt(sorted->mapToSource(index).row());
   };
@@ -82,6 +79,21 @@ void MainWindow::buildKernelsTab() {
             view->setSelectedSpan(record);
             tabs_->setCurrentIndex(kTimelineTab);
           });
+}
+
+void MainWindow::clearKernels() {
+  kernels_->clear();
+  kernelsView_->setEmptyText(tr("The shown run's GPU kernels are listed once it is analysed."));
+}
+
+void MainWindow::showKernels(const analysis::RunReport& report) {
+  kernels_->setReport(report);
+  // A CPU run (measured here or simulated) has no GPU records: said so,
+  // not a blank table.
+  kernelsView_->setEmptyText(
+      tr("No GPU kernel records in run %1. This tab lists the kernels of a run with GPU "
+         "streams: an imported PyTorch profiler (Kineto) or Nsight Systems trace.")
+          .arg(report.run.id));
 }
 
 }  // namespace bubblescope::gui

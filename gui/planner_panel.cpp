@@ -139,6 +139,9 @@ void PlannerPanel::fillCalibrations(qint64 keep) {
 }
 
 void PlannerPanel::onCalibrationChosen() {
+  // The box shows 24 characters on a 1280 px screen: the whole choice is
+  // its tooltip.
+  source_->setToolTip(source_->currentText());
   const qint64 kind = source_->currentData().toLongLong();
   calibration_.reset();
   calibrationSource_.clear();

@@ -12,6 +12,7 @@
 #include "gui/charts_panel.h"
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
+#include "gui/kernels_table_view.h"
 #include "gui/main_window.h"
 #include "gui/cluster_planner_panel.h"
 #include "gui/planner_panel.h"

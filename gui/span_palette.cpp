@@ -139,4 +139,9 @@ QColor arrowColour(const QPalette& palette) {
   return dark ? QColor(0xb0, 0xbe, 0xc5) : QColor(0x37, 0x47, 0x4f);
 }
 
+QColor stepMarkColour(const QPalette& palette) {
+  const bool dark = palette.color(QPalette::Window).lightness() < 128;
+  return dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
+}
+
 }  // namespace bubblescope::gui

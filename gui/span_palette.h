@@ -56,5 +56,8 @@ QColor unindexedColour(const QPalette& palette);
 QColor bubbleHatchColour();
 // Send -> receive arrows (a light variant on a dark base palette).
 QColor arrowColour(const QPalette& palette);
+// The timeline ruler's step marks and "step N" labels, over the window
+// colour (a light blue on a dark palette: the dark blue was hardly legible).
+QColor stepMarkColour(const QPalette& palette);
 
 }  // namespace bubblescope::gui

@@ -313,7 +313,10 @@ bool TeachingLab::playing() const {
 
 void TeachingLab::refresh() {
   for (QSlider* s : {p_, m_, v_}) {
-    findChild<QLabel*>(s->objectName() + "_value")->setText(QString::number(s->value()));
+    // A schedule without chunks has one per stage, whatever the idle
+    // slider holds (it read "chunks v 2" beside 1F1B).
+    const int value = s == v_ && !v_->isEnabled() ? 1 : s->value();
+    findChild<QLabel*>(s->objectName() + "_value")->setText(QString::number(value));
   }
   for (QSlider* s : {b_, w_, comm_}) {
     findChild<QLabel*>(s->objectName() + "_value")

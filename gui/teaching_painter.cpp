@@ -9,6 +9,13 @@
 #include "gui/time_format.h"
 
 namespace bubblescope::gui {
+
+QString measuredStageLabel(const analysis::MeasuredStage& stage) {
+  const QString bubble = QString::number(stage.bubble * 100, 'f', 0);
+  if (stage.stage < 0) return QStringLiteral("rank %1 (stage ?) %2%").arg(stage.rank).arg(bubble);
+  return QStringLiteral("stage %1 (rank %2) %3%").arg(stage.stage).arg(stage.rank).arg(bubble);
+}
+
 namespace {
 
 using trace_model::EventKind;
@@ -92,10 +99,7 @@ void paintMeasured(QPainter& p, const TeachingLabModel& m, const G& g, const QPa
   for (const analysis::MeasuredStage& st : s.stages) {
     p.setPen(pal.color(QPalette::Text));
     p.drawText(QRect(6, y, G::kLabelWidth - 10, G::kMeasuredRow), Qt::AlignVCenter,
-               QStringLiteral("stage %1 (rank %2) %3%")
-                   .arg(st.stage)
-                   .arg(st.rank)
-                   .arg(st.bubble * 100, 0, 'f', 0));
+               measuredStageLabel(st));
     for (const analysis::StageSpan& span : st.spans) {
       const double x0 = g.xOfMeasured(static_cast<double>(span.startNs));
       const double x1 = std::max(g.xOfMeasured(static_cast<double>(span.endNs)), x0 + 1);

@@ -65,6 +65,10 @@ QColor chunkColour(trace_model::EventKind kind, int32_t chunk);
 trace_model::EventKind kindOfOp(layout::OpType type);
 // The fill of the activations-in-flight lane.
 QColor inFlightColour();
+// A measured stage's row label: "stage 1 (rank 3) 24%" (its bubble), or
+// "rank 0 (stage ?) 73%" for a rank whose stage the trace does not say (an
+// import; not "stage -1").
+QString measuredStageLabel(const analysis::MeasuredStage& stage);
 
 void paintTeachingLab(QPainter& painter, const TeachingLabModel& model, int width,
                       const QPalette& palette);

@@ -35,6 +35,7 @@ void matchLegend(LegendWidget& legend, const TimelineView* view) {
   legend.setKernelCategories(view->model() != nullptr ? view->model()->kernelCategories() : 0);
   legend.setKinds(view->model() != nullptr ? view->model()->kinds() : 0);
   legend.setKindsOffGpu(view->model() != nullptr ? view->model()->kindsOffGpu() : ~uint32_t{0});
+  legend.setHasSteps(view->model() == nullptr || !view->model()->steps().empty());
   legend.resize(view->width(), legend.heightForWidth(view->width()));
 }
 

@@ -475,7 +475,7 @@ void paintRuler(QPainter& p, const LayerContext& c) {
   }
   if (c.overlay.steps == nullptr) return;
   // Step marks (ruler_ticks.h): a line per step, none through a label.
-  p.setPen(QColor(0x1565c0));
+  p.setPen(stepMarkColour(c.palette));
   const auto marks = stepMarks(at, *c.overlay.steps,
                                [&fm](const QString& text) { return fm.horizontalAdvance(text); });
   for (const StepMark& m : marks) {

@@ -61,12 +61,12 @@ TimelinePanel::TimelinePanel(QWidget* parent, TimelineOptions options)
   indexTimer_.setSingleShot(true);
   indexTimer_.setInterval(0);
   connect(&indexTimer_, &QTimer::timeout, &model_, &TimelineModel::startIndexing);
-  connect(&model_, &TimelineModel::indexProgressed, this,
-          [this] {
-            legend_->setChunkCount(model_.chunkCount());
-            legend_->setKinds(model_.kinds());
-            legend_->setKindsOffGpu(model_.kindsOffGpu());
-          });
+  connect(&model_, &TimelineModel::indexProgressed, this, [this] {
+    legend_->setChunkCount(model_.chunkCount());
+    legend_->setKinds(model_.kinds());
+    legend_->setKindsOffGpu(model_.kindsOffGpu());
+    legend_->setHasSteps(!model_.steps().empty());
+  });
   connect(&model_, &TimelineModel::indexingFinished, this, &TimelinePanel::indexingFinished);
   connect(&model_, &TimelineModel::kernelCategoriesChanged, this,
           [this] { legend_->setKernelCategories(model_.kernelCategories()); });
@@ -89,6 +89,7 @@ Status TimelinePanel::showRun(storage::TraceReader* reader, int64_t runId) {
   legend_->setKernelCategories(0);
   legend_->setKinds(0);
   legend_->setKindsOffGpu(~uint32_t{0});
+  legend_->setHasSteps(!s.isOk() || !model_.steps().empty());
   view_->setFollowing(true);
   view_->fitAll();
   if (!s.isOk()) return s;
@@ -116,6 +117,7 @@ Status TimelinePanel::ingestAll() {
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
   legend_->setKindsOffGpu(model_.kindsOffGpu());
+  legend_->setHasSteps(!model_.steps().empty());
   return Status::ok();
 }
 
@@ -133,6 +135,7 @@ Status TimelinePanel::ingestOnly(int64_t events) {
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
   legend_->setKindsOffGpu(model_.kindsOffGpu());
+  legend_->setHasSteps(!model_.steps().empty());
   return Status::ok();
 }
 
@@ -164,6 +167,7 @@ void TimelinePanel::poll() {
   legend_->setChunkCount(model_.chunkCount());
   legend_->setKinds(model_.kinds());
   legend_->setKindsOffGpu(model_.kindsOffGpu());
+  legend_->setHasSteps(!model_.steps().empty());
   reloadExpertLoad();  // a live run adds a step's samples
   emit runUpdated(model_.run());
   if (model_.run().health != storage::RunHealth::kRunning) pollTimer_.stop();

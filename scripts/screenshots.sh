@@ -9,9 +9,10 @@
 # through `bubblescope-cli run` for charts and compare; dp4 without and with
 # gradient compression for the compared loss curves; real pipeline runs:
 # pp4 x dp2 with 1f1b and gpipe, pp4 interleaved, pp4 zb-h1; a 3D run dp2 x
-# tp2 x pp2), and, for what does not fit here (64 ranks), a run the schedule
-# simulator writes (`bubblescope-cli simulate`, source "simulated"). The
-# teaching lab's pictures are the pipeline runs beside their ideal schedules.
+# tp2 x pp2; dp2 x pp2 with m 2 for the advice), and, for what does not fit
+# here (64 ranks), a run the schedule simulator writes (`bubblescope-cli
+# simulate`, source "simulated"). The teaching lab's pictures are the
+# pipeline runs beside their ideal schedules.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gui}
@@ -59,6 +60,11 @@ echo "== a real 3D run: dp2 x tp2 x pp2, ZeRO 1"
   --trace "$tmp/3d.db" > "$tmp/3d.log"
 tail -n 1 "$tmp/3d.log"
 
+echo "== a real dp2 x pp2 run of small, m 2 (the advice: stragglers, too few micro-batches)"
+"$cli" run --dp 2 --pp 2 --model small --micro-batches 2 --steps 6 --trace "$tmp/advice.db" \
+  > "$tmp/advice.log"
+tail -n 1 "$tmp/advice.log"
+
 echo "== a real pp4 1f1b run on 2 cores, calibrated (planner, prediction, ideal-hardware replay)"
 "$cli" run --pp 4 --model small --micro-batches 8 --steps 4 --schedule 1f1b \
   --trace "$tmp/pp4.db" > "$tmp/pp4.log"
@@ -94,6 +100,8 @@ shot "$tmp/big.db" --screenshot "$out/timeline-not-indexed-yet.png" --screenshot
 shot "$tmp/tiny.db" --screenshot "$out/layout-editor-problem.png" --screenshot-part layout \
   --edit tp=3 --edit pp=2 --edit micro_batches=4 --size 1500x900
 shot "$tmp/pipeline.db" --run 1 --screenshot "$out/charts-1f1b.png" --screenshot-part charts \
+  --size 1500x900
+shot "$tmp/advice.db" --screenshot "$out/charts-advice.png" --screenshot-part charts \
   --size 1500x900
 shot "$tmp/dp.db" --run 1 --screenshot "$out/charts-dp2-zero1.png" --screenshot-part charts \
   --size 1500x900

@@ -53,6 +53,9 @@ TEST_F(PipelineFixture, ChartDataIsTheReportsNumbers) {
   expectValues(bubble.find("measured")->values, {0.4, 0.3});
   expectValues(bubble.find("formula")->values, {1.0 / 3, 1.0 / 3});
   EXPECT_EQ(bubble.ids, (std::vector<int32_t>{0, 1}));
+  // The axis names the stage: the ticks are its number ("stage 0stage 1" ran
+  // together at four stages on a 1280 px screen).
+  EXPECT_EQ(bubble.labels, (QStringList{"0", "1"}));
 
   const ChartData util = utilisationChart(report);
   expectValues(util.find("utilisation")->values, {0.6, 0.6});
@@ -126,6 +129,52 @@ TEST(ChartColours, CommDimensionsHaveDistinctColours) {
       EXPECT_GE(hueGap, 30) << dims[i].toStdString() << " vs " << dims[j].toStdString();
     }
   }
+}
+
+// Every series of the utilisation chart in a colour of its own: an imported
+// run's "comm other" and "comm unknown" were both the comm ratio's grey
+// (issue 31 walk). At least 60 apart in RGB.
+TEST(ChartColours, EveryUtilisationSeriesHasItsOwnColour) {
+  const QStringList names = {"utilisation", "comm dp",    "comm tp",      "comm pp",   "comm zero",
+                             "comm ep",     "comm other", "comm unknown", "comm ratio"};
+  for (int i = 0; i < names.size(); ++i) {
+    for (int j = i + 1; j < names.size(); ++j) {
+      const QColor a = ChartsPanel::seriesColour(names[i]);
+      const QColor b = ChartsPanel::seriesColour(names[j]);
+      const double distance =
+          std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+      EXPECT_GE(distance, 60.0) << names[i].toStdString() << " vs " << names[j].toStdString();
+    }
+  }
+}
+
+// A chart with nothing to draw says why in its middle (issue 31 walk: a
+// simulated or imported run's loss chart was a blank grid, its one series
+// all NaN): no loss recorded; an imported run's pipeline stages unknown, not
+// "pp = 1"; a chart that draws says nothing.
+TEST_F(PipelineFixture, AnEmptyChartSaysWhy) {
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.setReport(report);
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kLoss).isEmpty());
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kBubble).isEmpty());
+
+  analysis::RunReport simulated = report;  // steps without a loss
+  for (auto& step : simulated.steps) step.loss.reset();
+  panel.setReport(simulated);
+  EXPECT_EQ(panel.emptyNote(ChartsPanel::kLoss), "no loss recorded in this run");
+
+  analysis::RunReport imported = simulated;  // one stage, no rank knows its own
+  imported.stages.resize(1);
+  for (auto& r : imported.ranks) r.info.pp = -1;
+  panel.setReport(imported);
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kBubble).startsWith("pipeline stages unknown"))
+      << panel.emptyNote(ChartsPanel::kBubble).toStdString();
+  imported.ranks.front().info.pp = 0;  // a measured pp = 1 run
+  panel.setReport(imported);
+  EXPECT_EQ(panel.emptyNote(ChartsPanel::kBubble), "no pipeline in this run (pp = 1)");
+  panel.clear();
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kLoss).isEmpty()) << "no run: nothing to explain";
 }
 
 // An oversubscribed run's ideal-hardware replay (issue 31: the note
@@ -230,7 +279,7 @@ TEST_F(PipelineFixture, ChartsExportToPngAndSvg) {
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   const QByteArray text = f.readAll();
   EXPECT_TRUE(text.contains("<svg"));
-  EXPECT_TRUE(text.contains("stage 1"));
+  EXPECT_TRUE(text.contains("pipeline stage"));
 }
 
 TEST_F(PipelineFixture, MetricsTableIsAValidModelWithTheReportsValues) {

@@ -9,7 +9,9 @@
 // check it has no solid-black area (a mask-based hatch used to render black).
 // All of it in a window the size of a 1280 x 720 screen, with the planner
 // measuring the new run once it ends; then another file is opened and only
-// its run shows (issue 31).
+// its run shows, in the list, the status bar, the timeline and the analysed
+// tabs, after a reload too, and the window still fits the screen on every
+// tab (issue 31).
 // No modal dialog ever stays open: one would fail the test.
 #include <gtest/gtest.h>
 
@@ -33,8 +35,10 @@
 #include <cstdio>
 #include <set>
 
+#include "gui/charts_panel.h"
 #include "gui/compare_view.h"
 #include "gui/layout_editor.h"
+#include "gui/metrics_table_model.h"
 #include "gui/main_window.h"
 #include "gui/planner_panel.h"
 #include "gui/process_run_launcher.h"
@@ -309,6 +313,33 @@ TEST(Loop, OpenSampleEditRunWatchCompareExport) {
   QString status;
   for (QLabel* l : window.statusBar()->findChildren<QLabel*>()) status += l->text() + "\n";
   EXPECT_TRUE(status.contains("other.db · 1 run\n")) << status.toStdString();
+  EXPECT_FALSE(status.contains("is not in"))
+      << "a stale row was selected: " << status.toStdString();
+  // The tabs follow: the new file's run is analysed, the old file's report
+  // gone from the charts, metrics and kernels (issue 31 item 1).
+  const int64_t otherRun = window.runsModel()->rows().front().id;
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return window.report() && window.report()->run.id == otherRun; }, testing::kHangMs));
+  // The old file's runs had 3 steps (the one opened) and kSteps on 2 ranks.
+  EXPECT_EQ(window.report()->run.info.worldSize, 1);
+  EXPECT_EQ(window.report()->steps.size(), 2u) << "a report of the old file's run";
+  EXPECT_EQ(window.metrics()->rowCount(), 1) << "one rank: the new file's run";
+  EXPECT_TRUE(window.charts()->summaryText().contains(QStringLiteral("run %1").arg(otherRun)))
+      << window.charts()->summaryText().toStdString();
+  // File > Reload runs (F5) keeps it so.
+  QAction* reload = actionNamed(window, QObject::tr("Re&load runs"));
+  ASSERT_NE(reload, nullptr);
+  reload->trigger();
+  QApplication::processEvents();
+  EXPECT_EQ(window.runsModel()->rowCount(), 1);
+  // Still the 1280 x 720 screen's window, whatever tab is shown.
+  for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+    window.tabs()->setCurrentIndex(tab);
+    QApplication::processEvents();
+    EXPECT_LE(window.minimumSizeHint().width(), screen.width()) << "tab " << tab;
+    EXPECT_LE(window.minimumSizeHint().height(), screen.height()) << "tab " << tab;
+    EXPECT_EQ(window.size(), screen) << "tab " << tab;
+  }
   EXPECT_TRUE(boxes.texts().isEmpty()) << boxes.texts().join("; ").toStdString();
 
   QString tool;

@@ -41,6 +41,7 @@
 #include "gui/timeline_panel.h"
 #include "gui/widget_export.h"
 #include "storage/trace_reader.h"
+#include "tests/gui/contrast.h"
 #include "tests/gui/hang_deadline.h"
 #include "tests/gui/pipeline_trace.h"
 #include "tests/gui/window_fixture.h"
@@ -321,17 +322,7 @@ TEST_F(WindowFixture, StopEndsTheRunAsStoppedWithoutADialog) {
       << window->runProgress()->text().toStdString();
 }
 
-// WCAG's contrast ratio of two colours (1 to 21).
-double contrastRatio(const QColor& a, const QColor& b) {
-  auto luminance = [](const QColor& c) {
-    auto lin = [](double v) {
-      return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-    };
-    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
-  };
-  const double la = luminance(a), lb = luminance(b);
-  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
-}
+using bubblescope::testing::contrastRatio;
 
 // The toolbar's Run and Stop icons stand out on both palettes (issue 31:
 // on the dark one they were nearly invisible): the mean colour of each

@@ -122,6 +122,15 @@ TEST(PlannerPanel, UsesTheOpenFilesCalibration) {
   EXPECT_GT(comm, 0);  // its communication costs time: not the FLOPs estimate
   EXPECT_TRUE(panel.statusText().contains("calibration 1 of cal.db"))
       << panel.statusText().toStdString();
+  // The box is narrow on a 1280 px screen ("FLOPs estimate (10 GFLOP" was
+  // all it showed, issue 31 walk): the whole choice is its tooltip.
+  auto* costs = panel.findChild<QComboBox*>("calibration");
+  ASSERT_NE(costs, nullptr);
+  EXPECT_EQ(costs->toolTip(), costs->currentText());
+  EXPECT_TRUE(costs->toolTip().startsWith("calibration 1 of cal.db"))
+      << costs->toolTip().toStdString();
+  costs->setCurrentIndex(costs->findData(PlannerPanel::kFlopsSource));
+  EXPECT_TRUE(costs->toolTip().startsWith("FLOPs estimate (")) << costs->toolTip().toStdString();
 }
 
 TEST(PlannerPanel, SaysWhichConstraintRemovedEveryLayout) {

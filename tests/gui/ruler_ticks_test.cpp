@@ -4,7 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <QApplication>
+#include <QStyle>
+#include <QStyleFactory>
+
+#include "gui/palette.h"
+#include "gui/span_palette.h"
 #include "gui/time_format.h"
+#include "tests/gui/contrast.h"
 
 namespace bubblescope::gui {
 namespace {
@@ -109,6 +116,25 @@ TEST(TimeFormat, TickLabelsHaveTheDecimalsTheirSpacingNeeds) {
   EXPECT_EQ(formatTickLabel(59.98e9, 20e6, 60e9), "59.98 s");
   EXPECT_EQ(formatTickLabel(300, 100, 900), "300 ns");
   EXPECT_EQ(formatTickLabel(40e3, 20e3, 91e3), QString::fromUtf8("40 µs"));
+}
+
+// The step marks and their "step N" labels are legible on both palettes
+// (issue 31 walk: dark blue on the dark palette's window read about 2:1):
+// WCAG's 4.5:1 for text against the ruler's background, the window colour.
+TEST(RulerTicks, StepLabelsAreLegibleOnBothPalettes) {
+  const QPalette savedPalette = QApplication::palette();
+  const QString savedStyle = QApplication::style()->name();
+  for (bool dark : {false, true}) {
+    applyPalette(dark);
+    const QPalette palette = QApplication::palette();
+    const QColor mark = stepMarkColour(palette);
+    const QColor window = palette.color(QPalette::Window);
+    EXPECT_GE(bubblescope::testing::contrastRatio(mark, window), 4.5)
+        << (dark ? "dark: " : "light: ") << mark.name().toStdString() << " on "
+        << window.name().toStdString();
+  }
+  QApplication::setStyle(QStyleFactory::create(savedStyle));
+  QApplication::setPalette(savedPalette);
 }
 
 }  // namespace

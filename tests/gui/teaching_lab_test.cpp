@@ -233,6 +233,22 @@ TEST(TeachingLab, SlidersRebuildTheScheduleAndTheFormula) {
   EXPECT_EQ(lab.model().params().m, 24);
 }
 
+// The chunks slider's value reads 1 beside a schedule without chunks (issue
+// 31 walk: "chunks v 2" beside 1F1B and GPipe, whose stages hold one chunk),
+// and the slider's own value once interleaved.
+TEST(TeachingLab, TheChunksValueIsOneWithoutInterleaving) {
+  TeachingLab lab;
+  ASSERT_TRUE(lab.simulate(pipeline(ScheduleKind::kOneFOneB, 4, 8)).isOk());
+  EXPECT_FALSE(lab.findChild<QSlider*>("lab_v")->isEnabled());
+  EXPECT_EQ(labelText(lab, "lab_v_value"), "1");
+  auto* schedule = lab.findChild<QComboBox*>("lab_schedule");
+  schedule->setCurrentIndex(schedule->findData(static_cast<int>(ScheduleKind::kInterleaved)));
+  ASSERT_TRUE(lab.findChild<QSlider*>("lab_v")->isEnabled());
+  EXPECT_EQ(labelText(lab, "lab_v_value"),
+            QString::number(lab.findChild<QSlider*>("lab_v")->value()));
+  EXPECT_EQ(lab.model().params().v, lab.findChild<QSlider*>("lab_v")->value());
+}
+
 TEST(TeachingLab, InterleavedChunksArePaintedInTheirOwnShade) {
   TeachingLabModel model;
   ASSERT_TRUE(model.setParams(unitParams(ScheduleKind::kInterleaved, 2, 4, 2)).isOk());

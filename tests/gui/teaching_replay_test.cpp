@@ -1,7 +1,7 @@
 // The teaching lab on an oversubscribed run: its step is drawn stretched,
 // and its ideal-hardware replay (analysis::replayIdealHardware: the run's
 // thread-CPU op costs through the simulator) is shown beside it, or why
-// there is none.
+// there is none; each measured row's label, an import's unknown stage too.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -63,6 +63,22 @@ TEST(TeachingLab, OversubscribedRunsShowTheirIdealHardwareReplay) {
   EXPECT_TRUE(m.oversubscribedNote().contains("no ideal-hardware replay: "))
       << m.oversubscribedNote().toStdString();
   EXPECT_FALSE(m.oversubscribedNote().contains("not computed"));
+}
+
+// A measured row names its stage and rank, and for an imported rank whose
+// stage the trace does not say, "stage ?" (issue 31 walk: the lab drew an
+// imported Kineto run as "stage -1 (rank 0) 73%").
+TEST(TeachingLab, AMeasuredRowOfAnUnknownStageSaysSo) {
+  analysis::MeasuredStage known;
+  known.stage = 1;
+  known.rank = 3;
+  known.bubble = 0.24;
+  EXPECT_EQ(measuredStageLabel(known), "stage 1 (rank 3) 24%");
+  analysis::MeasuredStage imported;
+  imported.stage = -1;
+  imported.rank = 0;
+  imported.bubble = 0.73;
+  EXPECT_EQ(measuredStageLabel(imported), "rank 0 (stage ?) 73%");
 }
 
 }  // namespace

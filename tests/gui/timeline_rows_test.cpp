@@ -1,12 +1,16 @@
 // TimelineModel's rows on an imported GPU run: a rank's compute
 // placeholder goes once the index has caught up and found no compute event,
-// and the legend's kinds leave out what GPU streams paint by category.
-#include "gui/timeline_model.h"
-
+// and the legend's kinds leave out what GPU streams paint by category; a
+// run that marks no step has no bubble hatch in its legend.
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
+#include <algorithm>
 
+#include "gui/legend_widget.h"
+#include "gui/span_palette.h"
+#include "gui/timeline_model.h"
+#include "gui/timeline_panel.h"
 #include "tests/gui/gui_trace.h"
 #include "tests/storage/temp_dir.h"
 #include "trace_model/kernel_category.h"
@@ -28,7 +32,8 @@ struct ImportedLikeTrace {
   std::unique_ptr<storage::TraceReader> reader;
 
   ImportedLikeTrace() {
-    trace_model::Event op = guiSpan(0, trace_model::hostThreadLane(0), EventKind::kOther, 1000, 1400);
+    trace_model::Event op =
+        guiSpan(0, trace_model::hostThreadLane(0), EventKind::kOther, 1000, 1400);
     op.name = "aten::linear";
     trace_model::Event launch = guiSpan(0, Lane::kCudaApi, EventKind::kOther, 1010, 1020);
     launch.name = "cudaLaunchKernel";
@@ -120,6 +125,76 @@ TEST(TimelineModel, KindsOffTheGpuStreamsLeaveOutWhatGpuStreamsHold) {
   EXPECT_EQ(model.kinds(), allReduce | other);
   EXPECT_EQ(model.kindsOffGpu(), other);
   EXPECT_NE(model.kernelCategories() & (1u << int(trace_model::KernelCategory::kAllReduce)), 0u);
+}
+
+// The timeline hatches idle time inside steps only: a run that marks no step
+// (an Nsight import without step ranges) has no bubble swatch in its legend
+// (issue 31 walk: "idle in step (bubble)" was listed over a timeline that
+// can hold none), and a run with steps keeps it.
+TEST(TimelineModel, TheBubbleSwatchIsListedOnlyForARunWithSteps) {
+  auto hasBubble = [](const LegendWidget& legend) {
+    const auto entries = legend.entries();
+    return std::any_of(entries.begin(), entries.end(), [](const LegendWidget::Entry& e) {
+      return e.label == "idle in step (bubble)";  // not "wait (bubble)", a kind
+    });
+  };
+  bubblescope::testing::TempDir dir;
+  for (const bool withSteps : {false, true}) {
+    const std::string path = dir.file(withSteps ? "steps.db" : "nosteps.db");
+    const int32_t step = withSteps ? 0 : -1;  // an import's events carry no step
+    trace_model::Event kernel =
+        guiSpan(0, trace_model::gpuStreamLane(7), EventKind::kKernel, 1100, 1300, step);
+    kernel.name = "volta_sgemm_32x128_nn";
+    std::vector<trace_model::StepRecord> steps;
+    if (withSteps) steps.push_back({0, 0, 1.0, 0, 1000, 1400});
+    auto writer = testing::writeGuiTrace(path, {guiRank(0, -1, -1, -1)}, {kernel}, steps);
+    auto reader = testing::finishAndOpen(*writer, path);
+    ASSERT_NE(reader, nullptr);
+    TimelinePanel panel;
+    ASSERT_TRUE(panel.showRun(reader.get(), 1).isOk());
+    EXPECT_EQ(hasBubble(*panel.legend()), withSteps) << "before indexing, steps " << withSteps;
+    ASSERT_TRUE(panel.ingestAll().isOk());
+    EXPECT_EQ(panel.model()->steps().empty(), !withSteps);
+    EXPECT_EQ(hasBubble(*panel.legend()), withSteps) << "indexed, steps " << withSteps;
+  }
+  // No run yet: every entry, the bubble too.
+  EXPECT_TRUE(hasBubble(LegendWidget()));
+}
+
+// An imported trace's CPU lanes are mostly host ops and API calls (kind
+// "other", grey): the legend names that grey once the run has them off the
+// GPU streams (issue 31 walk: the grey most of a Kineto or Nsight import's
+// CPU rows are painted in had no legend entry); a run without them, or no
+// run yet, lists no such entry.
+TEST(TimelineModel, TheLegendNamesTheGreyOfAnImportsHostOps) {
+  auto others = [](const LegendWidget& legend) {
+    int n = 0;
+    for (const LegendWidget::Entry& e : legend.entries()) {
+      n += e.colour.isValid() && e.colour.rgb() == colourOf(EventKind::kOther).rgb() ? 1 : 0;
+    }
+    return n;
+  };
+  ImportedLikeTrace t;
+  ASSERT_TRUE(t.writer->finishRun(storage::RunStatus::kFinished).isOk());
+  TimelineModel model;
+  ASSERT_TRUE(model.setRun(t.reader.get(), 1).isOk());
+  while (!model.caughtUp()) ASSERT_TRUE(model.ingest(1000).isOk());
+  LegendWidget legend;
+  legend.setKinds(model.kinds());
+  legend.setKindsOffGpu(model.kindsOffGpu());
+  legend.setKernelCategories(model.kernelCategories());
+  EXPECT_EQ(others(legend), 1);
+  bool named = false;
+  for (const LegendWidget::Entry& e : legend.entries())
+    named |= e.label == "other (host ops, API calls)";
+  EXPECT_TRUE(named);
+  // A run whose only "other" records are on GPU streams: their category
+  // names them there.
+  LegendWidget gpuOnly;
+  gpuOnly.setKinds(uint32_t{1} << int(EventKind::kOther));
+  gpuOnly.setKindsOffGpu(0);
+  EXPECT_EQ(others(gpuOnly), 0);
+  EXPECT_EQ(others(LegendWidget()), 0) << "no run yet";
 }
 
 }  // namespace

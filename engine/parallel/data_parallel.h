@@ -151,10 +151,12 @@ class DataParallel final : public LayerHooks, public GradientSync {
   void releaseSlot(int32_t slot);            // stage 3
   float* shardGrads();                       // this rank's reduced gradients
   CommTrace trace(const char* name) const;
+  Device device() const { return backend_.device(); }
   trace_model::ParallelDim syncDim() const;
 
   GptModel& model_;
   Allocator& allocator_;
+  Backend& backend_;  // the model's: every read and write of the flat buffers
   Communicator& dp_;
   DataParallelOptions options_;
   FlatLayout flat_;

@@ -12,6 +12,7 @@
 #include "engine/parallel/expert_data_parallel.h"
 #include "engine/parallel/layout_checkpoint.h"
 #include "engine/parallel/local_gradients.h"
+#include "engine/parallel/scalar_all_reduce.h"
 #include "tracer/clock.h"
 
 namespace bubblescope::engine {
@@ -45,6 +46,23 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   r.first = virtualStage == 0 ? 0 : 1 + first[virtualStage];
   r.last = virtualStage == n - 1 ? layers + 2 : 1 + first[virtualStage] + split[virtualStage];
   return r;
+}
+
+Status checkDeviceLayout(const RankSetup& setup, const std::string& device) {
+  const RankGroups& g = setup.groups;
+  if (g.ep != nullptr && g.ep->size() > 1) {
+    return Status::unsupported("expert parallelism (ep " + std::to_string(g.ep->size()) + ") on " +
+                               device + " is not wired yet; use the cpu backend");
+  }
+  if (setup.parallel.compression.compresses()) {
+    return Status::unsupported("grad compression " + setup.parallel.compression.toString() +
+                               " on " + device + " is not wired yet; use the cpu backend");
+  }
+  if (g.dpIntraNode != nullptr) {
+    return Status::unsupported("a hierarchical all-reduce on " + device +
+                               " is not wired yet; use the cpu backend");
+  }
+  return Status::ok();
 }
 
 Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& options,
@@ -86,10 +104,7 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
-    if (!single) {
-      return Status::unsupported("parallel ranks train in host memory only; " +
-                                 setup.backend->description() + " is not wired for them yet");
-    }
+    BS_RETURN_IF_ERROR(checkDeviceLayout(setup, setup.backend->description()));
     if (!options.loadPath.empty()) {
       return Status::unsupported("--load: checkpoints of a run on " + setup.backend->description() +
                                  " are not supported yet; train on the cpu backend");
@@ -256,9 +271,9 @@ Result<StepResult> RankTrainer::step() {
   lossTrace.name = "loss";
   lossTrace.step = context.step;
   if (groups_.pp != nullptr && groups_.pp->size() > 1) {
-    BS_RETURN_IF_ERROR(groups_.pp->allReduce(std::span<double>(&lossSum, 1), lossTrace));
+    BS_RETURN_IF_ERROR(allReduceScalar(*groups_.pp, *backend_, lossSum, lossTrace));
   }
-  if (n > 1) BS_RETURN_IF_ERROR(groups_.dp->allReduce(std::span<double>(&lossSum, 1), lossTrace));
+  if (n > 1) BS_RETURN_IF_ERROR(allReduceScalar(*groups_.dp, *backend_, lossSum, lossTrace));
   result.loss = lossSum / (static_cast<double>(m) * n);
   if (!std::isfinite(result.loss)) {
     return Status::internal("loss became " + std::to_string(result.loss) + " at step " +
@@ -274,7 +289,13 @@ Result<NamedValues> RankTrainer::parameters() {
   NamedValues out;
   std::vector<Parameter*> params;
   for (const auto& sync : syncs_) BS_RETURN_IF_ERROR(sync->appendParameters(out, params));
-  if (groups_.tp != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp));
+  if (groups_.tp != nullptr && groups_.tp->size() > 1) {
+    if (backend_->device() != Device::kHost) {
+      return Status::unsupported("reading tensor-parallel parameters back from " +
+                                 backend_->description() + " is not supported yet");
+    }
+    BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp));
+  }
   return out;
 }
 

@@ -41,9 +41,18 @@
 // Contract: create() and step() are collective over the groups given (which
 // outlive the trainer); every rank of the job calls step() the same number of
 // times, and save() at the same point. A single process has no groups at
-// all; a parallel rank has at least dp (of any size). Parallel ranks train
-// in host memory (kCudaModelWired); save() needs a host-memory backend, and
-// loadPath a single process. Spans go to the Recorder of setRecorder() (compute and the
+// all; a parallel rank has at least dp (of any size). save() needs a
+// host-memory backend, and loadPath a single process.
+//
+// Devices: every layout but those checkDeviceLayout() refuses trains on a
+// device backend (a CudaBackend) when its groups move device buffers
+// (engine/parallel/device_groups.h: NCCL, or MPI behind host staging).
+// Every tensor of a step lives in the backend's memory and every read or
+// write of one is a Backend op or a collective of those groups: the
+// gradient buckets and ZeRO shards (data_parallel.h), the pipeline's
+// transfer buffers (schedule_executor.h), the tp all-reduces, the norm and
+// the loss (host doubles summed through allReduceScalar(),
+// scalar_all_reduce.h). Spans go to the Recorder of setRecorder() (compute and the
 // communicators'); it must outlive the trainer or be drained first (span
 // names point into the model). The training thread only.
 #pragma once
@@ -115,6 +124,11 @@ struct MemoryReport {
   int64_t peakParameters = 0, peakGradients = 0, peakOptimizer = 0, peakActivations = 0;
 };
 MemoryReport memoryOf(const Allocator& allocator);
+
+// Refuses, in one line naming the part and `device`, what a device backend
+// cannot run yet: expert parallelism (ep > 1), grad compression and the
+// hierarchical all-reduce (their maths run on host buffers).
+Status checkDeviceLayout(const RankSetup& setup, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

@@ -61,10 +61,10 @@ class MpiGrid {
   layout::GridCoord coord() const { return grid_.coordOf(rank_); }
 
   // Communicators of this rank's groups; a group's rank i has coordinate i.
-  Communicator& dp() { return *dp_; }
-  Communicator& pp() { return *pp_; }
-  Communicator& tp() { return *tp_; }
-  Communicator& world() { return *world_; }
+  MpiCommunicator& dp() { return *dp_; }
+  MpiCommunicator& pp() { return *pp_; }
+  MpiCommunicator& tp() { return *tp_; }
+  MpiCommunicator& world() { return *world_; }
   // Expert parallelism's groups (dimension ep, and dp for expertDp); null
   // when ep is 1.
   Communicator* ep() { return ep_.get(); }

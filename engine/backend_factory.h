@@ -9,9 +9,11 @@
 // - chooseBackend() turns the requested cpu | cuda | auto into the device a
 //   rank trains on, with at most one line for the user (`note`). A single
 //   process (RankTrainer without groups) runs on CUDA
-//   (kCudaSingleProcessWired); parallel ranks do not yet (kCudaModelWired,
-//   docs/gpu.md): for them cuda fails honestly even with a GPU, and auto runs
-//   on the CPU and says why. A kCuda choice carries the probe's device count,
+//   (kCudaSingleProcessWired), and so do parallel ranks (kCudaModelWired:
+//   their groups through engine/parallel/device_groups.h; the layouts a
+//   device cannot run yet are refused by checkDeviceLayout(),
+//   engine/parallel/rank_trainer.h). With a switch off, cuda fails honestly
+//   even with a GPU and auto runs on the CPU and says why. A kCuda choice carries the probe's device count,
 //   from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
 //   kCuda, made current on the calling thread).
@@ -28,8 +30,8 @@
 namespace bubblescope::engine {
 
 // Whether parallel ranks (RankTrainer with process groups) run on a CUDA
-// backend (RankTrainer::create refuses a device backend for them).
-inline constexpr bool kCudaModelWired = false;
+// backend (`run`, `train --layout`: cli/train_layout.cpp).
+inline constexpr bool kCudaModelWired = true;
 // Whether a single process (`train` without --layout) does.
 inline constexpr bool kCudaSingleProcessWired = true;
 

@@ -48,17 +48,17 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   return r;
 }
 
-Status checkDeviceLayout(const RankSetup& setup, const std::string& device) {
-  const RankGroups& g = setup.groups;
-  if (g.ep != nullptr && g.ep->size() > 1) {
-    return Status::unsupported("expert parallelism (ep " + std::to_string(g.ep->size()) + ") on " +
-                               device + " is not wired yet; use the cpu backend");
+Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
+                         bool hierarchicalAllReduce, const std::string& device) {
+  if (ep > 1) {
+    return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
+                               " is not wired yet; use the cpu backend");
   }
-  if (setup.parallel.compression.compresses()) {
-    return Status::unsupported("grad compression " + setup.parallel.compression.toString() +
-                               " on " + device + " is not wired yet; use the cpu backend");
+  if (compression.compresses()) {
+    return Status::unsupported("grad compression " + compression.toString() + " on " + device +
+                               " is not wired yet; use the cpu backend");
   }
-  if (g.dpIntraNode != nullptr) {
+  if (hierarchicalAllReduce) {
     return Status::unsupported("a hierarchical all-reduce on " + device +
                                " is not wired yet; use the cpu backend");
   }
@@ -104,7 +104,9 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
-    BS_RETURN_IF_ERROR(checkDeviceLayout(setup, setup.backend->description()));
+    BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
+                                         setup.parallel.compression, g.dpIntraNode != nullptr,
+                                         setup.backend->description()));
     if (!options.loadPath.empty()) {
       return Status::unsupported("--load: checkpoints of a run on " + setup.backend->description() +
                                  " are not supported yet; train on the cpu backend");

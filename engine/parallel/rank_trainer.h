@@ -128,7 +128,10 @@ MemoryReport memoryOf(const Allocator& allocator);
 // Refuses, in one line naming the part and `device`, what a device backend
 // cannot run yet: expert parallelism (ep > 1), grad compression and the
 // hierarchical all-reduce (their maths run on host buffers).
-Status checkDeviceLayout(const RankSetup& setup, const std::string& device);
+// `ep`: the ep group's size; `hierarchicalAllReduce`: dp buckets reduced over
+// node communicators. Also what `run` checks before it launches a job.
+Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
+                         bool hierarchicalAllReduce, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

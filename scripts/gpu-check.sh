@@ -127,12 +127,12 @@ print_summary() {
 
 skip_not_wired() {
   add SKIP "train bf16 vs cpu: not wired (train has no --precision; gpu_test's CudaTrainer test checks bf16 within 2e-2)"
-  local layout
-  for layout in "dp2" "tp2" "pp2 1f1b" "dp2 ZeRO-3"; do
-    add SKIP "$layout on cuda vs cpu: not wired (parallel training on CUDA: kCudaModelWired is false)"
-  done
   add SKIP "kernels on GPU lanes in a trace: not wired (the trainer does not start the CUPTI collector)"
 }
+
+# The parallel layouts run on the device against the CPU, each `run` flags.
+parallel_layouts=("dp2:--dp 2" "tp2:--tp 2" "pp2 1f1b:--pp 2 --schedule 1f1b --micro-batches 2"
+  "dp2 ZeRO-3:--dp 2 --zero 3")
 
 if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   export PATH="/usr/local/cuda/bin:$PATH"
@@ -157,7 +157,7 @@ fi
 if [ -z "$device" ]; then
   echo "gpu-check: no GPU on this machine ($no_gpu_reason): nothing built or run (exit 3)"
   for check in build "ctest -L gpu" "train fp32 vs cpu" "trace of the GPU run" \
-    "parallel refusal" "bench train gpt2-124m"; do
+    "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "bench train gpt2-124m"; do
     add SKIP "$check: no GPU"
   done
   skip_not_wired
@@ -257,16 +257,56 @@ train_fp32() {
   fi
 }
 
-# ---- A parallel job on cuda is refused in one line (not wired yet) ---------------
-parallel_refusal() {
-  local log="$build_dir/run-cuda.log" rc=0
-  note "run --backend cuda (parallel: expected to be refused)"
-  timeout "$test_timeout" "$cli" run --backend cuda --steps 1 >"$log" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ] && [ "$(wc -l <"$log")" -eq 1 ] &&
-    grep -q "parallel training on CUDA is not wired yet" "$log"; then
-    add PASS "parallel refusal: run --backend cuda says not wired, one line, exit $rc"
+# ---- Parallel layouts on cuda against the CPU ------------------------------------
+# Every rank of a job shares this machine's GPUs: with one GPU the ranks share
+# it and the groups are host-staged; with two or more, NCCL.
+parallel_vs_cpu() {
+  local entry name flags slug cpu_log gpu_log detail
+  for entry in "${parallel_layouts[@]}"; do
+    name="${entry%%:*}"
+    flags="${entry#*:}"
+    slug=$(tr ' ' '-' <<<"$name")
+    cpu_log="$build_dir/run-$slug-cpu.log"
+    gpu_log="$build_dir/run-$slug-gpu.log"
+    note "run $name ($flags), $steps steps: cpu, then cuda"
+    # shellcheck disable=SC2086 # flags are words
+    if ! timeout "$test_timeout" "$cli" run --backend cpu $flags --steps "$steps" \
+      >"$cpu_log" 2>&1; then
+      add FAIL "$name on cuda vs cpu: the CPU run failed (see $cpu_log)"
+      continue
+    fi
+    # shellcheck disable=SC2086
+    if ! timeout "$test_timeout" "$cli" run --backend cuda $flags --steps "$steps" \
+      >"$gpu_log" 2>&1; then
+      add FAIL "$name on cuda vs cpu: the GPU run failed: $(grep -m1 'error' "$gpu_log" || tail -1 "$gpu_log")"
+      continue
+    fi
+    if detail=$(compare_losses "$cpu_log" "$gpu_log" 1e-4 1e-4); then
+      add PASS "$name on cuda vs cpu: $detail ($(grep -m1 '^backend: ' "$gpu_log" | cut -c10-))"
+    else
+      add FAIL "$name on cuda vs cpu: $detail (logs $cpu_log, $gpu_log)"
+    fi
+  done
+}
+
+# ---- A traced parallel run: collectives with their dimension ---------------------
+parallel_trace() {
+  local db="$build_dir/run-traced.db" json="$build_dir/run-traced.json"
+  local log="$build_dir/run-traced.log" dp pp
+  rm -f "$db" "$db-wal" "$db-shm"
+  note "run dp2 x pp2 1f1b on cuda, traced"
+  if ! timeout "$test_timeout" "$cli" run --backend cuda --dp 2 --pp 2 --schedule 1f1b \
+    --micro-batches 2 --steps 2 --trace "$db" >"$log" 2>&1 ||
+    ! "$cli" export "$db" "$json" --run 1 --format chrome >>"$log" 2>&1; then
+    add FAIL "traced dp2 x pp2 on cuda (see $log)"
+    return
+  fi
+  dp=$(grep -c '"cat":"all_reduce".*"dim":"dp"' "$json" || true)
+  pp=$(grep -c '"cat":"send".*"dim":"pp"' "$json" || true)
+  if [ "$dp" -gt 0 ] && [ "$pp" -gt 0 ]; then
+    add PASS "traced dp2 x pp2 on cuda: $dp dp all-reduces, $pp pp sends in $json"
   else
-    add FAIL "parallel refusal: exit $rc, wanted the one 'not wired yet' line (see $log)"
+    add FAIL "traced dp2 x pp2 on cuda: $dp dp all-reduces, $pp pp sends (want both > 0; $json)"
   fi
 }
 
@@ -285,7 +325,8 @@ gpu_bench() {
 }
 
 train_fp32
-parallel_refusal
+parallel_vs_cpu
+parallel_trace
 gpu_bench
 skip_not_wired
 

@@ -27,6 +27,10 @@
 // for it. A slot's gradients are complete after its W: buckets are filled and
 // launched there, exactly as after a fused backward.
 //
+// Memory: every buffer comes from `allocator` (the model's backend's) and
+// every read or write of one is an op of the model's Backend or a collective
+// of `dp` (a device rank's dp is a device communicator: device_groups.h).
+//
 // Contract: create() after the model is initialised in full shape (the same
 // seed on every rank); it installs itself as the model's LayerHooks and must
 // outlive the model's passes. The step's calls are GradientSync's

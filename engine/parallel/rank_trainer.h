@@ -5,7 +5,7 @@
 // step: schedule_executor.h). A single process (`bubblescope-cli train`) is
 // the 1x1x1 layout: no groups, a one-stage schedule, its gradients and AdamW
 // on the Backend (LocalGradients, any device). A parallel rank has a dp group
-// (DataParallel per chunk: buckets, ZeRO 0-3, host memory) and, when the
+// (DataParallel per chunk: buckets, ZeRO 0-3, on its Backend) and, when the
 // layout says so, tp and pp groups.
 //
 // The model's layers are split into p·v chunks (stage_split.h: by cost, or the

@@ -25,7 +25,8 @@
 //    "the chunk's last backward of the step" is its last W. The in-flight
 //    micro-batch (activations and kept gradients) lives until its W has run
 //    and its gradient has been sent.
-//  - SendActivation / SendGrad: copies the tensor into a send buffer and
+//  - SendActivation / SendGrad: copies the tensor into a send buffer of the
+//    backend's memory (a Backend copy queued after the kernels that made it) and
 //    starts a non-blocking send, traced as its posting (the receiver's span
 //    shows the transfer); every send is waited before the step's gradient
 //    collective op, so buffers outlive their transfer.

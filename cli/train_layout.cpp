@@ -206,7 +206,8 @@ Result<RankDevice> rankDevice(const engine::BackendChoice& choice, const layout:
                       engine::selectDevice({.environment = engine::launcherEnvironmentOfThisProcess(),
                                             .mpiNodeRank = onNode,
                                             .visibleDevices = choice.visibleDevices}));
-  BS_ASSIGN_OR_RETURN(d.backend, engine::createBackend(engine::Device::kCuda, gpu.device));
+  BS_ASSIGN_OR_RETURN(d.backend,
+                      engine::createBackend(engine::Device::kCuda, gpu.device, layout.precision));
   BS_ASSIGN_OR_RETURN(const engine::DeviceCommFactory factory,
                       engine::deviceCommFactoryFor(*d.backend));
   BS_ASSIGN_OR_RETURN(d.groups, engine::DeviceGroups::create(grid, layout.pp > 1, factory));
@@ -320,6 +321,11 @@ Status deviceLayoutSupport(const layout::Layout& l) {
 
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
   // cuda: no usable GPU here, or a part of the layout a GPU cannot run yet.
+  if (l.backend == layout::Backend::kCpu) {  // bf16 on the CPU (auto: after the probe)
+    if (const Status s = engine::checkPrecision(engine::Device::kHost, l.precision); !s.isOk()) {
+      return s.message();
+    }
+  }
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);
     if (!choice.isOk()) return choice.status().message();
@@ -361,6 +367,11 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
     if (!backend.isOk()) return refuse(backend.status().message(), 2);
     layout->backend = *backend;
   }
+  if (!args.precision.empty()) {
+    auto precision = layout::parsePrecision(args.precision);
+    if (!precision.isOk()) return refuse(precision.status().message(), 2);
+    layout->precision = *precision;
+  }
   if (const std::string unsupported = unsupportedLayoutFeature(*layout); !unsupported.empty()) {
     return refuse(unsupported, 2);
   }
@@ -374,6 +385,9 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
       choice->device = engine::Device::kHost;
       choice->note = "backend auto: " + s.message() + "; running on the CPU";
     }
+  }
+  if (const Status s = engine::checkPrecision(choice->device, layout->precision); !s.isOk()) {
+    return refuse(s.message(), 2);  // auto without a GPU, asked for bf16
   }
   if (rank == 0 && !choice->note.empty()) std::fprintf(stderr, "note: %s\n", choice->note.c_str());
   if (args.collected && !agreeToStart(true)) {  // another rank refused and said why

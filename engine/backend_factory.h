@@ -16,7 +16,9 @@
 //   even with a GPU and auto runs on the CPU and says why. A kCuda choice carries the probe's device count,
 //   from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
-//   kCuda, made current on the calling thread).
+//   kCuda, made current on the calling thread) at a precision: bf16 is the
+//   CudaBackend's mixed precision (docs/gpu.md); the CPU backend computes in
+//   fp32 and refuses bf16 in one line.
 // Library engine_backends: links engine_cuda when built with CUDA.
 #pragma once
 
@@ -59,6 +61,10 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
 Result<BackendChoice> chooseBackend(layout::Backend requested,
                                     TrainingScope scope = TrainingScope::kParallel);
 
-Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex = 0);
+Result<std::unique_ptr<Backend>> createBackend(
+    Device device, int gpuIndex = 0, layout::Precision precision = layout::Precision::kFp32);
+// The refusal of bf16 on the CPU (ok otherwise): what createBackend says, and
+// what `run` says before it starts a job.
+Status checkPrecision(Device device, layout::Precision precision);
 
 }  // namespace bubblescope::engine

@@ -17,13 +17,16 @@
 #               plus 1e-4 absolute for the printout's rounding (%.4f: each printed
 #               loss is off its value by up to 5e-5)
 #   trace       that GPU run's trace file (--trace) opens with `info`
-#   refusal     run --backend cuda (a parallel job) fails with the one "not wired
-#               yet" line, as docs/gpu.md says
+#   bf16 train  train --backend cuda --precision bf16 against the fp32 CPU run:
+#               every loss within 2e-2 relative (gpu_test's bound for bf16 operands)
+#   parallel    run --backend cuda of dp2, tp2, pp2 1f1b and dp2 ZeRO-3 against
+#               run --backend cpu, each loss within 1e-4 relative (the ranks share
+#               one GPU through host staging; 2+ GPUs: NCCL)
+#   traced run  run --backend cuda --dp 2 --pp 2 --trace, exported to Chrome JSON:
+#               dp all-reduces and pp sends with their dim
 #   bench       bench train --backend cuda --model gpt2-124m --torch: tokens_per_s and mfu
-#   SKIP lines  bf16 train (no --precision flag: gpu_test's CudaTrainer test
-#               checks bf16 within 2e-2 instead), dp2, tp2, pp2 1f1b, dp2 ZeRO-3
-#               (parallel training on CUDA is not wired), kernels on GPU lanes in
-#               the trace (the trainer does not start the CUPTI collector)
+#   SKIP line   kernels on GPU lanes in the trace (the trainer does not start
+#               the CUPTI collector)
 #
 # Exit status: 0 when every check that ran passed (SKIP lines allowed), 1 when
 # one failed, 2 when nvcc is missing or the build failed, 3 when this machine
@@ -126,7 +129,6 @@ print_summary() {
 }
 
 skip_not_wired() {
-  add SKIP "train bf16 vs cpu: not wired (train has no --precision; gpu_test's CudaTrainer test checks bf16 within 2e-2)"
   add SKIP "kernels on GPU lanes in a trace: not wired (the trainer does not start the CUPTI collector)"
 }
 
@@ -157,7 +159,7 @@ fi
 if [ -z "$device" ]; then
   echo "gpu-check: no GPU on this machine ($no_gpu_reason): nothing built or run (exit 3)"
   for check in build "ctest -L gpu" "train fp32 vs cpu" "trace of the GPU run" \
-    "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "bench train gpt2-124m"; do
+    "train bf16 vs cpu" "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "bench train gpt2-124m"; do
     add SKIP "$check: no GPU"
   done
   skip_not_wired
@@ -257,6 +259,28 @@ train_fp32() {
   fi
 }
 
+# ---- bf16 operands against the fp32 CPU run ---------------------------------------
+# Bound 2e-2 relative per step: gpu_test's CudaTrainer test bounds 5 steps of
+# tiny with bf16 operands (8 bits of mantissa, fp32 accumulation) so.
+train_bf16() {
+  local cpu_log="$build_dir/train-cpu.log" gpu_log="$build_dir/train-gpu-bf16.log" detail
+  note "train tiny --precision bf16, $steps steps, against the CPU run"
+  if [ ! -s "$cpu_log" ]; then
+    add SKIP "train bf16 vs cpu: no CPU run"
+    return
+  fi
+  if ! timeout "$test_timeout" "$cli" train --backend cuda --precision bf16 --model tiny \
+    --steps "$steps" --seed 1234 >"$gpu_log" 2>&1; then
+    add FAIL "train bf16 vs cpu: the GPU run failed: $(grep -m1 '^error' "$gpu_log" || tail -1 "$gpu_log")"
+    return
+  fi
+  if detail=$(compare_losses "$cpu_log" "$gpu_log" 2e-2 1e-4); then
+    add PASS "train bf16 vs cpu: $detail"
+  else
+    add FAIL "train bf16 vs cpu: $detail (logs $cpu_log, $gpu_log)"
+  fi
+}
+
 # ---- Parallel layouts on cuda against the CPU ------------------------------------
 # Every rank of a job shares this machine's GPUs: with one GPU the ranks share
 # it and the groups are host-staged; with two or more, NCCL.
@@ -325,6 +349,7 @@ gpu_bench() {
 }
 
 train_fp32
+train_bf16
 parallel_vs_cpu
 parallel_trace
 gpu_bench

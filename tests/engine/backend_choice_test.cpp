@@ -91,6 +91,16 @@ TEST(ChooseBackend, WithAGpuTheSingleProcessTrainerRunsOnCuda) {
   EXPECT_EQ(cpu->device, Device::kHost);
 }
 
+TEST(BackendFactory, Bf16IsForTheCudaBackendOnly) {
+  EXPECT_TRUE(checkPrecision(Device::kHost, layout::Precision::kFp32).isOk());
+  EXPECT_TRUE(checkPrecision(Device::kCuda, layout::Precision::kBf16).isOk());
+  auto cpu = createBackend(Device::kHost, 0, layout::Precision::kBf16);
+  ASSERT_FALSE(cpu.isOk());
+  EXPECT_EQ(cpu.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(cpu.status().message(),
+            "precision bf16 needs the cuda backend; the cpu backend computes in fp32");
+}
+
 TEST(BackendFactory, ProbeNeverFailsAndTheCpuBackendIsAlwaysThere) {
   const GpuProbe probe = probeGpu();
   if (probe.haveGpu()) {

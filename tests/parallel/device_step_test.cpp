@@ -44,7 +44,17 @@ struct PairCase {
   const char* name;
   int32_t dp = 1, pp = 1, tp = 1;
   int32_t zero = 0;
+  ScheduleKind schedule = ScheduleKind::kOneFOneB;
+  int32_t chunks = 1;      // v (interleaved)
+  bool recompute = false;  // activation checkpointing
+  int32_t layers = 0;      // 0: tiny's own
 };
+
+TrainerOptions optionsFor(const PairCase& c) {
+  TrainerOptions o = perRankOptions();
+  if (c.layers > 0) o.model.numLayers = c.layers;
+  return o;
+}
 
 std::unique_ptr<MpiCommunicator> group(int32_t size, ParallelDim dim) {
   const int r = worldRank();
@@ -72,10 +82,12 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
   setup.groups.dp = dp.get();
   setup.groups.pp = pp.get();
   setup.groups.tp = tp.get();
-  setup.pipeline.schedule = ScheduleKind::kOneFOneB;
+  setup.pipeline.schedule = c.schedule;
+  setup.pipeline.chunks = c.chunks;
+  setup.pipeline.recompute = c.recompute;
   setup.backend = std::move(backend);
   StepRun run;
-  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+  auto trainer = RankTrainer::create(optionsFor(c), std::move(setup));
   if (!trainer.isOk()) {
     run.status = trainer.status();
     return run;
@@ -170,7 +182,23 @@ INSTANTIATE_TEST_SUITE_P(
                {"send pp send_activation", "recv pp recv_activation", "send pp send_grad",
                 "recv pp recv_grad", "all_reduce pp loss", "all_reduce pp grad_norm"},
                true},
-        Expect{{"tp2", 1, 1, 2, 0}, {"all_reduce tp", "all_reduce tp grad_norm"}, false}),
+        Expect{{"tp2", 1, 1, 2, 0}, {"all_reduce tp", "all_reduce tp grad_norm"}, false},
+        // Every schedule runs through the same ScheduleExecutor.
+        Expect{{"dp2_zero2", 2, 1, 1, 2},
+               {"reduce_scatter zero grad_reduce_scatter", "all_gather zero param_all_gather"},
+               true},
+        Expect{{"pp2_gpipe", 1, 2, 1, 0, ScheduleKind::kGPipe},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_interleaved", 1, 2, 1, 0, ScheduleKind::kInterleaved, 2, false, 4},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_zbh1", 1, 2, 1, 0, ScheduleKind::kZeroBubbleH1},
+               {"send pp send_grad", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_1f1b_recompute", 1, 2, 1, 0, ScheduleKind::kOneFOneB, 1, true},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true}),
     [](const ::testing::TestParamInfo<Expect>& info) { return std::string(info.param.c.name); });
 
 // ---- The checker can fail --------------------------------------------------------

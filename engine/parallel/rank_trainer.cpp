@@ -107,10 +107,6 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
     BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
                                          setup.parallel.compression, g.dpIntraNode != nullptr,
                                          setup.backend->description()));
-    if (!options.loadPath.empty()) {
-      return Status::unsupported("--load: checkpoints of a run on " + setup.backend->description() +
-                                 " are not supported yet; train on the cpu backend");
-    }
   }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());
@@ -202,9 +198,9 @@ Status RankTrainer::initialize() {
 }
 
 Status RankTrainer::save(const std::string& path, bool* wrote) {
-  if (backend_->device() != Device::kHost) {
-    return Status::unsupported("--save: checkpoints of a run on " + backend_->description() +
-                               " are not supported yet");
+  if (backend_->device() != Device::kHost && groups_.dp != nullptr) {
+    return Status::unsupported("--save: checkpoints of a parallel run on " +
+                               backend_->description() + " are not supported yet");
   }
   if (epGroup_ != nullptr) {
     return Status::unsupported("--save: checkpoints of an expert-parallel run (ep " +

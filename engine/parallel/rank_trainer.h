@@ -41,8 +41,9 @@
 // Contract: create() and step() are collective over the groups given (which
 // outlive the trainer); every rank of the job calls step() the same number of
 // times, and save() at the same point. A single process has no groups at
-// all; a parallel rank has at least dp (of any size). save() needs a
-// host-memory backend, and loadPath a single process.
+// all; a parallel rank has at least dp (of any size). loadPath needs a
+// single process; save() of a parallel rank a host-memory backend (a single
+// process saves and loads on any device: checkpoint.h).
 //
 // Devices: every layout but those checkDeviceLayout() refuses trains on a
 // device backend (a CudaBackend) when its groups move device buffers

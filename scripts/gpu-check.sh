@@ -19,6 +19,8 @@
 #   trace       that GPU run's trace file (--trace) opens with `info`
 #   bf16 train  train --backend cuda --precision bf16 against the fp32 CPU run:
 #               every loss within 2e-2 relative (gpu_test's bound for bf16 operands)
+#   checkpoint  train --backend cuda --save, resumed on the cpu (--load): its step
+#               against the CPU run one step longer, 1e-4 relative
 #   parallel    run --backend cuda of dp2, tp2, pp2 1f1b and dp2 ZeRO-3 against
 #               run --backend cpu, each loss within 1e-4 relative (the ranks share
 #               one GPU through host staging; 2+ GPUs: NCCL)
@@ -159,7 +161,7 @@ fi
 if [ -z "$device" ]; then
   echo "gpu-check: no GPU on this machine ($no_gpu_reason): nothing built or run (exit 3)"
   for check in build "ctest -L gpu" "train fp32 vs cpu" "trace of the GPU run" \
-    "train bf16 vs cpu" "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "bench train gpt2-124m"; do
+    "train bf16 vs cpu" "checkpoint cuda -> cpu" "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "bench train gpt2-124m"; do
     add SKIP "$check: no GPU"
   done
   skip_not_wired
@@ -281,6 +283,32 @@ train_bf16() {
   fi
 }
 
+# ---- A GPU run's checkpoint resumes on the CPU -------------------------------------
+# The resumed CPU run's one step (step STEPS + 1; --steps is the total, the
+# schedule the checkpoint's) against a CPU run of STEPS + 1 steps on the same
+# schedule (--total-steps STEPS): 1e-4 relative, as fp32 above.
+checkpoint_to_cpu() {
+  local ckpt="$build_dir/gpu-checkpoint.safetensors" log="$build_dir/checkpoint.log"
+  local ref="$build_dir/train-cpu-longer.log" resumed="$build_dir/train-cpu-resumed.log" detail
+  note "train tiny on cuda --save, resume on the cpu"
+  rm -f "$ckpt"
+  if ! timeout "$test_timeout" "$cli" train --backend cuda --model tiny --steps "$steps" \
+    --seed 1234 --save "$ckpt" >"$log" 2>&1 ||
+    ! timeout "$test_timeout" "$cli" train --backend cpu --model tiny --steps "$((steps + 1))" \
+      --total-steps "$steps" --seed 1234 >"$ref" 2>&1 ||
+    ! timeout "$test_timeout" "$cli" train --backend cpu --load "$ckpt" --steps "$((steps + 1))" \
+      >"$resumed" 2>&1; then
+    add FAIL "checkpoint cuda -> cpu: a run failed (see $log, $ref, $resumed)"
+    return
+  fi
+  # Only the steps both logs print (the resumed run prints step STEPS + 1).
+  if detail=$(compare_losses <(grep -E "^step +$((steps + 1))/" "$ref") "$resumed" 1e-4 1e-4); then
+    add PASS "checkpoint cuda -> cpu: resumed step $((steps + 1)): $detail"
+  else
+    add FAIL "checkpoint cuda -> cpu: $detail (logs $ref, $resumed)"
+  fi
+}
+
 # ---- Parallel layouts on cuda against the CPU ------------------------------------
 # Every rank of a job shares this machine's GPUs: with one GPU the ranks share
 # it and the groups are host-staged; with two or more, NCCL.
@@ -350,6 +378,7 @@ gpu_bench() {
 
 train_fp32
 train_bf16
+checkpoint_to_cpu
 parallel_vs_cpu
 parallel_trace
 gpu_bench

@@ -474,13 +474,18 @@ Status DataParallel::appendParameters(NamedValues& out, std::vector<Parameter*>&
 }
 
 Status DataParallel::appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) {
-  if (device() != Device::kHost) {
-    return Status::unsupported("reading optimizer state back from " + backend_.description() +
-                               " is not supported yet");
-  }
   // Out: total() floats of one moment in flat order.
   auto gather = [this](const Tensor& shard, const char* name, std::vector<float>& out) -> Status {
     out.assign(static_cast<size_t>(flat_.total()), 0.0f);
+    if (device() != Device::kHost) {  // gathered in device memory, then read back
+      if (!layout::shardsOptimizer(options_.zeroStage)) {
+        return backend_.copyToHost(out.data(), shard.data(), out.size() * sizeof(float));
+      }
+      Tensor full({flat_.total()}, MemoryCategory::kOther, &allocator_);
+      BS_RETURN_IF_ERROR(dp_.allGather(shard.span(), full.span(),
+                                       shards_.countsFor({0, flat_.total()}), trace(name)));
+      return backend_.copyToHost(out.data(), full.data(), out.size() * sizeof(float));
+    }
     if (!layout::shardsOptimizer(options_.zeroStage)) {
       std::memcpy(out.data(), shard.data(), out.size() * sizeof(float));
       return Status::ok();

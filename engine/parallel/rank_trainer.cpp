@@ -198,10 +198,6 @@ Status RankTrainer::initialize() {
 }
 
 Status RankTrainer::save(const std::string& path, bool* wrote) {
-  if (backend_->device() != Device::kHost && groups_.dp != nullptr) {
-    return Status::unsupported("--save: checkpoints of a parallel run on " +
-                               backend_->description() + " are not supported yet");
-  }
   if (epGroup_ != nullptr) {
     return Status::unsupported("--save: checkpoints of an expert-parallel run (ep " +
                                std::to_string(epGroup_->size()) + ") are not supported yet");
@@ -220,8 +216,9 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
   } else {
     std::vector<GradientSync*> syncs;
     for (const auto& sync : syncs_) syncs.push_back(sync.get());
-    BS_RETURN_IF_ERROR(saveLayoutCheckpoint(path, syncs, {groups_.dp, groups_.tp, groups_.pp},
-                                            split_, meta, written));
+    Backend* device = backend_->device() != Device::kHost ? backend_.get() : nullptr;
+    BS_RETURN_IF_ERROR(saveLayoutCheckpoint(
+        path, syncs, {groups_.dp, groups_.tp, groups_.pp, device}, split_, meta, written));
   }
   if (wrote != nullptr) *wrote = written;
   return Status::ok();
@@ -288,11 +285,8 @@ Result<NamedValues> RankTrainer::parameters() {
   std::vector<Parameter*> params;
   for (const auto& sync : syncs_) BS_RETURN_IF_ERROR(sync->appendParameters(out, params));
   if (groups_.tp != nullptr && groups_.tp->size() > 1) {
-    if (backend_->device() != Device::kHost) {
-      return Status::unsupported("reading tensor-parallel parameters back from " +
-                                 backend_->description() + " is not supported yet");
-    }
-    BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp));
+    Backend* device = backend_->device() != Device::kHost ? backend_.get() : nullptr;
+    BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp, device));
   }
   return out;
 }

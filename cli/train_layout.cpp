@@ -20,6 +20,7 @@
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/rank_trainer.h"
 #include "storage/trace_writer.h"
+#include "tracer/gpu_collector.h"
 #include "tracer/trace_session.h"
 
 namespace bubblescope::cli {
@@ -104,6 +105,7 @@ struct RankState {
   std::unique_ptr<engine::DeviceGroups> deviceGroups;  // on a GPU: dp, tp, pp over device buffers
   std::unique_ptr<engine::RankTrainer> trainer;
   std::unique_ptr<storage::TraceWriter> writer;
+  std::unique_ptr<tracer::GpuActivitySource> gpuActivity;  // CUPTI: outlives the session
   std::unique_ptr<tracer::TraceSession> session;
 };
 
@@ -139,6 +141,18 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
                          return static_cast<double>(traffic->uncompressedBytes.load());
                        }});
   so.gauges.push_back({"grad.compression_ratio", [traffic] { return traffic->ratio(); }});
+  // A GPU rank's kernels, copies and sets on its stream lanes (CUPTI). Without
+  // it the run is still traced: one note, the host spans only.
+  if (placement.rfind("cuda:", 0) == 0) {
+    auto gpu = tracer::startGpuCollector();
+    if (gpu.isOk()) {
+      st.gpuActivity = std::move(gpu).value();
+      so.gpu = st.gpuActivity.get();
+    } else {
+      std::fprintf(stderr, "note: rank %d: no GPU activity in the trace: %s\n", rank,
+                   gpu.status().message().c_str());
+    }
+  }
   const layout::GridCoord c = st.grid->coord();
   return valueOrAbort(
       tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(),

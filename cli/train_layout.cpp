@@ -242,6 +242,8 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(
   if (deviceGroups != nullptr) {  // device buffers move through the device groups
     setup.groups.dp = &deviceGroups->dp();
     setup.groups.tp = &deviceGroups->tp();
+    setup.groups.dpIntraNode = deviceGroups->dpIntraNode();
+    setup.groups.dpInterNode = deviceGroups->dpInterNode();
   }
   // Activation checkpointing whatever the pipeline (a single stage too).
   setup.pipeline.recompute = layout.recompute;
@@ -328,7 +330,7 @@ namespace {
 // What a GPU cannot train yet in this layout (one line), or ok.
 Status deviceLayoutSupport(const layout::Layout& l) {
   return engine::checkDeviceLayout(l.ep, engine::parallelOptionsFor(l).compression,
-                                   engine::nodeSetupFor(l).hierarchical, "cuda");
+                                   engine::nodeSetupFor(l).link.paced(), "cuda");
 }
 
 }  // namespace

@@ -104,7 +104,8 @@ Status DataParallel::setUpCompression() {
     }
     for (size_t i = 0; i < buckets_.size(); ++i) {
       reductions_.push_back(
-          std::make_unique<HierarchicalAllReduce>(*options_.intraNode, *options_.interNode));
+          std::make_unique<HierarchicalAllReduce>(*options_.intraNode, *options_.interNode,
+                                                  device() != Device::kHost ? &allocator_ : nullptr));
     }
     return Status::ok();
   }

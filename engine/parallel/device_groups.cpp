@@ -30,6 +30,10 @@ Result<std::unique_ptr<DeviceGroups>> DeviceGroups::create(MpiGrid& grid, bool p
   if (pipeline) {
     BS_ASSIGN_OR_RETURN(g->pp_, deviceGroupOf(grid.pp(), true, make));
   }
+  if (grid.dpIntraNode() != nullptr && grid.dpInterNode() != nullptr) {  // hierarchical
+    BS_ASSIGN_OR_RETURN(g->intra_, deviceGroupOf(*grid.dpIntraNode(), false, make));
+    BS_ASSIGN_OR_RETURN(g->inter_, deviceGroupOf(*grid.dpInterNode(), false, make));
+  }
   return g;
 }
 

@@ -1,7 +1,8 @@
 // DeviceGroups: the process groups of a rank that trains on a device
 // backend (a GPU), as communicators that move device buffers: one per group
 // of the rank's MpiGrid that the trainer hands device tensors to: dp, tp,
-// and pp (point to point) when the layout pipelines.
+// pp (point to point) when the layout pipelines, and the dp group's node
+// communicators when its all-reduce is hierarchical.
 //
 // Each group's communicator is made by a DeviceCommFactory from a duplicate
 // of the grid's MPI communicator of that group (the grid keeps its own for
@@ -13,7 +14,7 @@
 // (host_staged_communicator.h). Tests give a recording factory.
 //
 // Contract: create() is collective over every rank of the grid's world:
-// the groups are made in the order dp, tp, pp on every rank (a factory may
+// the groups are made in the order dp, tp, pp, intra-node, inter-node on every rank (a factory may
 // run collectives over the group, as NCCL's set-up does). The grid and the
 // backend the factory orders itself after outlive the groups. Not
 // thread-safe (the training thread's).
@@ -50,10 +51,13 @@ class DeviceGroups {
   Communicator& dp() { return *dp_; }
   Communicator& tp() { return *tp_; }
   Communicator* pp() { return pp_.get(); }  // null without a pipeline
+  // The grid's dpIntraNode() / dpInterNode() on device buffers (null when flat).
+  Communicator* dpIntraNode() { return intra_.get(); }
+  Communicator* dpInterNode() { return inter_.get(); }
 
  private:
   DeviceGroups() = default;
-  std::unique_ptr<Communicator> dp_, tp_, pp_;
+  std::unique_ptr<Communicator> dp_, tp_, pp_, intra_, inter_;
 };
 
 }  // namespace bubblescope::engine

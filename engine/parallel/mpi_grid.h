@@ -50,8 +50,8 @@ class MpiGrid {
   // paced link without emulated nodes.
   Status splitDpIntoNodes(MPI_Comm world, const NodeSetup& setup);
   // The dp group's node communicators when the setup is hierarchical, else null.
-  Communicator* dpIntraNode() { return hierarchical_ ? nodes_.intraNode.get() : nullptr; }
-  Communicator* dpInterNode() { return hierarchical_ ? nodes_.interNode.get() : nullptr; }
+  MpiCommunicator* dpIntraNode() { return hierarchical_ ? nodes_.intraNode.get() : nullptr; }
+  MpiCommunicator* dpInterNode() { return hierarchical_ ? nodes_.interNode.get() : nullptr; }
   // Nodes the dp group spans and its ranks per node (0 before a split).
   int32_t dpNodes() const { return nodes_.nodes(); }
   int32_t dpRanksPerNode() const { return nodes_.intraNode ? nodes_.intraNode->size() : 0; }

@@ -49,7 +49,7 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
 }
 
 Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
-                         bool hierarchicalAllReduce, const std::string& device) {
+                         bool pacedLink, const std::string& device) {
   if (ep > 1) {
     return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
                                " is not wired yet; use the cpu backend");
@@ -58,8 +58,8 @@ Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compress
     return Status::unsupported("grad compression " + compression.toString() + " on " + device +
                                " is not wired yet; use the cpu backend");
   }
-  if (hierarchicalAllReduce) {
-    return Status::unsupported("a hierarchical all-reduce on " + device +
+  if (pacedLink) {
+    return Status::unsupported("an emulated inter-node link (inter_node_gbps) on " + device +
                                " is not wired yet; use the cpu backend");
   }
   return Status::ok();
@@ -105,7 +105,7 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
     BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
-                                         setup.parallel.compression, g.dpIntraNode != nullptr,
+                                         setup.parallel.compression, /*pacedLink=*/false,
                                          setup.backend->description()));
   }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));

@@ -201,6 +201,59 @@ INSTANTIATE_TEST_SUITE_P(
                true}),
     [](const ::testing::TestParamInfo<Expect>& info) { return std::string(info.param.c.name); });
 
+// dp 4 over two nodes of two ranks (ranks 2k, 2k + 1): every bucket reduced
+// hierarchically (reduce-scatter in the node, all-reduce across, all-gather
+// in the node) over device groups.
+TEST(DeviceHierarchical, Dp4OverTwoNodesMatchesTheCpu) {
+  auto run = [](std::unique_ptr<Backend> backend, auto wrap) {
+    const int r = worldRank();
+    auto split = [&](int color) {
+      return MpiCommunicator::split(MPI_COMM_WORLD, color, r, ParallelDim::kDp).value();
+    };
+    std::unique_ptr<Communicator> dp = wrap(split(0));
+    std::unique_ptr<Communicator> intra = wrap(split(r / 2));
+    std::unique_ptr<Communicator> inter = wrap(split(10 + r % 2));
+    RankSetup setup;
+    setup.parallel.bucketElements = 20000;
+    setup.groups.dp = dp.get();
+    setup.groups.dpIntraNode = intra.get();
+    setup.groups.dpInterNode = inter.get();
+    setup.backend = std::move(backend);
+    StepRun out;
+    auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+    if (!trainer.isOk()) {
+      out.status = trainer.status();
+      return out;
+    }
+    for (int s = 0; s < kSteps; ++s) {
+      auto step = (*trainer)->step();
+      if (!step.isOk()) {
+        out.status = step.status();
+        return out;
+      }
+      out.losses.push_back(step->loss);
+    }
+    return out;
+  };
+  const StepRun cpu = run(nullptr, [](std::unique_ptr<MpiCommunicator> g) {
+    return std::unique_ptr<Communicator>(std::move(g));
+  });
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device =
+      run(std::make_unique<FakeDeviceBackend>(log), [&log](std::unique_ptr<MpiCommunicator> g) {
+        return std::unique_ptr<Communicator>(
+            std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", false));
+      });
+  ASSERT_TRUE(device.status.isOk()) << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, "dp4 hierarchical");
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << broken.front();
+  EXPECT_TRUE(hasCollective(log, "reduce_scatter dp reduce_scatter.intra_node"));
+  EXPECT_TRUE(hasCollective(log, "all_reduce dp all_reduce.inter_node"));
+  EXPECT_TRUE(hasCollective(log, "all_gather dp all_gather.intra_node"));
+}
+
 // ---- The checker can fail --------------------------------------------------------
 
 ByteRange bytes(uintptr_t lo, uintptr_t hi) {
@@ -378,7 +431,7 @@ TEST(DeviceLayouts, WhatADeviceCannotRunYetIsRefusedInOneLine) {
   auto dp = std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
   RankSetup setup;
   setup.groups.dp = dp.get();
-  setup.parallel.compression = layout::parseGradCompression("fp16").value();
+  setup.parallel.compression = layout::parseGradCompression("fp16").value();  // host maths
   setup.backend = std::make_unique<FakeDeviceBackend>(log);
   auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
   ASSERT_FALSE(trainer.isOk());

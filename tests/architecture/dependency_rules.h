@@ -103,8 +103,9 @@ inline const std::vector<Library> kLibraries = {
     // The rank trainer and the process groups it is given.
     {"engine/parallel",
      {"rank_trainer.h", "communicator.h", "mpi_communicator.h", "mpi_grid.h", "mpi_check.h",
+      "device_groups.h",
       "host_staged_communicator.h", "layout_options.h", "data_parallel.h", "bucket_reduction.h",
-      "node_groups.h", "device_groups.h"}},
+      "node_groups.h"}},
     // The CUDA back end, reached through engine/backend_factory.h.
     {"engine/cuda", {"cuda_backend.h", "nccl_communicator.h"}},
     // The trace file: writing, reading, a run's description, simulated runs.

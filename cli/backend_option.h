@@ -22,6 +22,9 @@ namespace bubblescope::cli {
 // The option's help text, the same on every command.
 inline constexpr const char* kBackendHelp =
     "Compute backend: cpu, cuda, or auto (cuda when a GPU is usable, else cpu)";
+inline constexpr const char* kPrecisionHelp =
+    "Matrix products: fp32, or bf16 operands with fp32 accumulation, master weights, gradients "
+    "and optimizer state (cuda only)";
 
 struct TrainingDevice {
   engine::Device device = engine::Device::kHost;

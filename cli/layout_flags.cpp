@@ -81,6 +81,7 @@ void addLayoutFlags(Command cmd, LayoutFlags& flags) {
   cmd.option("--hostfile", flags.hostfile, "An mpirun hostfile");
   cmd.option("--data", flags.data, "Text file to train on (default: built-in corpus)");
   cmd.option("--backend", flags.backend, kBackendHelp);
+  cmd.option("--precision", flags.precision, kPrecisionHelp);
   addMoeFlags(cmd, flags.moe);
 }
 
@@ -119,6 +120,7 @@ Result<nlohmann::json> layoutJson(const LayoutFlags& a) {
   set("hostfile", a.hostfile);
   set("data_file", a.data);
   set("backend", a.backend);
+  set("precision", a.precision);
   set("grad_compression", a.gradCompression);
   set("all_reduce", a.allReduce);
   set("ranks_per_node", a.ranksPerNode);

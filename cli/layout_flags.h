@@ -38,6 +38,7 @@ struct LayoutFlags {
   std::optional<int64_t> globalBatch, bucketElements, seed;
   std::optional<double> bucketMb, lr, interNodeGbps, interNodeLatencyUs;
   std::optional<std::string> model, schedule, hostfile, data, backend, gradCompression, allReduce;
+  std::optional<std::string> precision;
   std::vector<std::string> hosts;
   bool noOverlap = false;
   bool recompute = false;

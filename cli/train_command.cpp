@@ -44,6 +44,7 @@ struct TrainArgs {
   std::string load;
   std::string trace;
   std::string backend = "cpu";
+  std::string precision = "fp32";
   std::pair<int64_t, std::string> dumpBatch{-1, ""};  // --dump-batch STEP FILE
   std::string saveGrads;
   MoeFlags moe;  // --experts, --top-k, --capacity-factor, --moe-every, --aux-loss-coef
@@ -227,7 +228,12 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
     std::fprintf(stderr, "error: %s\n", device.status().message().c_str());
     return backendExitCode(device.status());
   }
-  auto backend = engine::createBackend(device->device, device->gpuIndex);
+  auto precision = layout::parsePrecision(args.precision);
+  if (!precision.isOk()) {
+    std::fprintf(stderr, "error: %s\n", precision.status().message().c_str());
+    return 2;
+  }
+  auto backend = engine::createBackend(device->device, device->gpuIndex, *precision);
   if (!backend.isOk()) {
     std::fprintf(stderr, "error: %s\n", backend.status().message().c_str());
     return 1;
@@ -373,6 +379,7 @@ void addTrainCommand(Command app, CommandRunner& runner) {
       "--save-grads", args->saveGrads,
       "Write the last step's gradients (after clipping) as safetensors (docs/engine.md)");
   Option backend = cmd.option("--backend", args->backend, kBackendHelp).showDefault();
+  Option precision = cmd.option("--precision", args->precision, kPrecisionHelp).showDefault();
   addMoeFlags(cmd, args->moe);
   // One rank of a parallel run (under mpirun or srun; see `run`).
   auto layoutArgs = std::make_shared<LayoutTrainArgs>();
@@ -395,7 +402,8 @@ void addTrainCommand(Command app, CommandRunner& runner) {
              "The Slurm task (SLURM_PROCID) that is the collector instead of a rank")
       .hidden();
   cmd.callback([args, &runner, model, seed, micro, batch, lr, warmup, total, wd, clip, layoutArgs,
-                layoutFile, layoutJson, steps, backend, dumpBatch, saveGrads, collectorTask] {
+                layoutFile, layoutJson, steps, backend, precision, dumpBatch, saveGrads,
+                collectorTask] {
     if (layoutFile.given() || layoutJson.given()) {
       if (dumpBatch.given() || saveGrads.given()) {
         failUsage("--dump-batch and --save-grads are for single-process train");
@@ -415,6 +423,7 @@ void addTrainCommand(Command app, CommandRunner& runner) {
       a.save = args->save;
       if (steps.given()) a.steps = static_cast<int32_t>(args->steps);
       if (backend.given()) a.backend = args->backend;
+      if (precision.given()) a.precision = args->precision;
       runner = [a] { return runLayoutTraining(a); };
       return;
     }

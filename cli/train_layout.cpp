@@ -14,10 +14,13 @@
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
 #include "engine/backend_factory.h"
+#include "engine/device_selection.h"
+#include "engine/parallel/device_groups.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/rank_trainer.h"
 #include "storage/trace_writer.h"
+#include "tracer/gpu_collector.h"
 #include "tracer/trace_session.h"
 
 namespace bubblescope::cli {
@@ -99,14 +102,17 @@ void okOrAbort(const Status& status, int rank) {
 // communicator's worker may be blocked in a collective no peer will join).
 struct RankState {
   std::unique_ptr<engine::MpiGrid> grid;
+  std::unique_ptr<engine::DeviceGroups> deviceGroups;  // on a GPU: dp, tp, pp over device buffers
   std::unique_ptr<engine::RankTrainer> trainer;
   std::unique_ptr<storage::TraceWriter> writer;
+  std::unique_ptr<tracer::GpuActivitySource> gpuActivity;  // CUPTI: outlives the session
   std::unique_ptr<tracer::TraceSession> session;
 };
 
 std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
                                                    const LayoutTrainArgs& args, RankState& st,
-                                                   int rank, int size) {
+                                                   const std::string& placement, int rank,
+                                                   int size) {
   if (rank == 0 && !args.collected) {
     st.writer = valueOrAbort(storage::TraceWriter::open(args.trace), rank);
     if (args.runId >= 0) {
@@ -135,15 +141,27 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
                          return static_cast<double>(traffic->uncompressedBytes.load());
                        }});
   so.gauges.push_back({"grad.compression_ratio", [traffic] { return traffic->ratio(); }});
+  // A GPU rank's kernels, copies and sets on its stream lanes (CUPTI). Without
+  // it the run is still traced: one note, the host spans only.
+  if (placement.rfind("cuda:", 0) == 0) {
+    auto gpu = tracer::startGpuCollector();
+    if (gpu.isOk()) {
+      st.gpuActivity = std::move(gpu).value();
+      so.gpu = st.gpuActivity.get();
+    } else {
+      std::fprintf(stderr, "note: rank %d: no GPU activity in the trace: %s\n", rank,
+                   gpu.status().message().c_str());
+    }
+  }
   const layout::GridCoord c = st.grid->coord();
   return valueOrAbort(
       tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(),
-                                  {c.dp, c.tp, c.pp, "cpu", st.trainer->parameterCount()}, so),
+                                  {c.dp, c.tp, c.pp, placement, st.trainer->parameterCount()}, so),
       rank);
 }
 
 void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer,
-                 const engine::MpiGrid& grid, int size) {
+                 const engine::MpiGrid& grid, const std::string& device, int size) {
   const engine::ParallelOptions& p = trainer.parallelOptions();
   std::printf(
       "layout: dp %d, tp %d, pp %d (%s), ep %d, zero %d, overlap %s, buckets of %lld elements; "
@@ -159,6 +177,7 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
       layout.dp,
       static_cast<long long>(int64_t{layout.microBatchSize} * layout.microBatches * layout.dp),
       static_cast<long long>(trainer.tokensPerStep()));
+  if (!device.empty()) std::printf("backend: %s\n", device.c_str());
   if (p.compression.compresses()) {
     std::printf("grad compression: %s (dp buckets)\n", p.compression.toString().c_str());
   }
@@ -174,38 +193,87 @@ void printHeader(const layout::Layout& layout, const engine::RankTrainer& traine
   std::fflush(stdout);
 }
 
-Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(const layout::Layout& layout,
-                                                         engine::MpiGrid& grid) {
+// A GPU rank's backend and groups (nothing for the CPU).
+struct RankDevice {
+  std::unique_ptr<engine::Backend> backend;  // null: the CPU
+  std::unique_ptr<engine::DeviceGroups> groups;
+  std::string placement = "cpu";  // the trace's: "cuda:N" on a GPU
+  std::string description;        // rank 0's header line
+};
+
+// On kCuda: this rank's GPU from its place on its node (MPI's split of the
+// job, then the launcher's variables and CUDA_VISIBLE_DEVICES:
+// engine/device_selection.h), its CudaBackend, and its dp, tp and pp groups
+// through the backend's device communicators (NCCL, or host staging when
+// ranks share a GPU). Collective over `job`.
+Result<RankDevice> rankDevice(const engine::BackendChoice& choice, const layout::Layout& layout,
+                              engine::MpiGrid& grid, MPI_Comm job, int rank) {
+  RankDevice d;
+  if (choice.device != engine::Device::kCuda) return d;
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(job, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  engine::NodeRank onNode;
+  MPI_Comm_rank(node, &onNode.localRank);
+  MPI_Comm_size(node, &onNode.localSize);
+  MPI_Comm_free(&node);
+  BS_ASSIGN_OR_RETURN(const engine::DeviceSelection gpu,
+                      engine::selectDevice({.environment = engine::launcherEnvironmentOfThisProcess(),
+                                            .mpiNodeRank = onNode,
+                                            .visibleDevices = choice.visibleDevices}));
+  BS_ASSIGN_OR_RETURN(d.backend,
+                      engine::createBackend(engine::Device::kCuda, gpu.device, layout.precision));
+  BS_ASSIGN_OR_RETURN(const engine::DeviceCommFactory factory,
+                      engine::deviceCommFactoryFor(*d.backend));
+  BS_ASSIGN_OR_RETURN(d.groups, engine::DeviceGroups::create(grid, layout.pp > 1, factory));
+  d.placement = "cuda:" + std::to_string(gpu.device);
+  d.description = d.backend->description() + "; rank 0: " + gpu.describe();
+  return d;
+}
+
+// `deviceGroups` and `backend`: a GPU rank's (null: the CPU and the grid's groups).
+Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(
+    const layout::Layout& layout, engine::MpiGrid& grid, engine::DeviceGroups* deviceGroups,
+    std::unique_ptr<engine::Backend> backend) {
   engine::RankSetup setup;
   setup.parallel = engine::parallelOptionsFor(layout);
   setup.groups = {&grid.dp(),         nullptr,           &grid.tp(), grid.ep(), grid.expertDp(),
                   grid.dpIntraNode(), grid.dpInterNode()};
+  setup.backend = std::move(backend);
+  if (deviceGroups != nullptr) {  // device buffers move through the device groups
+    setup.groups.dp = &deviceGroups->dp();
+    setup.groups.tp = &deviceGroups->tp();
+    setup.groups.dpIntraNode = deviceGroups->dpIntraNode();
+    setup.groups.dpInterNode = deviceGroups->dpInterNode();
+  }
   // Activation checkpointing whatever the pipeline (a single stage too).
   setup.pipeline.recompute = layout.recompute;
   if (layout.pp > 1) {  // pp = 1: the one-stage schedule (forward, backward per micro-batch)
     setup.pipeline.schedule = layout.schedule;
     setup.pipeline.chunks = layout.virtualChunks;
     setup.pipeline.stageLayers = layout.stageLayers;
-    setup.groups.pp = &grid.pp();
+    setup.groups.pp = deviceGroups != nullptr ? deviceGroups->pp() : &grid.pp();
   }
   return engine::RankTrainer::create(engine::trainerOptionsFor(layout), std::move(setup));
 }
 
 // One rank's run; any failure aborts the job (see RankState).
-void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Comm job, int rank,
-               int size) {
+void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args,
+               const engine::BackendChoice& choice, MPI_Comm job, int rank, int size) {
   RankState st;
   try {
     const Injection inject = valueOrAbort(parseInjection(args.injectFailure), rank);
     st.grid = valueOrAbort(engine::MpiGrid::create(job, layout), rank);
-    st.trainer = valueOrAbort(makeTrainer(layout, *st.grid), rank);
+    RankDevice device = valueOrAbort(rankDevice(choice, layout, *st.grid, job, rank), rank);
+    st.deviceGroups = std::move(device.groups);
+    st.trainer = valueOrAbort(
+        makeTrainer(layout, *st.grid, st.deviceGroups.get(), std::move(device.backend)), rank);
     if (!args.trace.empty()) {
-      st.session = startTracing(layout, args, st, rank, size);
+      st.session = startTracing(layout, args, st, device.placement, rank, size);
       st.trainer->setRecorder(st.session->recorder());
     }
     const int64_t steps = args.steps >= 0 ? args.steps : layout.steps;
     if (!args.launcher.empty()) startHeartbeat(rank);  // for run's hang watchdog
-    if (rank == 0) printHeader(layout, *st.trainer, *st.grid, size);
+    if (rank == 0) printHeader(layout, *st.trainer, *st.grid, device.description, size);
     const int64_t t0 = tracer::hostNowNs();
     for (int64_t s = 0; s < steps; ++s) {
       if (rank == inject.rank && s == inject.step) {
@@ -257,11 +325,27 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args, MPI_Co
 
 }  // namespace
 
+namespace {
+
+// What a GPU cannot train yet in this layout (one line), or ok.
+Status deviceLayoutSupport(const layout::Layout& l) {
+  return engine::checkDeviceLayout(l.ep, engine::parallelOptionsFor(l).compression,
+                                   engine::nodeSetupFor(l).link.paced(), "cuda");
+}
+
+}  // namespace
+
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
-  // cuda: no usable GPU here, or (today) parallel training not wired to CUDA.
+  // cuda: no usable GPU here, or a part of the layout a GPU cannot run yet.
+  if (l.backend == layout::Backend::kCpu) {  // bf16 on the CPU (auto: after the probe)
+    if (const Status s = engine::checkPrecision(engine::Device::kHost, l.precision); !s.isOk()) {
+      return s.message();
+    }
+  }
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);
     if (!choice.isOk()) return choice.status().message();
+    if (const Status s = deviceLayoutSupport(l); !s.isOk()) return s.message();
   }
   return "";
 }
@@ -299,6 +383,11 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
     if (!backend.isOk()) return refuse(backend.status().message(), 2);
     layout->backend = *backend;
   }
+  if (!args.precision.empty()) {
+    auto precision = layout::parsePrecision(args.precision);
+    if (!precision.isOk()) return refuse(precision.status().message(), 2);
+    layout->precision = *precision;
+  }
   if (const std::string unsupported = unsupportedLayoutFeature(*layout); !unsupported.empty()) {
     return refuse(unsupported, 2);
   }
@@ -306,12 +395,22 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
   // was checked with the other unsupported features above).
   auto choice = engine::chooseBackend(layout->backend);
   if (!choice.isOk()) return refuse(choice.status().message(), backendExitCode(choice.status()));
+  if (choice->device == engine::Device::kCuda) {
+    // auto: a layout a GPU cannot run yet trains on the CPU (cuda was refused above).
+    if (const Status s = deviceLayoutSupport(*layout); !s.isOk()) {
+      choice->device = engine::Device::kHost;
+      choice->note = "backend auto: " + s.message() + "; running on the CPU";
+    }
+  }
+  if (const Status s = engine::checkPrecision(choice->device, layout->precision); !s.isOk()) {
+    return refuse(s.message(), 2);  // auto without a GPU, asked for bf16
+  }
   if (rank == 0 && !choice->note.empty()) std::fprintf(stderr, "note: %s\n", choice->note.c_str());
   if (args.collected && !agreeToStart(true)) {  // another rank refused and said why
     MPI_Finalize();
     return 1;
   }
-  trainRank(*layout, args, job, rank, size);  // aborts the job on failure
+  trainRank(*layout, args, *choice, job, rank, size);  // aborts the job on failure
   MPI_Finalize();
   return 0;
 }

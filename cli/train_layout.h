@@ -17,6 +17,7 @@ struct LayoutTrainArgs {
   int64_t runId = -1;      // with trace: the run `run` began; -1: rank 0 begins one
   int32_t steps = -1;      // overrides the layout's steps when >= 0
   std::string backend;     // overrides the layout's backend when set
+  std::string precision;   // overrides the layout's precision when set
   std::string launcher;    // "HOST:PID:TICKS" of the `run` that started it ("": none)
   std::string save;        // checkpoint written at the end by rank 0 ("": none)
   // The job's last MPI process is `run`'s trace collector (collected_job.h):

@@ -35,6 +35,14 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
   return Status::invalidArgument("unknown backend");
 }
 
+Status checkPrecision(Device device, layout::Precision precision) {
+  if (precision == layout::Precision::kBf16 && device != Device::kCuda) {
+    return Status::unsupported(
+        "precision bf16 needs the cuda backend; the cpu backend computes in fp32");
+  }
+  return Status::ok();
+}
+
 Result<BackendChoice> chooseBackend(layout::Backend requested, TrainingScope scope) {
   if (requested == layout::Backend::kCpu) return chooseBackend(requested, GpuProbe{}, scope);
   return chooseBackend(requested, probeGpu(), scope);

@@ -9,12 +9,16 @@
 // - chooseBackend() turns the requested cpu | cuda | auto into the device a
 //   rank trains on, with at most one line for the user (`note`). A single
 //   process (RankTrainer without groups) runs on CUDA
-//   (kCudaSingleProcessWired); parallel ranks do not yet (kCudaModelWired,
-//   docs/gpu.md): for them cuda fails honestly even with a GPU, and auto runs
-//   on the CPU and says why. A kCuda choice carries the probe's device count,
+//   (kCudaSingleProcessWired), and so do parallel ranks (kCudaModelWired:
+//   their groups through engine/parallel/device_groups.h; the layouts a
+//   device cannot run yet are refused by checkDeviceLayout(),
+//   engine/parallel/rank_trainer.h). With a switch off, cuda fails honestly
+//   even with a GPU and auto runs on the CPU and says why. A kCuda choice carries the probe's device count,
 //   from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
-//   kCuda, made current on the calling thread).
+//   kCuda, made current on the calling thread) at a precision: bf16 is the
+//   CudaBackend's mixed precision (docs/gpu.md); the CPU backend computes in
+//   fp32 and refuses bf16 in one line.
 // Library engine_backends: links engine_cuda when built with CUDA.
 #pragma once
 
@@ -28,8 +32,8 @@
 namespace bubblescope::engine {
 
 // Whether parallel ranks (RankTrainer with process groups) run on a CUDA
-// backend (RankTrainer::create refuses a device backend for them).
-inline constexpr bool kCudaModelWired = false;
+// backend (`run`, `train --layout`: cli/train_layout.cpp).
+inline constexpr bool kCudaModelWired = true;
 // Whether a single process (`train` without --layout) does.
 inline constexpr bool kCudaSingleProcessWired = true;
 
@@ -57,6 +61,10 @@ Result<BackendChoice> chooseBackend(layout::Backend requested, const GpuProbe& p
 Result<BackendChoice> chooseBackend(layout::Backend requested,
                                     TrainingScope scope = TrainingScope::kParallel);
 
-Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex = 0);
+Result<std::unique_ptr<Backend>> createBackend(
+    Device device, int gpuIndex = 0, layout::Precision precision = layout::Precision::kFp32);
+// The refusal of bf16 on the CPU (ok otherwise): what createBackend says, and
+// what `run` says before it starts a job.
+Status checkPrecision(Device device, layout::Precision precision);
 
 }  // namespace bubblescope::engine

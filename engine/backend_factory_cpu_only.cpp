@@ -13,7 +13,8 @@ GpuProbe probeGpu() {
   return probe;
 }
 
-Result<std::unique_ptr<Backend>> createBackend(Device device, int) {
+Result<std::unique_ptr<Backend>> createBackend(Device device, int, layout::Precision precision) {
+  BS_RETURN_IF_ERROR(checkPrecision(device, precision));
   if (device == Device::kCuda) {
     return Status::failedPrecondition(
         "the cuda backend is not in this build (BUBBLESCOPE_WITH_CUDA=OFF)");

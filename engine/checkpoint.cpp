@@ -1,6 +1,7 @@
 #include "engine/checkpoint.h"
 
 #include <charconv>
+#include <deque>
 #include <nlohmann/json.hpp>
 
 namespace bubblescope::engine {
@@ -16,6 +17,27 @@ bool parseInt(const std::string& s, int64_t& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// The host values of `t`: its own span, or, for a device tensor, a copy
+// downloaded into `staged` (which keeps it alive).
+Result<std::span<const float>> hostValues(const Tensor& t, Backend* backend,
+                                          std::deque<std::vector<float>>& staged) {
+  if (t.device() == Device::kHost) return std::span<const float>(t.span());
+  if (backend == nullptr) return Status::internal("a device tensor without its backend");
+  BS_ASSIGN_OR_RETURN(std::vector<float> host, backend->download(t));
+  return std::span<const float>(staged.emplace_back(std::move(host)));
+}
+
+// Copies the file's `name` into `t`, through the host for a device tensor.
+Status restoreInto(const SafetensorsFile& file, const std::string& name, Tensor& t,
+                   Backend* backend) {
+  if (t.device() == Device::kHost) return file.copyTo(name, t.shape(), t.span());
+  if (backend == nullptr) return Status::internal("a device tensor without its backend");
+  std::vector<float> host(static_cast<size_t>(t.numel()));
+  BS_RETURN_IF_ERROR(file.copyTo(name, t.shape(), host));
+  backend->upload<float>(t, host);  // copied when it returns: `host` may go
+  return Status::ok();
+}
+
 }  // namespace
 
 std::string describeShape(const layout::ModelConfig& c) {
@@ -27,12 +49,17 @@ std::string describeShape(const layout::ModelConfig& c) {
 Status writeCheckpoint(const std::string& path, GptModel& model, AdamW& optimizer,
                        const CheckpointMeta& meta) {
   std::vector<SafetensorsTensorView> views;
-  for (Parameter* p : model.parameters()) {
-    views.push_back({p->name, p->value.shape(), p->value.span()});
-  }
+  std::deque<std::vector<float>> staged;  // device tensors' host copies
+  Backend* backend = model.backend();
+  auto add = [&](std::string name, const Tensor& t) -> Status {
+    BS_ASSIGN_OR_RETURN(const std::span<const float> values, hostValues(t, backend, staged));
+    views.push_back({std::move(name), t.shape(), values});
+    return Status::ok();
+  };
+  for (Parameter* p : model.parameters()) BS_RETURN_IF_ERROR(add(p->name, p->value));
   for (AdamW::State& s : optimizer.states()) {
-    views.push_back({"optimizer.m." + s.param->name, s.m.shape(), s.m.span()});
-    views.push_back({"optimizer.v." + s.param->name, s.v.shape(), s.v.span()});
+    BS_RETURN_IF_ERROR(add("optimizer.m." + s.param->name, s.m));
+    BS_RETURN_IF_ERROR(add("optimizer.v." + s.param->name, s.v));
   }
   const std::map<std::string, std::string> metadata = {
       {"format", kCheckpointFormat},
@@ -79,13 +106,15 @@ Status Checkpoint::checkModel(const layout::ModelConfig& model) const {
 
 Status Checkpoint::restore(GptModel& model, AdamW& optimizer) const {
   BS_RETURN_IF_ERROR(checkModel(model.config()));
+  Backend* backend = model.backend();
   for (Parameter* p : model.parameters()) {
-    BS_RETURN_IF_ERROR(file_.copyTo(p->name, p->value.shape(), p->value.span()));
+    BS_RETURN_IF_ERROR(restoreInto(file_, p->name, p->value, backend));
   }
   for (AdamW::State& s : optimizer.states()) {
-    BS_RETURN_IF_ERROR(file_.copyTo("optimizer.m." + s.param->name, s.m.shape(), s.m.span()));
-    BS_RETURN_IF_ERROR(file_.copyTo("optimizer.v." + s.param->name, s.v.shape(), s.v.span()));
+    BS_RETURN_IF_ERROR(restoreInto(file_, "optimizer.m." + s.param->name, s.m, backend));
+    BS_RETURN_IF_ERROR(restoreInto(file_, "optimizer.v." + s.param->name, s.v, backend));
   }
+  if (backend != nullptr) BS_RETURN_IF_ERROR(backend->synchronize());
   int64_t optimizerStep = meta_.step;
   auto it = file_.metadata().find("optimizer_step");
   if (it != file_.metadata().end() && !parseInt(it->second, optimizerStep)) {

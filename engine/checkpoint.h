@@ -3,6 +3,11 @@
 // "optimizer.m.<name>" / "optimizer.v.<name>", and in __metadata__ the format,
 // the model config (JSON), the step and the trainer's settings (JSON), so
 // that a resumed run continues the uninterrupted one exactly.
+//
+// Devices: the file holds host fp32 values whatever the model trained on, so
+// a checkpoint of a GPU run loads on the CPU and back. Tensors in device
+// memory are downloaded to write (through the model's Backend, a
+// synchronisation point) and uploaded to restore (then synchronised).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +28,7 @@ struct CheckpointMeta {
   std::string trainerJson = "{}";  // the trainer's settings (seed, batch, schedule...)
 };
 
+// `model` and `optimizer` on any device (their tensors in model.backend()'s memory).
 Status writeCheckpoint(const std::string& path, GptModel& model, AdamW& optimizer,
                        const CheckpointMeta& meta);
 

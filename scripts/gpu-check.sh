@@ -17,13 +17,17 @@
 #               plus 1e-4 absolute for the printout's rounding (%.4f: each printed
 #               loss is off its value by up to 5e-5)
 #   trace       that GPU run's trace file (--trace) opens with `info`
-#   refusal     run --backend cuda (a parallel job) fails with the one "not wired
-#               yet" line, as docs/gpu.md says
+#   bf16 train  train --backend cuda --precision bf16 against the fp32 CPU run:
+#               every loss within 2e-2 relative (gpu_test's bound for bf16 operands)
+#   checkpoint  train --backend cuda --save, resumed on the cpu (--load): its step
+#               against the CPU run one step longer, 1e-4 relative
+#   parallel    run --backend cuda of dp2, tp2, pp2 1f1b and dp2 ZeRO-3 against
+#               run --backend cpu, each loss within 1e-4 relative (the ranks share
+#               one GPU through host staging; 2+ GPUs: NCCL)
+#   traced run  run --backend cuda --dp 2 --pp 2 --trace, exported to Chrome JSON:
+#               dp all-reduces and pp sends with their dim, and CUPTI's kernels on
+#               the ranks' GPU stream lanes
 #   bench       bench train --backend cuda --model gpt2-124m --torch: tokens_per_s and mfu
-#   SKIP lines  bf16 train (no --precision flag: gpu_test's CudaTrainer test
-#               checks bf16 within 2e-2 instead), dp2, tp2, pp2 1f1b, dp2 ZeRO-3
-#               (parallel training on CUDA is not wired), kernels on GPU lanes in
-#               the trace (the trainer does not start the CUPTI collector)
 #
 # Exit status: 0 when every check that ran passed (SKIP lines allowed), 1 when
 # one failed, 2 when nvcc is missing or the build failed, 3 when this machine
@@ -126,13 +130,12 @@ print_summary() {
 }
 
 skip_not_wired() {
-  add SKIP "train bf16 vs cpu: not wired (train has no --precision; gpu_test's CudaTrainer test checks bf16 within 2e-2)"
-  local layout
-  for layout in "dp2" "tp2" "pp2 1f1b" "dp2 ZeRO-3"; do
-    add SKIP "$layout on cuda vs cpu: not wired (parallel training on CUDA: kCudaModelWired is false)"
-  done
-  add SKIP "kernels on GPU lanes in a trace: not wired (the trainer does not start the CUPTI collector)"
+  :  # everything the script checks is wired (docs/gpu.md: what is left)
 }
+
+# The parallel layouts run on the device against the CPU, each `run` flags.
+parallel_layouts=("dp2:--dp 2" "tp2:--tp 2" "pp2 1f1b:--pp 2 --schedule 1f1b --micro-batches 2"
+  "dp2 ZeRO-3:--dp 2 --zero 3")
 
 if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   export PATH="/usr/local/cuda/bin:$PATH"
@@ -157,7 +160,8 @@ fi
 if [ -z "$device" ]; then
   echo "gpu-check: no GPU on this machine ($no_gpu_reason): nothing built or run (exit 3)"
   for check in build "ctest -L gpu" "train fp32 vs cpu" "trace of the GPU run" \
-    "parallel refusal" "bench train gpt2-124m"; do
+    "train bf16 vs cpu" "checkpoint cuda -> cpu" "${parallel_layouts[@]%%:*}" "traced dp2 x pp2 on cuda" "kernels on GPU lanes in a trace" \
+    "bench train gpt2-124m"; do
     add SKIP "$check: no GPU"
   done
   skip_not_wired
@@ -257,16 +261,112 @@ train_fp32() {
   fi
 }
 
-# ---- A parallel job on cuda is refused in one line (not wired yet) ---------------
-parallel_refusal() {
-  local log="$build_dir/run-cuda.log" rc=0
-  note "run --backend cuda (parallel: expected to be refused)"
-  timeout "$test_timeout" "$cli" run --backend cuda --steps 1 >"$log" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ] && [ "$(wc -l <"$log")" -eq 1 ] &&
-    grep -q "parallel training on CUDA is not wired yet" "$log"; then
-    add PASS "parallel refusal: run --backend cuda says not wired, one line, exit $rc"
+# ---- bf16 operands against the fp32 CPU run ---------------------------------------
+# Bound 2e-2 relative per step: gpu_test's CudaTrainer test bounds 5 steps of
+# tiny with bf16 operands (8 bits of mantissa, fp32 accumulation) so.
+train_bf16() {
+  local cpu_log="$build_dir/train-cpu.log" gpu_log="$build_dir/train-gpu-bf16.log" detail
+  note "train tiny --precision bf16, $steps steps, against the CPU run"
+  if [ ! -s "$cpu_log" ]; then
+    add SKIP "train bf16 vs cpu: no CPU run"
+    return
+  fi
+  if ! timeout "$test_timeout" "$cli" train --backend cuda --precision bf16 --model tiny \
+    --steps "$steps" --seed 1234 >"$gpu_log" 2>&1; then
+    add FAIL "train bf16 vs cpu: the GPU run failed: $(grep -m1 '^error' "$gpu_log" || tail -1 "$gpu_log")"
+    return
+  fi
+  if detail=$(compare_losses "$cpu_log" "$gpu_log" 2e-2 1e-4); then
+    add PASS "train bf16 vs cpu: $detail"
   else
-    add FAIL "parallel refusal: exit $rc, wanted the one 'not wired yet' line (see $log)"
+    add FAIL "train bf16 vs cpu: $detail (logs $cpu_log, $gpu_log)"
+  fi
+}
+
+# ---- A GPU run's checkpoint resumes on the CPU -------------------------------------
+# The resumed CPU run's one step (step STEPS + 1; --steps is the total, the
+# schedule the checkpoint's) against a CPU run of STEPS + 1 steps on the same
+# schedule (--total-steps STEPS): 1e-4 relative, as fp32 above.
+checkpoint_to_cpu() {
+  local ckpt="$build_dir/gpu-checkpoint.safetensors" log="$build_dir/checkpoint.log"
+  local ref="$build_dir/train-cpu-longer.log" resumed="$build_dir/train-cpu-resumed.log" detail
+  note "train tiny on cuda --save, resume on the cpu"
+  rm -f "$ckpt"
+  if ! timeout "$test_timeout" "$cli" train --backend cuda --model tiny --steps "$steps" \
+    --seed 1234 --save "$ckpt" >"$log" 2>&1 ||
+    ! timeout "$test_timeout" "$cli" train --backend cpu --model tiny --steps "$((steps + 1))" \
+      --total-steps "$steps" --seed 1234 >"$ref" 2>&1 ||
+    ! timeout "$test_timeout" "$cli" train --backend cpu --load "$ckpt" --steps "$((steps + 1))" \
+      >"$resumed" 2>&1; then
+    add FAIL "checkpoint cuda -> cpu: a run failed (see $log, $ref, $resumed)"
+    return
+  fi
+  # Only the steps both logs print (the resumed run prints step STEPS + 1).
+  if detail=$(compare_losses <(grep -E "^step +$((steps + 1))/" "$ref") "$resumed" 1e-4 1e-4); then
+    add PASS "checkpoint cuda -> cpu: resumed step $((steps + 1)): $detail"
+  else
+    add FAIL "checkpoint cuda -> cpu: $detail (logs $ref, $resumed)"
+  fi
+}
+
+# ---- Parallel layouts on cuda against the CPU ------------------------------------
+# Every rank of a job shares this machine's GPUs: with one GPU the ranks share
+# it and the groups are host-staged; with two or more, NCCL.
+parallel_vs_cpu() {
+  local entry name flags slug cpu_log gpu_log detail
+  for entry in "${parallel_layouts[@]}"; do
+    name="${entry%%:*}"
+    flags="${entry#*:}"
+    slug=$(tr ' ' '-' <<<"$name")
+    cpu_log="$build_dir/run-$slug-cpu.log"
+    gpu_log="$build_dir/run-$slug-gpu.log"
+    note "run $name ($flags), $steps steps: cpu, then cuda"
+    # shellcheck disable=SC2086 # flags are words
+    if ! timeout "$test_timeout" "$cli" run --backend cpu $flags --steps "$steps" \
+      >"$cpu_log" 2>&1; then
+      add FAIL "$name on cuda vs cpu: the CPU run failed (see $cpu_log)"
+      continue
+    fi
+    # shellcheck disable=SC2086
+    if ! timeout "$test_timeout" "$cli" run --backend cuda $flags --steps "$steps" \
+      >"$gpu_log" 2>&1; then
+      add FAIL "$name on cuda vs cpu: the GPU run failed: $(grep -m1 'error' "$gpu_log" || tail -1 "$gpu_log")"
+      continue
+    fi
+    if detail=$(compare_losses "$cpu_log" "$gpu_log" 1e-4 1e-4); then
+      add PASS "$name on cuda vs cpu: $detail ($(grep -m1 '^backend: ' "$gpu_log" | cut -c10-))"
+    else
+      add FAIL "$name on cuda vs cpu: $detail (logs $cpu_log, $gpu_log)"
+    fi
+  done
+}
+
+# ---- A traced parallel run: collectives with their dimension ---------------------
+parallel_trace() {
+  local db="$build_dir/run-traced.db" json="$build_dir/run-traced.json"
+  local log="$build_dir/run-traced.log" dp pp kernels lanes
+  rm -f "$db" "$db-wal" "$db-shm"
+  note "run dp2 x pp2 1f1b on cuda, traced"
+  if ! timeout "$test_timeout" "$cli" run --backend cuda --dp 2 --pp 2 --schedule 1f1b \
+    --micro-batches 2 --steps 2 --trace "$db" >"$log" 2>&1 ||
+    ! "$cli" export "$db" "$json" --run 1 --format chrome >>"$log" 2>&1; then
+    add FAIL "traced dp2 x pp2 on cuda (see $log)"
+    return
+  fi
+  dp=$(grep -c '"cat":"all_reduce".*"dim":"dp"' "$json" || true)
+  pp=$(grep -c '"cat":"send".*"dim":"pp"' "$json" || true)
+  if [ "$dp" -gt 0 ] && [ "$pp" -gt 0 ]; then
+    add PASS "traced dp2 x pp2 on cuda: $dp dp all-reduces, $pp pp sends in $json"
+  else
+    add FAIL "traced dp2 x pp2 on cuda: $dp dp all-reduces, $pp pp sends (want both > 0; $json)"
+  fi
+  # CUPTI (started with every traced GPU rank): kernels on the ranks' GPU stream lanes.
+  kernels=$(grep -c '"cat":"kernel"' "$json" || true)
+  lanes=$(grep -c '"name":"thread_name".*"name":"gpu stream' "$json" || true)
+  if [ "$kernels" -gt 0 ] && [ "$lanes" -gt 0 ]; then
+    add PASS "kernels on GPU lanes in a trace: $kernels kernels on $lanes GPU stream lanes"
+  else
+    add FAIL "kernels on GPU lanes in a trace: $kernels kernels, $lanes GPU stream lanes (want both > 0; $json, $log)"
   fi
 }
 
@@ -285,7 +385,10 @@ gpu_bench() {
 }
 
 train_fp32
-parallel_refusal
+train_bf16
+checkpoint_to_cpu
+parallel_vs_cpu
+parallel_trace
 gpu_bench
 skip_not_wired
 

@@ -32,9 +32,14 @@ GpuProbe probeGpu() {
   return probe;
 }
 
-Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex) {
+Result<std::unique_ptr<Backend>> createBackend(Device device, int gpuIndex,
+                                               layout::Precision precision) {
+  BS_RETURN_IF_ERROR(checkPrecision(device, precision));
   if (device == Device::kCuda) {
-    BS_ASSIGN_OR_RETURN(auto backend, cuda::CudaBackend::create(gpuIndex));
+    BS_ASSIGN_OR_RETURN(auto backend,
+                        cuda::CudaBackend::create(gpuIndex, precision == layout::Precision::kBf16
+                                                                ? cuda::MatmulPrecision::kBf16
+                                                                : cuda::MatmulPrecision::kFp32));
     return std::unique_ptr<Backend>(std::move(backend));
   }
   return std::unique_ptr<Backend>(new CpuBackend());

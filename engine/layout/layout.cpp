@@ -29,6 +29,17 @@ Result<Backend> parseBackend(const std::string& name) {
   return Status::invalidArgument("unknown backend '" + name + "' (known: cpu, cuda, auto)");
 }
 
+const char* precisionName(Precision precision) {
+  return precision == Precision::kBf16 ? "bf16" : "fp32";
+}
+
+Result<Precision> parsePrecision(const std::string& name) {
+  for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+    if (name == precisionName(p)) return p;
+  }
+  return Status::invalidArgument("unknown precision '" + name + "' (known: fp32, bf16)");
+}
+
 ModelConfig defaultLayoutModel() {
   return modelPreset("tiny").value();
 }

@@ -24,6 +24,13 @@ enum class Backend : uint8_t { kCpu = 0, kCuda = 1, kAuto = 2 };
 const char* backendName(Backend backend);  // "cpu", "cuda", "auto"
 Result<Backend> parseBackend(const std::string& name);
 
+// The matrix products' operands (docs/gpu.md, "Precision"): fp32, or bf16
+// operands with fp32 accumulation, master weights, gradients and optimizer
+// state (the cuda backend only).
+enum class Precision : uint8_t { kFp32 = 0, kBf16 = 1 };
+const char* precisionName(Precision precision);  // "fp32", "bf16"
+Result<Precision> parsePrecision(const std::string& name);
+
 // The model a layout gets when it names none: the "tiny" preset.
 ModelConfig defaultLayoutModel();
 
@@ -46,6 +53,7 @@ struct Layout {
   int32_t steps = 10;
   uint64_t seed = 1337;
   Backend backend = Backend::kCpu;
+  Precision precision = Precision::kFp32;  // key "precision", written only when bf16
   bool overlap = true;  // overlap DP gradient buckets with backward
   // Gradient bucket: bucketMb mebibytes (2^20 bytes, as PyTorch DDP's
   // bucket_cap_mb), or exactly bucketElements elements when that is set.

@@ -228,6 +228,14 @@ class LayoutParser {
            layout_.backend = b.value();
            return true;
          }},
+        {"precision",
+         [this](const json& v) {
+           if (!v.is_string()) return fail("precision must be a string, got " + v.dump());
+           Result<Precision> p = parsePrecision(v.get<std::string>());
+           if (!p.isOk()) return fail(p.status().message());
+           layout_.precision = p.value();
+           return true;
+         }},
         {"overlap", boolField("overlap", l.overlap)},
         {"bucket_mb", numberField("bucket_mb", l.bucketMb)},
         {"bucket_elements", optionalInt64("bucket_elements", l.bucketElements)},
@@ -322,6 +330,7 @@ json toJson(const Layout& l) {
       {"data_file", l.dataFile},
   };
   if (l.ep > 1) j["ep"] = l.ep;  // written only when used (as the MoE model keys)
+  if (l.precision != Precision::kFp32) j["precision"] = precisionName(l.precision);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "engine/parallel/hierarchical_all_reduce.h"
+#include "engine/parallel/scalar_all_reduce.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -33,6 +34,7 @@ DataParallel::DataParallel(GptModel& model, Allocator& allocator, Communicator& 
                            const DataParallelOptions& options)
     : model_(model),
       allocator_(allocator),
+      backend_(*model.backend()),
       dp_(dp),
       options_(options),
       flat_(model, options.group),
@@ -63,17 +65,25 @@ Status DataParallel::setUp() {
     Parameter& p = *e.param;
     const FlatRange keep = shardedParams ? e.range.intersect(shard_) : e.range;
     if (!keep.empty()) {
-      std::memcpy(params_.data() + (keep.lo - paramBase), p.value.data() + (keep.lo - e.range.lo),
-                  static_cast<size_t>(keep.size()) * sizeof(float));
+      backend_.copy(params_.data() + (keep.lo - paramBase), p.value.data() + (keep.lo - e.range.lo),
+                    static_cast<size_t>(keep.size()) * sizeof(float));
     }
+  }
+  // The copies out of the model's own tensors are queued: finish them before
+  // those tensors go (the views below replace them).
+  BS_RETURN_IF_ERROR(backend_.synchronize());
+  for (const FlatEntry& e : flat_.entries()) {
+    Parameter& p = *e.param;
     Shape shape = p.value.shape();
-    p.value = Tensor::view(shape, shardedParams ? nullptr : params_.data() + e.range.lo);
+    p.value =
+        Tensor::view(shape, shardedParams ? nullptr : params_.data() + e.range.lo, device());
   }
   // Gradients: the full buffer (stages 0, 1) or the shard (stages 2, 3).
   grads_ = Tensor({!shardedGrads ? total : shard_.size()}, MemoryCategory::kGradients, &allocator_);
   for (const FlatEntry& e : flat_.entries()) {
     Shape shape = e.param->grad.shape();
-    e.param->grad = Tensor::view(shape, !shardedGrads ? grads_.data() + e.range.lo : nullptr);
+    e.param->grad =
+        Tensor::view(shape, !shardedGrads ? grads_.data() + e.range.lo : nullptr, device());
   }
   adamM_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
   adamV_ = Tensor({shard_.size()}, MemoryCategory::kOptimizerState, &allocator_);
@@ -94,7 +104,8 @@ Status DataParallel::setUpCompression() {
     }
     for (size_t i = 0; i < buckets_.size(); ++i) {
       reductions_.push_back(
-          std::make_unique<HierarchicalAllReduce>(*options_.intraNode, *options_.interNode));
+          std::make_unique<HierarchicalAllReduce>(*options_.intraNode, *options_.interNode,
+                                                  device() != Device::kHost ? &allocator_ : nullptr));
     }
     return Status::ok();
   }
@@ -154,7 +165,7 @@ CommTrace DataParallel::trace(const char* name) const {
 }
 
 void DataParallel::zeroGradients() {
-  grads_.zero();
+  backend_.zero(grads_);
 }
 
 void DataParallel::beginMicroBatch(int32_t step, int32_t microBatch, bool last) {
@@ -213,7 +224,8 @@ Status DataParallel::openSlotGradients(int32_t slot) {
     slotGrads_ = Tensor({range.size()}, MemoryCategory::kGradients, &allocator_);
     for (const auto& [e, piece] : flat_.overlapping(range)) {
       Shape shape = e->param->grad.shape();
-      e->param->grad = Tensor::view(shape, slotGrads_.data() + (e->range.lo - range.lo));
+      e->param->grad =
+          Tensor::view(shape, slotGrads_.data() + (e->range.lo - range.lo), device());
     }
   }
   return Status::ok();
@@ -231,16 +243,16 @@ Status DataParallel::finishSlotGradients(int32_t slot) {
       if (overlap.empty()) continue;
       if (b.send.empty())
         b.send = Tensor({b.range.size()}, MemoryCategory::kGradients, &allocator_);
-      std::memcpy(b.send.data() + (overlap.lo - b.range.lo),
-                  slotGrads_.data() + (overlap.lo - range.lo),
-                  static_cast<size_t>(overlap.size()) * sizeof(float));
+      backend_.copy(b.send.data() + (overlap.lo - b.range.lo),
+                    slotGrads_.data() + (overlap.lo - range.lo),
+                    static_cast<size_t>(overlap.size()) * sizeof(float));
       b.filled += overlap.size();
       b.ready = b.filled == b.range.size();
       if (b.ready && options_.overlap) BS_RETURN_IF_ERROR(launchReadyBuckets());
     }
     for (const auto& [e, piece] : flat_.overlapping(range)) {
       Shape shape = e->param->grad.shape();
-      e->param->grad = Tensor::view(shape, nullptr);
+      e->param->grad = Tensor::view(shape, nullptr, device());
     }
     slotGrads_ = Tensor();
   } else if (lastMicroBatch_) {
@@ -305,10 +317,12 @@ Status DataParallel::completeBucket(Bucket& b) {
     float* dst = shardGrads() + (b.piece.lo - shard_.lo);
     const float* src = b.recv.data();
     if (!layout::shardsGradients(options_.zeroStage)) {
-      std::memcpy(dst, src, static_cast<size_t>(b.piece.size()) * sizeof(float));
+      backend_.copy(dst, src, static_cast<size_t>(b.piece.size()) * sizeof(float));
     } else {
-      for (int64_t i = 0; i < b.piece.size(); ++i) dst[i] += src[i];  // accumulate micro-batches
+      backend_.axpy(dst, 1.0f, src, b.piece.size());  // accumulate micro-batches
     }
+    // Queued on the backend: the buffers below may only go once it has run.
+    BS_RETURN_IF_ERROR(backend_.synchronize());
   }
   b.send = Tensor();
   b.recv = Tensor();
@@ -365,7 +379,8 @@ Status DataParallel::gatherSlot(int32_t slot) {
       dp_.allGather(send, slotParams_.span(), shards_.countsFor(range), trace("param_all_gather")));
   for (const auto& [e, piece] : flat_.overlapping(range)) {
     Shape shape = e->param->value.shape();
-    e->param->value = Tensor::view(shape, slotParams_.data() + (e->range.lo - range.lo));
+    e->param->value =
+        Tensor::view(shape, slotParams_.data() + (e->range.lo - range.lo), device());
   }
   return Status::ok();
 }
@@ -373,7 +388,7 @@ Status DataParallel::gatherSlot(int32_t slot) {
 void DataParallel::releaseSlot(int32_t slot) {
   for (const auto& [e, piece] : flat_.overlapping(flat_.slotRange(slot))) {
     Shape shape = e->param->value.shape();
-    e->param->value = Tensor::view(shape, nullptr);
+    e->param->value = Tensor::view(shape, nullptr, device());
   }
   slotParams_ = Tensor();
 }
@@ -385,20 +400,25 @@ Result<double> DataParallel::gradSquaredSum(bool countReplicated) {
   const float* g = shardGrads();
   for (const auto& [e, piece] : flat_.overlapping(shard_)) {
     if (!countReplicated && !e->param->shard.sharded()) continue;
-    for (int64_t i = piece.lo; i < piece.hi; ++i) {
+    if (device() != Device::kHost) {  // one backend reduction per piece
+      BS_ASSIGN_OR_RETURN(const double s,
+                          backend_.squaredSum(g + (piece.lo - shard_.lo), piece.size()));
+      sum += s;
+      continue;
+    }
+    for (int64_t i = piece.lo; i < piece.hi; ++i) {  // one running sum (bit for bit as before)
       const double x = g[i - shard_.lo];
       sum += x * x;
     }
   }
   if (layout::shardsOptimizer(options_.zeroStage) && dp_.size() > 1) {
-    BS_RETURN_IF_ERROR(dp_.allReduce(std::span<double>(&sum, 1), trace("grad_norm")));
+    BS_RETURN_IF_ERROR(allReduceScalar(dp_, backend_, sum, trace("grad_norm")));
   }
   return sum;
 }
 
 void DataParallel::scaleGradients(float factor) {
-  float* g = shardGrads();
-  for (int64_t i = 0; i < shard_.size(); ++i) g[i] *= factor;
+  backend_.scale(shardGrads(), factor, shard_.size());
 }
 
 Status DataParallel::applyOptimizer(double lr) {
@@ -407,11 +427,11 @@ Status DataParallel::applyOptimizer(double lr) {
   for (const auto& [e, piece] : flat_.overlapping(shard_)) {
     const size_t n = static_cast<size_t>(piece.size());
     const int64_t local = piece.lo - shard_.lo;
-    adamwUpdate({params_.data() + (piece.lo - paramBase), n}, {shardGrads() + local, n},
-                {adamM_.data() + local, n}, {adamV_.data() + local, n}, options_.optimizer, lr,
-                adamSteps_, e->param->weightDecay);
+    backend_.adamwUpdate(params_.data() + (piece.lo - paramBase), shardGrads() + local,
+                         adamM_.data() + local, adamV_.data() + local, static_cast<int64_t>(n),
+                         options_.optimizer, lr, adamSteps_, e->param->weightDecay);
   }
-  return Status::ok();
+  return backend_.synchronize();
 }
 
 Status DataParallel::gatherUpdatedParameters() {
@@ -425,6 +445,16 @@ Status DataParallel::gatherUpdatedParameters() {
 
 Status DataParallel::gatherParameters(std::vector<float>& out) {
   out.assign(static_cast<size_t>(flat_.total()), 0.0f);
+  if (device() != Device::kHost) {  // gathered in device memory, then read back
+    if (!layout::shardsParameters(options_.zeroStage)) {
+      return backend_.copyToHost(out.data(), params_.data(), out.size() * sizeof(float));
+    }
+    Tensor full({flat_.total()}, MemoryCategory::kOther, &allocator_);
+    BS_RETURN_IF_ERROR(dp_.allGather(params_.span(), full.span(),
+                                     shards_.countsFor({0, flat_.total()}),
+                                     trace("param_all_gather")));
+    return backend_.copyToHost(out.data(), full.data(), out.size() * sizeof(float));
+  }
   if (!layout::shardsParameters(options_.zeroStage)) {
     std::memcpy(out.data(), params_.data(), out.size() * sizeof(float));
     return Status::ok();
@@ -448,6 +478,15 @@ Status DataParallel::appendOptimizerState(NamedValues& m, NamedValues& v, int64_
   // Out: total() floats of one moment in flat order.
   auto gather = [this](const Tensor& shard, const char* name, std::vector<float>& out) -> Status {
     out.assign(static_cast<size_t>(flat_.total()), 0.0f);
+    if (device() != Device::kHost) {  // gathered in device memory, then read back
+      if (!layout::shardsOptimizer(options_.zeroStage)) {
+        return backend_.copyToHost(out.data(), shard.data(), out.size() * sizeof(float));
+      }
+      Tensor full({flat_.total()}, MemoryCategory::kOther, &allocator_);
+      BS_RETURN_IF_ERROR(dp_.allGather(shard.span(), full.span(),
+                                       shards_.countsFor({0, flat_.total()}), trace(name)));
+      return backend_.copyToHost(out.data(), full.data(), out.size() * sizeof(float));
+    }
     if (!layout::shardsOptimizer(options_.zeroStage)) {
       std::memcpy(out.data(), shard.data(), out.size() * sizeof(float));
       return Status::ok();

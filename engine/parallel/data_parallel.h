@@ -27,6 +27,10 @@
 // for it. A slot's gradients are complete after its W: buckets are filled and
 // launched there, exactly as after a fused backward.
 //
+// Memory: every buffer comes from `allocator` (the model's backend's) and
+// every read or write of one is an op of the model's Backend or a collective
+// of `dp` (a device rank's dp is a device communicator: device_groups.h).
+//
 // Contract: create() after the model is initialised in full shape (the same
 // seed on every rank); it installs itself as the model's LayerHooks and must
 // outlive the model's passes. The step's calls are GradientSync's
@@ -151,10 +155,12 @@ class DataParallel final : public LayerHooks, public GradientSync {
   void releaseSlot(int32_t slot);            // stage 3
   float* shardGrads();                       // this rank's reduced gradients
   CommTrace trace(const char* name) const;
+  Device device() const { return backend_.device(); }
   trace_model::ParallelDim syncDim() const;
 
   GptModel& model_;
   Allocator& allocator_;
+  Backend& backend_;  // the model's: every read and write of the flat buffers
   Communicator& dp_;
   DataParallelOptions options_;
   FlatLayout flat_;

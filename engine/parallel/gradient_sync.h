@@ -1,6 +1,6 @@
 // GradientSync: where one model chunk's gradients and optimizer state live,
 // and what the schedule's gradient collective and OptimizerStep ops do to
-// them. Two kinds: DataParallel (a dp group, buckets, ZeRO 0-3; host memory)
+// them. Two kinds: DataParallel (a dp group, buckets, ZeRO 0-3; any device)
 // and LocalGradients (one process: the model's own gradients and an AdamW on
 // its Backend, any device).
 //

@@ -16,7 +16,8 @@ Status HierarchicalAllReduce::start(std::span<const float> grads, const CommTrac
   const auto n = static_cast<int64_t>(grads.size());
   counts_ = evenCounts(n, intraNode_.size());
   // At least one element of storage: an empty shard (n < K) still needs a buffer.
-  shard_.resize(std::max(counts_[intraNode_.rank()], 1));
+  const int64_t need = std::max(counts_[intraNode_.rank()], 1);
+  if (shard_.numel() != need) shard_ = Tensor({need}, MemoryCategory::kGradients, deviceMemory_);
   trace_ = trace;
   const std::span<float> shard(shard_.data(), counts_[intraNode_.rank()]);
   BS_ASSIGN_OR_RETURN(handle_, intraNode_.startReduceScatter(

@@ -19,6 +19,10 @@
 // - Traced as its phases (names kIntraReduceScatterName, kInterAllReduceName,
 //   kIntraAllGatherName: the intra-node / inter-node tag; step etc. from
 //   `trace`). busBytes(): the three phases' ring bus bytes.
+// - Memory: `grads` and `sum` are in the memory the communicators move;
+//   `deviceMemory` (a device rank's allocator, whose memory its device
+//   groups move) holds this rank's shard then, counted as gradients; null:
+//   host memory, uncounted.
 #pragma once
 
 #include <span>
@@ -26,6 +30,7 @@
 
 #include "engine/parallel/bucket_reduction.h"
 #include "engine/parallel/communicator.h"
+#include "engine/backend.h"  // Tensor, Allocator
 
 namespace bubblescope::engine {
 
@@ -35,8 +40,9 @@ inline constexpr const char* kIntraAllGatherName = "all_gather.intra_node";
 
 class HierarchicalAllReduce final : public BucketReduction {
  public:
-  HierarchicalAllReduce(Communicator& intraNode, Communicator& interNode)
-      : intraNode_(intraNode), interNode_(interNode) {}
+  HierarchicalAllReduce(Communicator& intraNode, Communicator& interNode,
+                        Allocator* deviceMemory = nullptr)
+      : intraNode_(intraNode), interNode_(interNode), deviceMemory_(deviceMemory) {}
 
   Status allReduce(std::span<float> data, const CommTrace& trace = {});
   Status start(std::span<const float> grads, const CommTrace& trace) override;
@@ -45,8 +51,9 @@ class HierarchicalAllReduce final : public BucketReduction {
  private:
   Communicator& intraNode_;
   Communicator& interNode_;
-  std::vector<int> counts_;   // (K) the intra-node shards of the buffer
-  std::vector<float> shard_;  // (counts[intra rank]) this rank's part of the node's sum
+  Allocator* deviceMemory_;
+  std::vector<int> counts_;  // (K) the intra-node shards of the buffer
+  Tensor shard_;             // (counts[intra rank], at least 1) this rank's part of the node's sum
   CommHandle handle_;
   CommTrace trace_;
 };

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/parallel/host_values_transfer.h"
 #include "engine/parallel/rank_trainer.h"
 
 namespace bubblescope::engine {
@@ -15,7 +16,8 @@ struct StageState {
   int64_t optimizerSteps = -1;
 };
 
-Result<StageState> gatherStage(const std::vector<GradientSync*>& syncs, Communicator* tp) {
+Result<StageState> gatherStage(const std::vector<GradientSync*>& syncs, Communicator* tp,
+                               Backend* backend) {
   StageState s;
   std::vector<Parameter*> owners;
   for (GradientSync* sync : syncs) {
@@ -31,7 +33,7 @@ Result<StageState> gatherStage(const std::vector<GradientSync*>& syncs, Communic
   }
   if (tp != nullptr) {
     for (NamedValues* values : {&s.params, &s.m, &s.v}) {
-      BS_RETURN_IF_ERROR(assembleTpShards(owners, *values, *tp));
+      BS_RETURN_IF_ERROR(assembleTpShards(owners, *values, *tp, backend));
     }
   }
   return s;
@@ -112,7 +114,7 @@ Status saveLayoutCheckpoint(const std::string& path, const std::vector<GradientS
                             const LayoutCheckpointGroups& groups, const std::vector<int32_t>& split,
                             const CheckpointMeta& meta, bool& wrote) {
   wrote = false;
-  BS_ASSIGN_OR_RETURN(StageState mine, gatherStage(syncs, groups.tp));
+  BS_ASSIGN_OR_RETURN(StageState mine, gatherStage(syncs, groups.tp, groups.backend));
   if ((groups.dp != nullptr && groups.dp->rank() != 0) ||
       (groups.tp != nullptr && groups.tp->rank() != 0)) {
     return Status::ok();  // dp and tp replicas hold the same values
@@ -125,6 +127,9 @@ Status saveLayoutCheckpoint(const std::string& path, const std::vector<GradientS
     std::vector<float> message;
     for (const NamedValues* values : {&mine.params, &mine.m, &mine.v}) {
       for (const auto& [name, x] : *values) message.insert(message.end(), x.begin(), x.end());
+    }
+    if (groups.backend != nullptr) {
+      return sendHostValues(*groups.pp, *groups.backend, message, 0, kCheckpointTag, trace);
     }
     return groups.pp->send(message, 0, kCheckpointTag, trace);
   }
@@ -139,7 +144,12 @@ Status saveLayoutCheckpoint(const std::string& path, const std::vector<GradientS
     int64_t total = 0;
     for (const Parameter* p : expected) total += p->value.numel();
     std::vector<float> message(static_cast<size_t>(3 * total));
-    BS_RETURN_IF_ERROR(groups.pp->recv(message, k, kCheckpointTag, trace));
+    if (groups.backend != nullptr) {
+      BS_RETURN_IF_ERROR(
+          recvHostValues(*groups.pp, *groups.backend, message, k, kCheckpointTag, trace));
+    } else {
+      BS_RETURN_IF_ERROR(groups.pp->recv(message, k, kCheckpointTag, trace));
+    }
     int64_t offset = 0;
     for (const Parameter* p : expected) {
       const float* at = message.data() + offset;

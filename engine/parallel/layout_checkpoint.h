@@ -13,7 +13,8 @@
 //
 // Contract: collective over the groups given (null: not part of the layout);
 // every rank of the job calls it at the same point. Only the writing rank
-// (dp 0, tp 0, pp 0) touches `path`; `wrote` is set on it alone. Host memory.
+// (dp 0, tp 0, pp 0) touches `path`; `wrote` is set on it alone. Values are
+// gathered on the host, whatever the device (GradientSync reads them back).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct LayoutCheckpointGroups {
   Communicator* dp = nullptr;
   Communicator* tp = nullptr;
   Communicator* pp = nullptr;
+  // The rank's backend when the groups move its device buffers (a GPU rank):
+  // the host values are staged through it (host_values_transfer.h). Null:
+  // host memory.
+  Backend* backend = nullptr;
 };
 
 // `syncs`: this rank's chunks in chunk order (chunk c is virtual stage

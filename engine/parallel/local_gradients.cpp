@@ -15,26 +15,27 @@ Status LocalGradients::applyOptimizer(double lr) {
   return backend_.synchronize();
 }
 
+// A tensor's values on the host (downloaded from a device: a synchronisation point).
+static Result<std::vector<float>> valuesOf(const Tensor& t, Backend& backend) {
+  if (t.device() == Device::kHost) return std::vector<float>(t.span().begin(), t.span().end());
+  return backend.download(t);
+}
+
 Status LocalGradients::appendParameters(NamedValues& out, std::vector<Parameter*>& params) {
-  if (backend_.device() != Device::kHost) {
-    return Status::unsupported("reading parameters back from " + backend_.description() +
-                               " is not supported yet");
-  }
   for (Parameter* p : model_.parameters()) {
-    out.emplace_back(p->name, std::vector<float>(p->value.span().begin(), p->value.span().end()));
+    BS_ASSIGN_OR_RETURN(std::vector<float> values, valuesOf(p->value, backend_));
+    out.emplace_back(p->name, std::move(values));
     params.push_back(p);
   }
   return Status::ok();
 }
 
 Status LocalGradients::appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) {
-  if (backend_.device() != Device::kHost) {
-    return Status::unsupported("reading optimizer state back from " + backend_.description() +
-                               " is not supported yet");
-  }
   for (AdamW::State& s : optimizer_.states()) {
-    m.emplace_back(s.param->name, std::vector<float>(s.m.span().begin(), s.m.span().end()));
-    v.emplace_back(s.param->name, std::vector<float>(s.v.span().begin(), s.v.span().end()));
+    BS_ASSIGN_OR_RETURN(std::vector<float> mv, valuesOf(s.m, backend_));
+    BS_ASSIGN_OR_RETURN(std::vector<float> vv, valuesOf(s.v, backend_));
+    m.emplace_back(s.param->name, std::move(mv));
+    v.emplace_back(s.param->name, std::move(vv));
   }
   steps = optimizer_.stepCount();
   return Status::ok();

@@ -36,7 +36,7 @@ class LocalGradients final : public GradientSync {
   Status applyOptimizer(double lr) override;
   Status gatherUpdatedParameters() override { return Status::ok(); }
   int64_t parameterCount() const override { return model_.parameterCount(); }
-  // Host memory only (a device's values are not read back here).
+  // Any device: a device's values are downloaded (synchronisation points).
   Status appendParameters(NamedValues& out, std::vector<Parameter*>& params) override;
   Status appendOptimizerState(NamedValues& m, NamedValues& v, int64_t& steps) override;
 

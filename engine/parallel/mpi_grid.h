@@ -50,8 +50,8 @@ class MpiGrid {
   // paced link without emulated nodes.
   Status splitDpIntoNodes(MPI_Comm world, const NodeSetup& setup);
   // The dp group's node communicators when the setup is hierarchical, else null.
-  Communicator* dpIntraNode() { return hierarchical_ ? nodes_.intraNode.get() : nullptr; }
-  Communicator* dpInterNode() { return hierarchical_ ? nodes_.interNode.get() : nullptr; }
+  MpiCommunicator* dpIntraNode() { return hierarchical_ ? nodes_.intraNode.get() : nullptr; }
+  MpiCommunicator* dpInterNode() { return hierarchical_ ? nodes_.interNode.get() : nullptr; }
   // Nodes the dp group spans and its ranks per node (0 before a split).
   int32_t dpNodes() const { return nodes_.nodes(); }
   int32_t dpRanksPerNode() const { return nodes_.intraNode ? nodes_.intraNode->size() : 0; }
@@ -61,10 +61,10 @@ class MpiGrid {
   layout::GridCoord coord() const { return grid_.coordOf(rank_); }
 
   // Communicators of this rank's groups; a group's rank i has coordinate i.
-  Communicator& dp() { return *dp_; }
-  Communicator& pp() { return *pp_; }
-  Communicator& tp() { return *tp_; }
-  Communicator& world() { return *world_; }
+  MpiCommunicator& dp() { return *dp_; }
+  MpiCommunicator& pp() { return *pp_; }
+  MpiCommunicator& tp() { return *tp_; }
+  MpiCommunicator& world() { return *world_; }
   // Expert parallelism's groups (dimension ep, and dp for expertDp); null
   // when ep is 1.
   Communicator* ep() { return ep_.get(); }

@@ -12,6 +12,7 @@
 #include "engine/parallel/expert_data_parallel.h"
 #include "engine/parallel/layout_checkpoint.h"
 #include "engine/parallel/local_gradients.h"
+#include "engine/parallel/scalar_all_reduce.h"
 #include "tracer/clock.h"
 
 namespace bubblescope::engine {
@@ -45,6 +46,23 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   r.first = virtualStage == 0 ? 0 : 1 + first[virtualStage];
   r.last = virtualStage == n - 1 ? layers + 2 : 1 + first[virtualStage] + split[virtualStage];
   return r;
+}
+
+Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
+                         bool pacedLink, const std::string& device) {
+  if (ep > 1) {
+    return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
+                               " is not wired yet; use the cpu backend");
+  }
+  if (compression.compresses()) {
+    return Status::unsupported("grad compression " + compression.toString() + " on " + device +
+                               " is not wired yet; use the cpu backend");
+  }
+  if (pacedLink) {
+    return Status::unsupported("an emulated inter-node link (inter_node_gbps) on " + device +
+                               " is not wired yet; use the cpu backend");
+  }
+  return Status::ok();
 }
 
 Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& options,
@@ -86,14 +104,9 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
-    if (!single) {
-      return Status::unsupported("parallel ranks train in host memory only; " +
-                                 setup.backend->description() + " is not wired for them yet");
-    }
-    if (!options.loadPath.empty()) {
-      return Status::unsupported("--load: checkpoints of a run on " + setup.backend->description() +
-                                 " are not supported yet; train on the cpu backend");
-    }
+    BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
+                                         setup.parallel.compression, /*pacedLink=*/false,
+                                         setup.backend->description()));
   }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());
@@ -185,10 +198,6 @@ Status RankTrainer::initialize() {
 }
 
 Status RankTrainer::save(const std::string& path, bool* wrote) {
-  if (backend_->device() != Device::kHost) {
-    return Status::unsupported("--save: checkpoints of a run on " + backend_->description() +
-                               " are not supported yet");
-  }
   if (epGroup_ != nullptr) {
     return Status::unsupported("--save: checkpoints of an expert-parallel run (ep " +
                                std::to_string(epGroup_->size()) + ") are not supported yet");
@@ -207,8 +216,9 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
   } else {
     std::vector<GradientSync*> syncs;
     for (const auto& sync : syncs_) syncs.push_back(sync.get());
-    BS_RETURN_IF_ERROR(saveLayoutCheckpoint(path, syncs, {groups_.dp, groups_.tp, groups_.pp},
-                                            split_, meta, written));
+    Backend* device = backend_->device() != Device::kHost ? backend_.get() : nullptr;
+    BS_RETURN_IF_ERROR(saveLayoutCheckpoint(
+        path, syncs, {groups_.dp, groups_.tp, groups_.pp, device}, split_, meta, written));
   }
   if (wrote != nullptr) *wrote = written;
   return Status::ok();
@@ -256,9 +266,9 @@ Result<StepResult> RankTrainer::step() {
   lossTrace.name = "loss";
   lossTrace.step = context.step;
   if (groups_.pp != nullptr && groups_.pp->size() > 1) {
-    BS_RETURN_IF_ERROR(groups_.pp->allReduce(std::span<double>(&lossSum, 1), lossTrace));
+    BS_RETURN_IF_ERROR(allReduceScalar(*groups_.pp, *backend_, lossSum, lossTrace));
   }
-  if (n > 1) BS_RETURN_IF_ERROR(groups_.dp->allReduce(std::span<double>(&lossSum, 1), lossTrace));
+  if (n > 1) BS_RETURN_IF_ERROR(allReduceScalar(*groups_.dp, *backend_, lossSum, lossTrace));
   result.loss = lossSum / (static_cast<double>(m) * n);
   if (!std::isfinite(result.loss)) {
     return Status::internal("loss became " + std::to_string(result.loss) + " at step " +
@@ -274,7 +284,10 @@ Result<NamedValues> RankTrainer::parameters() {
   NamedValues out;
   std::vector<Parameter*> params;
   for (const auto& sync : syncs_) BS_RETURN_IF_ERROR(sync->appendParameters(out, params));
-  if (groups_.tp != nullptr) BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp));
+  if (groups_.tp != nullptr && groups_.tp->size() > 1) {
+    Backend* device = backend_->device() != Device::kHost ? backend_.get() : nullptr;
+    BS_RETURN_IF_ERROR(assembleTpShards(params, out, *groups_.tp, device));
+  }
   return out;
 }
 

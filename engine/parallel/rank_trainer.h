@@ -5,7 +5,7 @@
 // step: schedule_executor.h). A single process (`bubblescope-cli train`) is
 // the 1x1x1 layout: no groups, a one-stage schedule, its gradients and AdamW
 // on the Backend (LocalGradients, any device). A parallel rank has a dp group
-// (DataParallel per chunk: buckets, ZeRO 0-3, host memory) and, when the
+// (DataParallel per chunk: buckets, ZeRO 0-3, on its Backend) and, when the
 // layout says so, tp and pp groups.
 //
 // The model's layers are split into p·v chunks (stage_split.h: by cost, or the
@@ -41,9 +41,19 @@
 // Contract: create() and step() are collective over the groups given (which
 // outlive the trainer); every rank of the job calls step() the same number of
 // times, and save() at the same point. A single process has no groups at
-// all; a parallel rank has at least dp (of any size). Parallel ranks train
-// in host memory (kCudaModelWired); save() needs a host-memory backend, and
-// loadPath a single process. Spans go to the Recorder of setRecorder() (compute and the
+// all; a parallel rank has at least dp (of any size). loadPath needs a
+// single process; save() of a parallel rank a host-memory backend (a single
+// process saves and loads on any device: checkpoint.h).
+//
+// Devices: every layout but those checkDeviceLayout() refuses trains on a
+// device backend (a CudaBackend) when its groups move device buffers
+// (engine/parallel/device_groups.h: NCCL, or MPI behind host staging).
+// Every tensor of a step lives in the backend's memory and every read or
+// write of one is a Backend op or a collective of those groups: the
+// gradient buckets and ZeRO shards (data_parallel.h), the pipeline's
+// transfer buffers (schedule_executor.h), the tp all-reduces, the norm and
+// the loss (host doubles summed through allReduceScalar(),
+// scalar_all_reduce.h). Spans go to the Recorder of setRecorder() (compute and the
 // communicators'); it must outlive the trainer or be drained first (span
 // names point into the model). The training thread only.
 #pragma once
@@ -115,6 +125,15 @@ struct MemoryReport {
   int64_t peakParameters = 0, peakGradients = 0, peakOptimizer = 0, peakActivations = 0;
 };
 MemoryReport memoryOf(const Allocator& allocator);
+
+// Refuses, in one line naming the part and `device`, what a device backend
+// cannot run yet: expert parallelism (ep > 1) and grad compression (their
+// maths run on host buffers), and an emulated inter-node link (its pacing
+// is the MPI communicators').
+// `ep`: the ep group's size; `pacedLink`: the layout emulates an inter-node
+// link (inter_node_gbps). Also what `run` checks before it launches a job.
+Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
+                         bool pacedLink, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/layout/schedule.h"
+#include "engine/parallel/scalar_all_reduce.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -35,6 +36,7 @@ ScheduleExecutor::ScheduleExecutor(std::vector<ExecutorChunk> chunks, int32_t st
       groups_(groups),
       loader_(loader),
       allocator_(allocator),
+      backend_(*chunks_.front().model->backend()),
       options_(options),
       b_(options.batchSize),
       t_(options.model.seqLen),
@@ -76,17 +78,27 @@ Status ScheduleExecutor::receive(const Op& op, std::span<float> into) {
                           trace);
 }
 
-Status ScheduleExecutor::sendFrom(const Op& op, std::span<const float> data) {
+Tensor ScheduleExecutor::transferBuffer(int64_t elements) {
+  // Host: uncounted scratch, as the received gradient always was; a device
+  // needs the backend's memory, counted as activations.
+  return Tensor({elements}, MemoryCategory::kActivations,
+                backend_.device() == Device::kHost ? nullptr : &allocator_);
+}
+
+Status ScheduleExecutor::sendFrom(const Op& op, const Tensor& data) {
   const bool activation = op.type == OpType::kSendActivation;
   PendingSend& s = sends_.emplace_back();
-  s.buffer.assign(data.begin(), data.end());
+  // Queued after the kernels that made `data`; the send is ordered after it
+  // (the communicator's contract with the compute stream).
+  s.buffer = transferBuffer(data.numel());
+  backend_.copy(s.buffer.data(), data.data(), data.bytes());
   CommTrace trace = commTrace(activation ? "send_activation" : "send_grad", op);
   trace.spanAtStart = true;  // completion is only observed at the step's end
   // The receiver's chunk: the next virtual stage's for an activation, the
   // previous one's for a gradient.
   const int32_t consumer = (virtualStage(op.chunk) + (activation ? 1 : -1)) / p_;
   BS_ASSIGN_OR_RETURN(
-      s.handle, groups_.pp->startSend(s.buffer, op.peer,
+      s.handle, groups_.pp->startSend(s.buffer.span(), op.peer,
                                       tagOf(activation ? 0 : 1, op.microBatch, consumer), trace));
   return Status::ok();
 }
@@ -174,7 +186,7 @@ Status ScheduleExecutor::backwardInput(const Op& op) {
         chunk.model->backwardInput(*f.acts, outputGradOf(op), context_.lossScale, trace));
   }
   // W needs neither: B kept the output gradient, and no recompute follows.
-  std::vector<float>().swap(f.outputGrad);
+  f.outputGrad = Tensor();
   f.input = Tensor();
   return Status::ok();
 }
@@ -212,7 +224,7 @@ Status ScheduleExecutor::activationsFor(const Op& op) {
 
 std::span<const float> ScheduleExecutor::outputGradOf(const Op& op) {
   if (chunks_.at(op.chunk).model->hasHead()) return {};
-  return slot(op).outputGrad;
+  return slot(op).outputGrad.span();
 }
 
 void ScheduleExecutor::releaseIfDone(const Op& op) {
@@ -251,7 +263,7 @@ Status ScheduleExecutor::optimizerStep() {
   normTrace.step = context_.step;
   for (Communicator* group : {groups_.pp, groups_.tp}) {
     if (group != nullptr && group->size() > 1) {
-      BS_RETURN_IF_ERROR(group->allReduce(std::span<double>(&squares, 1), normTrace));
+      BS_RETURN_IF_ERROR(allReduceScalar(*group, backend_, squares, normTrace));
     }
   }
   outcome_.gradNorm = std::sqrt(squares);
@@ -309,8 +321,8 @@ Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
       }
       case OpType::kRecvGrad: {
         InFlight& f = slot(op);
-        f.outputGrad.resize(static_cast<size_t>(b_ * t_ * c_));
-        BS_RETURN_IF_ERROR(receive(op, f.outputGrad));
+        f.outputGrad = transferBuffer(b_ * t_ * c_);
+        BS_RETURN_IF_ERROR(receive(op, f.outputGrad.span()));
         break;
       }
       case OpType::kForward:
@@ -322,7 +334,7 @@ Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
         break;
       case OpType::kSendActivation: {
         const InFlight& f = slot(op);
-        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->output().span()));
+        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->output()));
         if (recompute_) dropActivations(op);
         break;
       }
@@ -343,7 +355,7 @@ Result<StepOutcome> ScheduleExecutor::runStep(const std::vector<Op>& ops,
           return Status::internal("gradient of micro-batch " + std::to_string(op.microBatch) +
                                   " sent before its backward on stage " + std::to_string(stage_));
         }
-        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->inputGrad.span()));
+        BS_RETURN_IF_ERROR(sendFrom(op, f.acts->inputGrad));
         f.gradSent = true;
         releaseIfDone(op);
         break;

@@ -25,7 +25,8 @@
 //    "the chunk's last backward of the step" is its last W. The in-flight
 //    micro-batch (activations and kept gradients) lives until its W has run
 //    and its gradient has been sent.
-//  - SendActivation / SendGrad: copies the tensor into a send buffer and
+//  - SendActivation / SendGrad: copies the tensor into a send buffer of the
+//    backend's memory (a Backend copy queued after the kernels that made it) and
 //    starts a non-blocking send, traced as its posting (the receiver's span
 //    shows the transfer); every send is waited before the step's gradient
 //    collective op, so buffers outlive their transfer.
@@ -140,18 +141,20 @@ class ScheduleExecutor {
   struct InFlight {  // one (micro-batch, chunk) from its forward to its last backward op
     std::unique_ptr<Activations> acts;
     Tensor input;                   // (B, T, C) received activation (kActivations)
-    std::vector<float> outputGrad;  // (B, T, C) received gradient
+    Tensor outputGrad;              // (B, T, C) received gradient (transferBuffer)
     bool dropped = false;           // activations released; recompute before backward
     bool backwardDone = false;      // Backward, or W, ran: parameter gradients are in
     bool gradSent = false;          // SendGrad posted the input gradient
   };
   struct PendingSend {
     CommHandle handle;
-    std::vector<float> buffer;
+    Tensor buffer;  // transferBuffer(): the sent copy, alive until the send completes
   };
 
   Status receive(const layout::Op& op, std::span<float> into);
-  Status sendFrom(const layout::Op& op, std::span<const float> data);
+  Status sendFrom(const layout::Op& op, const Tensor& data);
+  // A buffer of a pipeline transfer in the backend's memory.
+  Tensor transferBuffer(int64_t elements);
   // The chunk's forward into the slot's activations (taken from the pool);
   // kind kForward adds the loss to lossSum, kRecompute ignores it.
   Status forward(const layout::Op& op, trace_model::EventKind kind, double& lossSum);
@@ -186,6 +189,7 @@ class ScheduleExecutor {
   ExecutorGroups groups_;
   const DataLoader& loader_;
   Allocator& allocator_;
+  Backend& backend_;  // the chunks' models' (one per rank)
   const TrainerOptions& options_;
   int64_t b_, t_, c_;
   bool recompute_;

@@ -1,9 +1,11 @@
 #include "engine/parallel/tp_group.h"
 
+#include "engine/parallel/host_values_transfer.h"
+
 namespace bubblescope::engine {
 
 Status assembleTpShards(const std::vector<Parameter*>& params, NamedValues& values,
-                        Communicator& tp) {
+                        Communicator& tp, Backend* backend) {
   if (params.size() != values.size()) {
     return Status::invalidArgument("assembleTpShards: " + std::to_string(params.size()) +
                                    " parameters for " + std::to_string(values.size()) + " values");
@@ -17,8 +19,13 @@ Status assembleTpShards(const std::vector<Parameter*>& params, NamedValues& valu
     std::vector<float> slices(static_cast<size_t>(n * tp.size()));
     CommTrace trace;
     trace.name = "tp_param_all_gather";
-    BS_RETURN_IF_ERROR(
-        tp.allGather(local, slices, std::vector<int>(tp.size(), static_cast<int>(n)), trace));
+    std::vector<int> counts(tp.size(), static_cast<int>(n));
+    if (backend != nullptr) {
+      BS_RETURN_IF_ERROR(
+          allGatherHostValues(tp, *backend, local, slices, std::move(counts), trace));
+    } else {
+      BS_RETURN_IF_ERROR(tp.allGather(local, slices, std::move(counts), trace));
+    }
     std::vector<float> full(static_cast<size_t>(shapeNumel(p.fullShape)));
     for (int32_t r = 0; r < tp.size(); ++r) {
       TensorShard shard = p.shard;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/backend.h"
 #include "engine/parallel/communicator.h"
 #include "engine/parameter.h"
 #include "engine/tensor_parallel.h"
@@ -56,8 +57,9 @@ using NamedValues = std::vector<std::pair<std::string, std::vector<float>>>;
 
 // Replaces every tp slice in `values` (parameters `params`, same order) by
 // the full tensor, assembled from every tp rank's slice (collective over tp;
-// a no-op at tp size 1).
+// a no-op at tp size 1). `backend` (null: host memory) is the rank's when
+// `tp` moves its device buffers (host_values_transfer.h).
 Status assembleTpShards(const std::vector<Parameter*>& params, NamedValues& values,
-                        Communicator& tp);
+                        Communicator& tp, Backend* backend = nullptr);
 
 }  // namespace bubblescope::engine

@@ -94,7 +94,7 @@ inline const std::vector<Library> kLibraries = {
       "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
       "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
     // Capture only: the recorder, the clock, a rank's trace session.
-    {"tracer", {"recorder.h", "clock.h", "trace_session.h"}},
+    {"tracer", {"recorder.h", "clock.h", "trace_session.h", "gpu_collector.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
     {"engine",
      {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "device_selection.h", "cpu_backend.h",
@@ -103,6 +103,7 @@ inline const std::vector<Library> kLibraries = {
     // The rank trainer and the process groups it is given.
     {"engine/parallel",
      {"rank_trainer.h", "communicator.h", "mpi_communicator.h", "mpi_grid.h", "mpi_check.h",
+      "device_groups.h",
       "host_staged_communicator.h", "layout_options.h", "data_parallel.h", "bucket_reduction.h",
       "node_groups.h", "codec_benchmark.h"}},
     // The CUDA back end, reached through engine/backend_factory.h.

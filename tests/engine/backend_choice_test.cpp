@@ -52,17 +52,17 @@ TEST(ChooseBackend, AutoWithoutGpuRunsOnTheCpuAndSaysSo) {
             "(cudaErrorNoDevice)); running on the CPU");
 }
 
-TEST(ChooseBackend, WithAGpuTheUnwiredParallelTrainersAreSaidHonestly) {
-  static_assert(!kCudaModelWired, "update these expectations once parallel runs use CUDA");
+TEST(ChooseBackend, WithAGpuParallelTrainersRunOnCuda) {
+  static_assert(kCudaModelWired, "update these expectations if parallel runs leave CUDA");
   auto cuda = chooseBackend(layout::Backend::kCuda, oneGpu());
-  ASSERT_FALSE(cuda.isOk());
-  EXPECT_EQ(cuda.status().message(),
-            "backend cuda: found NVIDIA H200 (sm_90, 139 GiB), but parallel training on CUDA is "
-            "not wired yet (only single-process train is); use cpu or auto");
+  ASSERT_TRUE(cuda.isOk()) << cuda.status().toString();
+  EXPECT_EQ(cuda->device, Device::kCuda);
+  EXPECT_EQ(cuda->note, "");
+  EXPECT_EQ(cuda->visibleDevices, 1);
   auto autoChoice = chooseBackend(layout::Backend::kAuto, oneGpu());
   ASSERT_TRUE(autoChoice.isOk());
-  EXPECT_EQ(autoChoice->device, Device::kHost);
-  EXPECT_NE(autoChoice->note.find("not wired yet; running on the CPU"), std::string::npos);
+  EXPECT_EQ(autoChoice->device, Device::kCuda);
+  EXPECT_EQ(autoChoice->note, "");
 }
 
 TEST(ChooseBackend, WithAGpuTheSingleProcessTrainerRunsOnCuda) {
@@ -89,6 +89,16 @@ TEST(ChooseBackend, WithAGpuTheSingleProcessTrainerRunsOnCuda) {
   auto cpu = chooseBackend(layout::Backend::kAuto, noGpu(), single);
   ASSERT_TRUE(cpu.isOk());
   EXPECT_EQ(cpu->device, Device::kHost);
+}
+
+TEST(BackendFactory, Bf16IsForTheCudaBackendOnly) {
+  EXPECT_TRUE(checkPrecision(Device::kHost, layout::Precision::kFp32).isOk());
+  EXPECT_TRUE(checkPrecision(Device::kCuda, layout::Precision::kBf16).isOk());
+  auto cpu = createBackend(Device::kHost, 0, layout::Precision::kBf16);
+  ASSERT_FALSE(cpu.isOk());
+  EXPECT_EQ(cpu.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(cpu.status().message(),
+            "precision bf16 needs the cuda backend; the cpu backend computes in fp32");
 }
 
 TEST(BackendFactory, ProbeNeverFailsAndTheCpuBackendIsAlwaysThere) {

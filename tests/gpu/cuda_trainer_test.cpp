@@ -79,13 +79,32 @@ TEST_F(CudaTrainerTest, FiveStepsOfTinyMatchTheCpuBackendInBf16) {
   expectClose(train(std::move(*gpu), 5), cpu, 2e-2);
 }
 
-TEST_F(CudaTrainerTest, CheckpointsOfADeviceRunAreRefusedWithOneMessage) {
+// A checkpoint of a GPU run loads on the CPU with the same values, and a
+// CPU checkpoint loads on the GPU (checkpoint.h: through the host).
+TEST_F(CudaTrainerTest, CheckpointsOfADeviceRunLoadOnTheCpuAndBack) {
   auto gpu = CudaBackend::create(0);
   ASSERT_TRUE(gpu.isOk()) << gpu.status().toString();
   auto trainer = RankTrainer::create(tinyOptions(), {.backend = std::move(*gpu)});
   ASSERT_TRUE(trainer.isOk()) << trainer.status().toString();
-  const Status saved = (*trainer)->save("/nonexistent/never-written.safetensors");
-  EXPECT_EQ(saved.code(), StatusCode::kUnsupported);
+  ASSERT_TRUE((*trainer)->step().isOk());
+  const std::string path = ::testing::TempDir() + "cuda-trainer-checkpoint.safetensors";
+  ASSERT_TRUE((*trainer)->save(path).isOk());
+  auto onGpu = (*trainer)->parameters();
+  ASSERT_TRUE(onGpu.isOk()) << onGpu.status().toString();
+  TrainerOptions load = tinyOptions();
+  load.loadPath = path;
+  auto cpu = RankTrainer::create(load);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  auto onCpu = (*cpu)->parameters();
+  ASSERT_TRUE(onCpu.isOk());
+  EXPECT_EQ(*onCpu, *onGpu);  // bit for bit: the file holds the downloaded fp32 values
+  auto back = CudaBackend::create(0);
+  ASSERT_TRUE(back.isOk());
+  auto again = RankTrainer::create(load, {.backend = std::move(*back)});
+  ASSERT_TRUE(again.isOk()) << again.status().toString();
+  auto reloaded = (*again)->parameters();
+  ASSERT_TRUE(reloaded.isOk());
+  EXPECT_EQ(*reloaded, *onGpu);
 }
 
 }  // namespace

@@ -155,6 +155,24 @@ TEST(LayoutJson, EpIsReadAndWrittenOnlyWhenUsed) {
   EXPECT_EQ(toJson(*back).at("ep"), 2);
 }
 
+TEST(LayoutJson, PrecisionIsReadAndWrittenOnlyWhenBf16) {
+  Layout l = base();
+  EXPECT_FALSE(toJson(l).contains("precision"));
+  l.precision = Precision::kBf16;
+  const json j = toJson(l);
+  EXPECT_EQ(j.at("precision"), "bf16");
+  auto back = layoutFromJson(j);
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(back->precision, Precision::kBf16);
+  json fp16 = j;
+  fp16["precision"] = "fp16";
+  auto refused = layoutFromJson(fp16);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("unknown precision 'fp16' (known: fp32, bf16)"),
+            std::string::npos)
+      << refused.status().message();
+}
+
 TEST(LayoutValidate, VirtualChunksOnlyWithInterleaved) {
   Layout l = base();
   l.virtualChunks = 2;

@@ -1,0 +1,573 @@
+// Parallel training on a device backend, without a GPU (issue 34): each
+// layout runs on the fake device (fake_device_backend.h: device memory the
+// CPU cannot dereference, CPU maths), its groups on recording device
+// communicators (fake_device_communicator.h) or on the real host staging
+// (host_staged_communicator.h) with a copier over the fake memory. Checked
+// against the same layout on the CPU backend, step by step, and against the
+// device's ordering rules (device_log.h): every collective waits on the
+// compute that produced its input, nothing reads a buffer before its
+// transfer completes, nothing is freed in flight, every collective is waited.
+//
+// Losses: the device path differs from the host path only in how the
+// squared gradient norm is summed (one backend reduction per parameter
+// piece instead of one running sum: double rounding, ~1e-16 relative), which
+// can move the clipping factor by one float ulp (6e-8 relative), so later
+// losses may differ in the 7th digit; the first step's loss is the same
+// forward and must be equal. Bound: 1e-5 relative.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "device_log.h"
+#include "engine/parallel/device_groups.h"
+#include "engine/parallel/host_staged_communicator.h"
+#include "engine/parallel/mpi_communicator.h"
+#include "engine/parallel/mpi_grid.h"
+#include "engine/parallel/rank_trainer.h"
+#include "fake_device_backend.h"
+#include "fake_device_communicator.h"
+#include "parallel_fixture.h"
+
+namespace bubblescope::engine::testing {
+namespace {
+
+using layout::ScheduleKind;
+using trace_model::ParallelDim;
+
+constexpr int kSteps = 3;
+constexpr double kLossRelative = 1e-5;
+
+// One layout on a pair of world ranks (ranks 2k, 2k + 1): one of dp, pp, tp is 2.
+struct PairCase {
+  const char* name;
+  int32_t dp = 1, pp = 1, tp = 1;
+  int32_t zero = 0;
+  ScheduleKind schedule = ScheduleKind::kOneFOneB;
+  int32_t chunks = 1;      // v (interleaved)
+  bool recompute = false;  // activation checkpointing
+  int32_t layers = 0;      // 0: tiny's own
+};
+
+TrainerOptions optionsFor(const PairCase& c) {
+  TrainerOptions o = perRankOptions();
+  if (c.layers > 0) o.model.numLayers = c.layers;
+  return o;
+}
+
+std::unique_ptr<MpiCommunicator> group(int32_t size, ParallelDim dim) {
+  const int r = worldRank();
+  // Pairs of consecutive ranks, or each rank alone (colours apart from the pairs').
+  auto c = MpiCommunicator::split(MPI_COMM_WORLD, size == 2 ? r / 2 : 100 + r, r, dim);
+  EXPECT_TRUE(c.isOk()) << c.status().toString();
+  return std::move(c).value();
+}
+
+struct StepRun {
+  std::vector<double> losses;
+  Status status;
+};
+
+// Runs the case on `backend` (null: the CPU) with its groups wrapped by `wrap`.
+template <class Wrap>
+StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) {
+  std::unique_ptr<Communicator> dp = wrap(group(c.dp, ParallelDim::kDp), false);
+  std::unique_ptr<Communicator> pp, tp;
+  if (c.pp > 1) pp = wrap(group(c.pp, ParallelDim::kPp), true);
+  if (c.tp > 1) tp = wrap(group(c.tp, ParallelDim::kTp), false);
+  RankSetup setup;
+  setup.parallel.zeroStage = static_cast<layout::ZeroStage>(c.zero);
+  setup.parallel.bucketElements = 20000;  // several buckets: some launch during backward
+  setup.groups.dp = dp.get();
+  setup.groups.pp = pp.get();
+  setup.groups.tp = tp.get();
+  setup.pipeline.schedule = c.schedule;
+  setup.pipeline.chunks = c.chunks;
+  setup.pipeline.recompute = c.recompute;
+  setup.backend = std::move(backend);
+  StepRun run;
+  auto trainer = RankTrainer::create(optionsFor(c), std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  return run;
+}
+
+StepRun onCpu(const PairCase& c) {
+  return runCase(c, nullptr, [](std::unique_ptr<MpiCommunicator> g, bool) {
+    return std::unique_ptr<Communicator>(std::move(g));
+  });
+}
+
+StepRun onFakeDevice(const PairCase& c, DeviceLog& log) {
+  return runCase(c, std::make_unique<FakeDeviceBackend>(log),
+                 [&log](std::unique_ptr<MpiCommunicator> g, bool pointToPoint) {
+                   return std::unique_ptr<Communicator>(std::make_unique<FakeDeviceCommunicator>(
+                       std::move(g), log, "nccl", pointToPoint));
+                 });
+}
+
+void expectSameLosses(const std::vector<double>& cpu, const std::vector<double>& device,
+                      const std::string& what) {
+  ASSERT_EQ(cpu.size(), device.size()) << what;
+  ASSERT_FALSE(cpu.empty()) << what;
+  EXPECT_EQ(cpu[0], device[0]) << what << ": the first step's forward is the same maths";
+  for (size_t s = 0; s < cpu.size(); ++s) {
+    const double bound = kLossRelative * std::fabs(cpu[s]);
+    EXPECT_TRUE(std::isfinite(device[s]) && std::fabs(device[s] - cpu[s]) <= bound)
+        << what << " step " << s << ": device " << device[s] << ", cpu " << cpu[s];
+  }
+}
+
+// On some rank of the job (a pipeline's first stage receives no activation).
+bool hasCollective(const DeviceLog& log, const std::string& prefix) {
+  int found = 0;
+  for (const DeviceLogEntry& e : log.entries()) {
+    if (e.kind == DeviceLogEntry::Kind::kStart && e.name.rfind(prefix, 0) == 0) found = 1;
+  }
+  int anywhere = 0;
+  MPI_Allreduce(&found, &anywhere, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return anywhere != 0;
+}
+
+struct Expect {
+  PairCase c;
+  std::vector<std::string> collectives;  // prefixes of collectives the step must start
+  bool overlaps;                         // backend ops run while a collective is in flight
+};
+
+class DeviceStep : public ::testing::TestWithParam<Expect> {};
+
+TEST_P(DeviceStep, MatchesTheCpuAndKeepsTheDeviceOrder) {
+  const Expect& x = GetParam();
+  const StepRun cpu = onCpu(x.c);
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device = onFakeDevice(x.c, log);
+  ASSERT_TRUE(device.status.isOk()) << x.c.name << ": " << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, x.c.name);
+  const std::vector<std::string> broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << x.c.name << ": " << broken.size() << " breaks, the first: "
+                              << (broken.empty() ? "" : broken.front());
+  for (const std::string& prefix : x.collectives) {
+    EXPECT_TRUE(hasCollective(log, prefix)) << x.c.name << ": no '" << prefix << "' started";
+  }
+  if (x.overlaps) {
+    EXPECT_GT(log.opsWhileInFlight(), 0) << x.c.name << ": nothing overlapped, the check is void";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, DeviceStep,
+    ::testing::Values(
+        Expect{{"dp2", 2, 1, 1, 0}, {"all_reduce dp grad_all_reduce", "all_reduce dp loss"}, true},
+        Expect{{"dp2_zero1", 2, 1, 1, 1},
+               {"reduce_scatter zero grad_reduce_scatter", "all_gather zero param_all_gather",
+                "all_reduce zero grad_norm"},
+               true},
+        Expect{{"dp2_zero3", 2, 1, 1, 3},
+               {"reduce_scatter zero grad_reduce_scatter", "all_gather zero param_all_gather"},
+               true},
+        Expect{{"pp2_1f1b", 1, 2, 1, 0},
+               {"send pp send_activation", "recv pp recv_activation", "send pp send_grad",
+                "recv pp recv_grad", "all_reduce pp loss", "all_reduce pp grad_norm"},
+               true},
+        Expect{{"tp2", 1, 1, 2, 0}, {"all_reduce tp", "all_reduce tp grad_norm"}, false},
+        // Every schedule runs through the same ScheduleExecutor.
+        Expect{{"dp2_zero2", 2, 1, 1, 2},
+               {"reduce_scatter zero grad_reduce_scatter", "all_gather zero param_all_gather"},
+               true},
+        Expect{{"pp2_gpipe", 1, 2, 1, 0, ScheduleKind::kGPipe},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_interleaved", 1, 2, 1, 0, ScheduleKind::kInterleaved, 2, false, 4},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_zbh1", 1, 2, 1, 0, ScheduleKind::kZeroBubbleH1},
+               {"send pp send_grad", "recv pp recv_grad"},
+               true},
+        Expect{{"pp2_1f1b_recompute", 1, 2, 1, 0, ScheduleKind::kOneFOneB, 1, true},
+               {"send pp send_activation", "recv pp recv_grad"},
+               true}),
+    [](const ::testing::TestParamInfo<Expect>& info) { return std::string(info.param.c.name); });
+
+// dp 4 over two nodes of two ranks (ranks 2k, 2k + 1): every bucket reduced
+// hierarchically (reduce-scatter in the node, all-reduce across, all-gather
+// in the node) over device groups.
+TEST(DeviceHierarchical, Dp4OverTwoNodesMatchesTheCpu) {
+  auto run = [](std::unique_ptr<Backend> backend, auto wrap) {
+    const int r = worldRank();
+    auto split = [&](int color) {
+      return MpiCommunicator::split(MPI_COMM_WORLD, color, r, ParallelDim::kDp).value();
+    };
+    std::unique_ptr<Communicator> dp = wrap(split(0));
+    std::unique_ptr<Communicator> intra = wrap(split(r / 2));
+    std::unique_ptr<Communicator> inter = wrap(split(10 + r % 2));
+    RankSetup setup;
+    setup.parallel.bucketElements = 20000;
+    setup.groups.dp = dp.get();
+    setup.groups.dpIntraNode = intra.get();
+    setup.groups.dpInterNode = inter.get();
+    setup.backend = std::move(backend);
+    StepRun out;
+    auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+    if (!trainer.isOk()) {
+      out.status = trainer.status();
+      return out;
+    }
+    for (int s = 0; s < kSteps; ++s) {
+      auto step = (*trainer)->step();
+      if (!step.isOk()) {
+        out.status = step.status();
+        return out;
+      }
+      out.losses.push_back(step->loss);
+    }
+    return out;
+  };
+  const StepRun cpu = run(nullptr, [](std::unique_ptr<MpiCommunicator> g) {
+    return std::unique_ptr<Communicator>(std::move(g));
+  });
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device =
+      run(std::make_unique<FakeDeviceBackend>(log), [&log](std::unique_ptr<MpiCommunicator> g) {
+        return std::unique_ptr<Communicator>(
+            std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", false));
+      });
+  ASSERT_TRUE(device.status.isOk()) << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, "dp4 hierarchical");
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << broken.front();
+  EXPECT_TRUE(hasCollective(log, "reduce_scatter dp reduce_scatter.intra_node"));
+  EXPECT_TRUE(hasCollective(log, "all_reduce dp all_reduce.inter_node"));
+  EXPECT_TRUE(hasCollective(log, "all_gather dp all_gather.intra_node"));
+}
+
+// ---- The checker can fail --------------------------------------------------------
+
+ByteRange bytes(uintptr_t lo, uintptr_t hi) {
+  return {kFakeDeviceTag | lo, kFakeDeviceTag | hi};
+}
+
+TEST(DeviceLog, FlagsComputeOnABufferInFlightAReadBeforeCompletionAFreeAndAMissingWait) {
+  DeviceLog log;
+  const int64_t reduce = log.start("all_reduce dp grad_all_reduce", {bytes(0, 64)}, {bytes(0, 64)});
+  log.op("linearBackwardWeight", {bytes(128, 256)}, {bytes(128, 256)});  // elsewhere: fine
+  EXPECT_TRUE(log.violations().size() == 1);                             // only: never waited
+  log.op("linearBackwardWeight", {}, {bytes(32, 40)});  // writes the input in flight
+  log.op("adamwUpdate", {bytes(60, 70)}, {});           // reads before the transfer ends
+  log.free(bytes(0, 64));                               // frees it in flight
+  log.wait(reduce);
+  log.op("adamwUpdate", {bytes(0, 64)}, {bytes(0, 64)});  // after the wait: fine
+  const auto broken = log.violations();
+  ASSERT_EQ(broken.size(), 3u);
+  EXPECT_NE(broken[0].find("linearBackwardWeight writes a buffer that all_reduce dp"),
+            std::string::npos)
+      << broken[0];
+  EXPECT_NE(broken[1].find("adamwUpdate reads a buffer before all_reduce dp"), std::string::npos)
+      << broken[1];
+  EXPECT_NE(broken[2].find("is freed while it is in flight"), std::string::npos) << broken[2];
+  log.clear();
+  log.start("send pp send_activation", {bytes(0, 8)}, {});
+  const auto unwaited = log.violations();
+  ASSERT_EQ(unwaited.size(), 1u);
+  EXPECT_EQ(unwaited[0], "send pp send_activation is never waited");
+}
+
+TEST(FakeDevice, ItsMemoryIsNotHostMemoryAndItsCommunicatorsRefuseHostBuffers) {
+  DeviceLog log;
+  FakeDeviceBackend backend(log);
+  Tensor t = backend.newTensor({4}, MemoryCategory::kGradients);
+  EXPECT_EQ(t.device(), Device::kCuda);
+  EXPECT_TRUE(isFakeDevice(t.data()));
+  const std::vector<float> host = {1, 2, 3, 4};
+  backend.upload<float>(t, host);
+  auto back = backend.download(t);
+  ASSERT_TRUE(back.isOk());
+  EXPECT_EQ(*back, host);
+  FakeDeviceCommunicator comm(group(1, ParallelDim::kDp), log, "nccl", false);
+  std::vector<float> onHost = {1.0f};
+  const Status refused = comm.allReduce(std::span<float>(onHost));
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("host buffer"), std::string::npos) << refused.message();
+  EXPECT_TRUE(comm.allReduce(t.span()).isOk());
+}
+
+// ---- Groups a layout builds, with each communicator kind ----------------------------
+
+// Host staging over the fake memory: the staged copies are backend-like ops.
+class FakeCopier final : public DeviceCopier {
+ public:
+  explicit FakeCopier(DeviceLog& log) : log_(log) {}
+  Status toHost(void* host, const void* device, size_t bytes) override {
+    log_.op("stage to host", deviceRange(device, bytes), {});
+    if (bytes > 0) std::memcpy(host, hostAddress(device), bytes);
+    return Status::ok();
+  }
+  Status toDevice(void* device, const void* host, size_t bytes) override {
+    log_.op("stage to device", {}, deviceRange(device, bytes));
+    if (bytes > 0) std::memcpy(hostAddress(device), host, bytes);
+    return Status::ok();
+  }
+
+ private:
+  DeviceLog& log_;
+};
+
+struct Made {
+  ParallelDim dim;
+  int32_t size;
+  bool pointToPoint;
+};
+
+// dp 2 x pp 2 on the 4 ranks through MpiGrid and DeviceGroups; `kind`
+// "nccl" (recording communicators) or "host-staged" (HostStagedCommunicator).
+StepRun gridRun(const std::string& kind, DeviceLog& log, std::vector<Made>& made) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1);
+  EXPECT_TRUE(grid.isOk()) << grid.status().toString();
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint)
+      -> Result<std::unique_ptr<Communicator>> {
+    made.push_back({g->dim(), g->size(), pointToPoint});
+    if (kind == "host-staged") {
+      return std::unique_ptr<Communicator>(
+          std::make_unique<HostStagedCommunicator>(std::move(g), std::make_unique<FakeCopier>(log)));
+    }
+    return std::unique_ptr<Communicator>(
+        std::make_unique<FakeDeviceCommunicator>(std::move(g), log, kind, pointToPoint));
+  };
+  auto groups = DeviceGroups::create(**grid, /*pipeline=*/true, factory);
+  StepRun run;
+  if (!groups.isOk()) {
+    run.status = groups.status();
+    return run;
+  }
+  RankSetup setup;
+  setup.groups = {&(*groups)->dp(), (*groups)->pp(), &(*groups)->tp()};
+  setup.backend = std::make_unique<FakeDeviceBackend>(log);
+  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  return run;
+}
+
+StepRun gridRunOnCpu() {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1).value();
+  RankSetup setup;
+  setup.groups = {&grid->dp(), &grid->pp(), &grid->tp()};
+  StepRun run;
+  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup)).value();
+  for (int s = 0; s < kSteps; ++s) run.losses.push_back(trainer->step().value().loss);
+  return run;
+}
+
+TEST(DeviceGroups, Dp2Pp2BuildsItsGroupsWithEachKindAndTrainsAsTheCpu) {
+  const StepRun cpu = gridRunOnCpu();
+  for (const std::string kind : {"nccl", "host-staged"}) {
+    DeviceLog log;
+    std::vector<Made> made;
+    const StepRun device = gridRun(kind, log, made);
+    ASSERT_TRUE(device.status.isOk()) << kind << ": " << device.status.toString();
+    // dp, tp, pp in that order on every rank; only pp sends and receives.
+    ASSERT_EQ(made.size(), 3u) << kind;
+    EXPECT_EQ(made[0].dim, ParallelDim::kDp);
+    EXPECT_EQ(made[0].size, 2);
+    EXPECT_FALSE(made[0].pointToPoint);
+    EXPECT_EQ(made[1].dim, ParallelDim::kTp);
+    EXPECT_EQ(made[1].size, 1);
+    EXPECT_FALSE(made[1].pointToPoint);
+    EXPECT_EQ(made[2].dim, ParallelDim::kPp);
+    EXPECT_EQ(made[2].size, 2);
+    EXPECT_TRUE(made[2].pointToPoint);
+    expectSameLosses(cpu.losses, device.losses, kind);
+    const auto broken = log.violations();
+    EXPECT_TRUE(broken.empty()) << kind << ": " << broken.front();
+    if (kind == "host-staged") {  // staged through the host: copies, no device collective
+      EXPECT_EQ(log.count(DeviceLogEntry::Kind::kStart), 0);
+      EXPECT_TRUE(std::any_of(log.entries().begin(), log.entries().end(),
+                              [](const DeviceLogEntry& e) { return e.name == "stage to host"; }));
+    } else {
+      EXPECT_GT(log.count(DeviceLogEntry::Kind::kStart), 0);
+    }
+  }
+}
+
+TEST(DeviceGroups, AFactoryThatMakesTheWrongGroupIsRefused) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1).value();
+  DeviceCommFactory wrong = [](std::unique_ptr<MpiCommunicator> g,
+                               bool) -> Result<std::unique_ptr<Communicator>> {
+    // The world instead of the group.
+    auto world = MpiCommunicator::split(MPI_COMM_WORLD, 0, worldRank(), g->dim());
+    if (!world.isOk()) return world.status();
+    return std::unique_ptr<Communicator>(std::move(world).value());
+  };
+  auto groups = DeviceGroups::create(*grid, true, wrong);
+  ASSERT_FALSE(groups.isOk());
+  EXPECT_EQ(groups.status().message(), "the device communicator of a dp group does not match its group");
+}
+
+TEST(DeviceLayouts, WhatADeviceCannotRunYetIsRefusedInOneLine) {
+  DeviceLog log;
+  auto dp = std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
+  RankSetup setup;
+  setup.groups.dp = dp.get();
+  setup.parallel.compression = layout::parseGradCompression("fp16").value();  // host maths
+  setup.backend = std::make_unique<FakeDeviceBackend>(log);
+  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+  ASSERT_FALSE(trainer.isOk());
+  EXPECT_EQ(trainer.status().message(),
+            "grad compression fp16 on fake cuda (CPU maths, recorded) is not wired yet; use the "
+            "cpu backend");
+}
+
+// ---- Checkpoints of a device run ---------------------------------------------------
+
+TEST(DeviceCheckpoint, ASingleProcessOnADeviceSavesForTheCpuAndLoadsBack) {
+  const std::string path = ::testing::TempDir() + "fake-device-checkpoint-" +
+                           std::to_string(worldRank()) + ".safetensors";
+  DeviceLog log;
+  auto device = RankTrainer::create(perRankOptions(), {.backend = std::make_unique<FakeDeviceBackend>(log)});
+  ASSERT_TRUE(device.isOk()) << device.status().toString();
+  for (int s = 0; s < 2; ++s) ASSERT_TRUE((*device)->step().isOk());
+  ASSERT_TRUE((*device)->save(path).isOk());
+  auto saved = (*device)->parameters();
+  ASSERT_TRUE(saved.isOk()) << saved.status().toString();
+  TrainerOptions load = perRankOptions();
+  load.loadPath = path;
+  auto cpu = RankTrainer::create(load);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  EXPECT_EQ((*cpu)->completedSteps(), 2);
+  EXPECT_EQ((*cpu)->parameters().value(), *saved);  // the file holds the device's fp32 values
+  auto back = RankTrainer::create(load, {.backend = std::make_unique<FakeDeviceBackend>(log)});
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ((*back)->parameters().value(), *saved);
+  // Moments and step count came back too: the next step is the same on both.
+  auto cpuStep = (*cpu)->step();
+  auto deviceStep = (*back)->step();
+  ASSERT_TRUE(cpuStep.isOk() && deviceStep.isOk());
+  EXPECT_EQ(cpuStep->loss, deviceStep->loss);
+  EXPECT_EQ(cpuStep->lr, deviceStep->lr);
+  std::remove(path.c_str());
+}
+
+// One step of `c` on `backend` (null: the CPU) with its groups, then save()
+// and parameters() (collective). Returns whether this rank wrote the file.
+template <class Wrap>
+bool saveAfterAStep(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap,
+                    const std::string& path, NamedValues& params) {
+  std::unique_ptr<Communicator> dp = wrap(group(c.dp, ParallelDim::kDp), false);
+  std::unique_ptr<Communicator> pp, tp;
+  if (c.pp > 1) pp = wrap(group(c.pp, ParallelDim::kPp), true);
+  if (c.tp > 1) tp = wrap(group(c.tp, ParallelDim::kTp), false);
+  RankSetup setup;
+  setup.parallel.zeroStage = static_cast<layout::ZeroStage>(c.zero);
+  setup.groups.dp = dp.get();
+  setup.groups.pp = pp.get();
+  setup.groups.tp = tp.get();
+  setup.backend = std::move(backend);
+  auto trainer = RankTrainer::create(optionsFor(c), std::move(setup));
+  EXPECT_TRUE(trainer.isOk()) << trainer.status().toString();
+  if (!trainer.isOk()) return false;
+  EXPECT_TRUE((*trainer)->step().isOk());
+  bool wrote = false;
+  const Status saved = (*trainer)->save(path, &wrote);
+  EXPECT_TRUE(saved.isOk()) << c.name << ": " << saved.toString();
+  auto values = (*trainer)->parameters();
+  EXPECT_TRUE(values.isOk()) << c.name << ": " << values.status().toString();
+  if (values.isOk()) params = std::move(*values);
+  return wrote;
+}
+
+// Same names; values within the one step's rounding (the device path sums
+// the norm in another order: the clipping factor may differ by one ulp).
+void expectNear(const NamedValues& got, const NamedValues& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].first, want[i].first) << what;
+    ASSERT_EQ(got[i].second.size(), want[i].second.size()) << what << " " << got[i].first;
+    for (size_t j = 0; j < got[i].second.size(); ++j) {
+      const double a = got[i].second[j], b = want[i].second[j];
+      ASSERT_TRUE(std::fabs(a - b) <= 1e-6 * (1.0 + std::fabs(b)))
+          << what << " " << got[i].first << "[" << j << "]: " << a << " vs " << b;
+    }
+  }
+}
+
+class DeviceLayoutCheckpoint : public ::testing::TestWithParam<PairCase> {};
+
+// A parallel run on a device writes the checkpoint the same layout writes on
+// the CPU (gathered over its device groups through host staging of values),
+// and reads its tp-sliced parameters back.
+TEST_P(DeviceLayoutCheckpoint, MatchesTheCpuLayoutsCheckpoint) {
+  const PairCase& c = GetParam();
+  const std::string stem = ::testing::TempDir() + "device-ckpt-" + c.name + "-" +
+                           std::to_string(worldRank() / 2);
+  NamedValues cpuParams, deviceParams;
+  const bool wroteCpu = saveAfterAStep(
+      c, nullptr,
+      [](std::unique_ptr<MpiCommunicator> g, bool) {
+        return std::unique_ptr<Communicator>(std::move(g));
+      },
+      stem + "-cpu.safetensors", cpuParams);
+  DeviceLog log;
+  const bool wroteDevice = saveAfterAStep(
+      c, std::make_unique<FakeDeviceBackend>(log),
+      [&log](std::unique_ptr<MpiCommunicator> g, bool pointToPoint) {
+        return std::unique_ptr<Communicator>(
+            std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", pointToPoint));
+      },
+      stem + "-device.safetensors", deviceParams);
+  EXPECT_EQ(wroteCpu, wroteDevice);
+  expectNear(deviceParams, cpuParams, std::string(c.name) + " parameters()");
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << c.name << ": " << broken.front();
+  if (!wroteDevice) return;
+  // Both files load in one process: the same parameters, and the same next
+  // step (moments and step count included).
+  auto loaded = [&](const std::string& path) {
+    TrainerOptions o = optionsFor(c);
+    o.loadPath = path;
+    return RankTrainer::create(o).value();
+  };
+  auto fromCpu = loaded(stem + "-cpu.safetensors");
+  auto fromDevice = loaded(stem + "-device.safetensors");
+  expectNear(fromDevice->parameters().value(), fromCpu->parameters().value(),
+             std::string(c.name) + " checkpoint");
+  EXPECT_EQ(fromDevice->completedSteps(), 1);
+  const double a = fromCpu->step().value().loss, b = fromDevice->step().value().loss;
+  EXPECT_NEAR(b, a, kLossRelative * std::fabs(a)) << c.name;
+  std::remove((stem + "-cpu.safetensors").c_str());
+  std::remove((stem + "-device.safetensors").c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, DeviceLayoutCheckpoint,
+                         ::testing::Values(PairCase{"dp2_zero1", 2, 1, 1, 1},
+                                           PairCase{"dp2_zero3", 2, 1, 1, 3},
+                                           PairCase{"pp2_1f1b", 1, 2, 1, 0},
+                                           PairCase{"tp2", 1, 1, 2, 0}),
+                         [](const ::testing::TestParamInfo<PairCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace bubblescope::engine::testing

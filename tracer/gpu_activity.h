@@ -78,7 +78,10 @@ struct GpuClockMap {
 Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs);
 
 // The collective an NCCL kernel runs, from its name ("ncclDevKernel_AllReduce_
-// Sum_f32_RING_LL" -> kAllReduce); kKernel for a kernel that is not NCCL's.
+// Sum_f32_RING_LL" -> kAllReduce; SendRecv, Send -> kSend; Recv -> kRecv);
+// kKernel for a kernel that is not NCCL's. The name may be mangled, as CUPTI
+// reports C++ kernels ("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL19ncclDevKernelArgs4K"):
+// only the function's own name counts, so "_Z10my_nccl_opv" stays a kernel.
 trace_model::EventKind kindOfKernel(const std::string& name);
 
 // What the engine knows about its streams: which parallel dimension's

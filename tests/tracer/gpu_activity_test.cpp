@@ -50,6 +50,33 @@ TEST(GpuActivityTest, NcclKernelsAreClassifiedByName) {
   EXPECT_EQ(kindOfKernel("layernorm_forward_kernel"), trace_model::EventKind::kKernel);
 }
 
+// CUPTI reports NCCL's kernels by their mangled C++ names; the collective
+// is read from the function's own name inside.
+TEST(GpuActivityTest, MangledNcclKernelNamesGiveTheirCollective) {
+  auto mangled = [](const std::string& name) {
+    return "_Z" + std::to_string(name.size()) + name + "19ncclDevKernelArgs4K";
+  };
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_AllReduce_Sum_f32_RING_LL")),
+            trace_model::EventKind::kAllReduce);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE")),
+            trace_model::EventKind::kReduceScatter);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_AllGather_RING_LL")),
+            trace_model::EventKind::kAllGather);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_Broadcast_RING_LL")),
+            trace_model::EventKind::kBroadcast);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_SendRecv")), trace_model::EventKind::kSend);
+  EXPECT_EQ(kindOfKernel("_ZL" + mangled("ncclDevKernel_Recv").substr(2)),
+            trace_model::EventKind::kRecv);
+  // Not NCCL's: the function's own name does not start with nccl, even when
+  // nccl appears in it or in its arguments.
+  EXPECT_EQ(kindOfKernel("_Z10my_nccl_opv"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Z6kernelP13ncclAllReduce"), trace_model::EventKind::kKernel);
+  // Malformed lengths never read past the name.
+  EXPECT_EQ(kindOfKernel("_Z999ncclDevKernel_AllReduce"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Z"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Zx"), trace_model::EventKind::kKernel);
+}
+
 TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
   GpuClockMap map;
   map.gpuZero = 1000;

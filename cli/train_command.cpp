@@ -13,6 +13,7 @@
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/gpu_tracing.h"
 #include "cli/layout_flags.h"
 #include "cli/moe_step_samples.h"
 #include "cli/run_description.h"
@@ -24,6 +25,7 @@
 #include "engine/trainer_options.h"
 #include "storage/process_identity.h"
 #include "storage/trace_writer.h"
+#include "tracer/gpu_event_collector.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -93,9 +95,17 @@ class TraceOutput {
 
   // `moe`: the step's MoE counts, written as "moe.*" samples at the step's
   // end (engine/layout/moe_samples.h).
+  // A run on a GPU: its CUPTI collector's kernels, copies, sets and
+  // launches go with every step's spans (not owned; outlives this).
+  void traceGpu(tracer::GpuActivitySource* source) {
+    gpu_ = source ? std::make_unique<tracer::GpuEventCollector>(*source, 0) : nullptr;
+  }
+
   Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r,
                     const std::vector<engine::MoeBlockStats>& moe) {
-    const auto events = recorder.drain();
+    auto events = recorder.drain();
+    // One process has no NCCL groups: no stream carries a dimension.
+    if (gpu_) BS_RETURN_IF_ERROR(gpu_->collect({}, events));
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
     const std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
     if (!samples.empty()) BS_RETURN_IF_ERROR(writer_->appendSamples(samples));
@@ -116,6 +126,7 @@ class TraceOutput {
  private:
   TraceOutput() = default;
   std::unique_ptr<storage::TraceWriter> writer_;
+  std::unique_ptr<tracer::GpuEventCollector> gpu_;
 };
 
 // With --load and no --model, the model is the checkpoint's.
@@ -247,6 +258,7 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
                  flags.c_str());
   }
   std::unique_ptr<tracer::Recorder> recorder;
+  std::unique_ptr<tracer::GpuActivitySource> gpuActivity;  // outlives trace
   std::unique_ptr<TraceOutput> trace;
   if (!args.trace.empty()) {
     recorder = std::make_unique<tracer::Recorder>(0, true);
@@ -256,6 +268,13 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
       return 1;
     }
     trace = std::move(opened).value();
+    // As every traced GPU rank (cli/gpu_tracing.h): after the backend made
+    // its device current.
+    const std::string placement = device->device == engine::Device::kCuda
+                                      ? "cuda:" + std::to_string(device->gpuIndex)
+                                      : std::string("cpu");
+    gpuActivity = startGpuActivity(placement, 0);
+    trace->traceGpu(gpuActivity.get());
   }
   auto trainer = engine::RankTrainer::create(*options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {

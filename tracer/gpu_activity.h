@@ -112,6 +112,12 @@ class GpuActivitySource {
   virtual std::vector<LaunchCall> takeLaunches() { return {}; }
   // (GPU timestamp, host clock) pairs read back to back, for fitGpuClockMap.
   virtual std::vector<ClockPair> clockPairs(int count) = 0;
+  // The streamId its records carry for an engine stream (a cudaStream_t),
+  // for streamDimsOf() (stream_dims.h); an error by default: a source that
+  // cannot tell. Called from the training thread.
+  virtual Result<uint32_t> streamIdOf(const void* /*stream*/) {
+    return Status::unsupported("this GPU activity source cannot map streams to its ids");
+  }
 };
 
 }  // namespace bubblescope::tracer

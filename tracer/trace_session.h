@@ -46,6 +46,7 @@
 #include "tracer/batch_codec.h"
 #include "tracer/clock_sync.h"
 #include "tracer/gpu_activity.h"
+#include "tracer/gpu_event_collector.h"
 #include "tracer/nvml_sampler.h"
 #include "tracer/process_sampler.h"
 #include "tracer/recorder.h"
@@ -147,7 +148,7 @@ class TraceSession {
   std::vector<trace_model::StepRecord> steps_;
   std::vector<trace_model::Sample> samples_;  // from addSamples(), guarded by mutex_
   StreamDims streamDims_;
-  std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
+  std::unique_ptr<GpuEventCollector> gpuEvents_;  // options_.gpu's; shipping thread only
   Status error_;
   std::string lostSpans_;  // home rank: the first rank that dropped spans, said at finish()
   std::atomic<bool> stop_{false};

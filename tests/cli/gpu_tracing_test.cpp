@@ -1,0 +1,37 @@
+// When a traced rank starts its CUPTI collector (cli/gpu_tracing.h): on a
+// GPU placement only, the same for single-process `train --trace` and the
+// ranks of a layout; without a GPU the start is a note and a null source.
+#include <gtest/gtest.h>
+
+#include "cli/gpu_tracing.h"
+
+namespace bubblescope::cli {
+namespace {
+
+TEST(GpuTracingTest, OnlyAGpuPlacementTracesGpuActivity) {
+  EXPECT_TRUE(tracesGpuActivity("cuda:0"));
+  EXPECT_TRUE(tracesGpuActivity("cuda:7"));
+  EXPECT_TRUE(tracesGpuActivity("cuda:12"));
+  EXPECT_FALSE(tracesGpuActivity("cpu"));
+  EXPECT_FALSE(tracesGpuActivity("cuda:"));
+  EXPECT_FALSE(tracesGpuActivity("cuda"));
+  EXPECT_FALSE(tracesGpuActivity("cuda:x"));
+  EXPECT_FALSE(tracesGpuActivity("NVIDIA H200"));  // a description, not a placement
+  EXPECT_FALSE(tracesGpuActivity(""));
+}
+
+TEST(GpuTracingTest, ACpuRankStartsNoCollector) {
+  EXPECT_EQ(startGpuActivity("cpu", 0), nullptr);
+}
+
+// On a machine without a GPU (or a build without CUDA) a GPU rank's collector
+// does not start: a null source (the run traces host spans), never a crash.
+// With a GPU it starts; either way one collector per process at a time.
+TEST(GpuTracingTest, AGpuRankStartsItsCollectorOrSaysWhy) {
+  auto source = startGpuActivity("cuda:0", 0);
+  if (source == nullptr) GTEST_SKIP() << "no GPU here: the collector did not start (a note said why)";
+  EXPECT_TRUE(source->clockPairs(1).size() == 1u);
+}
+
+}  // namespace
+}  // namespace bubblescope::cli

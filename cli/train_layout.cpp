@@ -21,6 +21,7 @@
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/rank_trainer.h"
 #include "storage/trace_writer.h"
+#include "tracer/gpu_identity.h"
 #include "tracer/trace_session.h"
 
 namespace bubblescope::cli {
@@ -145,6 +146,11 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
   // it the run is still traced: one note, the host spans only.
   st.gpuActivity = startGpuActivity(placement, rank);
   so.gpu = st.gpuActivity.get();
+  // Its NVML samples: the GPU found by PCI bus id or UUID, not by index.
+  if (tracesGpuActivity(placement)) {
+    auto identity = tracer::currentGpuIdentity();
+    if (identity.isOk()) so.gpuIdentity = *identity;
+  }
   const layout::GridCoord c = st.grid->coord();
   auto session = valueOrAbort(
       tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(),

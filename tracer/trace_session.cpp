@@ -86,8 +86,9 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_
   if (s->options_.gpu != nullptr) {
     s->gpuEvents_ = std::make_unique<GpuEventCollector>(*s->options_.gpu, s->rank_);
   }
-  if (placement.device.rfind("cuda:", 0) == 0) {
-    auto nvml = NvmlSampler::open(std::atoi(placement.device.c_str() + 5));
+  const GpuIdentity& gpu = s->options_.gpuIdentity;
+  if (placement.device.rfind("cuda:", 0) == 0 && (!gpu.pciBusId.empty() || !gpu.uuid.empty())) {
+    auto nvml = NvmlSampler::open(gpu);
     if (nvml.isOk()) s->nvml_ = std::move(nvml).value();
   }
   BS_ASSIGN_OR_RETURN(s->startEstimate_, measureOffsetTo(comm, home, s->options_.syncRounds,

@@ -65,6 +65,10 @@ struct SessionOptions {
   // GPU ranks: the CUPTI collector (not owned; outlives the session). Its
   // activities ship with the rank's batches, on its stream lanes.
   GpuActivitySource* gpu = nullptr;
+  // GPU ranks: their CUDA device's PCI bus id and UUID (gpu_identity.h), by
+  // which the session finds it in NVML for its samples; empty: no NVML
+  // samples (CUDA's index in the placement is never NVML's).
+  GpuIdentity gpuIdentity;
   // The last rank of `world` is the collector (the home rank): it writes
   // every other rank's batches and records nothing. Every rank passes the
   // same value.

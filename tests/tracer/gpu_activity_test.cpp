@@ -200,19 +200,20 @@ TEST(GpuActivityTest, LaunchApisAreTheCallsThatLaunchKernelsCopiesAndSets) {
 namespace bubblescope::tracer {
 namespace {
 
-// Without a driver the sampler says why; with one it reports sane values.
-TEST(NvmlSamplerTest, OpensOrSaysWhy) {
-  auto sampler = NvmlSampler::open(0);
-  if (!sampler.isOk()) {
-    EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
-    return;
-  }
-  auto samples = (*sampler)->sample(2, 1000);
-  ASSERT_FALSE(samples.empty());
-  for (const trace_model::Sample& s : samples) {
-    EXPECT_EQ(s.rank, 2);
-    EXPECT_GE(s.value, 0.0);
-  }
+// Without a driver, or without a device to name, the sampler says why and
+// never falls back to an index.
+TEST(NvmlSamplerTest, ADeviceWithoutIdentityIsRefusedWithTheReason) {
+  auto sampler = NvmlSampler::open(GpuIdentity{});
+  ASSERT_FALSE(sampler.isOk());
+  EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
+}
+
+// A PCI bus id with no GPU behind it (00:00.0 is the host bridge) is refused
+// with or without a driver, not replaced by another GPU.
+TEST(NvmlSamplerTest, ABusIdWithoutAGpuIsRefused) {
+  auto sampler = NvmlSampler::open(GpuIdentity{.pciBusId = "0000:00:00.0"});
+  ASSERT_FALSE(sampler.isOk());
+  EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
 }
 
 }  // namespace

@@ -26,6 +26,8 @@
 #include "storage/process_identity.h"
 #include "storage/trace_writer.h"
 #include "tracer/gpu_event_collector.h"
+#include "tracer/gpu_identity.h"
+#include "tracer/nvml_sampler.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -97,8 +99,14 @@ class TraceOutput {
   // end (engine/layout/moe_samples.h).
   // A run on a GPU: its CUPTI collector's kernels, copies, sets and
   // launches go with every step's spans (not owned; outlives this).
-  void traceGpu(tracer::GpuActivitySource* source) {
+  // `gpu`: its device's identity, by which NVML is sampled at each step's
+  // end (none when NVML or the device is not found).
+  void traceGpu(tracer::GpuActivitySource* source, const tracer::GpuIdentity* gpu) {
     gpu_ = source ? std::make_unique<tracer::GpuEventCollector>(*source, 0) : nullptr;
+    if (gpu != nullptr) {
+      auto nvml = tracer::NvmlSampler::open(*gpu);
+      if (nvml.isOk()) nvml_ = std::move(nvml).value();
+    }
   }
 
   Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r,
@@ -107,7 +115,11 @@ class TraceOutput {
     // One process has no NCCL groups: no stream carries a dimension.
     if (gpu_) BS_RETURN_IF_ERROR(gpu_->collect({}, events));
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
-    const std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
+    std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
+    if (nvml_) {
+      const std::vector<trace_model::Sample> gpu = nvml_->sample(0, r.endNs);
+      samples.insert(samples.end(), gpu.begin(), gpu.end());
+    }
     if (!samples.empty()) BS_RETURN_IF_ERROR(writer_->appendSamples(samples));
     const trace_model::StepRecord step{.rank = 0,
                                        .step = static_cast<int32_t>(r.step),
@@ -127,6 +139,7 @@ class TraceOutput {
   TraceOutput() = default;
   std::unique_ptr<storage::TraceWriter> writer_;
   std::unique_ptr<tracer::GpuEventCollector> gpu_;
+  std::unique_ptr<tracer::NvmlSampler> nvml_;
 };
 
 // With --load and no --model, the model is the checkpoint's.
@@ -274,7 +287,12 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
                                       ? "cuda:" + std::to_string(device->gpuIndex)
                                       : std::string("cpu");
     gpuActivity = startGpuActivity(placement, 0);
-    trace->traceGpu(gpuActivity.get());
+    std::optional<tracer::GpuIdentity> identity;
+    if (tracesGpuActivity(placement)) {
+      auto id = tracer::currentGpuIdentity();
+      if (id.isOk()) identity = *id;
+    }
+    trace->traceGpu(gpuActivity.get(), identity ? &*identity : nullptr);
   }
   auto trainer = engine::RankTrainer::create(*options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {

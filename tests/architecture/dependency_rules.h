@@ -97,7 +97,8 @@ inline const std::vector<Library> kLibraries = {
     // rank's activity source, its events and its streams' dimensions.
     {"tracer",
      {"recorder.h", "clock.h", "trace_session.h", "gpu_collector.h", "gpu_activity.h",
-      "gpu_event_collector.h", "stream_dims.h", "gpu_identity.h", "nvml_device.h"}},
+      "gpu_event_collector.h", "stream_dims.h", "gpu_identity.h", "nvml_device.h",
+      "nvml_sampler.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
     {"engine",
      {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "device_selection.h", "cpu_backend.h",

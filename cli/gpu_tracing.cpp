@@ -27,10 +27,13 @@ std::unique_ptr<tracer::GpuActivitySource> startGpuActivity(std::string_view pla
 }
 
 Result<tracer::StreamDims> deviceStreamDims(const engine::DeviceGroups& groups,
-                                            tracer::GpuActivitySource& source) {
+                                            tracer::GpuActivitySource& source,
+                                            trace_model::ParallelDim dataParallel) {
   std::vector<tracer::DeviceStream> streams;
   for (const engine::Communicator* c : groups.all()) {
-    for (const void* s : c->deviceStreams()) streams.push_back({s, c->dim()});
+    const trace_model::ParallelDim dim =
+        c->dim() == trace_model::ParallelDim::kDp ? dataParallel : c->dim();
+    for (const void* s : c->deviceStreams()) streams.push_back({s, dim});
   }
   return tracer::streamDimsOf(streams, [&source](const void* s) { return source.streamIdOf(s); });
 }

@@ -9,7 +9,11 @@
 //   rank, or null with one note on stderr saying why the trace has host
 //   spans only (the run still trains and traces). At most one per process.
 // - deviceStreamDims(): the dimension of every stream the groups' device
-//   communicators launch on, as the source's stream ids (tracer/stream_dims.h).
+//   communicators launch on, as the source's stream ids (tracer/stream_dims.h):
+//   each group's dim(), except that the dp group and its node groups take
+//   `dataParallel`, the dimension their collectives are traced with
+//   (engine::dataParallelDim: zero in a ZeRO run), so kernels and host spans
+//   agree.
 #pragma once
 
 #include <memory>
@@ -26,6 +30,7 @@ bool tracesGpuActivity(std::string_view placement);
 std::unique_ptr<tracer::GpuActivitySource> startGpuActivity(std::string_view placement, int rank);
 
 Result<tracer::StreamDims> deviceStreamDims(const engine::DeviceGroups& groups,
-                                            tracer::GpuActivitySource& source);
+                                            tracer::GpuActivitySource& source,
+                                            trace_model::ParallelDim dataParallel);
 
 }  // namespace bubblescope::cli

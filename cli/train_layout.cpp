@@ -16,6 +16,7 @@
 #include "cli/run_description.h"
 #include "engine/backend_factory.h"
 #include "engine/device_selection.h"
+#include "engine/parallel/data_parallel.h"
 #include "engine/parallel/device_groups.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
@@ -159,7 +160,8 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
   // NCCL kernels as their group's communication: each device communicator's
   // streams carry its dimension (cli/gpu_tracing.h).
   if (st.gpuActivity && st.deviceGroups) {
-    auto dims = deviceStreamDims(*st.deviceGroups, *st.gpuActivity);
+    auto dims = deviceStreamDims(*st.deviceGroups, *st.gpuActivity,
+                                 engine::dataParallelDim(layout.zeroStage));
     if (dims.isOk()) {
       for (const auto& [stream, dim] : *dims) session->setStreamDimension(stream, dim);
     } else {

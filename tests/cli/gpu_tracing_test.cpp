@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/gpu_tracing.h"
+#include "engine/parallel/data_parallel.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -31,6 +32,17 @@ TEST(GpuTracingTest, AGpuRankStartsItsCollectorOrSaysWhy) {
   auto source = startGpuActivity("cuda:0", 0);
   if (source == nullptr) GTEST_SKIP() << "no GPU here: the collector did not start (a note said why)";
   EXPECT_TRUE(source->clockPairs(1).size() == 1u);
+}
+
+// The dimension the dp group's device streams are tagged with is the one its
+// collectives' host spans carry: zero once ZeRO shards the optimizer.
+TEST(GpuTracingTest, TheDpGroupsKernelsTakeTheDimensionOfItsSpans) {
+  using layout::ZeroStage;
+  using trace_model::ParallelDim;
+  EXPECT_EQ(engine::dataParallelDim(ZeroStage::kNone), ParallelDim::kDp);
+  EXPECT_EQ(engine::dataParallelDim(ZeroStage::kOptimizer), ParallelDim::kZero);
+  EXPECT_EQ(engine::dataParallelDim(ZeroStage::kGradients), ParallelDim::kZero);
+  EXPECT_EQ(engine::dataParallelDim(ZeroStage::kParameters), ParallelDim::kZero);
 }
 
 }  // namespace

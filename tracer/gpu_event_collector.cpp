@@ -12,7 +12,8 @@ Status GpuEventCollector::collect(const StreamDims& dims, std::vector<trace_mode
   constexpr size_t kFirst = 8, kMax = 64;
   for (const ClockPair& p : source_.clockPairs(4)) pairs_.push_back(p);
   if (pairs_.size() > kMax) {
-    pairs_.erase(pairs_.begin() + kFirst, pairs_.end() - static_cast<std::ptrdiff_t>(kMax - kFirst));
+    pairs_.erase(pairs_.begin() + kFirst,
+                 pairs_.end() - static_cast<std::ptrdiff_t>(kMax - kFirst));
   }
   auto map = fitGpuClockMap(pairs_);
   if (!map.isOk()) return map.status().withContext("rank " + std::to_string(rank_));

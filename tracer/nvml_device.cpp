@@ -7,7 +7,8 @@ namespace bubblescope::tracer {
 namespace {
 
 // Hex digits of s[from, to), at least one and at most `most`; the value.
-bool hexField(const std::string& s, size_t from, size_t to, size_t most, unsigned long long& value) {
+bool hexField(const std::string& s, size_t from, size_t to, size_t most,
+              unsigned long long& value) {
   if (to <= from || to - from > most) return false;
   value = 0;
   for (size_t i = from; i < to; ++i) {

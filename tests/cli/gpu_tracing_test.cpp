@@ -1,9 +1,10 @@
 // When a traced rank starts its CUPTI collector (cli/gpu_tracing.h): on a
 // GPU placement only, the same for single-process `train --trace` and the
 // ranks of a layout; without a GPU the start is a note and a null source.
+#include "cli/gpu_tracing.h"
+
 #include <gtest/gtest.h>
 
-#include "cli/gpu_tracing.h"
 #include "engine/parallel/data_parallel.h"
 
 namespace bubblescope::cli {
@@ -30,7 +31,8 @@ TEST(GpuTracingTest, ACpuRankStartsNoCollector) {
 // With a GPU it starts; either way one collector per process at a time.
 TEST(GpuTracingTest, AGpuRankStartsItsCollectorOrSaysWhy) {
   auto source = startGpuActivity("cuda:0", 0);
-  if (source == nullptr) GTEST_SKIP() << "no GPU here: the collector did not start (a note said why)";
+  if (source == nullptr)
+    GTEST_SKIP() << "no GPU here: the collector did not start (a note said why)";
   EXPECT_TRUE(source->clockPairs(1).size() == 1u);
 }
 

@@ -1,12 +1,12 @@
 // nvmlDeviceOf() with a fake NVML: the CUDA device is found by its PCI bus
 // id (or UUID), never by CUDA's index, so under CUDA_VISIBLE_DEVICES=2,3
 // `cuda:0` samples physical GPU 2, not GPU 0.
+#include "tracer/nvml_device.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
-
-#include "tracer/nvml_device.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -37,12 +37,12 @@ struct FakeNvml {
 };
 
 TEST(NvmlDeviceTest, PciBusIdsAreNormalisedToNvmlsForm) {
-  EXPECT_EQ(*normalisedPciBusId("0000:3b:00.0"), "00000000:3B:00.0");  // CUDA's form
+  EXPECT_EQ(*normalisedPciBusId("0000:3b:00.0"), "00000000:3B:00.0");      // CUDA's form
   EXPECT_EQ(*normalisedPciBusId("00000000:3B:00.0"), "00000000:3B:00.0");  // NVML's
   EXPECT_EQ(*normalisedPciBusId("1:af:1f.7"), "00000001:AF:1F.7");
-  for (const char* bad : {"", "3b:00.0", "0000:3b:00", "0000:3b:20.0", "0000:3b:00.8",
-                          "0000:3g:00.0", "0000:123:00.0", "000000000:3b:00.0", "0000:3b:00.0x",
-                          "0000::00.0"}) {
+  for (const char* bad :
+       {"", "3b:00.0", "0000:3b:00", "0000:3b:20.0", "0000:3b:00.8", "0000:3g:00.0",
+        "0000:123:00.0", "000000000:3b:00.0", "0000:3b:00.0x", "0000::00.0"}) {
     EXPECT_FALSE(normalisedPciBusId(bad).isOk()) << bad;
   }
 }

@@ -2,6 +2,8 @@
 // interleaved dp and tp collectives become communication events of their
 // group's dimension; compute kernels carry none; a stream two groups claim is
 // refused rather than guessed.
+#include "tracer/stream_dims.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "tracer/gpu_event_collector.h"
-#include "tracer/stream_dims.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -60,11 +61,14 @@ TEST(StreamDimsTest, EachGroupsStreamsCarryItsDimension) {
   RecordedSource source;
   source.ids = {{&gDpStream, 21}, {&gTpStream, 22}, {&gPpLink, 23}};
   const std::vector<DeviceStream> streams = {
-      {&gDpStream, ParallelDim::kDp}, {&gTpStream, ParallelDim::kTp}, {&gPpLink, ParallelDim::kPp},
+      {&gDpStream, ParallelDim::kDp},
+      {&gTpStream, ParallelDim::kTp},
+      {&gPpLink, ParallelDim::kPp},
       {&gDpStream, ParallelDim::kDp}};  // listed twice by one group: one entry
   auto dims = streamDimsOf(streams, [&](const void* s) { return source.streamIdOf(s); });
   ASSERT_TRUE(dims.isOk()) << dims.status().message();
-  EXPECT_EQ(*dims, (StreamDims{{21, ParallelDim::kDp}, {22, ParallelDim::kTp}, {23, ParallelDim::kPp}}));
+  EXPECT_EQ(*dims,
+            (StreamDims{{21, ParallelDim::kDp}, {22, ParallelDim::kTp}, {23, ParallelDim::kPp}}));
 }
 
 TEST(StreamDimsTest, AStreamTwoGroupsClaimIsRefused) {
@@ -108,7 +112,8 @@ TEST(StreamDimsTest, RecordedNcclKernelsBecomeCommunicationOfTheirDimension) {
       kernel(23, 6, 2050, mangled("ncclDevKernel_SendRecv")),
       kernel(21, 7, 2060, mangled("ncclDevKernel_Broadcast_RING_LL")),
   };
-  source.launches = {{.correlationId = 1, .startNs = 6000, .endNs = 6010, .name = "cuLaunchKernelEx"}};
+  source.launches = {
+      {.correlationId = 1, .startNs = 6000, .endNs = 6010, .name = "cuLaunchKernelEx"}};
   GpuEventCollector collector(source, /*rank=*/2);
   std::vector<trace_model::Event> events;
   ASSERT_TRUE(collector.collect(*dims, events).isOk());
@@ -121,9 +126,12 @@ TEST(StreamDimsTest, RecordedNcclKernelsBecomeCommunicationOfTheirDimension) {
     int32_t stream;
   };
   const Expected expected[] = {
-      {EventKind::kAllReduce, ParallelDim::kTp, 22}, {EventKind::kReduceScatter, ParallelDim::kDp, 21},
-      {EventKind::kKernel, ParallelDim::kNone, 7},   {EventKind::kAllGather, ParallelDim::kTp, 22},
-      {EventKind::kAllReduce, ParallelDim::kDp, 21}, {EventKind::kSend, ParallelDim::kPp, 23},
+      {EventKind::kAllReduce, ParallelDim::kTp, 22},
+      {EventKind::kReduceScatter, ParallelDim::kDp, 21},
+      {EventKind::kKernel, ParallelDim::kNone, 7},
+      {EventKind::kAllGather, ParallelDim::kTp, 22},
+      {EventKind::kAllReduce, ParallelDim::kDp, 21},
+      {EventKind::kSend, ParallelDim::kPp, 23},
       {EventKind::kBroadcast, ParallelDim::kDp, 21},
   };
   for (size_t i = 0; i < std::size(expected); ++i) {
@@ -153,7 +161,9 @@ TEST(StreamDimsTest, AClockMapThatCannotBeFittedFailsTheBatchNotTheLaunches) {
   class Backwards final : public GpuActivitySource {
    public:
     std::vector<GpuActivity> take() override { return {kernel(1, 1, 10, "k")}; }
-    std::vector<LaunchCall> takeLaunches() override { return {{.correlationId = 1, .name = "cudaLaunchKernel"}}; }
+    std::vector<LaunchCall> takeLaunches() override {
+      return {{.correlationId = 1, .name = "cudaLaunchKernel"}};
+    }
     std::vector<ClockPair> clockPairs(int) override { return {{1000, 9000}, {2000, 8000}}; }
   } source;
   GpuEventCollector collector(source, 0);

@@ -13,6 +13,7 @@
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/gpu_tracing.h"
 #include "cli/layout_flags.h"
 #include "cli/moe_step_samples.h"
 #include "cli/run_description.h"
@@ -24,6 +25,9 @@
 #include "engine/trainer_options.h"
 #include "storage/process_identity.h"
 #include "storage/trace_writer.h"
+#include "tracer/gpu_event_collector.h"
+#include "tracer/gpu_identity.h"
+#include "tracer/nvml_sampler.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -93,11 +97,29 @@ class TraceOutput {
 
   // `moe`: the step's MoE counts, written as "moe.*" samples at the step's
   // end (engine/layout/moe_samples.h).
+  // A run on a GPU: its CUPTI collector's kernels, copies, sets and
+  // launches go with every step's spans (not owned; outlives this).
+  // `gpu`: its device's identity, by which NVML is sampled at each step's
+  // end (none when NVML or the device is not found).
+  void traceGpu(tracer::GpuActivitySource* source, const tracer::GpuIdentity* gpu) {
+    gpu_ = source ? std::make_unique<tracer::GpuEventCollector>(*source, 0) : nullptr;
+    if (gpu != nullptr) {
+      auto nvml = tracer::NvmlSampler::open(*gpu);
+      if (nvml.isOk()) nvml_ = std::move(nvml).value();
+    }
+  }
+
   Status appendStep(tracer::Recorder& recorder, const engine::StepResult& r,
                     const std::vector<engine::MoeBlockStats>& moe) {
-    const auto events = recorder.drain();
+    auto events = recorder.drain();
+    // One process has no NCCL groups: no stream carries a dimension.
+    if (gpu_) BS_RETURN_IF_ERROR(gpu_->collect({}, events));
     BS_RETURN_IF_ERROR(writer_->appendEvents(events));
-    const std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
+    std::vector<trace_model::Sample> samples = moeStepSamples(0, r.endNs, moe);
+    if (nvml_) {
+      const std::vector<trace_model::Sample> gpu = nvml_->sample(0, r.endNs);
+      samples.insert(samples.end(), gpu.begin(), gpu.end());
+    }
     if (!samples.empty()) BS_RETURN_IF_ERROR(writer_->appendSamples(samples));
     const trace_model::StepRecord step{.rank = 0,
                                        .step = static_cast<int32_t>(r.step),
@@ -116,6 +138,8 @@ class TraceOutput {
  private:
   TraceOutput() = default;
   std::unique_ptr<storage::TraceWriter> writer_;
+  std::unique_ptr<tracer::GpuEventCollector> gpu_;
+  std::unique_ptr<tracer::NvmlSampler> nvml_;
 };
 
 // With --load and no --model, the model is the checkpoint's.
@@ -247,6 +271,7 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
                  flags.c_str());
   }
   std::unique_ptr<tracer::Recorder> recorder;
+  std::unique_ptr<tracer::GpuActivitySource> gpuActivity;  // outlives trace
   std::unique_ptr<TraceOutput> trace;
   if (!args.trace.empty()) {
     recorder = std::make_unique<tracer::Recorder>(0, true);
@@ -256,6 +281,18 @@ ExitCode trainOnThisProcess(const TrainArgs& args, bool modelGiven,
       return 1;
     }
     trace = std::move(opened).value();
+    // As every traced GPU rank (cli/gpu_tracing.h): after the backend made
+    // its device current.
+    const std::string placement = device->device == engine::Device::kCuda
+                                      ? "cuda:" + std::to_string(device->gpuIndex)
+                                      : std::string("cpu");
+    gpuActivity = startGpuActivity(placement, 0);
+    std::optional<tracer::GpuIdentity> identity;
+    if (tracesGpuActivity(placement)) {
+      auto id = tracer::currentGpuIdentity();
+      if (id.isOk()) identity = *id;
+    }
+    trace->traceGpu(gpuActivity.get(), identity ? &*identity : nullptr);
   }
   auto trainer = engine::RankTrainer::create(*options, {.backend = std::move(*backend)});
   if (!trainer.isOk()) {

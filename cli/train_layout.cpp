@@ -9,18 +9,20 @@
 
 #include "cli/backend_option.h"
 #include "cli/collected_job.h"
+#include "cli/gpu_tracing.h"
 #include "cli/heartbeat.h"
 #include "cli/moe_step_samples.h"
 #include "cli/parent_watch.h"
 #include "cli/run_description.h"
 #include "engine/backend_factory.h"
 #include "engine/device_selection.h"
+#include "engine/parallel/data_parallel.h"
 #include "engine/parallel/device_groups.h"
 #include "engine/parallel/layout_options.h"
 #include "engine/parallel/mpi_grid.h"
 #include "engine/parallel/rank_trainer.h"
 #include "storage/trace_writer.h"
-#include "tracer/gpu_collector.h"
+#include "tracer/gpu_identity.h"
 #include "tracer/trace_session.h"
 
 namespace bubblescope::cli {
@@ -143,21 +145,31 @@ std::unique_ptr<tracer::TraceSession> startTracing(const layout::Layout& layout,
   so.gauges.push_back({"grad.compression_ratio", [traffic] { return traffic->ratio(); }});
   // A GPU rank's kernels, copies and sets on its stream lanes (CUPTI). Without
   // it the run is still traced: one note, the host spans only.
-  if (placement.rfind("cuda:", 0) == 0) {
-    auto gpu = tracer::startGpuCollector();
-    if (gpu.isOk()) {
-      st.gpuActivity = std::move(gpu).value();
-      so.gpu = st.gpuActivity.get();
-    } else {
-      std::fprintf(stderr, "note: rank %d: no GPU activity in the trace: %s\n", rank,
-                   gpu.status().message().c_str());
-    }
+  st.gpuActivity = startGpuActivity(placement, rank);
+  so.gpu = st.gpuActivity.get();
+  // Its NVML samples: the GPU found by PCI bus id or UUID, not by index.
+  if (tracesGpuActivity(placement)) {
+    auto identity = tracer::currentGpuIdentity();
+    if (identity.isOk()) so.gpuIdentity = *identity;
   }
   const layout::GridCoord c = st.grid->coord();
-  return valueOrAbort(
+  auto session = valueOrAbort(
       tracer::TraceSession::start(MPI_COMM_WORLD, st.writer.get(),
                                   {c.dp, c.tp, c.pp, placement, st.trainer->parameterCount()}, so),
       rank);
+  // NCCL kernels as their group's communication: each device communicator's
+  // streams carry its dimension (cli/gpu_tracing.h).
+  if (st.gpuActivity && st.deviceGroups) {
+    auto dims = deviceStreamDims(*st.deviceGroups, *st.gpuActivity,
+                                 engine::dataParallelDim(layout.zeroStage));
+    if (dims.isOk()) {
+      for (const auto& [stream, dim] : *dims) session->setStreamDimension(stream, dim);
+    } else {
+      std::fprintf(stderr, "note: rank %d: NCCL kernels untagged in the trace: %s\n", rank,
+                   dims.status().message().c_str());
+    }
+  }
+  return session;
 }
 
 void printHeader(const layout::Layout& layout, const engine::RankTrainer& trainer,

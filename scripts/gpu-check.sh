@@ -16,7 +16,8 @@
 #               (same seed, $STEPS steps): every printed loss within 1e-4 relative,
 #               plus 1e-4 absolute for the printout's rounding (%.4f: each printed
 #               loss is off its value by up to 5e-5)
-#   trace       that GPU run's trace file (--trace) opens with `info`
+#   trace       that GPU run's trace file (--trace) opens with `info` and, exported
+#               to Chrome JSON, holds CUPTI's kernels
 #   bf16 train  train --backend cuda --precision bf16 against the fp32 CPU run:
 #               every loss within 2e-2 relative (gpu_test's bound for bf16 operands)
 #   checkpoint  train --backend cuda --save, resumed on the cpu (--load): its step
@@ -254,10 +255,19 @@ train_fp32() {
   else
     add FAIL "train fp32 vs cpu: $detail (logs $cpu_log, $gpu_log)"
   fi
-  if "$cli" info "$db" >"$build_dir/train-gpu-info.log" 2>&1; then
-    add PASS "trace of the GPU run: $db opens ($(wc -l <"$build_dir/train-gpu-info.log") lines of info)"
+  # The trace opens, and holds CUPTI's kernels on GPU stream lanes (the
+  # single process starts its collector like every traced GPU rank).
+  local json="$build_dir/train-gpu.json" info="$build_dir/train-gpu-info.log" kernels
+  if ! "$cli" info "$db" >"$info" 2>&1 ||
+    ! "$cli" export "$db" "$json" --run 1 --format chrome >>"$info" 2>&1; then
+    add FAIL "trace of the GPU run (see $info)"
+    return
+  fi
+  kernels=$(grep -c '"cat":"kernel"' "$json" || true)
+  if [ "$kernels" -gt 0 ]; then
+    add PASS "trace of the GPU run: $db opens, $kernels kernels on GPU lanes in $json"
   else
-    add FAIL "trace of the GPU run (see $build_dir/train-gpu-info.log)"
+    add FAIL "trace of the GPU run: $db opens but holds no kernels (CUPTI; $json, $gpu_log)"
   fi
 }
 

@@ -259,4 +259,13 @@ std::vector<ClockPair> CuptiCollector::clockPairs(int count) {
 
 int64_t CuptiCollector::droppedRecords() const { return gDropped.load(); }
 
+Result<uint32_t> CuptiCollector::streamIdOf(const void* stream) {
+  uint32_t id = 0;
+  // Not per-thread default streams: the engine's streams are created ones.
+  const CUptiResult rc = cuptiGetStreamIdEx(
+      nullptr, static_cast<CUstream>(const_cast<void*>(stream)), /*perThreadStream=*/0, &id);
+  if (rc != CUPTI_SUCCESS) return Status::internal("cuptiGetStreamIdEx: " + cuptiError(rc));
+  return id;
+}
+
 }  // namespace bubblescope::tracer

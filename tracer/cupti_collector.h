@@ -51,6 +51,9 @@ class CuptiCollector final : public GpuActivitySource {
   // `count` (CUPTI timestamp, host clock) pairs read back to back, for
   // fitGpuClockMap().
   std::vector<ClockPair> clockPairs(int count) override;
+  // CUPTI's id of a cudaStream_t (cuptiGetStreamIdEx), the streamId of the
+  // records of the work launched on it.
+  Result<uint32_t> streamIdOf(const void* stream) override;
   int64_t droppedRecords() const;
   // CUPTI's names of the functions whose calls are traced (needs no GPU).
   static std::vector<std::string> tracedApis();

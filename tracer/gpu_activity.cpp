@@ -31,8 +31,32 @@ Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs) {
   return map;
 }
 
-trace_model::EventKind kindOfKernel(const std::string& name) {
-  if (name.rfind("nccl", 0) != 0) return trace_model::EventKind::kKernel;
+namespace {
+
+// The function's own name of a kernel name as CUPTI reports it: mangled
+// (Itanium ABI: "_Z" then the name's length then the name, as for NCCL's
+// "__global__ void ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgs4K)")
+// or plain (extern "C" kernels, and names demangled elsewhere).
+std::string_view unmangledName(std::string_view name) {
+  if (!name.starts_with("_Z")) return name;
+  size_t i = 2;
+  if (i < name.size() && name[i] == 'L') ++i;  // internal linkage
+  size_t length = 0;
+  const size_t digits = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
+    length = length * 10 + static_cast<size_t>(name[i] - '0');
+    if (length > name.size()) return name;
+    ++i;
+  }
+  if (i == digits || length > name.size() - i) return name;
+  return name.substr(i, length);
+}
+
+}  // namespace
+
+trace_model::EventKind kindOfKernel(const std::string& fullName) {
+  const std::string_view name = unmangledName(fullName);
+  if (!name.starts_with("nccl")) return trace_model::EventKind::kKernel;
   struct Pattern {
     const char* text;
     trace_model::EventKind kind;
@@ -50,7 +74,7 @@ trace_model::EventKind kindOfKernel(const std::string& name) {
       {"Recv", trace_model::EventKind::kRecv},
   };
   for (const Pattern& p : kPatterns) {
-    if (name.find(p.text) != std::string::npos) return p.kind;
+    if (name.find(p.text) != std::string_view::npos) return p.kind;
   }
   return trace_model::EventKind::kOther;
 }

@@ -78,7 +78,10 @@ struct GpuClockMap {
 Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs);
 
 // The collective an NCCL kernel runs, from its name ("ncclDevKernel_AllReduce_
-// Sum_f32_RING_LL" -> kAllReduce); kKernel for a kernel that is not NCCL's.
+// Sum_f32_RING_LL" -> kAllReduce; SendRecv, Send -> kSend; Recv -> kRecv);
+// kKernel for a kernel that is not NCCL's. The name may be mangled, as CUPTI
+// reports C++ kernels ("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL19ncclDevKernelArgs4K"):
+// only the function's own name counts, so "_Z10my_nccl_opv" stays a kernel.
 trace_model::EventKind kindOfKernel(const std::string& name);
 
 // What the engine knows about its streams: which parallel dimension's
@@ -109,6 +112,12 @@ class GpuActivitySource {
   virtual std::vector<LaunchCall> takeLaunches() { return {}; }
   // (GPU timestamp, host clock) pairs read back to back, for fitGpuClockMap.
   virtual std::vector<ClockPair> clockPairs(int count) = 0;
+  // The streamId its records carry for an engine stream (a cudaStream_t),
+  // for streamDimsOf() (stream_dims.h); an error by default: a source that
+  // cannot tell. Called from the training thread.
+  virtual Result<uint32_t> streamIdOf(const void* /*stream*/) {
+    return Status::unsupported("this GPU activity source cannot map streams to its ids");
+  }
 };
 
 }  // namespace bubblescope::tracer

@@ -21,7 +21,7 @@ struct NvmlMemory {
 };
 using InitFn = int (*)();
 using ShutdownFn = int (*)();
-using HandleFn = int (*)(unsigned int, NvmlDevice*);
+using HandleByNameFn = int (*)(const char*, NvmlDevice*);
 using UtilFn = int (*)(NvmlDevice, NvmlUtilization*);
 using MemFn = int (*)(NvmlDevice, NvmlMemory*);
 
@@ -35,7 +35,7 @@ struct NvmlSampler::Api {
   NvmlDevice device = nullptr;
 };
 
-Result<std::unique_ptr<NvmlSampler>> NvmlSampler::open(int deviceIndex) {
+Result<std::unique_ptr<NvmlSampler>> NvmlSampler::open(const GpuIdentity& gpu) {
   void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     return Status::unsupported("GPU samples need NVML: libnvidia-ml.so.1 is not installed");
@@ -43,11 +43,12 @@ Result<std::unique_ptr<NvmlSampler>> NvmlSampler::open(int deviceIndex) {
   auto api = std::make_unique<Api>();
   api->library = lib;
   auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-  auto handle = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+  auto byBusId = reinterpret_cast<HandleByNameFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto byUuid = reinterpret_cast<HandleByNameFn>(dlsym(lib, "nvmlDeviceGetHandleByUUID"));
   api->shutdown = reinterpret_cast<ShutdownFn>(dlsym(lib, "nvmlShutdown"));
   api->utilization = reinterpret_cast<UtilFn>(dlsym(lib, "nvmlDeviceGetUtilizationRates"));
   api->memory = reinterpret_cast<MemFn>(dlsym(lib, "nvmlDeviceGetMemoryInfo"));
-  if (!init || !handle || !api->shutdown || !api->utilization || !api->memory) {
+  if (!init || !byBusId || !byUuid || !api->shutdown || !api->utilization || !api->memory) {
     dlclose(lib);
     return Status::unsupported("GPU samples need NVML: libnvidia-ml.so.1 lacks an entry point");
   }
@@ -55,12 +56,22 @@ Result<std::unique_ptr<NvmlSampler>> NvmlSampler::open(int deviceIndex) {
     dlclose(lib);
     return Status::unsupported("NVML did not start (error " + std::to_string(rc) + ")");
   }
-  if (int rc = handle(static_cast<unsigned int>(deviceIndex), &api->device); rc != 0) {
+  auto lookup = [](HandleByNameFn fn) {
+    return [fn](const std::string& name) -> Result<NvmlHandle> {
+      NvmlDevice device = nullptr;
+      if (int rc = fn(name.c_str(), &device); rc != 0) {
+        return Status::notFound("NVML error " + std::to_string(rc));
+      }
+      return device;
+    };
+  };
+  auto device = nvmlDeviceOf(gpu, {lookup(byBusId), lookup(byUuid)});
+  if (!device.isOk()) {
     api->shutdown();
     dlclose(lib);
-    return Status::notFound("NVML has no GPU " + std::to_string(deviceIndex) + " (error " +
-                            std::to_string(rc) + ")");
+    return device.status();
   }
+  api->device = *device;
   return std::unique_ptr<NvmlSampler>(new NvmlSampler(std::move(api)));
 }
 

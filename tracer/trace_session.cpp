@@ -83,8 +83,12 @@ Result<std::unique_ptr<TraceSession>> TraceSession::start(MPI_Comm world, trace_
   std::unique_ptr<TraceSession> s(new TraceSession(comm, rank, size, sink, std::move(options)));
   s->placement_ = placement;
   if (!s->options_.enabled) return s;
-  if (placement.device.rfind("cuda:", 0) == 0) {
-    auto nvml = NvmlSampler::open(std::atoi(placement.device.c_str() + 5));
+  if (s->options_.gpu != nullptr) {
+    s->gpuEvents_ = std::make_unique<GpuEventCollector>(*s->options_.gpu, s->rank_);
+  }
+  const GpuIdentity& gpu = s->options_.gpuIdentity;
+  if (placement.device.rfind("cuda:", 0) == 0 && (!gpu.pciBusId.empty() || !gpu.uuid.empty())) {
+    auto nvml = NvmlSampler::open(gpu);
     if (nvml.isOk()) s->nvml_ = std::move(nvml).value();
   }
   BS_ASSIGN_OR_RETURN(s->startEstimate_, measureOffsetTo(comm, home, s->options_.syncRounds,
@@ -132,31 +136,15 @@ void TraceSession::setStreamDimension(uint32_t stream, trace_model::ParallelDim 
   streamDims_[stream] = dim;
 }
 
-// Launch calls (already on the host clock) and GPU records on the rank's
-// host clock: the map is refitted on every batch from the first pairs (a
-// long baseline for the rate) and the latest ones. A launch and its record
-// may ship in different batches: they are linked by their correlation id.
+// Launch calls and GPU records (GpuEventCollector), NCCL kernels tagged
+// with the dimension of their stream as the engine said.
 void TraceSession::collectGpu(std::vector<trace_model::Event>& out) {
-  for (const LaunchCall& call : options_.gpu->takeLaunches()) out.push_back(toEvent(call, rank_));
-  std::vector<GpuActivity> activities = options_.gpu->take();
-  if (activities.empty()) return;
-  constexpr size_t kFirst = 8, kMax = 64;
-  for (const ClockPair& p : options_.gpu->clockPairs(4)) gpuClockPairs_.push_back(p);
-  if (gpuClockPairs_.size() > kMax) {
-    gpuClockPairs_.erase(gpuClockPairs_.begin() + kFirst,
-                         gpuClockPairs_.end() - static_cast<std::ptrdiff_t>(kMax - kFirst));
-  }
-  auto map = fitGpuClockMap(gpuClockPairs_);
-  if (!map.isOk()) {
-    noteError(map.status().withContext("rank " + std::to_string(rank_)));
-    return;
-  }
   StreamDims dims;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     dims = streamDims_;
   }
-  for (const GpuActivity& a : activities) out.push_back(toEvent(a, *map, rank_, dims));
+  noteError(gpuEvents_->collect(dims, out));
 }
 
 void TraceSession::noteError(const Status& s) {
@@ -224,7 +212,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
 Batch TraceSession::collectLocal(int64_t nowNs, bool sampleNow) {
   Batch batch;
   recorder_.drainInto(batch.events);
-  if (options_.gpu != nullptr) collectGpu(batch.events);
+  if (gpuEvents_) collectGpu(batch.events);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.steps.swap(steps_);

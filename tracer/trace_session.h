@@ -46,6 +46,7 @@
 #include "tracer/batch_codec.h"
 #include "tracer/clock_sync.h"
 #include "tracer/gpu_activity.h"
+#include "tracer/gpu_event_collector.h"
 #include "tracer/nvml_sampler.h"
 #include "tracer/process_sampler.h"
 #include "tracer/recorder.h"
@@ -64,6 +65,10 @@ struct SessionOptions {
   // GPU ranks: the CUPTI collector (not owned; outlives the session). Its
   // activities ship with the rank's batches, on its stream lanes.
   GpuActivitySource* gpu = nullptr;
+  // GPU ranks: their CUDA device's PCI bus id and UUID (gpu_identity.h), by
+  // which the session finds it in NVML for its samples; empty: no NVML
+  // samples (CUDA's index in the placement is never NVML's).
+  GpuIdentity gpuIdentity;
   // The last rank of `world` is the collector (the home rank): it writes
   // every other rank's batches and records nothing. Every rank passes the
   // same value.
@@ -147,7 +152,7 @@ class TraceSession {
   std::vector<trace_model::StepRecord> steps_;
   std::vector<trace_model::Sample> samples_;  // from addSamples(), guarded by mutex_
   StreamDims streamDims_;
-  std::vector<ClockPair> gpuClockPairs_;  // shipping thread only
+  std::unique_ptr<GpuEventCollector> gpuEvents_;  // options_.gpu's; shipping thread only
   Status error_;
   std::string lostSpans_;  // home rank: the first rank that dropped spans, said at finish()
   std::atomic<bool> stop_{false};

@@ -119,6 +119,16 @@ NcclCommunicator::~NcclCommunicator() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
+std::vector<const void*> NcclCommunicator::deviceStreams() const {
+  std::vector<const void*> out{stream_};
+  for (const auto* links : {&sendLinks_, &recvLinks_}) {
+    for (const Link& l : *links) {
+      if (l.stream != nullptr) out.push_back(l.stream);
+    }
+  }
+  return out;
+}
+
 Status NcclCommunicator::enqueue(const CommOp& op, cudaStream_t& stream) {
   stream = stream_;
   if (op.type == ElementType::kInt8Block) {

@@ -31,7 +31,8 @@
 //   completes only once its receive has been posted.
 // - Tracing as every Communicator: the span runs from the call (start())
 //   to the moment the host sees the completion event (wait()); CUPTI shows
-//   the NCCL kernels themselves on the GPU clock.
+//   the NCCL kernels themselves on the GPU clock, tagged with dim() through
+//   deviceStreams() (tracer/stream_dims.h): no other work runs on them.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -53,6 +54,9 @@ class NcclCommunicator final : public Communicator {
   ~NcclCommunicator() override;
 
   cudaStream_t stream() const { return stream_; }  // the communication stream
+  // The collective stream and every send/receive link's: each used by this
+  // communicator only.
+  std::vector<const void*> deviceStreams() const override;
 
  protected:
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;

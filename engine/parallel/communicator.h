@@ -151,6 +151,10 @@ class Communicator {
   trace_model::ParallelDim dim() const { return dim_; }
   int32_t worldRankOf(int32_t groupRank) const { return worldRanks_.at(groupRank); }
   const std::vector<int32_t>& worldRanks() const { return worldRanks_; }
+  // The device streams (cudaStream_t handles) this communicator launches its
+  // GPU kernels on and that no other work uses, so the tracer can tag their
+  // kernels with dim() (tracer/stream_dims.h); none for a host communicator.
+  virtual std::vector<const void*> deviceStreams() const { return {}; }
 
   // Spans of later wait() calls go here (null: none). Not while ops are in flight.
   void setRecorder(tracer::Recorder* recorder) { recorder_ = recorder; }

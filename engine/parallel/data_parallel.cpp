@@ -134,9 +134,13 @@ float* DataParallel::shardGrads() {
   return !layout::shardsGradients(options_.zeroStage) ? grads_.data() + shard_.lo : grads_.data();
 }
 
+trace_model::ParallelDim dataParallelDim(layout::ZeroStage stage) {
+  return !layout::shardsOptimizer(stage) ? trace_model::ParallelDim::kDp
+                                         : trace_model::ParallelDim::kZero;
+}
+
 trace_model::ParallelDim DataParallel::syncDim() const {
-  return !layout::shardsOptimizer(options_.zeroStage) ? trace_model::ParallelDim::kDp
-                                                      : trace_model::ParallelDim::kZero;
+  return dataParallelDim(options_.zeroStage);
 }
 
 namespace {

@@ -78,6 +78,12 @@ struct DataParallelOptions {
   Communicator* interNode = nullptr;
 };
 
+// The dimension a data-parallel group's collectives are traced with: zero
+// when ZeRO shards the optimizer (stage >= 1), dp otherwise. Every
+// collective DataParallel runs carries it, and the tracer tags the kernels
+// on the dp group's device streams with it (cli/gpu_tracing.h).
+trace_model::ParallelDim dataParallelDim(layout::ZeroStage stage);
+
 class DataParallel final : public LayerHooks, public GradientSync {
  public:
   static Result<std::unique_ptr<DataParallel>> create(GptModel& model, Allocator& allocator,

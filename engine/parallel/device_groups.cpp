@@ -37,4 +37,12 @@ Result<std::unique_ptr<DeviceGroups>> DeviceGroups::create(MpiGrid& grid, bool p
   return g;
 }
 
+std::vector<const Communicator*> DeviceGroups::all() const {
+  std::vector<const Communicator*> out;
+  for (const auto* c : {&dp_, &tp_, &pp_, &intra_, &inter_}) {
+    if (*c != nullptr) out.push_back(c->get());
+  }
+  return out;
+}
+
 }  // namespace bubblescope::engine

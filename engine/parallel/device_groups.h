@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/backend.h"
@@ -54,6 +55,8 @@ class DeviceGroups {
   // The grid's dpIntraNode() / dpInterNode() on device buffers (null when flat).
   Communicator* dpIntraNode() { return intra_.get(); }
   Communicator* dpInterNode() { return inter_.get(); }
+  // Every group made, in creation order (dp, tp, pp, intra-node, inter-node).
+  std::vector<const Communicator*> all() const;
 
  private:
   DeviceGroups() = default;

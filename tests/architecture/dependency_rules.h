@@ -93,8 +93,12 @@ inline const std::vector<Library> kLibraries = {
      {"simulator.h", "schedule_playback.h", "formulas.h", "calibration.h", "prediction.h",
       "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
       "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
-    // Capture only: the recorder, the clock, a rank's trace session.
-    {"tracer", {"recorder.h", "clock.h", "trace_session.h", "gpu_collector.h"}},
+    // Capture only: the recorder, the clock, a rank's trace session, a GPU
+    // rank's activity source, its events and its streams' dimensions.
+    {"tracer",
+     {"recorder.h", "clock.h", "trace_session.h", "gpu_collector.h", "gpu_activity.h",
+      "gpu_event_collector.h", "stream_dims.h", "gpu_identity.h", "nvml_device.h",
+      "nvml_sampler.h"}},
     // The model, its tensors on a Backend, the optimizer, data and checkpoints.
     {"engine",
      {"allocator.h", "memory_counter.h", "backend.h", "backend_factory.h", "device_selection.h", "cpu_backend.h",

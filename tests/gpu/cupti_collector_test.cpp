@@ -15,6 +15,8 @@
 #include "storage/trace_reader.h"
 #include "storage/trace_writer.h"
 #include "tracer/clock.h"
+#include "tracer/gpu_identity.h"
+#include "tracer/nvml_sampler.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -160,6 +162,53 @@ TEST(CuptiCollectorTest, AKernelIsLinkedToTheCallThatLaunchedIt) {
   std::filesystem::remove_all(dir);
   cudaStreamDestroy(stream);
   cudaFree(d);
+}
+
+// streamIdOf() gives the streamId of the records of work launched on that
+// stream: what tags NCCL kernels with their group's dimension.
+TEST(CuptiCollectorTest, StreamIdOfIsTheStreamIdOfItsRecords) {
+  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  auto collector = CuptiCollector::start();
+  ASSERT_TRUE(collector.isOk()) << collector.status().message();
+  cudaStream_t a = nullptr, b = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  auto idA = (*collector)->streamIdOf(a);
+  auto idB = (*collector)->streamIdOf(b);
+  ASSERT_TRUE(idA.isOk()) << idA.status().message();
+  ASSERT_TRUE(idB.isOk()) << idB.status().message();
+  EXPECT_NE(*idA, *idB);
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 4096), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(p, 1, 4096, b), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(b), cudaSuccess);
+  bool found = false;
+  for (const GpuActivity& r : (*collector)->take()) {
+    if (r.kind != GpuActivityKind::kMemset || r.bytes != 4096) continue;
+    found = true;
+    EXPECT_EQ(r.streamId, *idB);
+  }
+  EXPECT_TRUE(found);
+  cudaFree(p);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+}
+
+// The current device's PCI bus id and UUID name it in NVML (not its index).
+TEST(GpuIdentityTest, TheCurrentDeviceIsFoundInNvml) {
+  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  auto id = currentGpuIdentity();
+  ASSERT_TRUE(id.isOk()) << id.status().message();
+  EXPECT_TRUE(normalisedPciBusId(id->pciBusId).isOk()) << id->pciBusId;
+  EXPECT_EQ(id->uuid.rfind("GPU-", 0), 0u) << id->uuid;
+  auto sampler = NvmlSampler::open(*id);
+  if (!sampler.isOk() && sampler.status().code() == StatusCode::kUnsupported) {
+    GTEST_SKIP() << sampler.status().message();  // no NVML library
+  }
+  ASSERT_TRUE(sampler.isOk()) << sampler.status().message();
+  auto samples = (*sampler)->sample(0, 1);
+  ASSERT_FALSE(samples.empty());
+  for (const trace_model::Sample& sample : samples) EXPECT_GE(sample.value, 0.0) << sample.name;
 }
 
 }  // namespace

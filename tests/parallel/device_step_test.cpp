@@ -352,6 +352,16 @@ StepRun gridRun(const std::string& kind, DeviceLog& log, std::vector<Made>& made
     run.status = groups.status();
     return run;
   }
+  // all(): every group made, in creation order (the tracer tags each one's
+  // device streams with its dimension, cli/gpu_tracing.h).
+  const std::vector<const Communicator*> all = (*groups)->all();
+  EXPECT_EQ(all.size(), 3u);
+  if (all.size() == 3u) {
+    EXPECT_EQ(all[0], &(*groups)->dp());
+    EXPECT_EQ(all[1], &(*groups)->tp());
+    EXPECT_EQ(all[2], (*groups)->pp());
+    EXPECT_EQ(all[2]->dim(), trace_model::ParallelDim::kPp);
+  }
   RankSetup setup;
   setup.groups = {&(*groups)->dp(), (*groups)->pp(), &(*groups)->tp()};
   setup.backend = std::make_unique<FakeDeviceBackend>(log);

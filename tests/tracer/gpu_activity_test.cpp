@@ -50,6 +50,33 @@ TEST(GpuActivityTest, NcclKernelsAreClassifiedByName) {
   EXPECT_EQ(kindOfKernel("layernorm_forward_kernel"), trace_model::EventKind::kKernel);
 }
 
+// CUPTI reports NCCL's kernels by their mangled C++ names; the collective
+// is read from the function's own name inside.
+TEST(GpuActivityTest, MangledNcclKernelNamesGiveTheirCollective) {
+  auto mangled = [](const std::string& name) {
+    return "_Z" + std::to_string(name.size()) + name + "19ncclDevKernelArgs4K";
+  };
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_AllReduce_Sum_f32_RING_LL")),
+            trace_model::EventKind::kAllReduce);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE")),
+            trace_model::EventKind::kReduceScatter);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_AllGather_RING_LL")),
+            trace_model::EventKind::kAllGather);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_Broadcast_RING_LL")),
+            trace_model::EventKind::kBroadcast);
+  EXPECT_EQ(kindOfKernel(mangled("ncclDevKernel_SendRecv")), trace_model::EventKind::kSend);
+  EXPECT_EQ(kindOfKernel("_ZL" + mangled("ncclDevKernel_Recv").substr(2)),
+            trace_model::EventKind::kRecv);
+  // Not NCCL's: the function's own name does not start with nccl, even when
+  // nccl appears in it or in its arguments.
+  EXPECT_EQ(kindOfKernel("_Z10my_nccl_opv"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Z6kernelP13ncclAllReduce"), trace_model::EventKind::kKernel);
+  // Malformed lengths never read past the name.
+  EXPECT_EQ(kindOfKernel("_Z999ncclDevKernel_AllReduce"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Z"), trace_model::EventKind::kKernel);
+  EXPECT_EQ(kindOfKernel("_Zx"), trace_model::EventKind::kKernel);
+}
+
 TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
   GpuClockMap map;
   map.gpuZero = 1000;
@@ -173,19 +200,20 @@ TEST(GpuActivityTest, LaunchApisAreTheCallsThatLaunchKernelsCopiesAndSets) {
 namespace bubblescope::tracer {
 namespace {
 
-// Without a driver the sampler says why; with one it reports sane values.
-TEST(NvmlSamplerTest, OpensOrSaysWhy) {
-  auto sampler = NvmlSampler::open(0);
-  if (!sampler.isOk()) {
-    EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
-    return;
-  }
-  auto samples = (*sampler)->sample(2, 1000);
-  ASSERT_FALSE(samples.empty());
-  for (const trace_model::Sample& s : samples) {
-    EXPECT_EQ(s.rank, 2);
-    EXPECT_GE(s.value, 0.0);
-  }
+// Without a driver, or without a device to name, the sampler says why and
+// never falls back to an index.
+TEST(NvmlSamplerTest, ADeviceWithoutIdentityIsRefusedWithTheReason) {
+  auto sampler = NvmlSampler::open(GpuIdentity{});
+  ASSERT_FALSE(sampler.isOk());
+  EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
+}
+
+// A PCI bus id with no GPU behind it (00:00.0 is the host bridge) is refused
+// with or without a driver, not replaced by another GPU.
+TEST(NvmlSamplerTest, ABusIdWithoutAGpuIsRefused) {
+  auto sampler = NvmlSampler::open(GpuIdentity{.pciBusId = "0000:00:00.0"});
+  ASSERT_FALSE(sampler.isOk());
+  EXPECT_NE(sampler.status().message().find("NVML"), std::string::npos);
 }
 
 }  // namespace

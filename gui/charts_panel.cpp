@@ -205,6 +205,7 @@ QString ChartsPanel::chartName(Chart chart) {
 void ChartsPanel::clear() {
   hasReport_ = false;
   stagesUnknown_ = false;
+  noSteps_ = false;
   for (auto& d : data_) d = ChartData{};
   shownLoss_ = ChartData{};
   shownCurve_.reset();
@@ -240,6 +241,9 @@ void ChartsPanel::setReport(const analysis::RunReport& report) {
   stagesUnknown_ = !report.ranks.empty() &&
                    std::all_of(report.ranks.begin(), report.ranks.end(),
                                [](const analysis::RankReport& r) { return r.info.pp < 0; });
+  noSteps_ = !report.ranks.empty() &&
+             std::all_of(report.ranks.begin(), report.ranks.end(),
+                         [](const analysis::RankReport& r) { return r.wholeRun; });
   data_[kUtilisation] = utilisationChart(report);
   data_[kBubble] = bubbleChart(report);
   data_[kBreakdown] = breakdownChart(report);
@@ -440,6 +444,8 @@ void ChartsPanel::rebuild() {
         if (c == kBubble) {
           note = stagesUnknown_ ? tr("pipeline stages unknown:\nthe trace does not say")
                                 : tr("no pipeline in this run (pp = 1)");
+          // Before the stages: a run without steps has no bubble at all.
+          if (noSteps_) note = tr("no steps in this run:\nno pipeline bubble");
         }
         if (c == kLoss) note = tr("no loss recorded in this run");
         text->setText(note);

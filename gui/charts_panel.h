@@ -126,6 +126,7 @@ class ChartsPanel : public QWidget {
   AdviceList* advice_ = nullptr;
   bool hasReport_ = false;
   bool stagesUnknown_ = false;           // no rank of the report knows its pipeline stage
+  bool noSteps_ = false;                 // no rank of the report marks a step (wholeRun)
   int builtColumns_ = 3;                 // the legends' columns at the last rebuild()
   ChartData shownLoss_;                  // the shown run's loss, alone
   std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison

@@ -165,7 +165,7 @@ Status ClusterPlannerPanel::plan() {
                        .arg(plan->simulatedCount));
   model_->setCandidates(std::move(plan->best), r->hardware.memoryBytes());
   table_->sortByColumn(ClusterTableModel::kRankColumn, Qt::AscendingOrder);
-  table_->resizeColumnsToContents();
+  fitCandidateColumns(table_);
   return Status::ok();
 }
 

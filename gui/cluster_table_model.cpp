@@ -100,6 +100,11 @@ QVariant ClusterTableModel::data(const QModelIndex& index, int role) const {
   const layout::ClusterCandidate& c = candidates_[index.row()];
   if (role == Qt::DisplayRole) return text(c, index.row(), index.column());
   if (role == kValueRole) return value(c, index.row(), index.column());
+  // The limit may be narrowed and wrapped (planner_page.h): its tooltip
+  // gives it whole, over the candidate's.
+  if (role == Qt::ToolTipRole && index.column() == kLimit) {
+    return text(c, index.row(), index.column()) + QStringLiteral("\n\n") + toolTip(c);
+  }
   if (role == Qt::ToolTipRole) return toolTip(c);
   if (role == Qt::TextAlignmentRole && value(c, index.row(), index.column()).isValid()) {
     return int(Qt::AlignRight | Qt::AlignVCenter);

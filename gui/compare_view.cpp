@@ -1,6 +1,7 @@
 #include "gui/compare_view.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,6 +11,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <array>
 
 #include "gui/run_rows.h"
 #include "gui/time_format.h"
@@ -57,11 +59,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   tableView_->verticalHeader()->hide();
   // The metric names wrap in a column of at most kMetricColumnPx; the
   // values take their width; no column stretches into a blank.
-  tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  tableView_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  // Sized by setReports() (resizeColumnsToContents, then fitTableWidth()).
+  tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   tableView_->setWordWrap(true);
   tableView_->setAlternatingRowColors(true);
   tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  tableView_->viewport()->installEventFilter(this);
 
   auto* timelines = new QWidget(this);
   auto* column = new QVBoxLayout(timelines);
@@ -155,6 +158,50 @@ void CompareView::fitTableWidth() {
   const int minTimelines = std::max(std::min(400, total / 2), total * 2 / 5);
   const int table = std::min(needed, total - minTimelines);
   split_->setSizes({total - table, table});
+  fitColumns();
+}
+
+void CompareView::fitColumns() {
+  fittedWidth_ = tableView_->viewport()->width();
+  tableView_->resizeColumnsToContents();
+  tableView_->setColumnWidth(0, std::min(tableView_->columnWidth(0), kMetricColumnPx));
+  // Short of room (issue 31 walk: at 1280 px "change B vs A" was half off
+  // screen): the metric, A and B columns share what the change column
+  // leaves, the widest narrowing first to one width, and wrap their text.
+  const int room = fittedWidth_ - tableView_->columnWidth(CompareTableModel::kChange);
+  const std::array<int, 3> shared{CompareTableModel::kMetric, CompareTableModel::kA,
+                                  CompareTableModel::kB};
+  std::array<int, 3> widths{};
+  int sum = 0;
+  for (size_t i = 0; i < shared.size(); ++i) sum += widths[i] = tableView_->columnWidth(shared[i]);
+  if (sum > room) {
+    std::array<int, 3> sorted = widths;
+    std::sort(sorted.begin(), sorted.end());
+    int below = 0, cap = sorted.back();
+    for (size_t k = 0; k < sorted.size(); ++k) {
+      const int w = (room - below) / static_cast<int>(sorted.size() - k);
+      if (w < sorted[k]) {
+        cap = w;
+        break;
+      }
+      below += sorted[k];
+    }
+    cap = std::max(cap, kLeastColumnPx);
+    for (size_t i = 0; i < shared.size(); ++i) {
+      if (widths[i] > cap) tableView_->setColumnWidth(shared[i], cap);
+    }
+  }
+  tableView_->resizeRowsToContents();
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event) {
+  // The table's width changed (the window, the splitter): refit its columns,
+  // once per width (wrapped rows may show or hide the scroll bar).
+  if (watched == tableView_->viewport() && event->type() == QEvent::Resize &&
+      tableView_->viewport()->width() != fittedWidth_ && table_->rowCount() > 0) {
+    fitColumns();
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 CompareView::Scale CompareView::scale() const {

@@ -10,7 +10,10 @@
 // setRuns() picks kFitEach when the two step times differ by more than
 // kFitEachRatio, else kSameScale. The table's value columns fit their
 // contents, its metric names wrap within kMetricColumnPx, and the table takes
-// the width they need, the timelines keeping two fifths at least.
+// the width they need, the timelines keeping two fifths at least. When that
+// is too little (a 1280 px screen), the metric, A and B columns give up width
+// (the widest first, to one width, not below kLeastColumnPx) and wrap their
+// text, so the "change B vs A" column stays whole in sight.
 // GUI thread only.
 #pragma once
 
@@ -38,6 +41,7 @@ class CompareView : public QWidget {
   // Step times further apart than this factor open in kFitEach.
   static constexpr double kFitEachRatio = 2.0;
   static constexpr int kMetricColumnPx = 190;
+  static constexpr int kLeastColumnPx = 40;  // the narrowest a shared column gets
 
   explicit CompareView(QWidget* parent = nullptr);
 
@@ -58,10 +62,19 @@ class CompareView : public QWidget {
   CompareTableModel* table() const { return table_; }
   QTableView* tableView() const { return tableView_; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   // Gives the table the width its columns need, keeping the timelines at
-  // least two fifths (and 400 px while the table keeps half).
+  // least two fifths (and 400 px while the table keeps half); then fits the
+  // columns (fitColumns).
   void fitTableWidth();
+  // Columns at their contents' width (the metric's at most kMetricColumnPx),
+  // then the metric, A and B columns narrowed (widest first) to the room the
+  // change column leaves in the viewport; rows sized to their wrapped text.
+  void fitColumns();
+  int fittedWidth_ = -1;  // the viewport width fitColumns() last fitted
 
   TimelinePanel* a_ = nullptr;
   TimelinePanel* b_ = nullptr;

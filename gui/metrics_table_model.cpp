@@ -79,6 +79,13 @@ QString MetricsTableModel::clockToolTip(const trace_model::RankInfo& info) {
       .arg(static_cast<double>(info.clockUncertaintyNs) / 1e6, 0, 'f', 3);
 }
 
+QString MetricsTableModel::noStepsToolTip() {
+  return QStringLiteral(
+      "This rank marks no step (no step records or step ranges in the trace), so its whole run "
+      "was analysed as one step. A run without steps has no pipeline bubble; the time it spent "
+      "neither computing nor communicating is in the idle column.");
+}
+
 QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
   const analysis::RankReport& r = ranks_[index.row()];
@@ -90,6 +97,7 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ToolTipRole && column == kCoords) return clockToolTip(r.info);
+  if (role == Qt::ToolTipRole && column == kBubble && r.wholeRun) return noStepsToolTip();
   if (role != Qt::DisplayRole) return {};
   if (column == kCoords) {
     // An unknown coordinate (an imported rank: < 0) reads "-" as in the
@@ -102,6 +110,9 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
             : QStringLiteral("pp%1 tp%2 dp%3").arg(c(r.info.pp), c(r.info.tp), c(r.info.dp));
     return host.isEmpty() ? coords : coords + QStringLiteral(" · ") + host;
   }
+  // A rank that marks no step has no pipeline bubble (not "81.6%" of its
+  // whole run): said so, the reason in the tooltip.
+  if (column == kBubble && r.wholeRun) return QStringLiteral("no steps");
   const QVariant v = value(r, column);
   if (!v.isValid()) return QStringLiteral("-");
   if (column == kRank) return v;

@@ -47,6 +47,9 @@ class MetricsTableModel : public QAbstractTableModel {
   // The coordinates column's tooltip: the rank's host, pid, and its clock
   // offset onto the run's timeline with the offset's bound (docs/cluster.md).
   static QString clockToolTip(const trace_model::RankInfo& info);
+  // The bubble column's tooltip on a rank without steps (RankReport::wholeRun),
+  // whose bubble reads "no steps": why it has none.
+  static QString noStepsToolTip();
 
  private:
   QVariant value(const analysis::RankReport& r, int column) const;

@@ -212,7 +212,7 @@ Status PlannerPanel::plan() {
   }
   status_->setText(prefix + text);
   model_->setCandidates(std::move(plan->best));
-  table_->resizeColumnsToContents();
+  fitCandidateColumns(table_);
   return Status::ok();
 }
 

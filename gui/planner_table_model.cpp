@@ -86,6 +86,11 @@ QVariant PlannerTableModel::data(const QModelIndex& index, int role) const {
   const layout::PlanCandidate& c = candidates_[index.row()];
   if (role == Qt::DisplayRole) return text(c, index.row(), index.column());
   if (role == kValueRole) return value(c, index.column());
+  // A text column may be narrowed and wrapped (planner_page.h): its tooltip
+  // gives its text whole, over the candidate's.
+  if (role == Qt::ToolTipRole && (index.column() == kRule || index.column() == kLimit)) {
+    return text(c, index.row(), index.column()) + QStringLiteral("\n\n") + toolTip(c);
+  }
   if (role == Qt::ToolTipRole) return toolTip(c);
   if (role == Qt::TextAlignmentRole && value(c, index.column()).isValid()) {
     return int(Qt::AlignRight | Qt::AlignVCenter);

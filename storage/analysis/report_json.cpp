@@ -137,6 +137,7 @@ json rankJson(const RunReport& report, const RankReport& r, int32_t top) {
           {"pp", coordinate(r.info.pp)},
           {"host", r.info.host},
           {"steps", r.steps},
+          {"whole_run", r.wholeRun},
           {"step_ms", r.steps > 0 ? json(r.stepNs / 1e6 / r.steps) : json(nullptr)},
           {"utilization", orNull(r.utilization())},
           {"comm_ratio", orNull(r.commRatio())},

@@ -72,7 +72,11 @@ Result<std::map<int32_t, std::vector<trace_model::StepWindow>>> stepWindows(
     }
   }
   if (fromSpans) notes.push_back("some ranks have no step records: their steps span their events");
-  if (wholeRun) notes.push_back("some ranks have no steps at all: each is analysed as one step");
+  if (wholeRun) {
+    notes.push_back(
+        "some ranks have no steps at all: each is analysed as one step (its whole run), which has "
+        "no pipeline bubble");
+  }
   return windows;
 }
 
@@ -400,6 +404,8 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     const trace_model::RankInfo& info = ranks[i];
     RankResult& out = results[i];
     out.report.info = info;
+    // stepWindows' one window of the whole run (step -1) for a rank without steps.
+    out.report.wholeRun = rankWindows[i].size() == 1 && rankWindows[i][0].step < 0;
     RankStepAnalyzer analyzer(info.rank, rankWindows[i]);
     const auto profilerSteps =
         profilerStepsFromEvents ? std::nullopt : std::optional(rankWindows[i]);

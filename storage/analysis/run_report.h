@@ -39,6 +39,11 @@ struct StepSummary {
 struct RankReport : StepTimes {
   storage::RankInfo info;
   int32_t steps = 0;
+  // The rank marks no step (no step records, no step-tagged events: an
+  // Nsight or Kineto import without step ranges): its one window is the
+  // whole run, which has no pipeline bubble (bubbleFraction() is unknown);
+  // its wait and idle are shares of the whole run.
+  bool wholeRun = false;
 
   // Peak of the samples "mem.<category>", and the ZeRO formula for the rank.
   struct Memory {
@@ -69,8 +74,12 @@ struct RankReport : StepTimes {
   std::optional<double> waitRatio() const { return ratio(waitNs); }
   std::optional<double> exposedCommRatio() const { return ratio(exposedCommNs); }
   // (wait + idle) / step: the share of the step spent neither computing nor
-  // communicating (docs/design.md, "Metrics").
-  std::optional<double> bubbleFraction() const { return ratio(waitNs + idleNs); }
+  // communicating (docs/design.md, "Metrics"); unknown for a rank without
+  // steps (wholeRun), whose idle time is no pipeline bubble.
+  std::optional<double> bubbleFraction() const {
+    if (wholeRun) return std::nullopt;
+    return ratio(waitNs + idleNs);
+  }
   // |comm ∩ compute| / |comm|; unknown without communication.
   std::optional<double> overlap() const {
     if (commNs <= 0) return std::nullopt;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
+#include "storage/analysis/report_json.h"
 #include "tests/analysis/trace_builder.h"
 
 namespace bubblescope::analysis {
@@ -252,6 +254,31 @@ TEST(RunAnalyzerTest, StepsFromEventSpansWhenThereIsNoStepsTable) {
   EXPECT_EQ(r.steps[0].timeNs, 30);
   EXPECT_FALSE(r.steps[0].loss);
   ASSERT_EQ(r.notes.size(), 1u);
+}
+
+// A rank that marks no step (an Nsight import without step ranges) is
+// analysed over the run's range [10, 110): compute 20, idle 80 of 100. That
+// idle is no pipeline bubble: the bubble is unknown, the idle stays, and the
+// note and the JSON say why.
+TEST(RunAnalyzerTest, ARankWithoutStepsHasNoBubble) {
+  TraceBuilder trace;
+  const int64_t run = trace.run({
+      .ranks = {rankInfo(0, 0, 0, 0)},
+      .events = {span(0, EventKind::kForward, 10, 30), span(0, EventKind::kOther, 100, 110)},
+  });
+  const RunReport r = analyze(trace, run);
+  ASSERT_EQ(r.ranks.size(), 1u);
+  const RankReport& k = r.ranks[0];
+  EXPECT_TRUE(k.wholeRun);
+  EXPECT_EQ(k.stepNs, 100);
+  EXPECT_DOUBLE_EQ(k.idleRatio().value_or(NAN), 0.8);
+  EXPECT_FALSE(k.bubbleFraction().has_value());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("no pipeline bubble"), std::string::npos) << r.notes[0];
+  const nlohmann::ordered_json j = runToJson(r, 10);
+  EXPECT_TRUE(j["ranks"][0]["bubble_fraction"].is_null());
+  EXPECT_EQ(j["ranks"][0]["whole_run"], true);
+  EXPECT_DOUBLE_EQ(j["ranks"][0]["idle_ratio"].get<double>(), 0.8);
 }
 
 // dp 2, ZeRO-1, Ψ = 1000: parameters 4Ψ, gradients 4Ψ (+ the reduced

@@ -177,6 +177,38 @@ TEST_F(PipelineFixture, AnEmptyChartSaysWhy) {
   EXPECT_TRUE(panel.emptyNote(ChartsPanel::kLoss).isEmpty()) << "no run: nothing to explain";
 }
 
+// A run that marks no step (issue 31 walk: an imported Nsight run's Metrics
+// read "bubble 81.6%", its whole run's idle): the bubble reads "no steps"
+// with the reason in its tooltip, the idle keeps its value, and the bubble
+// chart says there is no pipeline bubble.
+TEST_F(PipelineFixture, ARunWithoutStepsShowsNoBubble) {
+  analysis::RunReport stepless = report;
+  stepless.stages.clear();
+  for (auto& r : stepless.ranks) {
+    r.info.pp = r.info.tp = r.info.dp = -1;
+    r.wholeRun = true;
+  }
+  MetricsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setReport(stepless);
+  const int row = model.rowOfRank(1);
+  const QModelIndex bubble = model.index(row, MetricsTableModel::kBubble);
+  EXPECT_EQ(model.data(bubble).toString(), "no steps");
+  EXPECT_FALSE(model.data(bubble, MetricsTableModel::kValueRole).isValid());
+  EXPECT_TRUE(model.data(bubble, Qt::ToolTipRole).toString().contains("no pipeline bubble"));
+  const QModelIndex idle = model.index(row, MetricsTableModel::kIdle);
+  EXPECT_TRUE(model.data(idle, MetricsTableModel::kValueRole).isValid());
+  EXPECT_NE(model.data(idle).toString(), "no steps");
+
+  ChartsPanel panel;
+  panel.resize(1200, 700);
+  panel.setReport(stepless);
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kBubble).startsWith("no steps in this run"))
+      << panel.emptyNote(ChartsPanel::kBubble).toStdString();
+  panel.setReport(report);  // a run with steps: its bubble as before
+  EXPECT_TRUE(panel.emptyNote(ChartsPanel::kBubble).isEmpty());
+}
+
 // An oversubscribed run's ideal-hardware replay (issue 31: the note
 // "bubble replayed: ..." came without values, and the chart showed only
 // measured and formula): a "replayed" series between them, and the values,

@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QTest>
 
+#include "gui/analysis_worker.h"
 #include "gui/charts_panel.h"
 #include "gui/compare_table_model.h"
 #include "gui/compare_view.h"
@@ -62,6 +63,42 @@ TEST_F(WindowFixture, CompareTimelinesHaveNoBlankStripBeside) {
   int columns = 2 * table->frameWidth() + table->verticalScrollBar()->width() + 12;
   for (int c = 0; c < table->model()->columnCount(); ++c) columns += table->columnWidth(c);
   EXPECT_LE(table->width(), columns);
+}
+
+// At 1280 x 720 (the window 650 px high, the layout dock shown) the table's
+// last column, "change B vs A", is whole in sight (issue 31 walk: it was
+// half off screen behind a sideways scroll): the A and B columns, here long
+// run names and global batches, narrow and wrap instead.
+TEST_F(WindowFixture, CompareChangeColumnIsInSightAt1280x720) {
+  bubblescope::testing::writePipelineRun(path, 1'000'000);
+  ASSERT_TRUE(window->reloadRuns().isOk());
+  window->resize(1280, 650);
+  window->show();
+  ASSERT_TRUE(window->compareRuns(1, 2, true).isOk());
+  auto reports = AnalysisWorker::analyzeNow(QString::fromStdString(path), {1, 2});
+  ASSERT_TRUE(reports.isOk()) << reports.status().message();
+  ASSERT_EQ(reports->size(), 2u);
+  (*reports)[0].run.info.name = "simulated 1f1b pp2 m4 small, the first of two";
+  (*reports)[1].run.info.name = "simulated 1f1b pp4 m8 small, the second of two";
+  window->compareView()->setReports((*reports)[0], (*reports)[1]);
+  QApplication::processEvents();
+  QTableView* table = window->compareView()->tableView();
+  const int room = table->viewport()->width();
+  ASSERT_GT(room, 300) << "the table is not laid out";
+  const int change = CompareTableModel::kChange;
+  const int right = table->columnViewportPosition(change) + table->columnWidth(change);
+  EXPECT_LE(right, room) << "change B vs A ends at " << right << " of " << room << " px";
+  EXPECT_GE(table->columnWidth(change),
+            table->horizontalHeader()->sectionSizeHint(change) - 2)
+      << "its header is cut";
+  // The narrowed name cells wrap: their row is taller than one line.
+  const int nameRow = 0;
+  ASSERT_EQ(table->model()->index(nameRow, CompareTableModel::kA).data().toString().toStdString(),
+            (*reports)[0].run.info.name);
+  if (table->columnWidth(CompareTableModel::kA) <
+      table->fontMetrics().horizontalAdvance(QString::fromStdString((*reports)[0].run.info.name))) {
+    EXPECT_GT(table->rowHeight(nameRow), 1.5 * table->fontMetrics().height());
+  }
 }
 
 // Opening a comparison puts both runs' loss curves on Charts' loss plot,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "engine/layout/layout.h"
 #include "engine/parallel/codec_benchmark.h"
 #include "planning/grad_reduction_cost.h"
 
@@ -11,7 +12,12 @@ namespace bubblescope::cli {
 
 namespace {
 
-constexpr int64_t kBucketElements = 25 * (1 << 20) / 4;  // the engine's default bucket
+// The engine's default gradient bucket, in fp32 elements (the layout's
+// bucket_mb). A function: a Layout made during static initialisation would
+// read other files' statics before they exist.
+int64_t defaultBucketElements() {
+  return static_cast<int64_t>(layout::Layout{}.bucketMb * (1 << 20) / 4);
+}
 
 struct Measured {
   const char* spec;
@@ -23,11 +29,12 @@ struct Measured {
 Result<std::vector<layout::OpCostEntry>> codecCosts(const layout::ModelConfig& model, bool progress,
                                                     int32_t repetitions) {
   constexpr int32_t kGroup = 2;
+  const int64_t bucketElements = defaultBucketElements();
   std::vector<std::pair<int64_t, int64_t>> shapes;
   int64_t n = 0;
   for (const layout::MatrixShape& s :
        layout::gradTensors(model, 1, 0, model.numLayers, true, true)) {
-    if (!shapes.empty() && n + s.rows * s.cols > kBucketElements) break;
+    if (!shapes.empty() && n + s.rows * s.cols > bucketElements) break;
     shapes.emplace_back(s.rows, s.cols);
     n += s.rows * s.cols;
   }

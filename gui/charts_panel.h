@@ -81,7 +81,6 @@ class ChartsPanel : public QWidget {
   // The text beside the charts as shown (the shown run's details, then the
   // compared runs' gradient bytes while a comparison is open).
   QString detailsText() const;
-  static QString detailsHtml(const analysis::RunReport& report);
   // The colour of a series by its name ("comm tp", "measured", ...).
   static QColor seriesColour(const QString& name);
   // The colour of the index-th run's curve in the compared loss chart.
@@ -131,7 +130,7 @@ class ChartsPanel : public QWidget {
   ChartData shownLoss_;                  // the shown run's loss, alone
   std::optional<LossCurve> shownCurve_;  // the same, labelled for a comparison
   std::vector<LossCurve> comparedCurves_;
-  QString shownDetails_;     // detailsHtml of the shown run
+  QString shownDetails_;     // runDetailsHtml of the shown run
   QString comparedDetails_;  // the compared runs' gradient bytes
 };
 

@@ -17,6 +17,7 @@
 #include "gui/analysis_worker.h"
 #include "gui/chart_data.h"
 #include "gui/charts_panel.h"
+#include "gui/run_details_html.h"
 #include "gui/compare_table_model.h"
 #include "gui/grad_compression_text.h"
 #include "gui/metrics_table_model.h"
@@ -88,8 +89,8 @@ TEST_F(PipelineFixture, OneStageHasNoPipelineBubble) {
   panel.setReport(single);
   EXPECT_TRUE(panel.plottedValues(ChartsPanel::kBubble, "measured").empty());
   EXPECT_TRUE(panel.plottedValues(ChartsPanel::kBubble, "formula").empty());
-  EXPECT_FALSE(ChartsPanel::detailsHtml(single).contains("Bubble formula"));
-  EXPECT_TRUE(ChartsPanel::detailsHtml(report).contains("Bubble formula"));
+  EXPECT_FALSE(runDetailsHtml(single).contains("Bubble formula"));
+  EXPECT_TRUE(runDetailsHtml(report).contains("Bubble formula"));
 }
 
 // One statistic of step time, labelled; comm volume in binary units.
@@ -99,7 +100,7 @@ TEST_F(PipelineFixture, SummaryNamesTheMeanAndVolumesAreBinary) {
   EXPECT_TRUE(
       panel.summaryText().contains(QString::fromUtf8("measured mean step 1.00 µs ± 0.00 ns")))
       << panel.summaryText().toStdString();
-  const QString details = ChartsPanel::detailsHtml(report);
+  const QString details = runDetailsHtml(report);
   EXPECT_TRUE(details.contains("<b>Measured step time</b> mean")) << details.toStdString();
   EXPECT_FALSE(details.contains("Replayed")) << "not an oversubscribed run";
   // A run that marks no step (an Nsight import without NVTX steps): said so.
@@ -108,7 +109,7 @@ TEST_F(PipelineFixture, SummaryNamesTheMeanAndVolumesAreBinary) {
   noSteps.stepTimeMinNs.reset();
   noSteps.stepTimeMaxNs.reset();
   noSteps.stepTimeStdNs.reset();
-  const QString none = ChartsPanel::detailsHtml(noSteps);
+  const QString none = runDetailsHtml(noSteps);
   EXPECT_TRUE(none.contains("<b>Measured step time</b> none")) << none.toStdString();
   EXPECT_FALSE(none.contains("mean - ms")) << none.toStdString();
   // Rank 1's dp all-reduce moves 1000 bytes a step; the mean over the ranks
@@ -223,7 +224,7 @@ TEST_F(PipelineFixture, TheReplayedBubbleHasItsBarsAndItsValues) {
   EXPECT_EQ(bubble.series[1].name, "replayed");
   expectValues(bubble.find("replayed")->values, {0.25, 0.125});
   EXPECT_EQ(bubbleChart(report).find("replayed"), nullptr) << "none without a replay";
-  const QString details = ChartsPanel::detailsHtml(replayed);
+  const QString details = runDetailsHtml(replayed);
   EXPECT_TRUE(
       details.contains("<b>Replayed on ideal hardware</b> (one core per rank) step "
                        "412.00 ms · bubble per stage 25.0% · 12.5%"))
@@ -510,11 +511,11 @@ TEST_F(PipelineFixture, DetailsGiveTheCompressionBytesAndRatio) {
   EXPECT_EQ(f->spec, "topk:0.01");
   ASSERT_TRUE(f->ratio());
   EXPECT_DOUBLE_EQ(*f->ratio(), 100.0);
-  EXPECT_TRUE(ChartsPanel::detailsHtml(other).contains(
+  EXPECT_TRUE(runDetailsHtml(other).contains(
       "<b>Grad compression</b> topk:0.01: 10 B/step per rank sent against the uncompressed "
       "1000 B (ratio 100.00×)"))
-      << ChartsPanel::detailsHtml(other).toStdString();
-  EXPECT_FALSE(ChartsPanel::detailsHtml(report).contains("Grad compression"));
+      << runDetailsHtml(other).toStdString();
+  EXPECT_FALSE(runDetailsHtml(report).contains("Grad compression"));
   analysis::RunReport noLayout = other;
   noLayout.layout.reset();
   EXPECT_FALSE(gradCompressionFigures(noLayout));
@@ -539,10 +540,10 @@ TEST_F(PipelineFixture, AnEmulatedInterNodeLinkIsNamedInTheLayoutAndTheDetails) 
   EXPECT_TRUE(lossCurve(hier).label.contains(
       QString::fromUtf8("dp4 tp1 pp1 · hierarchical · nodes of 2 · link 1 Gb/s 50 µs · tiny")))
       << lossCurve(hier).label.toStdString();
-  EXPECT_TRUE(ChartsPanel::detailsHtml(hier).contains(
+  EXPECT_TRUE(runDetailsHtml(hier).contains(
       "<i>inter-node link emulated: 1 Gb/s, 50 us (nodes of 2 ranks)</i>"))
-      << ChartsPanel::detailsHtml(hier).toStdString();
-  EXPECT_FALSE(ChartsPanel::detailsHtml(report).contains("inter-node"));
+      << runDetailsHtml(hier).toStdString();
+  EXPECT_FALSE(runDetailsHtml(report).contains("inter-node"));
   EXPECT_FALSE(lossCurve(report).label.contains("hierarchical"));
 }
 

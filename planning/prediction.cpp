@@ -516,4 +516,6 @@ ExposedShare largestExposedComm(const Prediction& p) {
   return largest;
 }
 
+bool isGuess(const std::string& warning) { return warning.rfind("no ", 0) == 0; }
+
 }  // namespace bubblescope::layout

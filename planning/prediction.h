@@ -72,7 +72,11 @@ struct Prediction {
       exposedCommNs;  // per dim ("dp", "tp", "pp", "zero", "ep"), per step, the slowest stage
   std::vector<double> memoryBytes;      // per stage: model states (kept + transient) + activations
   std::vector<double> activationBytes;  // per stage: peak in-flight activations
-  std::vector<std::string> warnings;    // parts not measured, calibration mismatches
+  // Parts not measured, calibration mismatches. A cost the calibration did
+  // not measure and the prediction filled in (another dimension's fit, half
+  // an all-reduce, 0, a built-in constant, layer costs scaled to another tp)
+  // is a warning that begins "no " (isGuess), and no other warning does.
+  std::vector<std::string> warnings;
   // ZeRO 0's data-parallel gradient reduction of the slowest stage, per step:
   // its collectives (in exposedCommNs["dp"]), encoding compute, bytes and
   // compression ratio (grad_reduction_cost.h); zero when dp = 1 or ZeRO > 0.
@@ -82,6 +86,9 @@ struct Prediction {
 // Errors: an invalid layout ("invalid layout: ..." as run says), a
 // calibration without forward and backward costs of the model's parts.
 Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration);
+
+// Whether a warning of a Prediction says a cost was filled in, not measured.
+bool isGuess(const std::string& warning);
 
 // The worst stage's bubble (0 without stages).
 double worstBubble(const Prediction& p);

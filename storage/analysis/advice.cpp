@@ -146,7 +146,7 @@ class Advisor {
   // prediction does not carry; null when p guesses nothing new.
   const std::string* newGuess(const Prediction& p) const {
     for (const std::string& w : p.warnings) {
-      if (w.rfind("no ", 0) != 0) continue;
+      if (!layout::isGuess(w)) continue;
       if (std::find(base_->warnings.begin(), base_->warnings.end(), w) == base_->warnings.end()) {
         return &w;
       }

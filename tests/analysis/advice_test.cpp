@@ -124,7 +124,7 @@ void expectPredictorGain(const Advice& a, const Layout& run, const std::vector<L
     // (a "no ..." warning: another dimension's fit, a cost taken as 0) are
     // left out of the advice.
     const bool guess = std::any_of(p->warnings.begin(), p->warnings.end(), [&](const auto& w) {
-      return w.rfind("no ", 0) == 0 &&
+      return layout::isGuess(w) &&
              std::find(before->warnings.begin(), before->warnings.end(), w) ==
                  before->warnings.end();
     });

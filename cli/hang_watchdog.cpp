@@ -69,4 +69,10 @@ std::optional<HangWatchdog::Hang> HangWatchdog::checkRanks(int64_t nowMs) const 
   return Hang{static_cast<int>(worst), stalledMs(worst), ranks_[worst].step};
 }
 
+std::string lastProgressText(const std::string& span, int64_t lastStep) {
+  if (!span.empty()) return span;
+  if (lastStep >= 0) return "after step " + std::to_string(lastStep);
+  return "none yet (it reported no completed step)";
+}
+
 }  // namespace bubblescope::cli

@@ -56,4 +56,12 @@ class HangWatchdog {
   RankState collector_;
 };
 
+// What the watchdog's error says the hung rank last did: its last span in the
+// trace (`span`, "name (step S[, micro-batch M])") when one reached it, else
+// its last completed step from the heartbeats ("after step S"), else, when it
+// was stopped before either reached `run` (a heartbeat comes every
+// kHeartbeatMs and spans ship in batches, so a fast rank can do steps before
+// either is seen), "none yet (it reported no completed step)".
+std::string lastProgressText(const std::string& span, int64_t lastStep);
+
 }  // namespace bubblescope::cli

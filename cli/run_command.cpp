@@ -317,7 +317,7 @@ ExitCode runJob(const RunArgs& a) {
         "rank " + std::to_string(hang->rank) + " made no progress for " +
         std::to_string(hang->stalledMs / 1000) + " s (--hang-timeout " +
         std::to_string(a.hangTimeoutS) + "); its last span: " +
-        (span.empty() ? "after step " + std::to_string(hang->lastStep) : span) +
+        lastProgressText(span, hang->lastStep) +
         "; the watchdog aborted the job";
     endRun(storage::RunStatus::kFailed, message);
     std::fprintf(stderr, "error: %s\n", message.c_str());

@@ -161,6 +161,15 @@ TEST(HangWatchdogTest, ZeroTimeoutIsOff) {
   EXPECT_FALSE(w.check(1000000).has_value());
 }
 
+TEST(HangWatchdogTest, LastProgressIsTheSpanElseTheStepElseNone) {
+  EXPECT_EQ(lastProgressText("block.3 backward (step 4, micro-batch 1)", 4),
+            "block.3 backward (step 4, micro-batch 1)");
+  EXPECT_EQ(lastProgressText("", 7), "after step 7");
+  EXPECT_EQ(lastProgressText("", 0), "after step 0");
+  // Never "after step -1": a rank stopped before any heartbeat or span was seen.
+  EXPECT_EQ(lastProgressText("", -1), "none yet (it reported no completed step)");
+}
+
 TEST(ParentWatchTest, LauncherArgumentRoundTrips) {
   const storage::ProcessIdentity p{"node-1:a", 4242, 987654};
   auto parsed = parseLauncherArgument(launcherArgument(p));

@@ -198,6 +198,9 @@ class Advisor {
   }
 
   void bubbleAboveFormula() {
+    // One stage has no pipeline bubble to blame on the schedule: what it
+    // waits for (a ZeRO-3 gather, a slow dp peer) is the other rules' subject.
+    if (r_.stages.size() < 2) return;
     const StageReport* worst = nullptr;
     for (const StageReport& s : r_.stages) {
       if (!s.bubbleFraction || !s.bubbleFormula) continue;

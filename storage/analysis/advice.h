@@ -8,9 +8,9 @@
 //    communication (not overlapped with compute), mean over the ranks, is
 //    above `commShare` of the step (the seeds' monitoring rule: restructure
 //    above 20%; hidden communication costs the step nothing);
-//  - "bubble_above_formula" (pp): a stage's measured bubble is above its
-//    formula by more than `bubbleExcessPoints` and by more than
-//    `bubbleExcessRatio` times; when the ideal-hardware replay of an
+//  - "bubble_above_formula" (pp, runs of 2 stages or more): a stage's
+//    measured bubble is above its formula by more than `bubbleExcessPoints`
+//    and by more than `bubbleExcessRatio` times; when the ideal-hardware replay of an
 //    oversubscribed run is near the formula the message says the shared
 //    cores, not the schedule, stretched it;
 //  - "straggler" (pp when pipelined, else ""): each straggler of the report

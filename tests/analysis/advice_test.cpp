@@ -277,6 +277,16 @@ TEST(Advice, BubbleNearItsFormulaIsSilent) {
   EXPECT_TRUE(ofRule(adviseRun(r2, calibration()), "bubble_above_formula").empty());
 }
 
+TEST(Advice, ASingleStageRunHasNoBubbleAboveItsFormula) {
+  // dp2 ZeRO-3: its ranks wait on the gathers, which the report counts as
+  // idle; with one stage that is not a pipeline bubble (formula 0).
+  const Layout l = smallLayout(2, 1, 1, 4);
+  RunReport r = reportOf(l);
+  ASSERT_EQ(r.stages.size(), 1u);
+  r.stages[0].bubbleFraction = 0.30;
+  EXPECT_TRUE(ofRule(adviseRun(r, calibration()), "bubble_above_formula").empty());
+}
+
 TEST(Advice, FewMicroBatchesFiresBelowFourPerStage) {
   const Layout l = smallLayout(1, 1, 4, 2);
   const auto few = ofRule(adviseRun(reportOf(l), calibration()), "few_micro_batches");

@@ -46,6 +46,11 @@ Status checkEvent(const trace_model::Event& e) {
                                    " ends before it starts (" + std::to_string(e.startNs) + " > " +
                                    std::to_string(e.endNs) + " ns)");
   }
+  if (int64_t ns = 0; __builtin_sub_overflow(e.endNs, e.startNs, &ns)) {
+    return Status::invalidArgument("event '" + e.name + "' of rank " + std::to_string(e.rank) +
+                                   " lasts longer than 2^63 ns (" + std::to_string(e.startNs) +
+                                   " to " + std::to_string(e.endNs) + " ns)");
+  }
   if (!trace_model::isValid(e.kind) || !trace_model::isValid(e.dim)) {
     return Status::invalidArgument("event '" + e.name + "' has an unknown kind or dimension");
   }

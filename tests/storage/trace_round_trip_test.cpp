@@ -207,6 +207,13 @@ TEST(TraceRoundTripTest, WriterRejectsBadEventsAndCallsOutOfOrder) {
   Status backwards = (*writer)->appendEvents({&e, 1});
   EXPECT_EQ(backwards.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(backwards.message().find("ends before it starts"), std::string::npos);
+  // A duration past int64 is refused, not wrapped into a negative length.
+  e.startNs = std::numeric_limits<int64_t>::min() + 5;
+  e.endNs = std::numeric_limits<int64_t>::max() - 5;
+  Status endless = (*writer)->appendEvents({&e, 1});
+  EXPECT_EQ(endless.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(endless.message().find("lasts longer than 2^63 ns"), std::string::npos)
+      << endless.message();
   EXPECT_EQ((*writer)->beginRun(sampleRun()).status().code(), StatusCode::kFailedPrecondition);
 }
 

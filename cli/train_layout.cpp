@@ -256,6 +256,7 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(
     setup.groups.tp = &deviceGroups->tp();
     setup.groups.dpIntraNode = deviceGroups->dpIntraNode();
     setup.groups.dpInterNode = deviceGroups->dpInterNode();
+    setup.groups.dpHost = &grid.dp();  // the grad codecs' payloads, staged through the host
   }
   // Activation checkpointing whatever the pipeline (a single stage too).
   setup.pipeline.recompute = layout.recompute;

@@ -54,10 +54,6 @@ Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compress
     return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
                                " is not wired yet; use the cpu backend");
   }
-  if (compression.compresses()) {
-    return Status::unsupported("grad compression " + compression.toString() + " on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
   if (pacedLink) {
     return Status::unsupported("an emulated inter-node link (inter_node_gbps) on " + device +
                                " is not wired yet; use the cpu backend");
@@ -155,6 +151,7 @@ Status RankTrainer::initialize() {
   d.overlap = parallel_.overlap;
   d.bucketElements = parallel_.bucketElements;
   d.compression = parallel_.compression;
+  d.hostDp = groups_.dpHost;
   d.intraNode = groups_.dpIntraNode;
   d.interNode = groups_.dpInterNode;
   d.traffic = &gradTraffic_;
@@ -227,7 +224,7 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
 void RankTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
   for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp, groups_.ep, groups_.expertDp,
-                              groups_.dpIntraNode, groups_.dpInterNode}) {
+                              groups_.dpIntraNode, groups_.dpInterNode, groups_.dpHost}) {
     if (group != nullptr) group->setRecorder(recorder);
   }
   executor_->setRecorder(recorder);

@@ -109,6 +109,10 @@ struct RankGroups {
   // dp group's nodes (node_groups.h; ZeRO 0, no compression, no ep).
   Communicator* dpIntraNode = nullptr;
   Communicator* dpInterNode = nullptr;
+  // A host communicator of the dp group (a device rank's: the grid's MPI
+  // one), for what the rank stages through host memory: the grad codecs'
+  // payloads (data_parallel.h). Null: dp itself (a host rank).
+  Communicator* dpHost = nullptr;
 };
 
 // How a rank trains besides TrainerOptions.

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -48,6 +49,7 @@ struct PairCase {
   int32_t chunks = 1;      // v (interleaved)
   bool recompute = false;  // activation checkpointing
   int32_t layers = 0;      // 0: tiny's own
+  const char* compression = "none";  // grad_compression of the dp buckets
 };
 
 TrainerOptions optionsFor(const PairCase& c) {
@@ -67,6 +69,7 @@ std::unique_ptr<MpiCommunicator> group(int32_t size, ParallelDim dim) {
 struct StepRun {
   std::vector<double> losses;
   Status status;
+  double trafficRatio = 0.0;  // uncompressed / sent bus bytes of the dp buckets
 };
 
 // Runs the case on `backend` (null: the CPU) with its groups wrapped by `wrap`.
@@ -76,12 +79,17 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
   std::unique_ptr<Communicator> pp, tp;
   if (c.pp > 1) pp = wrap(group(c.pp, ParallelDim::kPp), true);
   if (c.tp > 1) tp = wrap(group(c.tp, ParallelDim::kTp), false);
+  // The dp group on the host, as a device rank has it (the grid's MPI one):
+  // the grad codecs' payloads go over it (ignored on the CPU).
+  std::unique_ptr<Communicator> dpHost = group(c.dp, ParallelDim::kDp);
   RankSetup setup;
   setup.parallel.zeroStage = static_cast<layout::ZeroStage>(c.zero);
   setup.parallel.bucketElements = 20000;  // several buckets: some launch during backward
+  setup.parallel.compression = layout::parseGradCompression(c.compression).value();
   setup.groups.dp = dp.get();
   setup.groups.pp = pp.get();
   setup.groups.tp = tp.get();
+  setup.groups.dpHost = dpHost.get();
   setup.pipeline.schedule = c.schedule;
   setup.pipeline.chunks = c.chunks;
   setup.pipeline.recompute = c.recompute;
@@ -100,6 +108,7 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
     }
     run.losses.push_back(step->loss);
   }
+  run.trafficRatio = (*trainer)->gradTraffic().ratio();
   return run;
 }
 
@@ -436,18 +445,64 @@ TEST(DeviceGroups, AFactoryThatMakesTheWrongGroupIsRefused) {
   EXPECT_EQ(groups.status().message(), "the device communicator of a dp group does not match its group");
 }
 
-TEST(DeviceLayouts, WhatADeviceCannotRunYetIsRefusedInOneLine) {
+// Grad compression on a device: each bucket is downloaded through the
+// backend, encoded, reduced and decoded by the CPU's codecs over the dp
+// group's host communicator, and the sum uploaded (data_parallel.h). The
+// codecs see the CPU run's gradients, so the first step is equal; later
+// steps start from parameters that differ by the clipping factor's ulp
+// (above), which a codec may turn into one rounding step of one element
+// (fp16: 2^-11 of it, int8: one code of 127, top-k: one near tie swapped):
+// a change of lr times one gradient element in one parameter, far below
+// 1e-5 of the loss over two steps.
+class DeviceCompression : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DeviceCompression, RunsTheCpuCodecsOnStagedBucketsAndMatchesTheCpu) {
+  PairCase c{"dp2", 2};
+  c.compression = GetParam();
+  const StepRun cpu = onCpu(c);
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device = onFakeDevice(c, log);
+  ASSERT_TRUE(device.status.isOk()) << c.compression << ": " << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, c.compression);
+  // The codec ran (fewer bytes than fp32) and sent what the CPU's sent.
+  EXPECT_GT(device.trafficRatio, 1.0) << c.compression;
+  EXPECT_EQ(device.trafficRatio, cpu.trafficRatio) << c.compression;
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << c.compression << ": " << broken.front();
+  // No bucket went to the device communicator; each was staged both ways.
+  EXPECT_FALSE(hasCollective(log, "all_reduce dp grad_all_reduce")) << c.compression;
+  EXPECT_TRUE(hasCollective(log, "all_reduce dp loss")) << c.compression;
+  auto named = [&](const std::string& name) {
+    return std::count_if(log.entries().begin(), log.entries().end(),
+                         [&](const DeviceLogEntry& e) { return e.name == name; });
+  };
+  EXPECT_GT(named("copyToHost"), 0) << c.compression;
+  EXPECT_GT(named("copyToDevice"), 0) << c.compression;
+}
+
+INSTANTIATE_TEST_SUITE_P(Specs, DeviceCompression,
+                         ::testing::Values("fp16", "bf16", "int8", "topk:0.05", "powersgd:2"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == ':' || ch == '.') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(DeviceLayouts, CompressionOnADeviceNeedsTheDpGroupOnTheHost) {
   DeviceLog log;
   auto dp = std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
   RankSetup setup;
-  setup.groups.dp = dp.get();
-  setup.parallel.compression = layout::parseGradCompression("fp16").value();  // host maths
+  setup.groups.dp = dp.get();  // no dpHost
+  setup.parallel.compression = layout::parseGradCompression("fp16").value();
   setup.backend = std::make_unique<FakeDeviceBackend>(log);
   auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
   ASSERT_FALSE(trainer.isOk());
   EXPECT_EQ(trainer.status().message(),
-            "grad compression fp16 on fake cuda (CPU maths, recorded) is not wired yet; use the "
-            "cpu backend");
+            "grad compression fp16 on fake cuda (CPU maths, recorded) needs a host communicator "
+            "of the dp group");
 }
 
 // ---- Checkpoints of a device run ---------------------------------------------------

@@ -342,8 +342,7 @@ namespace {
 
 // What a GPU cannot train yet in this layout (one line), or ok.
 Status deviceLayoutSupport(const layout::Layout& l) {
-  return engine::checkDeviceLayout(l.ep, engine::parallelOptionsFor(l).compression,
-                                   engine::nodeSetupFor(l).link.paced(), "cuda");
+  return engine::checkDeviceLayout(l.ep, "cuda");
 }
 
 }  // namespace

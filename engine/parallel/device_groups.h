@@ -6,7 +6,11 @@
 //
 // Each group's communicator is made by a DeviceCommFactory from a duplicate
 // of the grid's MPI communicator of that group (the grid keeps its own for
-// host traffic: heartbeats, memory reports). The CUDA build's factory
+// host traffic: heartbeats, memory reports, the grad codecs' payloads). A
+// group whose grid communicator paces an emulated inter-node link (the dp
+// group, or the inter-node group of a hierarchical all-reduce: mpi_grid.h)
+// gets a duplicate that paces the same link, and must be host-staged, so
+// its device buffers cross the emulated link as the CPU run's do. The CUDA build's factory
 // (deviceCommFactoryFor(), engine/cuda/device_comm_factory.cpp) is
 // makeDeviceCommunicator() (engine/cuda/nccl_communicator.h): NCCL on its
 // own stream ordered after the backend's compute stream, or, when ranks of
@@ -34,9 +38,12 @@ namespace bubblescope::engine {
 
 // Makes the device communicator of one group from an MPI communicator of
 // exactly that group (owned from now on); `pointToPoint`: the group also
-// sends and receives (the pp group).
+// sends and receives (the pp group); `hostStaged`: the group must move its
+// device buffers through host memory over `group` itself (host staging,
+// host_staged_communicator.h), never NCCL: `group` paces an emulated
+// inter-node link (link_pacer.h) that only its MPI messages go through.
 using DeviceCommFactory = std::function<Result<std::unique_ptr<Communicator>>(
-    std::unique_ptr<MpiCommunicator> group, bool pointToPoint)>;
+    std::unique_ptr<MpiCommunicator> group, bool pointToPoint, bool hostStaged)>;
 
 // The factory of `backend`'s device: NCCL or host staging for a CUDA
 // backend; an error naming the backend for any other (and in a build

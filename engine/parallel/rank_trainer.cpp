@@ -48,14 +48,9 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   return r;
 }
 
-Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
-                         bool pacedLink, const std::string& device) {
+Status checkDeviceLayout(int32_t ep, const std::string& device) {
   if (ep > 1) {
     return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
-  if (pacedLink) {
-    return Status::unsupported("an emulated inter-node link (inter_node_gbps) on " + device +
                                " is not wired yet; use the cpu backend");
   }
   return Status::ok();
@@ -100,9 +95,8 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
-    BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
-                                         setup.parallel.compression, /*pacedLink=*/false,
-                                         setup.backend->description()));
+    BS_RETURN_IF_ERROR(
+        checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1, setup.backend->description()));
   }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());

@@ -131,13 +131,11 @@ struct MemoryReport {
 MemoryReport memoryOf(const Allocator& allocator);
 
 // Refuses, in one line naming the part and `device`, what a device backend
-// cannot run yet: expert parallelism (ep > 1) and grad compression (their
-// maths run on host buffers), and an emulated inter-node link (its pacing
-// is the MPI communicators').
-// `ep`: the ep group's size; `pacedLink`: the layout emulates an inter-node
-// link (inter_node_gbps). Also what `run` checks before it launches a job.
-Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
-                         bool pacedLink, const std::string& device);
+// cannot run yet: expert parallelism (ep > 1; the MoE layer's routing runs
+// on host buffers). `ep`: the ep group's size. Also what `run` checks
+// before it launches a job. (Grad compression and an emulated inter-node
+// link run on a device by host staging: data_parallel.h, device_groups.h.)
+Status checkDeviceLayout(int32_t ep, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

@@ -318,7 +318,11 @@ TEST(FakeDevice, ItsMemoryIsNotHostMemoryAndItsCommunicatorsRefuseHostBuffers) {
 // Host staging over the fake memory: the staged copies are backend-like ops.
 class FakeCopier final : public DeviceCopier {
  public:
-  explicit FakeCopier(DeviceLog& log) : log_(log) {}
+  // `stream`: the copy stream it names (null: none).
+  explicit FakeCopier(DeviceLog& log, const void* stream = nullptr) : log_(log), stream_(stream) {}
+  std::vector<const void*> streams() const override {
+    return stream_ != nullptr ? std::vector<const void*>{stream_} : std::vector<const void*>{};
+  }
   Status toHost(void* host, const void* device, size_t bytes) override {
     log_.op("stage to host", deviceRange(device, bytes), {});
     if (bytes > 0) std::memcpy(host, hostAddress(device), bytes);
@@ -332,6 +336,7 @@ class FakeCopier final : public DeviceCopier {
 
  private:
   DeviceLog& log_;
+  const void* stream_;
 };
 
 struct Made {
@@ -345,8 +350,9 @@ struct Made {
 StepRun gridRun(const std::string& kind, DeviceLog& log, std::vector<Made>& made) {
   auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1);
   EXPECT_TRUE(grid.isOk()) << grid.status().toString();
-  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint)
-      -> Result<std::unique_ptr<Communicator>> {
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint,
+                                  bool hostStaged) -> Result<std::unique_ptr<Communicator>> {
+    EXPECT_FALSE(hostStaged);  // no emulated link: the factory chooses
     made.push_back({g->dim(), g->size(), pointToPoint});
     if (kind == "host-staged") {
       return std::unique_ptr<Communicator>(
@@ -431,9 +437,128 @@ TEST(DeviceGroups, Dp2Pp2BuildsItsGroupsWithEachKindAndTrainsAsTheCpu) {
   }
 }
 
+// An emulated inter-node link on a device (dp 4 over two emulated nodes of
+// two ranks, ranks_per_node 2): the group whose all-reduces cross the link
+// (the dp group, flat; the inter-node group, hierarchical) gets a duplicate
+// MPI communicator pacing the same link and is host-staged, so its device
+// buffers cross the emulated link as the CPU run's do: the same paced ring
+// all-reduce (link_pacer.h) on the same values, hence the CPU's losses
+// (bound above). The staging copier's stream is the group's (item 3 of
+// issue 34: the copies carry the collective's dimension).
+struct PacedMade {
+  ParallelDim dim;
+  int32_t size;
+  bool hostStaged;
+  bool paced;  // the duplicate paces the grid's link
+};
+
+StepRun pacedRun(bool hierarchical, bool onDevice, DeviceLog& log, std::vector<PacedMade>& made,
+                 std::vector<const void*>* stagedStreams) {
+  NodeSetup nodes;
+  nodes.hierarchical = hierarchical;
+  nodes.ranksPerNode = 2;
+  nodes.link = {.gbps = 40.0, .latencyUs = 5.0};
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 4, 1, 1).value();
+  StepRun run;
+  run.status = grid->splitDpIntoNodes(MPI_COMM_WORLD, nodes);
+  if (!run.status.isOk()) return run;
+  static const int kCopyStream = 0;  // a stand-in cudaStream_t: only its address counts
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool,
+                                  bool hostStaged) -> Result<std::unique_ptr<Communicator>> {
+    const bool paced = g->pacer() != nullptr && g->pacer()->link().gbps == nodes.link.gbps &&
+                       g->pacer()->link().latencyUs == nodes.link.latencyUs;
+    made.push_back({g->dim(), g->size(), hostStaged, paced});
+    if (hostStaged) {
+      return std::unique_ptr<Communicator>(std::make_unique<HostStagedCommunicator>(
+          std::move(g), std::make_unique<FakeCopier>(log, &kCopyStream)));
+    }
+    return std::unique_ptr<Communicator>(
+        std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", false));
+  };
+  std::unique_ptr<DeviceGroups> groups;
+  RankSetup setup;
+  setup.parallel.bucketElements = 20000;
+  if (onDevice) {
+    auto made = DeviceGroups::create(*grid, /*pipeline=*/false, factory);
+    if (!made.isOk()) {
+      run.status = made.status();
+      return run;
+    }
+    groups = std::move(made).value();
+    setup.groups = {&groups->dp(), nullptr, &groups->tp()};
+    setup.groups.dpIntraNode = groups->dpIntraNode();
+    setup.groups.dpInterNode = groups->dpInterNode();
+    setup.groups.dpHost = &grid->dp();
+    setup.backend = std::make_unique<FakeDeviceBackend>(log);
+    Communicator* staged = hierarchical ? groups->dpInterNode() : &groups->dp();
+    if (stagedStreams != nullptr && staged != nullptr) *stagedStreams = staged->deviceStreams();
+  } else {
+    setup.groups = {&grid->dp(), nullptr, &grid->tp()};
+    setup.groups.dpIntraNode = grid->dpIntraNode();
+    setup.groups.dpInterNode = grid->dpInterNode();
+  }
+  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  return run;
+}
+
+class DeviceInterNodeLink : public ::testing::TestWithParam<bool> {};
+
+TEST_P(DeviceInterNodeLink, ThePacedGroupIsHostStagedOverThePacedLinkAndMatchesTheCpu) {
+  const bool hierarchical = GetParam();
+  DeviceLog cpuLog;
+  std::vector<PacedMade> none;
+  const StepRun cpu = pacedRun(hierarchical, false, cpuLog, none, nullptr);
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  std::vector<PacedMade> made;
+  std::vector<const void*> streams;
+  const StepRun device = pacedRun(hierarchical, true, log, made, &streams);
+  ASSERT_TRUE(device.status.isOk()) << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, hierarchical ? "hierarchical" : "flat");
+  // dp, tp, then (hierarchical) intra-node, inter-node: only the paced one staged.
+  ASSERT_EQ(made.size(), hierarchical ? 4u : 2u);
+  for (size_t i = 0; i < made.size(); ++i) {
+    const bool crossesTheLink = hierarchical ? i == 3 : i == 0;
+    EXPECT_EQ(made[i].hostStaged, crossesTheLink) << "group " << i;
+    EXPECT_EQ(made[i].paced, crossesTheLink) << "group " << i;
+    EXPECT_EQ(made[i].dim, i == 1 ? ParallelDim::kTp : ParallelDim::kDp) << "group " << i;
+  }
+  EXPECT_EQ(made[hierarchical ? 3 : 0].size, 2 + 2 * !hierarchical);
+  // Its copies run on the copier's own stream, which the group names for
+  // the tracer (cli/gpu_tracing.h tags its records with the group's dim).
+  ASSERT_EQ(streams.size(), 1u);
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << broken.front();
+  EXPECT_TRUE(std::any_of(log.entries().begin(), log.entries().end(),
+                          [](const DeviceLogEntry& e) { return e.name == "stage to host"; }));
+  if (hierarchical) {  // the node's phases stay on the device communicators
+    EXPECT_TRUE(hasCollective(log, "reduce_scatter dp reduce_scatter.intra_node"));
+    EXPECT_FALSE(hasCollective(log, "all_reduce dp all_reduce.inter_node"));
+  } else {
+    EXPECT_FALSE(hasCollective(log, "all_reduce dp grad_all_reduce"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReduce, DeviceInterNodeLink, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "hierarchical" : "flat");
+                         });
+
 TEST(DeviceGroups, AFactoryThatMakesTheWrongGroupIsRefused) {
   auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1).value();
-  DeviceCommFactory wrong = [](std::unique_ptr<MpiCommunicator> g,
+  DeviceCommFactory wrong = [](std::unique_ptr<MpiCommunicator> g, bool,
                                bool) -> Result<std::unique_ptr<Communicator>> {
     // The world instead of the group.
     auto world = MpiCommunicator::split(MPI_COMM_WORLD, 0, worldRank(), g->dim());

@@ -315,8 +315,7 @@ Result<bool> ranksShareAGpu(const MpiCommunicator& group) {
 
 Result<std::unique_ptr<Communicator>> makeDeviceCommunicator(std::unique_ptr<MpiCommunicator> group,
                                                              cudaStream_t computeStream,
-                                                             bool pointToPoint,
-                                                             bool hostStaged) {
+                                                             bool pointToPoint, bool hostStaged) {
   bool staged = hostStaged;
   if (!staged) {
     BS_ASSIGN_OR_RETURN(staged, ranksShareAGpu(*group));

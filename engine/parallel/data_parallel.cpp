@@ -119,8 +119,8 @@ Status DataParallel::setUpCompression() {
   if (stagesReductions()) {
     if (options_.hostDp == nullptr || options_.hostDp->size() != dp_.size() ||
         options_.hostDp->rank() != dp_.rank()) {
-      return Status::invalidArgument("grad compression " + options_.compression.toString() + " on " +
-                                     backend_.description() +
+      return Status::invalidArgument("grad compression " + options_.compression.toString() +
+                                     " on " + backend_.description() +
                                      " needs a host communicator of the dp group");
     }
     codecGroup = options_.hostDp;

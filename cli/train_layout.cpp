@@ -342,7 +342,7 @@ namespace {
 
 // What a GPU cannot train yet in this layout (one line), or ok.
 Status deviceLayoutSupport(const layout::Layout& l) {
-  return engine::checkDeviceLayout(l.ep, "cuda");
+  return engine::checkDeviceLayout(l.model, l.ep, "cuda");
 }
 
 }  // namespace

@@ -48,10 +48,14 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   return r;
 }
 
-Status checkDeviceLayout(int32_t ep, const std::string& device) {
+Status checkDeviceLayout(const layout::ModelConfig& model, int32_t ep, const std::string& device) {
   if (ep > 1) {
     return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
                                " is not wired yet; use the cpu backend");
+  }
+  if (model.hasMoe()) {
+    return Status::unsupported("mixture of experts (experts " + std::to_string(model.experts) +
+                               ") on " + device + " is not wired yet; use the cpu backend");
   }
   return Status::ok();
 }
@@ -95,8 +99,8 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
   if (setup.backend->device() != Device::kHost) {
-    BS_RETURN_IF_ERROR(
-        checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1, setup.backend->description()));
+    BS_RETURN_IF_ERROR(checkDeviceLayout(options.model, g.ep != nullptr ? g.ep->size() : 1,
+                                         setup.backend->description()));
   }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());

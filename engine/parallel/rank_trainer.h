@@ -68,6 +68,7 @@
 #include "engine/backend.h"
 #include "engine/data_loader.h"
 #include "engine/layout/grad_comm.h"
+#include "engine/layout/model_config.h"
 #include "engine/layout/schedule.h"
 #include "engine/layout/zero_stage.h"
 #include "engine/parallel/bucket_reduction.h"
@@ -131,11 +132,14 @@ struct MemoryReport {
 MemoryReport memoryOf(const Allocator& allocator);
 
 // Refuses, in one line naming the part and `device`, what a device backend
-// cannot run yet: expert parallelism (ep > 1; the MoE layer's routing runs
-// on host buffers). `ep`: the ep group's size. Also what `run` checks
-// before it launches a job. (Grad compression and an emulated inter-node
-// link run on a device by host staging: data_parallel.h, device_groups.h.)
-Status checkDeviceLayout(int32_t ep, const std::string& device);
+// cannot run yet: expert parallelism (ep > 1) and any mixture-of-experts
+// model (the MoE layer's softmax, routing, dispatch and combine loops read
+// and write its tensors from the host: moe_layer.h). `ep`: the ep group's
+// size. Also what `run` checks before it launches a job, so a layout is
+// refused before any rank starts. (Grad compression and an emulated
+// inter-node link run on a device by host staging: data_parallel.h,
+// device_groups.h.)
+Status checkDeviceLayout(const layout::ModelConfig& model, int32_t ep, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

@@ -630,6 +630,44 @@ TEST(DeviceLayouts, CompressionOnADeviceNeedsTheDpGroupOnTheHost) {
             "of the dp group");
 }
 
+// Expert parallelism and mixture-of-experts models are what a device still
+// refuses (docs/gpu.md says why), in one line, before anything is built.
+TEST(DeviceLayouts, ExpertsAreRefusedInOneLine) {
+  TrainerOptions moe = perRankOptions();
+  moe.model.experts = 4;
+  moe.model.topK = 2;
+  moe.model.moeEvery = 2;
+  DeviceLog log;
+  {  // experts on every rank (ep 1)
+    auto dp =
+        std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
+    RankSetup setup;
+    setup.groups.dp = dp.get();
+    setup.backend = std::make_unique<FakeDeviceBackend>(log);
+    auto trainer = RankTrainer::create(moe, std::move(setup));
+    ASSERT_FALSE(trainer.isOk());
+    EXPECT_EQ(trainer.status().message(),
+              "mixture of experts (experts 4) on fake cuda (CPU maths, recorded) is not wired yet; "
+              "use the cpu backend");
+  }
+  // ep 2 over each pair of ranks (dp 2), each rank its own expert-dp group.
+  auto dp =
+      std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
+  std::unique_ptr<Communicator> ep = group(2, ParallelDim::kEp);
+  std::unique_ptr<Communicator> expertDp = group(1, ParallelDim::kDp);
+  RankSetup setup;
+  setup.groups.dp = dp.get();
+  setup.groups.ep = ep.get();
+  setup.groups.expertDp = expertDp.get();
+  setup.backend = std::make_unique<FakeDeviceBackend>(log);
+  auto trainer = RankTrainer::create(moe, std::move(setup));
+  ASSERT_FALSE(trainer.isOk());
+  EXPECT_EQ(trainer.status().message(),
+            "expert parallelism (ep 2) on fake cuda (CPU maths, recorded) is not wired yet; use "
+            "the cpu backend");
+  EXPECT_TRUE(log.entries().empty());  // refused before any device work
+}
+
 // ---- Checkpoints of a device run ---------------------------------------------------
 
 TEST(DeviceCheckpoint, ASingleProcessOnADeviceSavesForTheCpuAndLoadsBack) {

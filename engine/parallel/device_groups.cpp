@@ -36,12 +36,15 @@ Result<std::unique_ptr<DeviceGroups>> DeviceGroups::create(MpiGrid& grid, bool p
     BS_ASSIGN_OR_RETURN(g->intra_, deviceGroupOf(*grid.dpIntraNode(), false, make));
     BS_ASSIGN_OR_RETURN(g->inter_, deviceGroupOf(*grid.dpInterNode(), false, make));
   }
+  if (grid.expertDp() != nullptr) {  // expert parallelism
+    BS_ASSIGN_OR_RETURN(g->expertDp_, deviceGroupOf(*grid.expertDp(), false, make));
+  }
   return g;
 }
 
 std::vector<const Communicator*> DeviceGroups::all() const {
   std::vector<const Communicator*> out;
-  for (const auto* c : {&dp_, &tp_, &pp_, &intra_, &inter_}) {
+  for (const auto* c : {&dp_, &tp_, &pp_, &intra_, &inter_, &expertDp_}) {
     if (*c != nullptr) out.push_back(c->get());
   }
   return out;

@@ -1,8 +1,11 @@
 // DeviceGroups: the process groups of a rank that trains on a device
 // backend (a GPU), as communicators that move device buffers: one per group
 // of the rank's MpiGrid that the trainer hands device tensors to: dp, tp,
-// pp (point to point) when the layout pipelines, and the dp group's node
-// communicators when its all-reduce is hierarchical.
+// pp (point to point) when the layout pipelines, the dp group's node
+// communicators when its all-reduce is hierarchical, and the expert-dp
+// group (the experts' gradients) under expert parallelism. The ep group
+// itself stays the grid's: the MoE layer's all-to-alls exchange host
+// buffers (moe_layer.h).
 //
 // Each group's communicator is made by a DeviceCommFactory from a duplicate
 // of the grid's MPI communicator of that group (the grid keeps its own for
@@ -18,10 +21,9 @@
 // (host_staged_communicator.h). Tests give a recording factory.
 //
 // Contract: create() is collective over every rank of the grid's world:
-// the groups are made in the order dp, tp, pp, intra-node, inter-node on every rank (a factory may
-// run collectives over the group, as NCCL's set-up does). The grid and the
-// backend the factory orders itself after outlive the groups. Not
-// thread-safe (the training thread's).
+// the groups are made in the order dp, tp, pp, intra-node, inter-node, expert-dp on every rank (a
+// factory may run collectives over the group, as NCCL's set-up does). The grid and the backend the
+// factory orders itself after outlive the groups. Not thread-safe (the training thread's).
 #pragma once
 
 #include <functional>
@@ -62,12 +64,14 @@ class DeviceGroups {
   // The grid's dpIntraNode() / dpInterNode() on device buffers (null when flat).
   Communicator* dpIntraNode() { return intra_.get(); }
   Communicator* dpInterNode() { return inter_.get(); }
-  // Every group made, in creation order (dp, tp, pp, intra-node, inter-node).
+  // The grid's expertDp() on device buffers (null without expert parallelism).
+  Communicator* expertDp() { return expertDp_.get(); }
+  // Every group made, in creation order (dp, tp, pp, intra-node, inter-node, expert-dp).
   std::vector<const Communicator*> all() const;
 
  private:
   DeviceGroups() = default;
-  std::unique_ptr<Communicator> dp_, tp_, pp_, intra_, inter_;
+  std::unique_ptr<Communicator> dp_, tp_, pp_, intra_, inter_, expertDp_;
 };
 
 }  // namespace bubblescope::engine

@@ -48,18 +48,6 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   return r;
 }
 
-Status checkDeviceLayout(const layout::ModelConfig& model, int32_t ep, const std::string& device) {
-  if (ep > 1) {
-    return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
-  if (model.hasMoe()) {
-    return Status::unsupported("mixture of experts (experts " + std::to_string(model.experts) +
-                               ") on " + device + " is not wired yet; use the cpu backend");
-  }
-  return Status::ok();
-}
-
 Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& options,
                                                          RankSetup setup) {
   BS_RETURN_IF_ERROR(options.validate());
@@ -98,10 +86,6 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
         " chunks per stage: interleaved takes 2 to 8, the others exactly 1");
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
-  if (setup.backend->device() != Device::kHost) {
-    BS_RETURN_IF_ERROR(checkDeviceLayout(options.model, g.ep != nullptr ? g.ep->size() : 1,
-                                         setup.backend->description()));
-  }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());
   return t;

@@ -52,12 +52,19 @@ ExitCode printInfo(const std::string& path) {
       // The clock: the offset added to this rank's times and its bound
       // (docs/tracer.md, "One timeline").
       using analysis::coordinateText;
+      // A GPU rank's GPU times add the bound of their conversion (CUPTI ->
+      // the rank's host clock); none when it converted no GPU time.
+      char gpuClock[48] = "";
+      if (r.gpuClockUncertaintyNs >= 0) {
+        std::snprintf(gpuClock, sizeof gpuClock, "  gpu clock +- %.3f us",
+                      static_cast<double>(r.gpuClockUncertaintyNs) / 1e3);
+      }
       std::printf(
-          "  rank %d  dp%s tp%s pp%s  %s  host %s pid %lld  clock offset %+.6f s +- %.3f ms\n",
+          "  rank %d  dp%s tp%s pp%s  %s  host %s pid %lld  clock offset %+.6f s +- %.3f ms%s\n",
           r.rank, coordinateText(r.dp).c_str(), coordinateText(r.tp).c_str(),
           coordinateText(r.pp).c_str(), r.device.c_str(), r.host.c_str(),
           static_cast<long long>(r.pid), static_cast<double>(r.clockOffsetNs) / 1e9,
-          static_cast<double>(r.clockUncertaintyNs) / 1e6);
+          static_cast<double>(r.clockUncertaintyNs) / 1e6, gpuClock);
     }
     int shown = 0;
     for (const auto& s : *steps) {

@@ -92,6 +92,7 @@ class TraceOutput {
     rank.ranksOnHost = 1;
     rank.parameters = options.model.parameterCount();
     BS_RETURN_IF_ERROR(out->writer_->addRank(rank));
+    out->rank_ = rank;
     return out;
   }
 
@@ -131,6 +132,10 @@ class TraceOutput {
   }
 
   Status finish(const Status& outcome) {
+    if (gpu_) {  // the GPU clock map's error bound, now that every record is converted
+      rank_.gpuClockUncertaintyNs = gpu_->clockUncertaintyNs();
+      BS_RETURN_IF_ERROR(writer_->addRank(rank_));
+    }
     if (outcome.isOk()) return writer_->finishRun(storage::RunStatus::kFinished);
     return writer_->finishRun(storage::RunStatus::kFailed, outcome.message());
   }
@@ -138,6 +143,7 @@ class TraceOutput {
  private:
   TraceOutput() = default;
   std::unique_ptr<storage::TraceWriter> writer_;
+  storage::RankInfo rank_;  // as described at open()
   std::unique_ptr<tracer::GpuEventCollector> gpu_;
   std::unique_ptr<tracer::NvmlSampler> nvml_;
 };

@@ -256,6 +256,10 @@ Result<std::unique_ptr<engine::RankTrainer>> makeTrainer(
     setup.groups.tp = &deviceGroups->tp();
     setup.groups.dpIntraNode = deviceGroups->dpIntraNode();
     setup.groups.dpInterNode = deviceGroups->dpInterNode();
+    setup.groups.dpHost = &grid.dp();  // the grad codecs' payloads, staged through the host
+    // Experts' gradients on device buffers; the ep all-to-alls stay the
+    // grid's (host buffers: moe_layer.h).
+    setup.groups.expertDp = deviceGroups->expertDp();
   }
   // Activation checkpointing whatever the pipeline (a single stage too).
   setup.pipeline.recompute = layout.recompute;
@@ -337,18 +341,8 @@ void trainRank(const layout::Layout& layout, const LayoutTrainArgs& args,
 
 }  // namespace
 
-namespace {
-
-// What a GPU cannot train yet in this layout (one line), or ok.
-Status deviceLayoutSupport(const layout::Layout& l) {
-  return engine::checkDeviceLayout(l.ep, engine::parallelOptionsFor(l).compression,
-                                   engine::nodeSetupFor(l).link.paced(), "cuda");
-}
-
-}  // namespace
-
 std::string unsupportedLayoutFeature(const layout::Layout& l) {
-  // cuda: no usable GPU here, or a part of the layout a GPU cannot run yet.
+  // cuda: no usable GPU here (every layout runs on one).
   if (l.backend == layout::Backend::kCpu) {  // bf16 on the CPU (auto: after the probe)
     if (const Status s = engine::checkPrecision(engine::Device::kHost, l.precision); !s.isOk()) {
       return s.message();
@@ -357,7 +351,6 @@ std::string unsupportedLayoutFeature(const layout::Layout& l) {
   if (l.backend == layout::Backend::kCuda) {
     auto choice = engine::chooseBackend(l.backend);
     if (!choice.isOk()) return choice.status().message();
-    if (const Status s = deviceLayoutSupport(l); !s.isOk()) return s.message();
   }
   return "";
 }
@@ -404,16 +397,9 @@ ExitCode runLayoutTraining(const LayoutTrainArgs& args) {
     return refuse(unsupported, 2);
   }
   // Every rank probes its own GPU for auto; rank 0 says what it found (cuda
-  // was checked with the other unsupported features above).
+  // was checked above).
   auto choice = engine::chooseBackend(layout->backend);
   if (!choice.isOk()) return refuse(choice.status().message(), backendExitCode(choice.status()));
-  if (choice->device == engine::Device::kCuda) {
-    // auto: a layout a GPU cannot run yet trains on the CPU (cuda was refused above).
-    if (const Status s = deviceLayoutSupport(*layout); !s.isOk()) {
-      choice->device = engine::Device::kHost;
-      choice->note = "backend auto: " + s.message() + "; running on the CPU";
-    }
-  }
   if (const Status s = engine::checkPrecision(choice->device, layout->precision); !s.isOk()) {
     return refuse(s.message(), 2);  // auto without a GPU, asked for bf16
   }

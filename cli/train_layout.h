@@ -36,9 +36,9 @@ struct LayoutTrainArgs {
 // ends itself when mpirun or the launcher is gone (parent_watch.h).
 ExitCode runLayoutTraining(const LayoutTrainArgs& args);
 
-// Why the runtime cannot run `layout` yet (backend cuda: no usable GPU on
-// this host, or the model not wired to CUDA yet; engine/backend_factory.h),
-// or "" when it can. Probes the GPU only for backend cuda.
+// Why the runtime cannot run `layout` (backend cuda: no usable GPU on this
+// host, engine/backend_factory.h; bf16 on the cpu backend), or "" when it
+// can. Every layout runs on a GPU. Probes the GPU only for backend cuda.
 std::string unsupportedLayoutFeature(const layout::Layout& layout);
 
 }  // namespace bubblescope::cli

@@ -10,11 +10,11 @@
 //   rank trains on, with at most one line for the user (`note`). A single
 //   process (RankTrainer without groups) runs on CUDA
 //   (kCudaSingleProcessWired), and so do parallel ranks (kCudaModelWired:
-//   their groups through engine/parallel/device_groups.h; the layouts a
-//   device cannot run yet are refused by checkDeviceLayout(),
+//   their groups through engine/parallel/device_groups.h; every layout,
+//   what the CPU computes on host buffers staged through the backend:
 //   engine/parallel/rank_trainer.h). With a switch off, cuda fails honestly
-//   even with a GPU and auto runs on the CPU and says why. A kCuda choice carries the probe's device count,
-//   from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
+//   even with a GPU and auto runs on the CPU and says why. A kCuda choice carries the probe's
+//   device count, from which selectDevice() (engine/device_selection.h) picks the rank's GPU.
 // - createBackend() makes the backend of a device (the GPU `gpuIndex` for
 //   kCuda, made current on the calling thread) at a precision: bf16 is the
 //   CudaBackend's mixed precision (docs/gpu.md); the CPU backend computes in

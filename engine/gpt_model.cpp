@@ -78,11 +78,6 @@ Result<std::unique_ptr<GptModelT<S>>> GptModelT<S>::create(
     const layout::ModelConfig& config, Backend& backend, LayerRange range, TensorParallelGroup* tp,
     ExpertParallelGroup* ep) requires std::is_same_v<S, float> {
   BS_RETURN_IF_ERROR(validate(config, range, tp, ep));
-  if (config.hasMoe() && backend.device() != Device::kHost) {
-    return Status::invalidArgument(
-        "mixture of experts (--experts) runs on the CPU backend only, not " +
-        backend.description());
-  }
   const int32_t last = range.last < 0 ? config.numLayers + 2 : range.last;
   return std::unique_ptr<GptModelT<S>>(
       new GptModelT<S>(config, &backend.allocator(), nullptr, &backend, range.first, last, tp, ep));

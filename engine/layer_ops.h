@@ -68,6 +68,24 @@ class LayerOpsT {
       return s;
     }
   }
+  // Whether the CPU reads and writes this ops' buffers in place (host
+  // memory); false on a device, whose buffers only ops and copies touch.
+  bool hostMemory() const {
+    if constexpr (kOnBackend) {
+      return backend_->device() == Device::kHost;
+    } else {
+      return true;
+    }
+  }
+  // Values (n) from backend memory to the host: a synchronisation point.
+  Status download(S* hostDst, const S* src, int64_t n) const {
+    if constexpr (kOnBackend) {
+      return backend_->copyToHost(hostDst, src, static_cast<size_t>(n) * sizeof(S));
+    } else {
+      std::copy(src, src + n, hostDst);
+      return Status::ok();
+    }
+  }
   // Values (n) from the host into backend memory.
   void upload(S* dst, const S* hostSrc, int64_t n) const {
     if constexpr (kOnBackend) {

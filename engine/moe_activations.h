@@ -14,7 +14,8 @@
 // Without expert parallelism (ep 1) the two layouts coincide and the
 // expert-layout tensors of ep > 1 only (expertInput, expertOutput,
 // dCombined, dDispatched) stay empty: the local ones serve both. The routing
-// tables are host vectors: MoE runs on host memory (the CPU backend).
+// tables are host vectors; the tensors are in the backend's memory (a
+// device's too: the layer stages what it computes on the host, moe_layer.h).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,9 @@ struct MoeActivationsT {
   // l takes from rank s (ep 1: kept[l]).
   std::vector<int64_t> fromRank;
   double auxLoss = 0.0;  // E · Σ_e f_e · P_e of this forward
+  // On a device backend: the host copy of probs the routing and the
+  // backward read (empty on the host, where probs is read in place).
+  std::vector<S> probsHost;
 };
 
 template <class S>

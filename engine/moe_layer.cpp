@@ -9,6 +9,38 @@ namespace bubblescope::engine {
 namespace {
 constexpr double kInitStd = 0.02;  // GPT-2's initialiser, as the dense layers
 const TraceContext kUntraced{};    // the all-to-alls' context without segments (ep 1: none run)
+
+// A host view of `n` values of the layer's memory, for the loops the CPU
+// runs: the memory itself on the host (bit for bit the in-place loops); on a
+// device a host copy, downloaded when `read` (a synchronisation point), and
+// uploaded whole by commit().
+template <class S>
+class HostView {
+ public:
+  static Result<HostView> of(const LayerOpsT<S>& ops, S* p, int64_t n, bool read) {
+    HostView v(ops, p, n);
+    if (ops.hostMemory()) return v;
+    v.copy_.assign(static_cast<size_t>(n), S(0));
+    if (read) BS_RETURN_IF_ERROR(ops.download(v.copy_.data(), p, n));
+    v.host_ = v.copy_.data();
+    return v;
+  }
+  S* data() { return host_; }
+  void commit() {
+    if (host_ != mem_) ops_->upload(mem_, host_, n_);
+  }
+  // The host copy (a device's), for keeping; empty on the host.
+  std::vector<S> take() { return std::move(copy_); }
+
+ private:
+  HostView(const LayerOpsT<S>& ops, S* p, int64_t n) : ops_(&ops), mem_(p), host_(p), n_(n) {}
+  const LayerOpsT<S>* ops_;
+  S* mem_;
+  S* host_;
+  int64_t n_;
+  std::vector<S> copy_;
+};
+
 }  // namespace
 
 template <class S>
@@ -161,20 +193,27 @@ Status MoeFeedForwardT<S>::exchange(const S* from, S* to, int64_t width, bool to
         }
       }
     };
+    // Rows move between the layer's memory and the host buffers the group
+    // exchanges through the ops (in place on the host, staged on a device).
+    Status copied = Status::ok();
     auto pack = [&](bool local, const S* rows, std::vector<float>& out) {
       forEachBlock(local, [&](int64_t row, int64_t n) {
-        out.insert(out.end(), rows + row * width, rows + (row + n) * width);
+        const size_t at = out.size();
+        out.resize(at + static_cast<size_t>(n * width));
+        if (copied.isOk() && n > 0)
+          copied = ops_.download(out.data() + at, rows + row * width, n * width);
       });
     };
     auto unpack = [&](bool local, const std::vector<float>& in, S* rows) {
       size_t at = 0;
       forEachBlock(local, [&](int64_t row, int64_t n) {
-        std::copy(in.begin() + at, in.begin() + at + n * width, rows + row * width);
+        if (n > 0) ops_.upload(rows + row * width, in.data() + at, n * width);
         at += static_cast<size_t>(n * width);
       });
     };
     std::vector<float> send, recv;
     pack(toExperts, from, send);
+    BS_RETURN_IF_ERROR(copied);
     recv.resize(std::accumulate(toExperts ? expertCounts.begin() : localCounts.begin(),
                                 toExperts ? expertCounts.end() : localCounts.end(), size_t{0}));
     BS_RETURN_IF_ERROR(ep_->allToAll(send, recv, toExperts ? localCounts : expertCounts,
@@ -185,9 +224,8 @@ Status MoeFeedForwardT<S>::exchange(const S* from, S* to, int64_t width, bool to
 }
 
 template <class S>
-void MoeFeedForwardT<S>::route(MoeActivationsT<S>& a) const {
+void MoeFeedForwardT<S>::route(MoeActivationsT<S>& a, const S* probs) const {
   const int64_t n = a.tokens, e = config_.experts, k = config_.topK, cap = a.capacity;
-  const S* probs = a.probs.data();
   a.routed.assign(static_cast<size_t>(e), 0);
   a.dropped.assign(static_cast<size_t>(e), 0);
   a.firstChoice.assign(static_cast<size_t>(e), 0);
@@ -239,8 +277,9 @@ Status MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a,
   // Router in fp32 (never lower): logits (N, E), softmax over E per token
   // (max subtracted, the sum accumulated in double).
   if (ep_) segments->begin(2 * n * c * e);
-  S* probs = a.probs.data();
-  ops_.linearForward(probs, x, router_.value.data(), nullptr, n, c, e);
+  ops_.linearForward(a.probs.data(), x, router_.value.data(), nullptr, n, c, e);
+  BS_ASSIGN_OR_RETURN(HostView<S> probsView, HostView<S>::of(ops_, a.probs.data(), n * e, true));
+  S* probs = probsView.data();
   for (int64_t i = 0; i < n; ++i) {
     S* p = probs + i * e;
     const S top = *std::max_element(p, p + e);
@@ -249,11 +288,11 @@ Status MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a,
     for (int64_t j = 0; j < e; ++j)
       p[j] = static_cast<S>(std::exp(static_cast<double>(p[j] - top)) / sum);
   }
-  route(a);
+  probsView.commit();
+  route(a, probs);
   // Dispatch: each kept assignment's token row into its expert's rows.
   for (int64_t i = 0; i < n * k; ++i) {
-    if (a.row[i] >= 0)
-      std::copy(x + (i / k) * c, x + (i / k + 1) * c, a.input.data() + a.row[i] * c);
+    if (a.row[i] >= 0) ops_.copy(a.input.data() + a.row[i] * c, x + (i / k) * c, c);
   }
   if (ep_) segments->end();
   BS_RETURN_IF_ERROR(exchangeCounts(a, where));
@@ -275,13 +314,9 @@ Status MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a,
   BS_RETURN_IF_ERROR(exchange(expertOut, a.output.data(), c, false, a, "moe_combine", where));
   if (ep_) segments->begin(0);
   // Combine: y_i = Σ_j gate_ij · out(row_ij), in choice order; dropped: 0.
-  std::fill(y, y + n * c, S(0));
+  ops_.zero(y, n * c);
   for (int64_t i = 0; i < n * k; ++i) {
-    if (a.row[i] < 0) continue;
-    const S g = a.gate[i];
-    const S* o = a.output.data() + a.row[i] * c;
-    S* yi = y + (i / k) * c;
-    for (int64_t d = 0; d < c; ++d) yi[d] += g * o[d];
+    if (a.row[i] >= 0) ops_.axpy(y + (i / k) * c, a.gate[i], a.output.data() + a.row[i] * c, c);
   }
   // Load balancing (Switch eq. 4): aux = E · Σ_e f_e · P_e, f_e the share of
   // tokens whose first choice is e, P_e the mean router probability of e.
@@ -292,6 +327,7 @@ Status MoeFeedForwardT<S>::forward(S* y, const S* x, MoeActivationsT<S>& a,
     aux += static_cast<double>(a.firstChoice[xe]) / n * (meanProb / n);
   }
   a.auxLoss = static_cast<double>(e) * aux;
+  a.probsHost = probsView.take();  // a device's host copy, for the backward
   return Status::ok();
 }
 
@@ -306,17 +342,29 @@ Status MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivation
   const int64_t n = a.tokens, e = config_.experts, k = config_.topK;
   const int64_t c = config_.hidden, f = config_.mlpHidden();
   if (ep_) segments->begin(2 * n * c * e);
-  const S* probs = a.probs.data();
-  S* dLogits = g.dLogits.data();  // first the gradient of the probabilities
-  S* dCombined = ep_ ? g.dCombined.data() : g.dOutput.data();
+  const S* probs = ops_.hostMemory() ? a.probs.data() : a.probsHost.data();
+  S* dCombinedMem = ep_ ? g.dCombined.data() : g.dOutput.data();
   S* dDispatched = ep_ ? g.dDispatched.data() : g.dInput.data();
+  const int64_t rows = config_.experts * a.capacity;
+  // The loops below run on the host: views of what they read and write.
+  BS_ASSIGN_OR_RETURN(HostView<S> dLogitsView,
+                      HostView<S>::of(ops_, g.dLogits.data(), n * e, false));
+  BS_ASSIGN_OR_RETURN(HostView<S> dCombinedView,
+                      HostView<S>::of(ops_, dCombinedMem, rows * c, true));
+  BS_ASSIGN_OR_RETURN(HostView<S> dyView, HostView<S>::of(ops_, const_cast<S*>(dy), n * c, true));
+  BS_ASSIGN_OR_RETURN(HostView<S> outputView,
+                      HostView<S>::of(ops_, const_cast<S*>(a.output.data()), rows * c, true));
+  S* dLogits = dLogitsView.data();  // first the gradient of the probabilities
+  S* dCombined = dCombinedView.data();
+  const S* dyHost = dyView.data();
+  const S* output = outputView.data();
   std::fill(dLogits, dLogits + n * e, S(0));
   std::vector<S> dGate(static_cast<size_t>(n * k), S(0));
   // Combine backward: d out(row) = gate · dy_i; d gate = dy_i · out(row).
   for (int64_t i = 0; i < n * k; ++i) {
     if (a.row[i] < 0) continue;
-    const S* dyi = dy + (i / k) * c;
-    const S* o = a.output.data() + a.row[i] * c;
+    const S* dyi = dyHost + (i / k) * c;
+    const S* o = output + a.row[i] * c;
     S* dOut = dCombined + a.row[i] * c;
     S dot = 0;
     for (int64_t d = 0; d < c; ++d) {
@@ -348,9 +396,12 @@ Status MoeFeedForwardT<S>::backwardInput(S* dx, const S* dy, const MoeActivation
     for (int64_t xe = 0; xe < e; ++xe) dot += static_cast<double>(p[xe]) * dp[xe];
     for (int64_t xe = 0; xe < e; ++xe) dp[xe] = p[xe] * (dp[xe] - static_cast<S>(dot));
   }
-  ops_.linearBackwardInput(dx, dLogits, router_.value.data(), n, c, e);
+  dLogitsView.commit();
+  dCombinedView.commit();
+  ops_.linearBackwardInput(dx, g.dLogits.data(), router_.value.data(), n, c, e);
   if (ep_) segments->end();
-  BS_RETURN_IF_ERROR(exchange(dCombined, g.dOutput.data(), c, true, a, "moe_dispatch_grad", where));
+  BS_RETURN_IF_ERROR(
+      exchange(dCombinedMem, g.dOutput.data(), c, true, a, "moe_dispatch_grad", where));
   if (ep_) segments->begin(4 * expertRowsTotal(a) * c * f);
   // Experts backward (input half), then scatter their input gradients back.
   for (int64_t l = 0; l < localExperts_; ++l) {

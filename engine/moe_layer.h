@@ -21,10 +21,15 @@
 //
 // Contract: like the other layers (gpt_layers.h): owns its parameters,
 // computes through LayerOpsT, forward overwrites, backward adds into
-// parameter gradients and into the input gradient. Runs on host memory only
-// (the routing reads the probabilities in place): the model refuses MoE on a
-// device backend. No tensor parallelism. With ep > 1, float only, and every
-// rank of the group runs the same passes in the same order.
+// parameter gradients and into the input gradient. The matrix products, the
+// GELU and the row copies and sums of the dispatch and combine are ops of
+// the backend; the router's softmax, the routing, the gate and router
+// gradients and the all-to-alls' packing are loops of the CPU on host views
+// of the tensors: the tensors themselves on the host (bit for bit), host
+// copies staged through the backend on a device (downloads are
+// synchronisation points). No tensor parallelism. With ep > 1, float only,
+// the ExpertParallelGroup exchanging host buffers, and every rank of the
+// group runs the same passes in the same order.
 #pragma once
 
 #include <string>
@@ -108,8 +113,9 @@ class MoeFeedForwardT {
     ParameterT<S> fcWeight, fcBias;      // (F, C), (F)
     ParameterT<S> projWeight, projBias;  // (C, F), (C)
   };
-  // Top-k choices, gates and rows (capacity, token order) from acts.probs.
-  void route(MoeActivationsT<S>& acts) const;
+  // Top-k choices, gates and rows (capacity, token order) from the router's
+  // probabilities (N, E) on the host.
+  void route(MoeActivationsT<S>& acts, const S* probs) const;
   // acts.fromRank: what each ep rank sends this rank's experts (an
   // all-to-all of the kept counts at ep > 1).
   Status exchangeCounts(MoeActivationsT<S>& acts, const TraceContext& where) const;

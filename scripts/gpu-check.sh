@@ -22,7 +22,8 @@
 #               every loss within 2e-2 relative (gpu_test's bound for bf16 operands)
 #   checkpoint  train --backend cuda --save, resumed on the cpu (--load): its step
 #               against the CPU run one step longer, 1e-4 relative
-#   parallel    run --backend cuda of dp2, tp2, pp2 1f1b and dp2 ZeRO-3 against
+#   parallel    run --backend cuda of dp2, tp2, pp2 1f1b, dp2 ZeRO-3 and dp2 with
+#               fp16 grad compression against
 #               run --backend cpu, each loss within 1e-4 relative (the ranks share
 #               one GPU through host staging; 2+ GPUs: NCCL)
 #   traced run  run --backend cuda --dp 2 --pp 2 --trace, exported to Chrome JSON:
@@ -135,8 +136,12 @@ skip_not_wired() {
 }
 
 # The parallel layouts run on the device against the CPU, each `run` flags.
+# dp2 fp16: grad compression, its buckets staged through the host to the
+# CPU's codec (docs/gpu.md); fp16 rounds each element once, so a GPU gradient
+# one fp32 ulp off the CPU's moves its code by at most one fp16 step and the
+# losses stay within the uncompressed runs' 1e-4.
 parallel_layouts=("dp2:--dp 2" "tp2:--tp 2" "pp2 1f1b:--pp 2 --schedule 1f1b --micro-batches 2"
-  "dp2 ZeRO-3:--dp 2 --zero 3")
+  "dp2 ZeRO-3:--dp 2 --zero 3" "dp2 fp16:--dp 2 --grad-compression fp16")
 
 if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   export PATH="/usr/local/cuda/bin:$PATH"

@@ -233,6 +233,11 @@ CREATE INDEX event_blocks_by_correlation ON event_blocks (run, rank, max_correla
   WHERE max_correlation != 0;
 ALTER TABLE runs ADD COLUMN max_block_ns INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // v6 -> v7: the error bound of a rank's GPU clock conversion (-1: no
+    // GPU times converted, or unknown).
+    R"sql(
+ALTER TABLE ranks ADD COLUMN gpu_clock_uncertainty_ns INTEGER NOT NULL DEFAULT -1;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1, "one migration per version step");
 

@@ -7,6 +7,8 @@
 // calibration_links: a cost model, docs/prediction.md). v6: events stored in
 // blocks (event_blocks, event_block.h) instead of a row each, and
 // runs.max_block_ns; the migration moves the rows and drops `events`.
+// v7: ranks.gpu_clock_uncertainty_ns (the bound of a rank's CUPTI -> host
+// clock conversion; -1 unknown).
 //
 // Contract: kSchemaVersion only grows. A reader accepts files with a version
 // in [1, kSchemaVersion] (a v1 file reads as if every correlation were 0); a
@@ -24,7 +26,7 @@ namespace bubblescope::storage {
 
 class SqliteDb;
 
-inline constexpr int32_t kSchemaVersion = 6;
+inline constexpr int32_t kSchemaVersion = 7;
 // The first schema that stores events in blocks (event_blocks).
 inline constexpr int32_t kBlockSchemaVersion = 6;
 inline constexpr const char* kApplicationName = "bubblescope";

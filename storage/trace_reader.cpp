@@ -121,6 +121,7 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
                               "SELECT rank, host, pid, device, dp, tp, pp, clock_offset_ns, "
                               "clock_uncertainty_ns, cores_on_host, ranks_on_host, ") +
                           (impl_->version() >= 2 ? "parameters" : "0") +
+                          (impl_->version() >= 7 ? ", gpu_clock_uncertainty_ns" : ", -1") +
                           " FROM ranks WHERE run = ? ORDER BY rank";
   BS_RETURN_IF_ERROR(impl_->query(
       sql, [&](SqliteStatement& s) { s.bind(1, runId); },
@@ -138,6 +139,7 @@ Result<std::vector<RankInfo>> TraceReader::ranks(int64_t runId) {
         r.coresOnHost = static_cast<int32_t>(s.columnInt(9));
         r.ranksOnHost = static_cast<int32_t>(s.columnInt(10));
         r.parameters = s.columnInt(11);
+        r.gpuClockUncertaintyNs = s.columnInt(12);
         out.push_back(std::move(r));
         return Status::ok();
       }));

@@ -194,8 +194,9 @@ class TraceWriter::Impl {
     BS_ASSIGN_OR_RETURN(auto insert,
                         db_->prepare("INSERT OR REPLACE INTO ranks(run, rank, host, pid, device, "
                                      "dp, tp, pp, clock_offset_ns, clock_uncertainty_ns, "
-                                     "cores_on_host, ranks_on_host, parameters) "
-                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                                     "cores_on_host, ranks_on_host, parameters, "
+                                     "gpu_clock_uncertainty_ns) "
+                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
     insert.bind(1, runId_);
     insert.bind(2, int64_t{r.rank});
     insert.bind(3, std::string_view(r.host));
@@ -209,6 +210,7 @@ class TraceWriter::Impl {
     insert.bind(11, int64_t{r.coresOnHost});
     insert.bind(12, int64_t{r.ranksOnHost});
     insert.bind(13, r.parameters);
+    insert.bind(14, r.gpuClockUncertaintyNs);
     BS_RETURN_IF_ERROR(insert.run());
     markRankSeen(r.rank);
     return Status::ok();

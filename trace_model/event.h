@@ -207,6 +207,11 @@ struct RankInfo {
   int32_t pp = 0;
   int64_t clockOffsetNs = 0;       // added to this rank's host times
   int64_t clockUncertaintyNs = 0;  // ± bound of that offset
+  // ± bound of the conversion of its GPU timestamps (CUPTI's clock) onto its
+  // host clock (tracer::GpuClockMap::errorBoundNs, the largest used); a GPU
+  // time on the timeline is within this plus clockUncertaintyNs. -1: no GPU
+  // times converted (a CPU rank, or unknown).
+  int64_t gpuClockUncertaintyNs = -1;
   int32_t coresOnHost = 0;
   int32_t ranksOnHost = 0;
   int64_t parameters = 0;  // Ψ_rank: parameters this rank trains before ZeRO sharding (0: unknown)

@@ -252,7 +252,7 @@ std::vector<ClockPair> CuptiCollector::clockPairs(int count) {
     const int64_t before = hostNowNs();
     if (cuptiGetTimestamp(&gpu) != CUPTI_SUCCESS) break;
     const int64_t after = hostNowNs();
-    pairs.push_back({gpu, before + (after - before) / 2});
+    pairs.push_back({gpu, before + (after - before) / 2, after - before});
   }
   return pairs;
 }

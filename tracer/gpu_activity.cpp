@@ -1,6 +1,7 @@
 #include "tracer/gpu_activity.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace bubblescope::tracer {
@@ -28,6 +29,14 @@ Result<GpuClockMap> fitGpuClockMap(std::span<const ClockPair> pairs) {
     return Status::corrupt("GPU clock map: implausible slope " + std::to_string(map.slope) +
                            " between the GPU and host clocks");
   }
+  double bound = 0.0;
+  for (const ClockPair& p : pairs) {
+    const double dt = static_cast<double>(static_cast<int64_t>(p.gpuNs - map.gpuZero));
+    const double residual = map.hostAtZero + map.slope * dt - static_cast<double>(p.hostNs);
+    bound = std::max(
+        bound, std::fabs(residual) + 0.5 * static_cast<double>(std::max<int64_t>(p.readNs, 0)));
+  }
+  map.errorBoundNs = static_cast<int64_t>(std::ceil(bound));
   return map;
 }
 

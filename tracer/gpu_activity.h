@@ -58,16 +58,27 @@ struct LaunchCall {
 // Graph launches and host functions are excluded.
 bool isLaunchApi(std::string_view name);
 
+// One GPU timestamp and the host clock read around it: hostNs is the middle
+// of the host reads before and after, readNs their distance, so the GPU
+// timestamp was taken within readNs / 2 of hostNs (0: read at once).
 struct ClockPair {
   uint64_t gpuNs = 0;
   int64_t hostNs = 0;
+  int64_t readNs = 0;
 };
 
 // hostNs = hostAtZero + slope * (gpuNs - gpuZero), fitted by least squares.
+// errorBoundNs: a bound on |toHost(g) - the host time at GPU time g| at every
+// pair it was fitted from, max_i (|toHost(gpu_i) - host_i| + read_i / 2)
+// rounded up; between the pairs too when the two clocks' rates are constant
+// there (the fit's error is then linear in g, largest at the ends). Times
+// mapped from before the first or after the last pair are extrapolated and
+// may be off by more.
 struct GpuClockMap {
   uint64_t gpuZero = 0;
   double hostAtZero = 0.0;
   double slope = 1.0;
+  int64_t errorBoundNs = 0;
   int64_t toHost(uint64_t gpuNs) const {
     const double dt = static_cast<double>(static_cast<int64_t>(gpuNs - gpuZero));
     return static_cast<int64_t>(hostAtZero + slope * dt);
@@ -101,7 +112,8 @@ trace_model::Event toEvent(const LaunchCall& call, int32_t rank);
 
 // Where a rank's GPU activity comes from (the CUPTI collector; a fake in
 // tests). Contract: take() and clockPairs() are called from the tracer's
-// shipping thread only.
+// shipping thread only, except the first clockPairs() (GpuEventCollector's
+// constructor, before the shipping thread starts).
 class GpuActivitySource {
  public:
   virtual ~GpuActivitySource() = default;

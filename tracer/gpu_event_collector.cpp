@@ -1,5 +1,6 @@
 #include "tracer/gpu_event_collector.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -17,6 +18,7 @@ Status GpuEventCollector::collect(const StreamDims& dims, std::vector<trace_mode
   }
   auto map = fitGpuClockMap(pairs_);
   if (!map.isOk()) return map.status().withContext("rank " + std::to_string(rank_));
+  if (map->errorBoundNs > uncertaintyNs_.load()) uncertaintyNs_.store(map->errorBoundNs);
   for (const GpuActivity& a : activities) out.push_back(toEvent(a, *map, rank_, dims));
   return Status::ok();
 }

@@ -28,6 +28,7 @@ struct WireRank {
   int64_t pid;
   int64_t offsetNs;
   int64_t uncertaintyNs;
+  int64_t gpuUncertaintyNs;  // -1: no GPU times
   int64_t parameters;
   int64_t droppedSpans;  // the rank's ring overflowed: spans lost
   int32_t dp, tp, pp, cores;
@@ -165,6 +166,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
   mine.pid = getpid();
   mine.offsetNs = startEstimate_.offsetNs;
   mine.uncertaintyNs = clock_.uncertaintyNs();
+  mine.gpuUncertaintyNs = gpuEvents_ ? gpuEvents_->clockUncertaintyNs() : -1;
   mine.dp = placement.dp;
   mine.tp = placement.tp;
   mine.pp = placement.pp;
@@ -193,6 +195,7 @@ Status TraceSession::exchangeRankInfo(const RankPlacement& placement) {
     info.pp = w.pp;
     info.clockOffsetNs = w.offsetNs;
     info.clockUncertaintyNs = w.uncertaintyNs;
+    info.gpuClockUncertaintyNs = w.gpuUncertaintyNs;
     info.coresOnHost = w.cores;
     info.ranksOnHost = ranksPerHost[w.host];
     info.parameters = w.parameters;

@@ -13,9 +13,10 @@ Result<DeviceCommFactory> deviceCommFactoryFor(Backend& backend) {
                                    backend.description());
   }
   const cudaStream_t compute = gpu->stream();
-  return DeviceCommFactory([compute](std::unique_ptr<MpiCommunicator> group, bool pointToPoint) {
-    return makeDeviceCommunicator(std::move(group), compute, pointToPoint);
-  });
+  return DeviceCommFactory(
+      [compute](std::unique_ptr<MpiCommunicator> group, bool pointToPoint, bool hostStaged) {
+        return makeDeviceCommunicator(std::move(group), compute, pointToPoint, hostStaged);
+      });
 }
 
 }  // namespace bubblescope::engine

@@ -267,18 +267,35 @@ Result<std::unique_ptr<PendingComm>> NcclCommunicator::launch(const CommOp& op, 
   return std::unique_ptr<PendingComm>(std::move(pending));
 }
 
-Status CudaDeviceCopier::toHost(void* host, const void* device, size_t bytes) {
+Result<std::unique_ptr<CudaDeviceCopier>> CudaDeviceCopier::create(cudaStream_t computeStream) {
+  cudaStream_t copy = nullptr;
+  BS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+  return std::unique_ptr<CudaDeviceCopier>(new CudaDeviceCopier(computeStream, copy));
+}
+
+CudaDeviceCopier::~CudaDeviceCopier() {
+  if (copy_ != nullptr) cudaStreamDestroy(copy_);
+}
+
+Status CudaDeviceCopier::copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   if (bytes == 0) return Status::ok();
-  BS_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
-  BS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  cudaEvent_t queued = nullptr;  // everything on the compute stream so far
+  BS_CUDA_CHECK(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming));
+  cudaError_t e = cudaEventRecord(queued, compute_);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(copy_, queued, 0);
+  cudaEventDestroy(queued);  // released once the wait is satisfied
+  BS_CUDA_CHECK(e);
+  BS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, copy_));
+  BS_CUDA_CHECK(cudaStreamSynchronize(copy_));  // the host buffer may go after this
   return Status::ok();
 }
 
+Status CudaDeviceCopier::toHost(void* host, const void* device, size_t bytes) {
+  return copy(host, device, bytes, cudaMemcpyDeviceToHost);
+}
+
 Status CudaDeviceCopier::toDevice(void* device, const void* host, size_t bytes) {
-  if (bytes == 0) return Status::ok();
-  BS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_));
-  BS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // host may be freed after this
-  return Status::ok();
+  return copy(device, host, bytes, cudaMemcpyHostToDevice);
 }
 
 Result<bool> ranksShareAGpu(const MpiCommunicator& group) {
@@ -298,11 +315,15 @@ Result<bool> ranksShareAGpu(const MpiCommunicator& group) {
 
 Result<std::unique_ptr<Communicator>> makeDeviceCommunicator(std::unique_ptr<MpiCommunicator> group,
                                                              cudaStream_t computeStream,
-                                                             bool pointToPoint) {
-  BS_ASSIGN_OR_RETURN(const bool shared, ranksShareAGpu(*group));
-  if (shared) {
-    return std::unique_ptr<Communicator>(std::make_unique<HostStagedCommunicator>(
-        std::move(group), std::make_unique<CudaDeviceCopier>(computeStream)));
+                                                             bool pointToPoint, bool hostStaged) {
+  bool staged = hostStaged;
+  if (!staged) {
+    BS_ASSIGN_OR_RETURN(staged, ranksShareAGpu(*group));
+  }
+  if (staged) {
+    BS_ASSIGN_OR_RETURN(auto copier, CudaDeviceCopier::create(computeStream));
+    return std::unique_ptr<Communicator>(
+        std::make_unique<HostStagedCommunicator>(std::move(group), std::move(copier)));
   }
   BS_ASSIGN_OR_RETURN(auto nccl, NcclCommunicator::create(*group, computeStream, pointToPoint));
   return std::unique_ptr<Communicator>(std::move(nccl));

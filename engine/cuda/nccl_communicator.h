@@ -81,16 +81,26 @@ class NcclCommunicator final : public Communicator {
   std::vector<Link> recvLinks_;  // by sender's group rank
 };
 
-// Device <-> host copies ordered with the compute stream: each call queues
-// the copy on it and waits for it (and everything before it).
+// Device <-> host copies ordered with the compute stream, on a copy stream
+// of their own: each call makes the copy stream wait for everything queued
+// on the compute stream so far (an event), queues the copy there and waits
+// for it. The copy stream runs nothing else, so the tracer gives its copies
+// the staged group's dimension (streams(), tracer/stream_dims.h).
 class CudaDeviceCopier final : public DeviceCopier {
  public:
-  explicit CudaDeviceCopier(cudaStream_t computeStream) : stream_(computeStream) {}
+  static Result<std::unique_ptr<CudaDeviceCopier>> create(cudaStream_t computeStream);
+  ~CudaDeviceCopier() override;
+  CudaDeviceCopier(const CudaDeviceCopier&) = delete;
+  CudaDeviceCopier& operator=(const CudaDeviceCopier&) = delete;
   Status toHost(void* host, const void* device, size_t bytes) override;
   Status toDevice(void* device, const void* host, size_t bytes) override;
+  std::vector<const void*> streams() const override { return {copy_}; }
 
  private:
-  cudaStream_t stream_;
+  CudaDeviceCopier(cudaStream_t compute, cudaStream_t copy) : compute_(compute), copy_(copy) {}
+  Status copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+  cudaStream_t compute_;
+  cudaStream_t copy_;
 };
 
 // True when two ranks of the group use the same GPU (their current devices'
@@ -98,9 +108,11 @@ class CudaDeviceCopier final : public DeviceCopier {
 Result<bool> ranksShareAGpu(const MpiCommunicator& group);
 
 // The communicator for device buffers of a group: NCCL, or, when ranks of
-// the group share a GPU, `group` itself behind host staging. Collective.
+// the group share a GPU or `hostStaged` says so (the same on every rank of
+// the group), `group` itself behind host staging. Collective.
 Result<std::unique_ptr<Communicator>> makeDeviceCommunicator(std::unique_ptr<MpiCommunicator> group,
                                                              cudaStream_t computeStream,
-                                                             bool pointToPoint);
+                                                             bool pointToPoint,
+                                                             bool hostStaged = false);
 
 }  // namespace bubblescope::engine

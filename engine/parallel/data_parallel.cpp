@@ -45,7 +45,7 @@ DataParallel::~DataParallel() {
     Bucket& b = buckets_[i];
     if (b.handle.valid()) (void)dp_.wait(b.handle);
     if (!reductions_.empty() && b.launched && !b.done) {
-      (void)reductions_[i]->finish(slice(grads_, b.range.lo, b.range.size()));
+      (void)reductions_[i]->finish(reductionBuffer(b));
     }
   }
   model_.setHooks(nullptr);
@@ -115,6 +115,16 @@ Status DataParallel::setUpCompression() {
                                    " needs ZeRO stage 0, got " +
                                    std::to_string(layout::zeroStageNumber(options_.zeroStage)));
   }
+  Communicator* codecGroup = &dp_;
+  if (stagesReductions()) {
+    if (options_.hostDp == nullptr || options_.hostDp->size() != dp_.size() ||
+        options_.hostDp->rank() != dp_.rank()) {
+      return Status::invalidArgument("grad compression " + options_.compression.toString() +
+                                     " on " + backend_.description() +
+                                     " needs a host communicator of the dp group");
+    }
+    codecGroup = options_.hostDp;
+  }
   for (const Bucket& b : buckets_) {
     std::vector<GradMatrix> matrices;  // the matrix-shaped gradients wholly inside the bucket
     for (const auto& [e, piece] : flat_.overlapping(b.range)) {
@@ -123,7 +133,7 @@ Status DataParallel::setUpCompression() {
         matrices.push_back({e->range.lo - b.range.lo, shape[0], shape[1]});
       }
     }
-    BS_ASSIGN_OR_RETURN(auto reduction, makeBucketReduction(options_.compression, dp_,
+    BS_ASSIGN_OR_RETURN(auto reduction, makeBucketReduction(options_.compression, *codecGroup,
                                                             b.range.size(), std::move(matrices)));
     reductions_.push_back(std::move(reduction));
   }
@@ -289,8 +299,12 @@ Status DataParallel::launchBucket(Bucket& b) {
   b.launched = true;
   if (inFlight_++ == 0) oldest_ = static_cast<size_t>(&b - buckets_.data());
   if (!reductions_.empty()) {
-    return reductions_[&b - buckets_.data()]->start(slice(grads_, b.range.lo, b.range.size()),
-                                                    trace("grad_all_reduce"));
+    if (stagesReductions()) {  // the codec reads a host copy (a synchronisation point)
+      b.staged.resize(static_cast<size_t>(b.range.size()));
+      BS_RETURN_IF_ERROR(backend_.copyToHost(b.staged.data(), grads_.data() + b.range.lo,
+                                             b.staged.size() * sizeof(float)));
+    }
+    return reductions_[&b - buckets_.data()]->start(reductionBuffer(b), trace("grad_all_reduce"));
   }
   if (!layout::shardsOptimizer(options_.zeroStage)) {
     BS_ASSIGN_OR_RETURN(b.handle, dp_.startAllReduce(slice(grads_, b.range.lo, b.range.size()),
@@ -309,8 +323,11 @@ Status DataParallel::launchBucket(Bucket& b) {
 
 Status DataParallel::completeBucket(Bucket& b) {
   if (!reductions_.empty()) {
-    BS_RETURN_IF_ERROR(
-        reductions_[&b - buckets_.data()]->finish(slice(grads_, b.range.lo, b.range.size())));
+    BS_RETURN_IF_ERROR(reductions_[&b - buckets_.data()]->finish(reductionBuffer(b)));
+    if (stagesReductions()) {  // the group's sum back into the gradients
+      backend_.copyToDevice(grads_.data() + b.range.lo, b.staged.data(),
+                            b.staged.size() * sizeof(float));
+    }
   } else {
     BS_RETURN_IF_ERROR(dp_.wait(b.handle));
   }
@@ -332,6 +349,15 @@ Status DataParallel::completeBucket(Bucket& b) {
   b.recv = Tensor();
   b.done = true;
   return Status::ok();
+}
+
+bool DataParallel::stagesReductions() const {
+  return device() != Device::kHost && options_.compression.compresses();
+}
+
+std::span<float> DataParallel::reductionBuffer(Bucket& b) {
+  if (stagesReductions()) return b.staged;
+  return slice(grads_, b.range.lo, b.range.size());
 }
 
 void DataParallel::countTraffic(const Bucket& b) {

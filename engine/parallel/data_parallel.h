@@ -30,6 +30,9 @@
 // Memory: every buffer comes from `allocator` (the model's backend's) and
 // every read or write of one is an op of the model's Backend or a collective
 // of `dp` (a device rank's dp is a device communicator: device_groups.h).
+// Grad compression on a device stages each bucket through host memory: the
+// codecs (bucket_reduction.h) are the CPU's, on a host copy, over the host
+// communicator `hostDp`; the copies are the Backend's.
 //
 // Contract: create() after the model is initialised in full shape (the same
 // seed on every rank); it installs itself as the model's LayerHooks and must
@@ -64,6 +67,13 @@ struct DataParallelOptions {
   // Not none: each bucket is reduced by a BucketReduction (bucket_reduction.h;
   // ZeRO 0 only). none: the plain fp32 all-reduce.
   layout::GradCompressionSpec compression;
+  // A host communicator of the dp group (same ranks, same order): on a
+  // device backend the codecs of `compression` run on host buffers over it,
+  // each bucket staged through the backend (downloaded when it launches,
+  // the group's sum uploaded when it completes). Required there when
+  // compressing; ignored on the host (the codecs use `dp`). Must outlive
+  // this object.
+  Communicator* hostDp = nullptr;
   // Adds every bucket's bus bytes, sent and uncompressed (null: not counted;
   // must outlive this object).
   GradTraffic* traffic = nullptr;
@@ -145,6 +155,7 @@ class DataParallel final : public LayerHooks, public GradientSync {
     bool launched = false;
     bool done = false;  // completed in this micro-batch
     CommHandle handle;
+    std::vector<float> staged;  // compression on a device: the bucket's host copy
   };
 
   DataParallel(GptModel& model, Allocator& allocator, Communicator& dp,
@@ -155,6 +166,10 @@ class DataParallel final : public LayerHooks, public GradientSync {
   Status launchBucket(Bucket& bucket);
   Status completeBucket(Bucket& bucket);
   void countTraffic(const Bucket& bucket);
+  // What bucket `b`'s BucketReduction reads and writes: its gradients in
+  // place, or (compression on a device) its host copy.
+  std::span<float> reductionBuffer(Bucket& b);
+  bool stagesReductions() const;
   Status openSlotGradients(int32_t slot);    // stages 2, 3: the slot's full gradients
   Status finishSlotGradients(int32_t slot);  // fills and launches the buckets
   Status gatherSlot(int32_t slot);           // stage 3

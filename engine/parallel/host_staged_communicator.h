@@ -17,9 +17,12 @@
 //   DeviceCopier understands); the inner communicator only sees host copies,
 //   owned by the pending op until wait() returns.
 // - Copies to the host happen in start() on the calling thread, after the
-//   compute that produced the data (the copier's job: the CUDA copier
-//   synchronises the compute stream), so a staged collective does not
+//   compute that produced the data (the copier's job: the CUDA copier's copy
+//   stream waits for the compute stream), so a staged collective does not
 //   overlap the compute queued before it. Copies back happen in wait().
+// - Tracing: the copies are part of the op's span (dimension: the
+//   communicator's); on a GPU they run on the copier's own stream, which
+//   deviceStreams() names, so their memcpy records carry that dimension too.
 // - Only what the op reads is staged in (the root's buffer for a broadcast,
 //   this rank's part for an in-place all-gather) and only what it writes is
 //   copied back.
@@ -27,6 +30,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "engine/parallel/communicator.h"
 
@@ -39,11 +43,17 @@ class DeviceCopier {
   virtual ~DeviceCopier() = default;
   virtual Status toHost(void* host, const void* device, size_t bytes) = 0;
   virtual Status toDevice(void* device, const void* host, size_t bytes) = 0;
+  // The device streams (cudaStream_t handles) its copies run on and that
+  // nothing else uses (none: it cannot tell, or shares them).
+  virtual std::vector<const void*> streams() const { return {}; }
 };
 
 class HostStagedCommunicator final : public Communicator {
  public:
   HostStagedCommunicator(std::unique_ptr<Communicator> inner, std::unique_ptr<DeviceCopier> copier);
+  // The copier's own streams: the staging copies are this group's traffic,
+  // so the tracer gives them its dimension (Communicator::deviceStreams()).
+  std::vector<const void*> deviceStreams() const override { return copier_->streams(); }
 
  protected:
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;

@@ -57,6 +57,9 @@ class MpiCommunicator final : public Communicator {
   // paced (link_pacer.h); nodeOfGroupRank: every group rank's node. Not
   // while ops are in flight.
   void emulateInterNodeLink(std::vector<int32_t> nodeOfGroupRank, const InterNodeLink& link);
+  // The emulated link (null: none) and every group rank's node, as given.
+  const LinkPacer* pacer() const { return pacer_.get(); }
+  const std::vector<int32_t>& nodeOfGroupRank() const { return nodeOf_; }
 
   struct Job;  // a queued op (internal)
 

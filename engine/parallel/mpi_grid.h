@@ -67,8 +67,8 @@ class MpiGrid {
   MpiCommunicator& world() { return *world_; }
   // Expert parallelism's groups (dimension ep, and dp for expertDp); null
   // when ep is 1.
-  Communicator* ep() { return ep_.get(); }
-  Communicator* expertDp() { return expertDp_.get(); }
+  MpiCommunicator* ep() { return ep_.get(); }
+  MpiCommunicator* expertDp() { return expertDp_.get(); }
 
   // Every communicator's spans go to `recorder` (null: none).
   void setRecorder(tracer::Recorder* recorder);

@@ -48,23 +48,6 @@ LayerRange pipelineSlots(const std::vector<int32_t>& split, int32_t virtualStage
   return r;
 }
 
-Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
-                         bool pacedLink, const std::string& device) {
-  if (ep > 1) {
-    return Status::unsupported("expert parallelism (ep " + std::to_string(ep) + ") on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
-  if (compression.compresses()) {
-    return Status::unsupported("grad compression " + compression.toString() + " on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
-  if (pacedLink) {
-    return Status::unsupported("an emulated inter-node link (inter_node_gbps) on " + device +
-                               " is not wired yet; use the cpu backend");
-  }
-  return Status::ok();
-}
-
 Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& options,
                                                          RankSetup setup) {
   BS_RETURN_IF_ERROR(options.validate());
@@ -103,11 +86,6 @@ Result<std::unique_ptr<RankTrainer>> RankTrainer::create(const TrainerOptions& o
         " chunks per stage: interleaved takes 2 to 8, the others exactly 1");
   }
   if (!setup.backend) setup.backend = std::make_unique<CpuBackend>();
-  if (setup.backend->device() != Device::kHost) {
-    BS_RETURN_IF_ERROR(checkDeviceLayout(g.ep != nullptr ? g.ep->size() : 1,
-                                         setup.parallel.compression, /*pacedLink=*/false,
-                                         setup.backend->description()));
-  }
   std::unique_ptr<RankTrainer> t(new RankTrainer(options, std::move(setup)));
   BS_RETURN_IF_ERROR(t->initialize());
   return t;
@@ -155,6 +133,7 @@ Status RankTrainer::initialize() {
   d.overlap = parallel_.overlap;
   d.bucketElements = parallel_.bucketElements;
   d.compression = parallel_.compression;
+  d.hostDp = groups_.dpHost;
   d.intraNode = groups_.dpIntraNode;
   d.interNode = groups_.dpInterNode;
   d.traffic = &gradTraffic_;
@@ -227,7 +206,7 @@ Status RankTrainer::save(const std::string& path, bool* wrote) {
 void RankTrainer::setRecorder(tracer::Recorder* recorder) {
   recorder_ = recorder;
   for (Communicator* group : {groups_.dp, groups_.pp, groups_.tp, groups_.ep, groups_.expertDp,
-                              groups_.dpIntraNode, groups_.dpInterNode}) {
+                              groups_.dpIntraNode, groups_.dpInterNode, groups_.dpHost}) {
     if (group != nullptr) group->setRecorder(recorder);
   }
   executor_->setRecorder(recorder);

@@ -45,17 +45,21 @@
 // single process; save() of a parallel rank a host-memory backend (a single
 // process saves and loads on any device: checkpoint.h).
 //
-// Devices: every layout but those checkDeviceLayout() refuses trains on a
-// device backend (a CudaBackend) when its groups move device buffers
-// (engine/parallel/device_groups.h: NCCL, or MPI behind host staging).
+// Devices: every layout trains on a device backend (a CudaBackend) when
+// its groups move device buffers (engine/parallel/device_groups.h: NCCL, or
+// MPI behind host staging).
 // Every tensor of a step lives in the backend's memory and every read or
 // write of one is a Backend op or a collective of those groups: the
 // gradient buckets and ZeRO shards (data_parallel.h), the pipeline's
 // transfer buffers (schedule_executor.h), the tp all-reduces, the norm and
 // the loss (host doubles summed through allReduceScalar(),
-// scalar_all_reduce.h). Spans go to the Recorder of setRecorder() (compute and the
-// communicators'); it must outlive the trainer or be drained first (span
-// names point into the model). The training thread only.
+// scalar_all_reduce.h). What the CPU computes on host buffers is staged
+// through the backend: grad compression's codecs over `dpHost`
+// (data_parallel.h), the MoE layer's routing with its all-to-alls over the
+// ep group, which exchanges host buffers (moe_layer.h), and an emulated
+// inter-node link's paced group (device_groups.h). Spans go to the Recorder of setRecorder()
+// (compute and the communicators'); it must outlive the trainer or be drained first (span names
+// point into the model). The training thread only.
 #pragma once
 
 #include <cstdint>
@@ -98,7 +102,9 @@ struct PipelineOptions {
 // The rank's process groups; null: not part of the layout. All null: a
 // single process. Otherwise dp is required. Expert parallelism needs ep
 // (this rank's ep ranks of the dp group) and expertDp (the dp ranks with the
-// same ep rank) together, no tp, and ZeRO 0 or 1.
+// same ep rank) together, no tp, and ZeRO 0 or 1. On a device backend ep
+// moves host buffers (the MoE layer's all-to-alls: the grid's MPI group) and
+// expertDp device buffers (a device group).
 struct RankGroups {
   Communicator* dp = nullptr;
   Communicator* pp = nullptr;
@@ -109,6 +115,10 @@ struct RankGroups {
   // dp group's nodes (node_groups.h; ZeRO 0, no compression, no ep).
   Communicator* dpIntraNode = nullptr;
   Communicator* dpInterNode = nullptr;
+  // A host communicator of the dp group (a device rank's: the grid's MPI
+  // one), for what the rank stages through host memory: the grad codecs'
+  // payloads (data_parallel.h). Null: dp itself (a host rank).
+  Communicator* dpHost = nullptr;
 };
 
 // How a rank trains besides TrainerOptions.
@@ -125,15 +135,6 @@ struct MemoryReport {
   int64_t peakParameters = 0, peakGradients = 0, peakOptimizer = 0, peakActivations = 0;
 };
 MemoryReport memoryOf(const Allocator& allocator);
-
-// Refuses, in one line naming the part and `device`, what a device backend
-// cannot run yet: expert parallelism (ep > 1) and grad compression (their
-// maths run on host buffers), and an emulated inter-node link (its pacing
-// is the MPI communicators').
-// `ep`: the ep group's size; `pacedLink`: the layout emulates an inter-node
-// link (inter_node_gbps). Also what `run` checks before it launches a job.
-Status checkDeviceLayout(int32_t ep, const layout::GradCompressionSpec& compression,
-                         bool pacedLink, const std::string& device);
 
 // The single-process options that train on the same global batch:
 // M × dp micro-batches of B sequences.

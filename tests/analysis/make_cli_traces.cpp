@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   sqlite3* db = nullptr;
   sqlite3_open(future.c_str(), &db);
   const int rc =
-      sqlite3_exec(db, "UPDATE meta SET value = '7' WHERE key = 'schema_version'", 0, 0, 0);
+      sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", 0, 0, 0);
   sqlite3_close(db);
   if (rc != SQLITE_OK) return 1;
 

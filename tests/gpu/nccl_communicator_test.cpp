@@ -121,7 +121,14 @@ TEST_F(NcclTest, TheDeviceCommunicatorOfTheWorldSumsGathersAndSends) {
 }
 
 TEST_F(NcclTest, HostStagingWithTheCudaCopier) {
-  HostStagedCommunicator comm(split(0), std::make_unique<CudaDeviceCopier>(backend_->stream()));
+  auto copier = CudaDeviceCopier::create(backend_->stream());
+  ASSERT_TRUE(copier.isOk()) << copier.status().message();
+  // Its copies run on a stream of their own, which the communicator names.
+  ASSERT_EQ((*copier)->streams().size(), 1u);
+  const void* copyStream = (*copier)->streams()[0];
+  EXPECT_NE(copyStream, static_cast<const void*>(backend_->stream()));
+  HostStagedCommunicator comm(split(0), std::move(*copier));
+  EXPECT_EQ(comm.deviceStreams(), std::vector<const void*>{copyStream});
   const int n = comm.size(), r = comm.rank();
   Tensor& a = device(4099, static_cast<float>(r + 1));
   auto h = comm.startAllReduce(span(a));

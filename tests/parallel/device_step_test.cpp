@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -48,6 +49,7 @@ struct PairCase {
   int32_t chunks = 1;      // v (interleaved)
   bool recompute = false;  // activation checkpointing
   int32_t layers = 0;      // 0: tiny's own
+  const char* compression = "none";  // grad_compression of the dp buckets
 };
 
 TrainerOptions optionsFor(const PairCase& c) {
@@ -67,6 +69,7 @@ std::unique_ptr<MpiCommunicator> group(int32_t size, ParallelDim dim) {
 struct StepRun {
   std::vector<double> losses;
   Status status;
+  double trafficRatio = 0.0;  // uncompressed / sent bus bytes of the dp buckets
 };
 
 // Runs the case on `backend` (null: the CPU) with its groups wrapped by `wrap`.
@@ -76,12 +79,17 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
   std::unique_ptr<Communicator> pp, tp;
   if (c.pp > 1) pp = wrap(group(c.pp, ParallelDim::kPp), true);
   if (c.tp > 1) tp = wrap(group(c.tp, ParallelDim::kTp), false);
+  // The dp group on the host, as a device rank has it (the grid's MPI one):
+  // the grad codecs' payloads go over it (ignored on the CPU).
+  std::unique_ptr<Communicator> dpHost = group(c.dp, ParallelDim::kDp);
   RankSetup setup;
   setup.parallel.zeroStage = static_cast<layout::ZeroStage>(c.zero);
   setup.parallel.bucketElements = 20000;  // several buckets: some launch during backward
+  setup.parallel.compression = layout::parseGradCompression(c.compression).value();
   setup.groups.dp = dp.get();
   setup.groups.pp = pp.get();
   setup.groups.tp = tp.get();
+  setup.groups.dpHost = dpHost.get();
   setup.pipeline.schedule = c.schedule;
   setup.pipeline.chunks = c.chunks;
   setup.pipeline.recompute = c.recompute;
@@ -100,6 +108,7 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
     }
     run.losses.push_back(step->loss);
   }
+  run.trafficRatio = (*trainer)->gradTraffic().ratio();
   return run;
 }
 
@@ -309,7 +318,11 @@ TEST(FakeDevice, ItsMemoryIsNotHostMemoryAndItsCommunicatorsRefuseHostBuffers) {
 // Host staging over the fake memory: the staged copies are backend-like ops.
 class FakeCopier final : public DeviceCopier {
  public:
-  explicit FakeCopier(DeviceLog& log) : log_(log) {}
+  // `stream`: the copy stream it names (null: none).
+  explicit FakeCopier(DeviceLog& log, const void* stream = nullptr) : log_(log), stream_(stream) {}
+  std::vector<const void*> streams() const override {
+    return stream_ != nullptr ? std::vector<const void*>{stream_} : std::vector<const void*>{};
+  }
   Status toHost(void* host, const void* device, size_t bytes) override {
     log_.op("stage to host", deviceRange(device, bytes), {});
     if (bytes > 0) std::memcpy(host, hostAddress(device), bytes);
@@ -323,6 +336,7 @@ class FakeCopier final : public DeviceCopier {
 
  private:
   DeviceLog& log_;
+  const void* stream_;
 };
 
 struct Made {
@@ -336,8 +350,9 @@ struct Made {
 StepRun gridRun(const std::string& kind, DeviceLog& log, std::vector<Made>& made) {
   auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1);
   EXPECT_TRUE(grid.isOk()) << grid.status().toString();
-  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint)
-      -> Result<std::unique_ptr<Communicator>> {
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint,
+                                  bool hostStaged) -> Result<std::unique_ptr<Communicator>> {
+    EXPECT_FALSE(hostStaged);  // no emulated link: the factory chooses
     made.push_back({g->dim(), g->size(), pointToPoint});
     if (kind == "host-staged") {
       return std::unique_ptr<Communicator>(
@@ -422,9 +437,155 @@ TEST(DeviceGroups, Dp2Pp2BuildsItsGroupsWithEachKindAndTrainsAsTheCpu) {
   }
 }
 
+// An emulated inter-node link on a device (dp 4 over two emulated nodes of
+// two ranks, ranks_per_node 2): the group whose all-reduces cross the link
+// (the dp group, flat; the inter-node group, hierarchical) gets a duplicate
+// MPI communicator pacing the same link and is host-staged, so its device
+// buffers cross the emulated link as the CPU run's do: the same paced ring
+// all-reduce (link_pacer.h) on the same values, hence the CPU's losses
+// (bound above). The staging copier's stream is the group's (item 3 of
+// issue 34: the copies carry the collective's dimension).
+struct PacedMade {
+  ParallelDim dim;
+  int32_t size;
+  bool hostStaged;
+  bool paced;  // the duplicate paces the grid's link
+};
+
+StepRun pacedRun(bool hierarchical, bool onDevice, DeviceLog& log, std::vector<PacedMade>& made,
+                 std::vector<const void*>* stagedStreams) {
+  NodeSetup nodes;
+  nodes.hierarchical = hierarchical;
+  nodes.ranksPerNode = 2;
+  nodes.link = {.gbps = 40.0, .latencyUs = 5.0};
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 4, 1, 1).value();
+  StepRun run;
+  run.status = grid->splitDpIntoNodes(MPI_COMM_WORLD, nodes);
+  if (!run.status.isOk()) return run;
+  static const int kCopyStream = 0;  // a stand-in cudaStream_t: only its address counts
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool,
+                                  bool hostStaged) -> Result<std::unique_ptr<Communicator>> {
+    const bool paced = g->pacer() != nullptr && g->pacer()->link().gbps == nodes.link.gbps &&
+                       g->pacer()->link().latencyUs == nodes.link.latencyUs;
+    made.push_back({g->dim(), g->size(), hostStaged, paced});
+    if (hostStaged) {
+      return std::unique_ptr<Communicator>(std::make_unique<HostStagedCommunicator>(
+          std::move(g), std::make_unique<FakeCopier>(log, &kCopyStream)));
+    }
+    return std::unique_ptr<Communicator>(
+        std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", false));
+  };
+  std::unique_ptr<DeviceGroups> groups;
+  RankSetup setup;
+  setup.parallel.bucketElements = 20000;
+  if (onDevice) {
+    auto made = DeviceGroups::create(*grid, /*pipeline=*/false, factory);
+    if (!made.isOk()) {
+      run.status = made.status();
+      return run;
+    }
+    groups = std::move(made).value();
+    setup.groups = {&groups->dp(), nullptr, &groups->tp()};
+    setup.groups.dpIntraNode = groups->dpIntraNode();
+    setup.groups.dpInterNode = groups->dpInterNode();
+    setup.groups.dpHost = &grid->dp();
+    setup.backend = std::make_unique<FakeDeviceBackend>(log);
+    Communicator* staged = hierarchical ? groups->dpInterNode() : &groups->dp();
+    if (stagedStreams != nullptr && staged != nullptr) *stagedStreams = staged->deviceStreams();
+  } else {
+    setup.groups = {&grid->dp(), nullptr, &grid->tp()};
+    setup.groups.dpIntraNode = grid->dpIntraNode();
+    setup.groups.dpInterNode = grid->dpInterNode();
+  }
+  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  return run;
+}
+
+class DeviceInterNodeLink : public ::testing::TestWithParam<bool> {};
+
+TEST_P(DeviceInterNodeLink, ThePacedGroupIsHostStagedOverThePacedLinkAndMatchesTheCpu) {
+  const bool hierarchical = GetParam();
+  DeviceLog cpuLog;
+  std::vector<PacedMade> none;
+  const StepRun cpu = pacedRun(hierarchical, false, cpuLog, none, nullptr);
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  std::vector<PacedMade> made;
+  std::vector<const void*> streams;
+  const StepRun device = pacedRun(hierarchical, true, log, made, &streams);
+  ASSERT_TRUE(device.status.isOk()) << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, hierarchical ? "hierarchical" : "flat");
+  // dp, tp, then (hierarchical) intra-node, inter-node: only the paced one staged.
+  ASSERT_EQ(made.size(), hierarchical ? 4u : 2u);
+  for (size_t i = 0; i < made.size(); ++i) {
+    const bool crossesTheLink = hierarchical ? i == 3 : i == 0;
+    EXPECT_EQ(made[i].hostStaged, crossesTheLink) << "group " << i;
+    EXPECT_EQ(made[i].paced, crossesTheLink) << "group " << i;
+    EXPECT_EQ(made[i].dim, i == 1 ? ParallelDim::kTp : ParallelDim::kDp) << "group " << i;
+  }
+  EXPECT_EQ(made[hierarchical ? 3 : 0].size, 2 + 2 * !hierarchical);
+  // Its copies run on the copier's own stream, which the group names for
+  // the tracer (cli/gpu_tracing.h tags its records with the group's dim).
+  ASSERT_EQ(streams.size(), 1u);
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << broken.front();
+  EXPECT_TRUE(std::any_of(log.entries().begin(), log.entries().end(),
+                          [](const DeviceLogEntry& e) { return e.name == "stage to host"; }));
+  if (hierarchical) {  // the node's phases stay on the device communicators
+    EXPECT_TRUE(hasCollective(log, "reduce_scatter dp reduce_scatter.intra_node"));
+    EXPECT_FALSE(hasCollective(log, "all_reduce dp all_reduce.inter_node"));
+  } else {
+    EXPECT_FALSE(hasCollective(log, "all_reduce dp grad_all_reduce"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReduce, DeviceInterNodeLink, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "hierarchical" : "flat");
+                         });
+
+// Under expert parallelism the expert-dp group (the experts' gradients) is
+// a device group too, made last; the ep group is not (its all-to-alls
+// exchange host buffers: moe_layer.h).
+TEST(DeviceGroups, ExpertParallelismAddsTheExpertDpGroupLast) {
+  auto grid = MpiGrid::create(MPI_COMM_WORLD, 4, 1, 1, /*ep=*/2).value();
+  std::vector<Made> made;
+  DeviceLog log;
+  DeviceCommFactory factory = [&](std::unique_ptr<MpiCommunicator> g, bool pointToPoint,
+                                  bool) -> Result<std::unique_ptr<Communicator>> {
+    made.push_back({g->dim(), g->size(), pointToPoint});
+    return std::unique_ptr<Communicator>(
+        std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", pointToPoint));
+  };
+  auto groups = DeviceGroups::create(*grid, /*pipeline=*/false, factory);
+  ASSERT_TRUE(groups.isOk()) << groups.status().toString();
+  ASSERT_EQ(made.size(), 3u);  // dp, tp, expert-dp
+  EXPECT_EQ(made[0].dim, ParallelDim::kDp);
+  EXPECT_EQ(made[0].size, 4);
+  EXPECT_EQ(made[2].dim, ParallelDim::kDp);
+  EXPECT_EQ(made[2].size, 2);  // the dp ranks with this rank's ep rank
+  ASSERT_NE((*groups)->expertDp(), nullptr);
+  EXPECT_EQ((*groups)->expertDp()->worldRanks(), grid->expertDp()->worldRanks());
+  const std::vector<const Communicator*> all = (*groups)->all();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2], (*groups)->expertDp());
+}
+
 TEST(DeviceGroups, AFactoryThatMakesTheWrongGroupIsRefused) {
   auto grid = MpiGrid::create(MPI_COMM_WORLD, 2, 2, 1).value();
-  DeviceCommFactory wrong = [](std::unique_ptr<MpiCommunicator> g,
+  DeviceCommFactory wrong = [](std::unique_ptr<MpiCommunicator> g, bool,
                                bool) -> Result<std::unique_ptr<Communicator>> {
     // The world instead of the group.
     auto world = MpiCommunicator::split(MPI_COMM_WORLD, 0, worldRank(), g->dim());
@@ -436,19 +597,143 @@ TEST(DeviceGroups, AFactoryThatMakesTheWrongGroupIsRefused) {
   EXPECT_EQ(groups.status().message(), "the device communicator of a dp group does not match its group");
 }
 
-TEST(DeviceLayouts, WhatADeviceCannotRunYetIsRefusedInOneLine) {
+// Grad compression on a device: each bucket is downloaded through the
+// backend, encoded, reduced and decoded by the CPU's codecs over the dp
+// group's host communicator, and the sum uploaded (data_parallel.h). The
+// codecs see the CPU run's gradients, so the first step is equal; later
+// steps start from parameters that differ by the clipping factor's ulp
+// (above), which a codec may turn into one rounding step of one element
+// (fp16: 2^-11 of it, int8: one code of 127, top-k: one near tie swapped):
+// a change of lr times one gradient element in one parameter, far below
+// 1e-5 of the loss over two steps.
+class DeviceCompression : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DeviceCompression, RunsTheCpuCodecsOnStagedBucketsAndMatchesTheCpu) {
+  PairCase c{"dp2", 2};
+  c.compression = GetParam();
+  const StepRun cpu = onCpu(c);
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device = onFakeDevice(c, log);
+  ASSERT_TRUE(device.status.isOk()) << c.compression << ": " << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, c.compression);
+  // The codec ran (fewer bytes than fp32) and sent what the CPU's sent.
+  EXPECT_GT(device.trafficRatio, 1.0) << c.compression;
+  EXPECT_EQ(device.trafficRatio, cpu.trafficRatio) << c.compression;
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << c.compression << ": " << broken.front();
+  // No bucket went to the device communicator; each was staged both ways.
+  EXPECT_FALSE(hasCollective(log, "all_reduce dp grad_all_reduce")) << c.compression;
+  EXPECT_TRUE(hasCollective(log, "all_reduce dp loss")) << c.compression;
+  auto named = [&](const std::string& name) {
+    return std::count_if(log.entries().begin(), log.entries().end(),
+                         [&](const DeviceLogEntry& e) { return e.name == name; });
+  };
+  EXPECT_GT(named("copyToHost"), 0) << c.compression;
+  EXPECT_GT(named("copyToDevice"), 0) << c.compression;
+}
+
+INSTANTIATE_TEST_SUITE_P(Specs, DeviceCompression,
+                         ::testing::Values("fp16", "bf16", "int8", "topk:0.05", "powersgd:2"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == ':' || ch == '.') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(DeviceLayouts, CompressionOnADeviceNeedsTheDpGroupOnTheHost) {
   DeviceLog log;
   auto dp = std::make_unique<FakeDeviceCommunicator>(group(2, ParallelDim::kDp), log, "nccl", false);
   RankSetup setup;
-  setup.groups.dp = dp.get();
-  setup.parallel.compression = layout::parseGradCompression("fp16").value();  // host maths
+  setup.groups.dp = dp.get();  // no dpHost
+  setup.parallel.compression = layout::parseGradCompression("fp16").value();
   setup.backend = std::make_unique<FakeDeviceBackend>(log);
   auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
   ASSERT_FALSE(trainer.isOk());
   EXPECT_EQ(trainer.status().message(),
-            "grad compression fp16 on fake cuda (CPU maths, recorded) is not wired yet; use the "
-            "cpu backend");
+            "grad compression fp16 on fake cuda (CPU maths, recorded) needs a host communicator "
+            "of the dp group");
 }
+
+// A mixture-of-experts model on a device (moe_layer.h): the router's
+// softmax, the routing and the gate gradients run on host copies staged
+// through the backend, the experts' products on the device; under ep 2 the
+// all-to-alls exchange host buffers over the ep group (the grid's MPI one)
+// and the experts' gradients go over a device expert-dp group. Against the
+// same layout on the CPU: the first step's loss equal, later ones within
+// the bound above (the routing is discrete, but parameters one clipping
+// ulp apart move no router probability across a top-k or capacity edge in
+// three steps: the run would differ by far more than 1e-5 if one did).
+TrainerOptions moeOptions() {
+  TrainerOptions o = perRankOptions();
+  o.model.numLayers = 2;
+  o.model.experts = 4;
+  o.model.topK = 2;
+  o.model.moeEvery = 2;
+  o.model.capacityFactor = 1.0;  // some assignments drop
+  return o;
+}
+
+template <class Wrap>
+StepRun expertRun(int32_t ep, std::unique_ptr<Backend> backend, Wrap wrap) {
+  std::unique_ptr<Communicator> dp = wrap(group(2, ParallelDim::kDp));
+  std::unique_ptr<Communicator> epGroup, expertDp;
+  RankSetup setup;
+  setup.groups.dp = dp.get();
+  if (ep == 2) {
+    epGroup = group(2, ParallelDim::kEp);  // host buffers on every backend
+    expertDp = wrap(group(1, ParallelDim::kDp));
+    setup.groups.ep = epGroup.get();
+    setup.groups.expertDp = expertDp.get();
+  }
+  setup.parallel.bucketElements = 20000;
+  setup.backend = std::move(backend);
+  StepRun run;
+  auto trainer = RankTrainer::create(moeOptions(), std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  return run;
+}
+
+class DeviceExperts : public ::testing::TestWithParam<int32_t> {};
+
+TEST_P(DeviceExperts, StageTheRoutingThroughTheHostAndMatchTheCpu) {
+  const int32_t ep = GetParam();
+  const StepRun cpu = expertRun(ep, nullptr, [](std::unique_ptr<MpiCommunicator> g) {
+    return std::unique_ptr<Communicator>(std::move(g));
+  });
+  ASSERT_TRUE(cpu.status.isOk()) << cpu.status.toString();
+  DeviceLog log;
+  const StepRun device = expertRun(
+      ep, std::make_unique<FakeDeviceBackend>(log), [&log](std::unique_ptr<MpiCommunicator> g) {
+        return std::unique_ptr<Communicator>(
+            std::make_unique<FakeDeviceCommunicator>(std::move(g), log, "nccl", false));
+      });
+  ASSERT_TRUE(device.status.isOk()) << "ep " << ep << ": " << device.status.toString();
+  expectSameLosses(cpu.losses, device.losses, "experts, ep " + std::to_string(ep));
+  const auto broken = log.violations();
+  EXPECT_TRUE(broken.empty()) << "ep " << ep << ": " << broken.front();
+  EXPECT_TRUE(hasCollective(log, "all_reduce dp grad_all_reduce")) << "ep " << ep;
+  EXPECT_TRUE(std::any_of(log.entries().begin(), log.entries().end(),
+                          [](const DeviceLogEntry& e) { return e.name == "copyToHost"; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ep, DeviceExperts, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int32_t>& info) {
+                           return "ep" + std::to_string(info.param);
+                         });
 
 // ---- Checkpoints of a device run ---------------------------------------------------
 

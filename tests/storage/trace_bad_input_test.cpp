@@ -128,12 +128,12 @@ TEST(TraceBadInputTest, NewerSchemaVersion) {
   TempDir dir;
   const std::string path = dir.file("future.db");
   writeTrace(path, 10);
-  execSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  const std::string future = std::to_string(kSchemaVersion + 1);
+  execSql(path, ("UPDATE meta SET value = '" + future + "' WHERE key = 'schema_version'").c_str());
   expectRefused(path, StatusCode::kUnsupported,
-                path +
-                    " was written with trace schema v7; this build of Bubblescope reads up to "
-                    "v" +
-                    std::to_string(kSchemaVersion) + ": upgrade Bubblescope");
+                path + " was written with trace schema v" + future +
+                    "; this build of Bubblescope reads up to v" + std::to_string(kSchemaVersion) +
+                    ": upgrade Bubblescope");
 }
 
 TEST(TraceBadInputTest, TruncatedFile) {

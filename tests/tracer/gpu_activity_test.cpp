@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
 #include <vector>
+
+#include "tracer/gpu_event_collector.h"
 
 namespace bubblescope::tracer {
 namespace {
@@ -111,6 +116,93 @@ TEST(GpuActivityTest, RecordsBecomeEventsOnTheirStreamLane) {
   EXPECT_EQ(c.kind, trace_model::EventKind::kMemcpy);
   EXPECT_EQ(c.bytes, 1 << 20);
   EXPECT_EQ(c.dim, trace_model::ParallelDim::kNone);  // stream 7 carries no collectives
+}
+
+// A host-staged group's copies run on its copier's own stream
+// (engine/cuda/nccl_communicator.h: CudaDeviceCopier), which the group names
+// as its device stream: they are that group's traffic, with its dimension,
+// like the collective they stage; a copy on any other stream has none.
+TEST(GpuActivityTest, AStagedGroupsCopiesTakeTheDimensionOfItsStream) {
+  const GpuClockMap map{0, 0.0, 1.0};
+  const StreamDims dims{{21, trace_model::ParallelDim::kPp}, {22, trace_model::ParallelDim::kZero}};
+  for (const auto& [stream, dim] : dims) {
+    const GpuActivity copy{GpuActivityKind::kMemcpy, 100, 300, 0, stream, 7, "", 4096};
+    const trace_model::Event e = toEvent(copy, map, 1, dims);
+    EXPECT_EQ(e.kind, trace_model::EventKind::kMemcpy);
+    EXPECT_EQ(e.dim, dim) << "stream " << stream;
+    EXPECT_EQ(e.lane, trace_model::gpuStreamLane(static_cast<int32_t>(stream)));
+    EXPECT_EQ(e.bytes, 4096);
+  }
+  const GpuActivity elsewhere{GpuActivityKind::kMemcpy, 100, 300, 0, 23, 8, "", 4096};
+  EXPECT_EQ(toEvent(elsewhere, map, 1, dims).dim, trace_model::ParallelDim::kNone);
+}
+
+// The map's error bound, from pairs read as CUPTI's collector reads them:
+// the GPU timestamp taken at a true host time t somewhere inside the host
+// reads [before, after] (here unevenly placed, as a preempted read is), the
+// pair's host time their middle. The bound holds at every pair and between
+// them (both clocks run at constant rates here, the GPU's 10 ppm fast), it
+// counts each pair's read window, and exact pairs give (almost) none.
+TEST(GpuActivityTest, TheClockMapsErrorBoundHoldsAtAndBetweenItsPairs) {
+  auto gpuAt = [](int64_t host) {
+    return static_cast<uint64_t>(7e9 + static_cast<double>(host) +
+                                 static_cast<double>(host - 2000000000LL) * 1e-5);
+  };
+  // (true host time, time the read started before it, time it ended after it)
+  const int64_t reads[][3] = {{2000000000, 100, 700}, {2000400000, 900, 50},
+                              {2100000000, 30, 40},   {2500000000, 400, 400},
+                              {2900000000, 10, 1200}, {3000000000, 250, 80}};
+  std::vector<ClockPair> pairs;
+  int64_t largestHalfRead = 0;
+  for (const auto& [t, early, late] : reads) {
+    const int64_t before = t - early, after = t + late;
+    pairs.push_back({gpuAt(t), before + (after - before) / 2, after - before});
+    largestHalfRead = std::max(largestHalfRead, (after - before) / 2);
+  }
+  auto map = fitGpuClockMap(pairs);
+  ASSERT_TRUE(map.isOk()) << map.status().message();
+  EXPECT_GE(map->errorBoundNs, largestHalfRead);  // a pair's read window is part of it
+  int64_t worst = 0;
+  for (int64_t t = 2000000000; t <= 3000000000; t += 1000000) {
+    worst = std::max<int64_t>(worst, std::llabs(map->toHost(gpuAt(t)) - t));
+  }
+  for (const auto& r : reads)
+    worst = std::max<int64_t>(worst, std::llabs(map->toHost(gpuAt(r[0])) - r[0]));
+  // toHost truncates to whole ns: 1 ns of rounding on top of the bound.
+  EXPECT_LE(worst, map->errorBoundNs + 1) << "bound " << map->errorBoundNs;
+  EXPECT_GT(worst, 0);  // the check is not void: the reads did move the fit
+
+  std::vector<ClockPair> exact;
+  for (const auto& r : reads) exact.push_back({gpuAt(r[0]), r[0], 0});
+  auto tight = fitGpuClockMap(exact);
+  ASSERT_TRUE(tight.isOk());
+  EXPECT_LE(tight->errorBoundNs, 2);  // only the GPU clock's ns rounding is left
+}
+
+// The collector keeps the largest bound of the maps its records were
+// converted with: -1 before any, then never less than the latest map's.
+TEST(GpuActivityTest, TheCollectorKeepsTheLargestBoundOfItsMaps) {
+  struct Source final : GpuActivitySource {
+    std::vector<GpuActivity> records;
+    std::vector<ClockPair> next;
+    std::vector<GpuActivity> take() override { return std::exchange(records, {}); }
+    std::vector<ClockPair> clockPairs(int) override { return std::exchange(next, {}); }
+  } source;
+  GpuEventCollector collector(source, 0);
+  std::vector<trace_model::Event> out;
+  EXPECT_EQ(collector.clockUncertaintyNs(), -1);
+  ASSERT_TRUE(collector.collect({}, out).isOk());  // nothing converted yet
+  EXPECT_EQ(collector.clockUncertaintyNs(), -1);
+  source.records = {{GpuActivityKind::kKernel, 5000, 6000, 0, 1, 1, "k", 0}};
+  source.next = {{1000, 11000, 800}, {9000, 19000, 200}};  // offset 10000, reads 800 and 200
+  ASSERT_TRUE(collector.collect({}, out).isOk());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].startNs, 15000);
+  EXPECT_EQ(collector.clockUncertaintyNs(), 400);  // exact fit: the widest read's half
+  source.records = {{GpuActivityKind::kKernel, 9500, 9600, 0, 1, 2, "k", 0}};
+  source.next = {{10000, 20000, 0}};  // a tighter map next: the bound stays the largest
+  ASSERT_TRUE(collector.collect({}, out).isOk());
+  EXPECT_EQ(collector.clockUncertaintyNs(), 400);
 }
 
 TEST(GpuActivityTest, ALaunchAndItsKernelBecomeTwoEventsLinkedByTheirCorrelation) {

@@ -143,6 +143,7 @@ TEST(TraceSessionTest, EveryRanksEventsReachOneFileOnRankZerosTimeline) {
     EXPECT_EQ(r.tp, r.rank % 2);
     EXPECT_EQ(r.ranksOnHost, size);
     EXPECT_GT(r.pid, 0);
+    EXPECT_EQ(r.gpuClockUncertaintyNs, -1);  // no GPU times: unknown, not 0
     // How tight the bound is depends on the machine's load (round trips);
     // that it holds is what the events below check.
     std::printf("rank %d: clock uncertainty %lld ns\n", r.rank,
@@ -331,9 +332,10 @@ class FakeGpu final : public GpuActivitySource {
   }
   std::vector<ClockPair> clockPairs(int count) override {
     std::vector<ClockPair> pairs;
-    for (int i = 0; i < count; ++i) {
-      const int64_t h = hostNowNs();
-      pairs.push_back({toGpu(h), h});
+    for (int i = 0; i < count; ++i) {  // as CUPTI's collector reads them
+      const int64_t before = hostNowNs();
+      const int64_t after = hostNowNs();
+      pairs.push_back({toGpu(before), before + (after - before) / 2, after - before});
     }
     return pairs;
   }
@@ -416,7 +418,9 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
       ++allReduces;
       EXPECT_EQ(e.lane, trace_model::gpuStreamLane(13));
       EXPECT_EQ(e.dim, trace_model::ParallelDim::kDp);
-      EXPECT_NEAR(static_cast<double>(e.endNs - e.startNs), 30000.0, 2.0);
+      // Each end within the rank's GPU clock bound of its truth (+ ns rounding).
+      EXPECT_NEAR(static_cast<double>(e.endNs - e.startNs), 30000.0,
+                  2.0 + 2.0 * static_cast<double>((*ranks)[e.rank].gpuClockUncertaintyNs));
     } else if (e.kind == trace_model::EventKind::kKernel) {
       ++kernels;
       EXPECT_EQ(e.lane, trace_model::gpuStreamLane(7));
@@ -424,8 +428,9 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
     } else {
       continue;
     }
-    // Within the rank's clock uncertainty of one of its true times.
-    const int64_t allowed = (*ranks)[e.rank].clockUncertaintyNs + kRoundingNs;
+    // Within the rank's clock uncertainty, host and GPU, of one of its true times.
+    const int64_t allowed =
+        (*ranks)[e.rank].clockUncertaintyNs + (*ranks)[e.rank].gpuClockUncertaintyNs + kRoundingNs;
     bool matched = false;
     for (int i = 0; i < 6; ++i) {
       const int64_t start = all[12 * e.rank + 2 * i];
@@ -435,6 +440,8 @@ TEST(TraceSessionTest, GpuActivityShipsOnStreamLanesWithItsDimension) {
   }
   EXPECT_EQ(allReduces, 3 * worldSize());
   EXPECT_EQ(kernels, 3 * worldSize());
+  // Every rank converted GPU times: its map's error bound is stored.
+  for (const auto& r : *ranks) EXPECT_GE(r.gpuClockUncertaintyNs, 0) << "rank " << r.rank;
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 

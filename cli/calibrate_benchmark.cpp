@@ -8,6 +8,7 @@
 
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
+#include "planning/core_sharing.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/trace_reader.h"
 
@@ -100,6 +101,33 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
   return out;
 }
 
+// The shared-cores runs (core_sharing.h): dp 2C on this machine's C cores,
+// ZeRO 0 (the all-reduce) and ZeRO 1 (reduce-scatter and all-gather), the
+// layout's default buckets (the whole gradient of a small
+// model in one: sizes from 8 bytes, the loss, to the gradient, so alpha
+// and beta both show; with 256 KiB buckets a time-shared all-reduce is all
+// waiting for peers and beta cannot be told apart), m = 2 at b = 1 (the
+// size the layers are measured at first). Only without hosts and with at
+// most kMaxSharedCores cores (2C ranks is one short run, not a crowd).
+constexpr int32_t kMaxSharedCores = 8;
+
+std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, int32_t world,
+                                            int32_t steps, int32_t cores,
+                                            const BenchmarkHosts& h) {
+  if (world < 2 || !h.hosts.empty() || cores < 1 || cores > kMaxSharedCores) return {};
+  std::vector<layout::Layout> out;
+  for (auto zero : {layout::ZeroStage::kNone, layout::ZeroStage::kOptimizer}) {
+    layout::Layout l;
+    l.model = model;
+    l.steps = steps;
+    l.microBatches = 2;
+    l.dp = 2 * cores;
+    l.zeroStage = zero;
+    out.push_back(l);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& model, int32_t world,
@@ -124,6 +152,19 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     parts.push_back(std::move(c));
   }
   layout::Calibration c = layout::mergeCalibrations(parts);
+  // Ranks that time-share the cores: measured apart and added as such, so
+  // the calibration itself stays one of ranks with a core each.
+  std::vector<layout::Calibration> shared;
+  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
+    BS_RETURN_IF_ERROR(validate(l));
+    const std::string name = "calibrate " + runName(l) + " b1 shared cores";
+    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
+    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
+    BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
+    shared.push_back(std::move(part));
+  }
+  if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
   if (!where.hosts.empty()) {
     c.name += " over " + std::to_string(where.hosts.size()) + " host" +

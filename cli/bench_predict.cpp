@@ -12,7 +12,8 @@
 // layouts on the 2 cores), and prints predicted vs measured step time (the
 // median of the steps after the first) and bubble for each, with
 // median_rel_error, max_rel_error (step time) and
-// median_bubble_error_points.
+// median_bubble_error_points and rank_correlation (Spearman of predicted
+// against measured tokens/s).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>

@@ -75,7 +75,7 @@ struct Library {
   std::vector<std::string> publicHeaders;  // file names inside the folder
 };
 inline const std::vector<Library> kLibraries = {
-    {"common", {"median.h", "result.h", "status.h", "value_range.h"}},
+    {"common", {"median.h", "rank_correlation.h", "result.h", "status.h", "value_range.h"}},
     // Plain values of the trace: events, kinds, lanes, windows, interval sets.
     {"trace_model",
      {"event.h", "interval_set.h", "sink.h", "step_window.h", "kernel_type.h", "kernel_category.h",

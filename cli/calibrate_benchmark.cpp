@@ -110,6 +110,7 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
 // size the layers are measured at first). Only without hosts and with at
 // most kMaxSharedCores cores (2C ranks is one short run, not a crowd).
 constexpr int32_t kMaxSharedCores = 8;
+constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
 
 std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, int32_t world,
                                             int32_t steps, int32_t cores,
@@ -154,17 +155,7 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   layout::Calibration c = layout::mergeCalibrations(parts);
   // Ranks that time-share the cores: measured apart and added as such, so
   // the calibration itself stays one of ranks with a core each.
-  std::vector<layout::Calibration> shared;
-  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
-    BS_RETURN_IF_ERROR(validate(l));
-    const std::string name = "calibrate " + runName(l) + " b1 shared cores";
-    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
-    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
-    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
-    BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
-    shared.push_back(std::move(part));
-  }
-  if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  BS_RETURN_IF_ERROR(addSharedCores(c, model, world, trace, steps, where));
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
   if (!where.hosts.empty()) {
     c.name += " over " + std::to_string(where.hosts.size()) + " host" +
@@ -175,6 +166,29 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   // The compressors' costs are this machine's: measured here when the runs were.
   if (where.hosts.empty()) BS_RETURN_IF_ERROR(addCodecCosts(c, /*progress=*/true));
   return c;
+}
+
+Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
+                      const std::string& trace, int32_t steps, const BenchmarkHosts& where) {
+  std::vector<std::string> runFlags;  // no hosts: no --net-if either
+  std::vector<layout::Calibration> shared;
+  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
+    BS_RETURN_IF_ERROR(validate(l));
+    const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
+    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
+    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
+    BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
+    shared.push_back(std::move(part));
+  }
+  if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  return Status::ok();
+}
+
+bool isSharedCoresRun(const std::string& runName) {
+  const std::string suffix = kSharedCoresSuffix;
+  return runName.size() >= suffix.size() &&
+         runName.compare(runName.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace bubblescope::cli

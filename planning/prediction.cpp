@@ -227,10 +227,13 @@ class Predictor {
   // transfers) waits for a peer while the host's other ranks compute, so
   // its wait is the compute already costed by the sharing (s x compute):
   // the link's own fit.
+  // A calibration from an oversubscribed run measured its same_host fits
+  // between time-shared ranks already: they stand for themselves.
   std::string sharedLinkOf(const std::string& dim) {
     const std::string& link = linkOf(dim);
-    return sharing_.shared() && stepEnd_ && link == kSameHost ? kSharedCores : link;
+    return sharedCores() && stepEnd_ && link == kSameHost ? kSharedCores : link;
   }
+  bool sharedCores() const { return sharing_.shared() && !c_.oversubscribed(); }
 
   double tpCommNs(const ChunkParts& c, int32_t allReducesPerLayer) {
     if (l_.tp <= 1) return 0.0;
@@ -372,7 +375,7 @@ class Predictor {
     }
     in.bucketElements = l_.bucketElementCount(4);
     in.cpuTime = cpu_;
-    in.sharedCores = sharing_.shared();  // at the step's end (sharedLinkOf)
+    in.sharedCores = sharedCores();  // at the step's end (sharedLinkOf)
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
       for (const MatrixShape& m :

@@ -48,7 +48,9 @@
 // busiest host, the straggler factor is the one measured among ranks sharing
 // cores when the calibration has it, the collectives of the step's end
 // (gradient reduction, ZeRO-1's, the optimizer's) take the calibration's
-// shared_cores fits while those between compute ops keep their link's, and
+// shared_cores fits (unless the calibration itself was oversubscribed: its
+// own fits were measured so) while those between compute ops keep their
+// link's, and
 // the prediction warns that it predicts an oversubscribed run.
 #pragma once
 

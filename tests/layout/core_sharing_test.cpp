@@ -140,5 +140,22 @@ TEST(PredictSharedCores, CollectivesBetweenComputeOpsKeepTheirOwnFit) {
   EXPECT_NEAR(p->exposedCommNs.at("dp"), 1 * kMs / 3, 1.0);
 }
 
+// A calibration from a run of more ranks than cores (calibrate --run on
+// it) measured its same_host fits between time-shared ranks: they are used
+// as they are, with no shared_cores fit asked for.
+TEST(PredictSharedCores, AnOversubscribedCalibrationsOwnFitsStandForThemselves) {
+  Calibration c = sharedCalibration(2);
+  c.ranksPerHost = 4;  // oversubscribed: thread CPU times (equal to wall here)
+  c.links = {{"dp", kSameHost, "allreduce", 4, 2 * kMs, 0.0, 1, 8, 8}};
+  Layout l;
+  l.dp = 4;
+  l.microBatches = 2;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->stepNs, 2 * 12 * kMs + 2 * kMs + 2 * kMs, 1.0);
+  ASSERT_EQ(p->warnings.size(), 1u) << p->warnings.back();
+  EXPECT_EQ(p->warnings[0].rfind("4 ranks on a host of 2 cores", 0), 0u);
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

@@ -49,16 +49,18 @@ Calibration withSharedCores(Calibration c, const Calibration& shared) {
     });
     if (!known) c.links.push_back(g);
   }
-  auto put = [&](const std::string& op, double wall, double cpu, int64_t n) {
+  // One straggler entry: the shared run's replaces an earlier one.
+  const auto straggler = std::find_if(shared.ops.begin(), shared.ops.end(), [](const auto& e) {
+    return e.part == "step" && e.op == "straggler";
+  });
+  if (straggler != shared.ops.end()) {
     c.ops.erase(std::remove_if(c.ops.begin(), c.ops.end(),
-                               [&](const OpCostEntry& o) {
-                                 return o.part == kSharedCoresPart && o.op == op;
+                               [](const OpCostEntry& o) {
+                                 return o.part == kSharedCoresPart && o.op == "straggler";
                                }),
                 c.ops.end());
-    c.ops.push_back({kSharedCoresPart, op, 0, 1, wall, cpu, n});
-  };
-  for (const OpCostEntry& e : shared.ops) {
-    if (e.part == "step" && e.op == "straggler") put("straggler", e.wallNs, e.cpuNs, e.samples);
+    c.ops.push_back({kSharedCoresPart, "straggler", 0, 1, straggler->wallNs, straggler->cpuNs,
+                     straggler->samples});
   }
   return c;
 }

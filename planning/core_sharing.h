@@ -2,9 +2,9 @@
 // (docs/prediction.md, "More ranks than cores"; issue 35, point 1).
 //
 // R ranks busy on C < R cores each get C/R of a core: their compute takes
-// s = R/C as long. Two things the ratio misses are measured by a run with
-// more ranks than cores (calibrate's shared-cores run, dp 2C on C cores) and
-// stored in the calibration:
+// s = R/C as long. Two things the ratio misses are measured by runs with
+// more ranks than cores (calibrate's shared-cores runs, dp 2C on C cores,
+// ZeRO 0 and 1) and stored in the calibration:
 //  - collectives between time-shared ranks: each hop of a collective needs
 //    its peer on a core (a descheduled peer costs a time slice, not the
 //    link's microseconds), and the copies and sums themselves share the
@@ -15,9 +15,12 @@
 //    op "straggler", the straggler factor of that run
 //    (Calibration::stragglerFactor's definition; a ratio in both cost
 //    columns, micro-batch size 0).
-// A prediction with s > 1 multiplies compute by s, uses the shared-cores
-// straggler factor instead of the calibration's (when measured), and costs
-// the collectives of groups inside the host with the kSharedCores fits.
+// A prediction with s > 1 (prediction.h) multiplies compute by s, uses the
+// shared-cores straggler factor instead of the calibration's (when
+// measured), and costs the step's-end collectives of groups inside the host
+// (which every rank waits in at once) with the kSharedCores fits; those
+// between compute ops keep their own link's fit (a rank waiting there
+// leaves its core to one that computes, which s already costs).
 // Pure; no I/O.
 #pragma once
 

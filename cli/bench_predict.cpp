@@ -3,10 +3,7 @@
 // both cores (dp2 ZeRO 0 at m micro-batches of size 1: the layers, the
 // all-reduce, the step's time outside ops and the straggler factor; dp2
 // ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
-// all-gather), merged (layout::mergeCalibrations), with calibrate's
-// shared-cores runs (dp4 ZeRO 0 and 1 on 2 cores, addSharedCores: the
-// collectives and straggling of ranks sharing cores, for the 4-rank
-// layouts) added apart, then predicts and really
+// all-gather), merged (layout::mergeCalibrations), then predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
 // tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
@@ -16,7 +13,9 @@
 // median of the steps after the first) and bubble for each, with
 // median_rel_error, max_rel_error (step time) and
 // median_bubble_error_points and rank_correlation (Spearman of predicted
-// against measured tokens/s).
+// against measured tokens/s). calibrate's shared-cores runs (dp4 ZeRO 0
+// and 1 on 2 cores, addSharedCores: the collectives and straggling of
+// ranks sharing cores) are added apart for the 4-rank layouts.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>

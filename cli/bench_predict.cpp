@@ -12,7 +12,10 @@
 // layouts on the 2 cores), and prints predicted vs measured step time (the
 // median of the steps after the first) and bubble for each, with
 // median_rel_error, max_rel_error (step time) and
-// median_bubble_error_points.
+// median_bubble_error_points and rank_correlation (Spearman of predicted
+// against measured tokens/s). calibrate's shared-cores runs (dp4 ZeRO 0
+// and 1 on 2 cores, addSharedCores: the collectives and straggling of
+// ranks sharing cores) are added apart for the 4-rank layouts.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -22,12 +25,14 @@
 #include <thread>
 #include <vector>
 
+#include "cli/calibrate_benchmark.h"
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
 #include "cli/load_average.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "cli/trial_scatter.h"
+#include "planning/core_sharing.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
@@ -180,17 +185,25 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
     if (r.info.name.rfind("calibrate ", 0) == 0) calibrationRuns.push_back(r.id);
   }
   if (calibrationRuns.empty()) calibrationRuns.push_back(measured.front().id);
-  // A mixture of experts is predicted from the calibration runs of one.
-  std::vector<layout::Calibration> parts, moeParts;
+  // A mixture of experts is predicted from the calibration runs of one;
+  // the shared-cores runs are added apart (layout::withSharedCores).
+  std::vector<layout::Calibration> parts, moeParts, sharedParts;
   std::string names;
   for (int64_t id : calibrationRuns) {
     auto c = analysis::calibrateFromRun(**reader, id);
     if (!c.isOk()) return fail(c.status().message());
-    (c->model.hasMoe() ? moeParts : parts).push_back(std::move(*c));
+    const bool shared = std::any_of(measured.begin(), measured.end(), [&](const auto& r) {
+      return r.id == id && isSharedCoresRun(r.info.name);
+    });
+    (shared ? sharedParts : c->model.hasMoe() ? moeParts : parts).push_back(std::move(*c));
     names += (names.empty() ? "" : ", ") + std::to_string(id);
   }
   if (parts.empty()) return fail(a.replay + " holds no calibration run of a dense model");
-  const layout::Calibration calibration = layout::mergeCalibrations(parts);
+  layout::Calibration calibration = layout::mergeCalibrations(parts);
+  if (!sharedParts.empty()) {
+    calibration =
+        layout::withSharedCores(std::move(calibration), layout::mergeCalibrations(sharedParts));
+  }
   const layout::Calibration moeCalibration =
       moeParts.empty() ? calibration : layout::mergeCalibrations(moeParts);
   std::printf("replay of %s: calibration from run %s (measured when the file was written)\n",
@@ -252,6 +265,10 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     calibrationRuns.push_back(*run);
   }
   layout::Calibration calibration = layout::mergeCalibrations(parts);
+  // The 4-rank layouts share the cores: calibrate's shared-cores runs.
+  if (Status shared = addSharedCores(calibration, *model, 2, trace, a.steps); !shared.isOk()) {
+    return fail(shared.message());
+  }
   if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
   calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + " and " +
                      std::to_string(calibrationRuns[1]);

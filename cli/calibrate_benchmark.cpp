@@ -8,6 +8,7 @@
 
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
+#include "planning/core_sharing.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/trace_reader.h"
 
@@ -100,6 +101,34 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
   return out;
 }
 
+// The shared-cores runs (core_sharing.h): dp 2C on this machine's C cores,
+// ZeRO 0 (the all-reduce) and ZeRO 1 (reduce-scatter and all-gather), the
+// layout's default buckets (the whole gradient of a small
+// model in one: sizes from 8 bytes, the loss, to the gradient, so alpha
+// and beta both show; with 256 KiB buckets a time-shared all-reduce is all
+// waiting for peers and beta cannot be told apart), m = 2 at b = 1 (the
+// size the layers are measured at first). Only without hosts and with at
+// most kMaxSharedCores cores (2C ranks is one short run, not a crowd).
+constexpr int32_t kMaxSharedCores = 8;
+constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
+
+std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, int32_t world,
+                                            int32_t steps, int32_t cores,
+                                            const BenchmarkHosts& h) {
+  if (world < 2 || !h.hosts.empty() || cores < 1 || cores > kMaxSharedCores) return {};
+  std::vector<layout::Layout> out;
+  for (auto zero : {layout::ZeroStage::kNone, layout::ZeroStage::kOptimizer}) {
+    layout::Layout l;
+    l.model = model;
+    l.steps = steps;
+    l.microBatches = 2;
+    l.dp = 2 * cores;
+    l.zeroStage = zero;
+    out.push_back(l);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& model, int32_t world,
@@ -124,6 +153,9 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     parts.push_back(std::move(c));
   }
   layout::Calibration c = layout::mergeCalibrations(parts);
+  // Ranks that time-share the cores: measured apart and added as such, so
+  // the calibration itself stays one of ranks with a core each.
+  BS_RETURN_IF_ERROR(addSharedCores(c, model, world, trace, steps, where));
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
   if (!where.hosts.empty()) {
     c.name += " over " + std::to_string(where.hosts.size()) + " host" +
@@ -134,6 +166,29 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   // The compressors' costs are this machine's: measured here when the runs were.
   if (where.hosts.empty()) BS_RETURN_IF_ERROR(addCodecCosts(c, /*progress=*/true));
   return c;
+}
+
+Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
+                      const std::string& trace, int32_t steps, const BenchmarkHosts& where) {
+  std::vector<std::string> runFlags;  // no hosts: no --net-if either
+  std::vector<layout::Calibration> shared;
+  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
+    BS_RETURN_IF_ERROR(validate(l));
+    const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
+    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
+    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
+    BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
+    shared.push_back(std::move(part));
+  }
+  if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  return Status::ok();
+}
+
+bool isSharedCoresRun(const std::string& runName) {
+  const std::string suffix = kSharedCoresSuffix;
+  return runName.size() >= suffix.size() &&
+         runName.compare(runName.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace bubblescope::cli

@@ -44,4 +44,16 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
                                                  const std::string& trace, int32_t steps,
                                                  const BenchmarkHosts& where = {});
 
+// The shared-cores runs of the micro-benchmark (planning/core_sharing.h):
+// dp 2C of `model` on this machine's C = c.cores cores, ZeRO 0 and ZeRO 1,
+// m = 2, `steps` steps each, into `trace`, named "calibrate ... shared
+// cores", added to c by layout::withSharedCores. None (c unchanged) with
+// hosts, world < 2, or C outside 1..8. `bench predict` runs them too.
+Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
+                      const std::string& trace, int32_t steps, const BenchmarkHosts& where = {});
+
+// Whether a run's name is one of the shared-cores runs' (a calibration made
+// from such runs keeps them apart: layout::withSharedCores).
+bool isSharedCoresRun(const std::string& runName);
+
 }  // namespace bubblescope::cli

@@ -10,6 +10,7 @@
 #include "cli/mpirun.h"
 #include "cli/run_description.h"
 #include "common/median.h"
+#include "common/rank_correlation.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/analysis/text_table.h"
 #include "storage/trace_reader.h"
@@ -106,6 +107,16 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
   s.medianRelError = median(rel);
   s.maxRelError = rel.empty() ? 0.0 : *std::max_element(rel.begin(), rel.end());
   s.medianBubbleErrorPoints = median(points);
+  // tokens/s: the step's tokens (prediction: tokens/s x step) over each step.
+  std::vector<double> predicted, measured;
+  for (const LayoutTrial& t : trials) {
+    const double tokensNs = t.prediction.tokensPerSecond * t.prediction.stepNs;
+    if (t.measuredStepNs > 0 && t.prediction.stepNs > 0 && std::isfinite(tokensNs)) {
+      predicted.push_back(tokensNs / t.prediction.stepNs);
+      measured.push_back(tokensNs / t.measuredStepNs);
+    }
+  }
+  s.rankCorrelation = spearmanRho(predicted, measured);
   return s;
 }
 
@@ -131,6 +142,7 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   out += "median_rel_error: " + formatNumber(s.medianRelError, 4) + "\n";
   out += "max_rel_error: " + formatNumber(s.maxRelError, 4) + "\n";
   out += "median_bubble_error_points: " + formatNumber(s.medianBubbleErrorPoints, 2) + "\n";
+  out += "rank_correlation: " + formatNumber(s.rankCorrelation, 3) + "\n";
   return out;
 }
 

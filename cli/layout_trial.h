@@ -57,12 +57,17 @@ struct TrialSummary {
   double medianRelError = 0;
   double maxRelError = 0;
   double medianBubbleErrorPoints = 0;
+  // Spearman's rho of predicted against measured tokens/s over the trials
+  // (common/rank_correlation.h): does the prediction order them as they
+  // ran? NaN with fewer than 2 trials or no order among them.
+  double rankCorrelation = 0;
 };
 TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
 
 // One row per trial: layout, m, b, recompute, predicted and measured step
 // (ms) and error, predicted and measured bubble (mean over stages) and the
-// error in points; then the summary keys as `key: value` lines.
+// error in points; then the summary keys as `key: value` lines
+// (rank_correlation: TrialSummary::rankCorrelation).
 std::string trialsToText(const std::vector<LayoutTrial>& trials);
 
 }  // namespace bubblescope::cli

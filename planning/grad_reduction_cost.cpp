@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "planning/formulas.h"
+#include "planning/link_class.h"
 
 namespace bubblescope::layout {
 namespace {
@@ -131,11 +132,15 @@ class CostBuilder {
     return steps * (transmitNs + calls * in_.link.interNodeLatencyUs * 1e3);
   }
 
+  // The link inside a node: between ranks that time-share its cores when
+  // they do (core_sharing.h).
+  std::string inNodeLink() const { return in_.sharedCores ? kSharedCores : kSameHost; }
+
   // A flat ring over the whole group, its buffers `bytes` in all.
   void flat(const std::string& collective, double bytes, double calls) {
     const double p = in_.group;
     const bool crosses = in_.link.nodes(in_.group) > 1;
-    const std::string link = crosses && !in_.link.emulated() ? "other_host" : "same_host";
+    const std::string link = crosses && !in_.link.emulated() ? "other_host" : inNodeLink();
     cost_.commNs += fittedNs(collective, bytes, calls, p, link);
     if (crosses) cost_.commNs += pacedNs(collective, bytes, calls, p);
     const double bus = busFactor(collective, p) * bytes;
@@ -146,11 +151,11 @@ class CostBuilder {
   void hierarchical(double n, double buckets, int32_t nodes) {
     const double k = static_cast<double>(in_.group) / nodes;
     const double bytes = kBytesPerElement * n;
-    const std::string inter = in_.link.emulated() ? "same_host" : "other_host";
-    cost_.commNs += fittedNs("reduce_scatter", bytes, buckets, k, "same_host");
+    const std::string inter = in_.link.emulated() ? inNodeLink() : "other_host";
+    cost_.commNs += fittedNs("reduce_scatter", bytes, buckets, k, inNodeLink());
     cost_.commNs += fittedNs("allreduce", bytes / k, buckets, nodes, inter);
     cost_.commNs += pacedNs("allreduce", bytes / k, buckets, nodes);
-    cost_.commNs += fittedNs("all_gather", bytes, buckets, k, "same_host");
+    cost_.commNs += fittedNs("all_gather", bytes, buckets, k, inNodeLink());
     const double interBus = busFactor("allreduce", nodes) * bytes / k;
     cost_.sentBytes += 2 * busFactor("all_gather", k) * bytes + interBus;
     cost_.interNodeBytes += interBus;

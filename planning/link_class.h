@@ -20,6 +20,10 @@ namespace bubblescope::layout {
 
 inline constexpr const char* kSameHost = "same_host";
 inline constexpr const char* kOtherHost = "other_host";
+// Not a wire: a group inside one host whose ranks time-share its cores (more
+// ranks than cores, core_sharing.h). Fitted from calibrate's shared-cores
+// run; predictLayout costs such a group's collectives with it.
+inline constexpr const char* kSharedCores = "shared_cores";
 
 // The ranks of `rank`'s group of `dim`, itself included. Empty for an
 // unknown dim or a rank outside the world.

@@ -7,6 +7,7 @@
 
 #include "engine/layout/global_batch.h"
 #include "engine/layout/stage_split.h"
+#include "planning/core_sharing.h"
 #include "planning/expert_parallel_cost.h"
 #include "planning/expert_parallel_volume.h"
 #include "planning/formulas.h"
@@ -26,21 +27,11 @@ struct ChunkParts {
   ChunkParameters split;  // parameters as shared + this rank's experts
 };
 
-// The most ranks placed on one host.
-int32_t busiestHostRanks(const std::vector<std::string>& placed) {
-  std::map<std::string, int32_t> perHost;
-  int32_t most = 0;
-  for (const std::string& h : placed) most = std::max(most, ++perHost[h]);
-  return most;
-}
-
-// Time-sharing: R ranks busy on C < R cores each get C/R of a core, so their
-// compute takes R/C as long; 1 when the cores suffice or are unknown (0: a
-// hardware profile's GPUs). Every host is taken to have the calibrated
-// machine's cores.
-double coreSharing(const std::vector<std::string>& placed, int32_t cores) {
-  const int32_t ranks = busiestHostRanks(placed);
-  return cores > 0 && ranks > cores ? static_cast<double>(ranks) / cores : 1.0;
+// The straggler factor of ranks doing the same work: among ranks that
+// share cores the one measured so (core_sharing.h), else the calibration's.
+double stragglerOf(const Calibration& c, const CoreSharing& sharing) {
+  if (sharing.shared() && sharing.straggler) return *sharing.straggler;
+  return c.stragglerFactor(c.oversubscribed());
 }
 
 class Predictor {
@@ -50,16 +41,16 @@ class Predictor {
         c_(c),
         cpu_(c.oversubscribed()),
         placed_(placedHosts(l)),
-        straggler_(l.dp * l.tp * l.pp > 1 ? c.stragglerFactor(c.oversubscribed()) : 1.0),
-        sharing_(coreSharing(placed_, c.cores)) {}
+        sharing_(coreSharingOf(placed_, c, c.oversubscribed())),
+        straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
     for (std::string& w : calibrationMismatches(c_, l_.model)) warn(std::move(w));
-    if (sharing_ > 1) {
+    if (sharing_.shared()) {
       char factor[32];
-      std::snprintf(factor, sizeof factor, "%.2f", sharing_);
-      warn(std::to_string(busiestHostRanks(placed_)) + " ranks on a host of " +
+      std::snprintf(factor, sizeof factor, "%.2f", sharing_.computeFactor());
+      warn(std::to_string(sharing_.ranks) + " ranks on a host of " +
            std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
            "is predicted " + factor + "x slower (time-sharing)");
     }
@@ -156,7 +147,7 @@ class Predictor {
     double ns = c.layers * partNs("block", op);
     if (c.embedding) ns += partNs("embedding", op);
     if (c.head) ns += partNs("head", op);
-    return ns * straggler_ * sharing_;
+    return ns * straggler_ * sharing_.computeFactor();
   }
 
   // The optimizer over the parameters this rank updates, the step's time
@@ -169,7 +160,7 @@ class Predictor {
         sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
     double ns = updated * perParameterNs("optimizer", "step");
     if (auto other = c_.perParameterNs("step", "other", cpu_)) ns += p.total() * *other;
-    ns *= straggler_ * sharing_;
+    ns *= straggler_ * sharing_.computeFactor();
     if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
       const double norm =
           collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1, false);
@@ -200,7 +191,7 @@ class Predictor {
                       double calls, bool sayOtherDim = true) {
     // The link the dimension's groups cross where the layout's hosts place
     // its ranks (link_class.h); a fit of another link stands in, said once.
-    const std::string& link = linkOf(dim);
+    const std::string link = sharedLinkOf(dim);
     if (const LinkFit* f = c_.linkFit(dim, collective, link)) {
       if (f->link != link) {
         warn("no " + link + " " + collective + " fit in the calibration: costed as " + f->link);
@@ -227,6 +218,22 @@ class Predictor {
     if (added) it->second = l_.hosts.empty() ? kSameHost : worldLinkClass(l_, placed_, dim);
     return it->second;
   }
+
+  // The link a collective of dim is costed on: a group inside a host whose
+  // ranks time-share its cores takes the shared-cores fits
+  // (core_sharing.h) for the collectives of the step's end, which every
+  // rank of the host waits in at once; a collective between compute ops
+  // (tp's per layer, ep's all-to-alls, ZeRO-2/3's per micro-batch, pp's
+  // transfers) waits for a peer while the host's other ranks compute, so
+  // its wait is the compute already costed by the sharing (s x compute):
+  // the link's own fit.
+  // A calibration from an oversubscribed run measured its same_host fits
+  // between time-shared ranks already: they stand for themselves.
+  std::string sharedLinkOf(const std::string& dim) {
+    const std::string& link = linkOf(dim);
+    return sharedCores() && stepEnd_ && link == kSameHost ? kSharedCores : link;
+  }
+  bool sharedCores() const { return sharing_.shared() && !c_.oversubscribed(); }
 
   double tpCommNs(const ChunkParts& c, int32_t allReducesPerLayer) {
     if (l_.tp <= 1) return 0.0;
@@ -265,6 +272,10 @@ class Predictor {
   }
 
   double opNs(const Op& op) {
+    // The step's-end ops: every rank of the host is done computing.
+    stepEnd_ = op.type == OpType::kAllReduceGrads || op.type == OpType::kOptimizerStep ||
+               op.type == OpType::kAllGatherParams ||
+               (op.type == OpType::kReduceScatterGrads && op.microBatch < 0);
     const ChunkParts& c = chunks_.at(p_.schedule.virtualStage(stage_, op.chunk));
     const ZeroStage z = l_.zeroStage;
     const bool gathers = z == ZeroStage::kParameters;
@@ -364,6 +375,7 @@ class Predictor {
     }
     in.bucketElements = l_.bucketElementCount(4);
     in.cpuTime = cpu_;
+    in.sharedCores = sharedCores();  // at the step's end (sharedLinkOf)
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
       for (const MatrixShape& m :
@@ -465,14 +477,15 @@ class Predictor {
   const bool cpu_;
   const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
   std::map<std::string, std::string> links_;  // dim -> its link class
+  const CoreSharing sharing_;                 // the busiest host's ranks per core
   const double straggler_;                    // 1 on a single rank
-  const double sharing_;                      // >= 1: ranks per core on the busiest host
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;
   int32_t stage_ = 0;
   double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0, epNs_ = 0;  // the current stage's comm per step
   double lastBackwardNs_ = 0;  // the current stage's latest Backward or BackwardWeight op
+  bool stepEnd_ = false;       // the op being costed is one of the step's end (opNs)
 };
 
 }  // namespace

@@ -43,9 +43,15 @@
 // one's pace. Times are wall ns, or thread-CPU ns when the calibration's run was
 // oversubscribed (Calibration::oversubscribed). When the layout puts more
 // ranks on a host than the calibrated machine has cores (Calibration::cores;
-// 0 for a hardware profile: no limit), the ranks time-share the cores: every
-// compute cost is multiplied by ranks / cores of the busiest host, and the
-// prediction warns that it predicts an oversubscribed run.
+// 0 for a hardware profile: no limit), the ranks time-share the cores
+// (core_sharing.h): every compute cost is multiplied by ranks / cores of the
+// busiest host, the straggler factor is the one measured among ranks sharing
+// cores when the calibration has it, the collectives of the step's end
+// (gradient reduction, ZeRO-1's, the optimizer's) take the calibration's
+// shared_cores fits (unless the calibration itself was oversubscribed: its
+// own fits were measured so) while those between compute ops keep their
+// link's, and
+// the prediction warns that it predicts an oversubscribed run.
 #pragma once
 
 #include <map>

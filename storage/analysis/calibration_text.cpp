@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planning/core_sharing.h"
 #include "planning/grad_reduction_cost.h"
 #include "storage/analysis/text_table.h"
 
@@ -16,9 +17,11 @@ std::string calibrationToText(const layout::Calibration& c) {
   TextTable ops{{"part", "op", "b", "tp", "wall ms", "cpu ms", "samples"}, {}, false};
   for (const layout::OpCostEntry& e : c.ops) {
     // Size 0: the optimizer's and the step's time outside ops are per
-    // parameter (shown in ns), the straggler factor a ratio; a gradient
-    // codec is per element (its b: PowerSGD's rank); the others ms.
-    const bool ratio = e.part == "step" && e.op == "straggler";
+    // parameter (shown in ns), the straggler factor and the shared cores'
+    // entries (core_sharing.h) ratios; a gradient codec is per element (its
+    // b: PowerSGD's rank); the others ms.
+    const bool ratio = (e.part == "step" && e.op == "straggler") ||
+                       e.part == layout::kSharedCoresPart;
     const bool codec = e.part == layout::kCodecPart;
     const bool raw = e.microBatchSize == 0 || codec;
     ops.rows.push_back(

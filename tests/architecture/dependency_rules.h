@@ -75,7 +75,7 @@ struct Library {
   std::vector<std::string> publicHeaders;  // file names inside the folder
 };
 inline const std::vector<Library> kLibraries = {
-    {"common", {"median.h", "result.h", "status.h", "value_range.h"}},
+    {"common", {"median.h", "rank_correlation.h", "result.h", "status.h", "value_range.h"}},
     // Plain values of the trace: events, kinds, lanes, windows, interval sets.
     {"trace_model",
      {"event.h", "interval_set.h", "sink.h", "step_window.h", "kernel_type.h", "kernel_category.h",
@@ -92,6 +92,7 @@ inline const std::vector<Library> kLibraries = {
     {"planning",
      {"simulator.h", "schedule_playback.h", "formulas.h", "calibration.h", "prediction.h",
       "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
+      "core_sharing.h",
       "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
     // Capture only: the recorder, the clock, a rank's trace session, a GPU
     // rank's activity source, its events and its streams' dimensions.

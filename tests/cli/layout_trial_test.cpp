@@ -51,6 +51,27 @@ TEST(LayoutTrial, SummaryIsMedianAndMaxOverTheTrials) {
       << text;
 }
 
+// Spearman's rho of predicted against measured tokens/s: each trial's
+// tokens per step are the prediction's tokens/s x its step (1000 tokens
+// here, 2000 for the last), so tokens/s orders the trials even where the
+// steps differ in micro-batches.
+TEST(LayoutTrial, RankCorrelationOrdersPredictedAgainstMeasuredTokensPerSecond) {
+  auto withTokens = [](double predictedMs, double measuredMs, double tokens) {
+    LayoutTrial t = trial(predictedMs, measuredMs, {0.0}, {0.0});
+    t.prediction.tokensPerSecond = tokens / (predictedMs * 1e-3);
+    return t;
+  };
+  // Predicted tokens/s order 1 > 2 > 3 > 4; measured 2 > 1 > 3 > 4 (the
+  // last: 2000 tokens in 230 ms): ranks differ by 1, 1, 0, 0, rho = 1 - 6 * 2 / 60.
+  std::vector<LayoutTrial> trials = {withTokens(100, 105, 1000), withTokens(101, 100, 1000),
+                                     withTokens(110, 108, 1000), withTokens(240, 230, 2000)};
+  EXPECT_NEAR(summarizeTrials(trials).rankCorrelation, 0.8, 1e-12);
+  EXPECT_NE(trialsToText(trials).find("rank_correlation: 0.800\n"), std::string::npos)
+      << trialsToText(trials);
+  trials.resize(1);  // one trial orders nothing
+  EXPECT_TRUE(std::isnan(summarizeTrials(trials).rankCorrelation));
+}
+
 TEST(TrialScatter, OneNumberedDotPerTrialOnBothPanels) {
   std::vector<LayoutTrial> trials = {trial(101, 100, {0.0}, {0.01}), trial(90, 100, {0.2}, {0.3})};
   trials[1].layout.pp = 2;

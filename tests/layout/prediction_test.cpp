@@ -182,6 +182,7 @@ TEST(Prediction, MoreRanksThanCoresTimeShareTheCompute) {
   Calibration c = blockCalibration(1.0, 2.0);
   c.links.push_back({"dp", "same_host", "allreduce", 4, 0, 0.0, 1, 1, 1});  // free
   c.links.push_back({"dp", "other_host", "allreduce", 4, 0, 0.0, 1, 1, 1});
+  c.links.push_back({"dp", "shared_cores", "allreduce", 4, 0, 0.0, 1, 1, 1});
   Layout l;  // tiny: 2 layers of 1 + 2 ms per micro-batch
   l.dp = 4;
   l.microBatches = 2;

@@ -1,0 +1,68 @@
+#include "planning/core_sharing.h"
+
+#include <algorithm>
+#include <map>
+
+#include "planning/link_class.h"
+
+namespace bubblescope::layout {
+namespace {
+
+int32_t busiestHostRanks(const std::vector<std::string>& placed) {
+  std::map<std::string, int32_t> perHost;
+  int32_t most = 0;
+  for (const std::string& h : placed) most = std::max(most, ++perHost[h]);
+  return most;
+}
+
+const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
+  for (const OpCostEntry& e : c.ops) {
+    if (e.part == kSharedCoresPart && e.op == op) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
+                          bool cpuTime) {
+  CoreSharing s;
+  s.ranks = busiestHostRanks(placed);
+  s.cores = c.cores;
+  if (c.cores <= 0 || s.ranks <= c.cores) return s;
+  s.ratio = static_cast<double>(s.ranks) / c.cores;
+  if (const OpCostEntry* e = sharedEntry(c, "straggler")) {
+    s.straggler = std::max(1.0, cpuTime ? e->cpuNs : e->wallNs);
+  }
+  return s;
+}
+
+Calibration withSharedCores(Calibration c, const Calibration& shared) {
+  if (!shared.oversubscribed()) return c;
+  for (const LinkFit& f : shared.links) {
+    if (f.link != kSameHost) continue;
+    LinkFit g = f;
+    g.link = kSharedCores;
+    const bool known = std::any_of(c.links.begin(), c.links.end(), [&](const LinkFit& o) {
+      return o.dim == g.dim && o.collective == g.collective && o.link == g.link &&
+             o.groupSize == g.groupSize;
+    });
+    if (!known) c.links.push_back(g);
+  }
+  // One straggler entry: the shared run's replaces an earlier one.
+  const auto straggler = std::find_if(shared.ops.begin(), shared.ops.end(), [](const auto& e) {
+    return e.part == "step" && e.op == "straggler";
+  });
+  if (straggler != shared.ops.end()) {
+    c.ops.erase(std::remove_if(c.ops.begin(), c.ops.end(),
+                               [](const OpCostEntry& o) {
+                                 return o.part == kSharedCoresPart && o.op == "straggler";
+                               }),
+                c.ops.end());
+    c.ops.push_back({kSharedCoresPart, "straggler", 0, 1, straggler->wallNs, straggler->cpuNs,
+                     straggler->samples});
+  }
+  return c;
+}
+
+}  // namespace bubblescope::layout

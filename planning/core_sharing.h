@@ -1,0 +1,63 @@
+// CoreSharing: what ranks that time-share a host's cores cost
+// (docs/prediction.md, "More ranks than cores"; issue 35, point 1).
+//
+// R ranks busy on C < R cores each get C/R of a core: their compute takes
+// s = R/C as long. Two things the ratio misses are measured by runs with
+// more ranks than cores (calibrate's shared-cores runs, dp 2C on C cores,
+// ZeRO 0 and 1) and stored in the calibration:
+//  - collectives between time-shared ranks: each hop of a collective needs
+//    its peer on a core (a descheduled peer costs a time slice, not the
+//    link's microseconds), and the copies and sums themselves share the
+//    cores, so the run's own alpha-beta fits are kept as link
+//    kSharedCores (link_class.h) beside the same_host ones;
+//  - the straggling of ranks that share cores (they run by turns, and meet
+//    at each collective at the slowest one's pace): part kSharedCoresPart,
+//    op "straggler", the straggler factor of that run
+//    (Calibration::stragglerFactor's definition; a ratio in both cost
+//    columns, micro-batch size 0).
+// A prediction with s > 1 (prediction.h) multiplies compute by s, uses the
+// shared-cores straggler factor instead of the calibration's (when
+// measured), and costs the step's-end collectives of groups inside the host
+// (which every rank waits in at once) with the kSharedCores fits; those
+// between compute ops keep their own link's fit (a rank waiting there
+// leaves its core to one that computes, which s already costs).
+// Pure; no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planning/calibration.h"
+
+namespace bubblescope::layout {
+
+inline constexpr const char* kSharedCoresPart = "shared_cores";
+
+struct CoreSharing {
+  int32_t ranks = 0;      // the most ranks placed on one host
+  int32_t cores = 0;      // the calibrated machine's cores (0: unknown, no limit)
+  double ratio = 1;       // s = ranks / cores when > 1, else 1
+  std::optional<double> straggler;  // measured among ranks sharing cores
+
+  bool shared() const { return ratio > 1; }
+  // What every compute cost is multiplied by: s (1 when not shared).
+  double computeFactor() const { return ratio; }
+};
+
+// The sharing of a layout whose ranks are on `placed` hosts (placedHosts,
+// link_class.h), every host taken to have the calibrated machine's cores.
+// `cpuTime`: the costs are thread CPU times (the straggler's CPU column).
+CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
+                          bool cpuTime);
+
+// `c` with what `shared` measured among ranks sharing cores: its same_host
+// fits as kSharedCores fits (added where c has none of that dim,
+// collective and group size) and its straggler factor as a
+// kSharedCoresPart entry.
+// `shared` must come from a run with more ranks than cores
+// (Calibration::oversubscribed); otherwise c is returned unchanged.
+Calibration withSharedCores(Calibration c, const Calibration& shared);
+
+}  // namespace bubblescope::layout

@@ -1,0 +1,161 @@
+// Ranks that time-share a host's cores (planning/core_sharing.h, issue 35
+// point 1): what calibrate's shared-cores run adds to a calibration, and how
+// a prediction of more ranks than cores uses it. Costs are made up so every
+// expected step follows from the model by hand.
+#include "planning/core_sharing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "planning/link_class.h"
+#include "planning/prediction.h"
+
+namespace bubblescope::layout {
+namespace {
+
+constexpr double kMs = 1e6;
+
+// The tiny model's layers at 1 ms forward and 2 ms backward per
+// micro-batch (embedding and head free), on a host of `cores` cores.
+Calibration sharedCalibration(int32_t cores) {
+  Calibration c;
+  c.model = defaultLayoutModel();
+  c.host = "h";
+  c.cores = cores;
+  c.ranksPerHost = 2;
+  for (const char* part : {"block", "embedding", "head"}) {
+    const double f = std::string(part) == "block" ? 1 * kMs : 0;
+    c.ops.push_back({part, "forward", 1, 1, f, f, 1});
+    c.ops.push_back({part, "backward", 1, 1, 2 * f, 2 * f, 1});
+  }
+  c.ops.push_back({"optimizer", "step", 0, 1, 0, 0, 1});
+  c.links.push_back({"dp", kSameHost, "allreduce", 2, 0, 0.0, 1, 8, 8});  // free
+  c.links.push_back({"tp", kSameHost, "allreduce", 2, 0.1 * kMs, 0.0, 1, 8, 8});
+  // Between time-shared ranks a call costs 1 ms at group 4, whatever its size.
+  c.links.push_back({"dp", kSharedCores, "allreduce", 4, 1 * kMs, 0.0, 1, 8, 8});
+  return c;
+}
+
+TEST(PredictSharedCores, TheSharedRunAddsItsFitsAsSharedCoresAndItsStraggler) {
+  Calibration alone = sharedCalibration(2);
+  alone.links.pop_back();  // no shared_cores fit yet
+  Calibration shared;
+  shared.cores = 2;
+  shared.ranksPerHost = 4;
+  shared.links.push_back({"dp", kSameHost, "allreduce", 4, 3 * kMs, 0.5, 8, 8, 1 << 20});
+  shared.ops.push_back({"step", "straggler", 0, 1, 1.25, 1.1, 2});
+  const Calibration out = withSharedCores(alone, shared);
+  ASSERT_EQ(out.links.size(), alone.links.size() + 1);
+  const LinkFit& f = out.links.back();
+  EXPECT_EQ(f.link, kSharedCores);
+  EXPECT_EQ(f.dim, "dp");
+  EXPECT_EQ(f.groupSize, 4);
+  EXPECT_DOUBLE_EQ(f.alphaNs, 3 * kMs);
+  EXPECT_DOUBLE_EQ(f.betaNsPerByte, 0.5);
+  // The calibration stays one of ranks with a core each.
+  EXPECT_FALSE(out.oversubscribed());
+  EXPECT_DOUBLE_EQ(out.stragglerFactor(false), 1.0);
+  const CoreSharing s = coreSharingOf({"", "", "", ""}, out, false);
+  EXPECT_EQ(s.ranks, 4);
+  EXPECT_DOUBLE_EQ(s.ratio, 2.0);
+  ASSERT_TRUE(s.straggler.has_value());
+  EXPECT_DOUBLE_EQ(*s.straggler, 1.25);
+  EXPECT_DOUBLE_EQ(*coreSharingOf({"", "", "", ""}, out, true).straggler, 1.1);
+  // Twice: the entries are replaced, not repeated.
+  const Calibration again = withSharedCores(out, shared);
+  EXPECT_EQ(again.links.size(), out.links.size());
+  EXPECT_EQ(std::count_if(again.ops.begin(), again.ops.end(),
+                          [](const OpCostEntry& e) { return e.part == kSharedCoresPart; }),
+            1);
+  // A run with a core per rank measured nothing of sharing.
+  shared.ranksPerHost = 2;
+  const Calibration unchanged = withSharedCores(alone, shared);
+  EXPECT_EQ(unchanged.links, alone.links);
+  EXPECT_EQ(unchanged.ops, alone.ops);
+}
+
+TEST(PredictSharedCores, NoSharingWhenTheCoresSufficeOrAreUnknown) {
+  Calibration c = sharedCalibration(4);
+  EXPECT_FALSE(coreSharingOf({"", "", "", ""}, c, false).shared());
+  EXPECT_DOUBLE_EQ(coreSharingOf({"", "", "", ""}, c, false).computeFactor(), 1.0);
+  c.cores = 0;  // a hardware profile
+  EXPECT_FALSE(coreSharingOf({"", "", "", "", "", ""}, c, false).shared());
+  c.cores = 2;  // 3 ranks on the busiest of two hosts
+  const CoreSharing s = coreSharingOf({"a", "a", "a", "b"}, c, false);
+  EXPECT_EQ(s.ranks, 3);
+  EXPECT_DOUBLE_EQ(s.computeFactor(), 1.5);
+  EXPECT_FALSE(s.straggler.has_value());
+}
+
+// dp4 m2 on 2 cores: compute 2 x (2 micro-batches x 2 layers x 3 ms), the
+// step's end (the gradient all-reduce, one bucket, and the loss
+// all-reduce) 1 ms each from the shared_cores fit; on 4 cores the free
+// same_host fit and compute at full speed.
+TEST(PredictSharedCores, TheStepsEndCollectivesOfRanksSharingCoresTakeTheSharedCoresFit) {
+  Layout l;
+  l.dp = 4;
+  l.microBatches = 2;
+  auto enough = predictLayout(l, sharedCalibration(4));
+  ASSERT_TRUE(enough.isOk()) << enough.status().message();
+  EXPECT_NEAR(enough->stepNs, 12 * kMs, 1.0);
+  EXPECT_TRUE(enough->warnings.empty());
+  auto shared = predictLayout(l, sharedCalibration(2));
+  ASSERT_TRUE(shared.isOk()) << shared.status().message();
+  EXPECT_NEAR(shared->stepNs, 2 * 12 * kMs + 1 * kMs + 1 * kMs, 1.0);
+  EXPECT_NEAR(shared->exposedCommNs.at("dp"), 1 * kMs, 1.0);
+  ASSERT_EQ(shared->warnings.size(), 1u);
+  EXPECT_EQ(shared->warnings[0].rfind("4 ranks on a host of 2 cores", 0), 0u);
+  // The straggler factor measured among ranks sharing cores replaces the
+  // calibration's.
+  Calibration c = sharedCalibration(2);
+  c.ops.push_back({"step", "straggler", 0, 1, 1.5, 1.5, 2});
+  c.ops.push_back({kSharedCoresPart, "straggler", 0, 1, 1.25, 1.25, 2});
+  auto straggling = predictLayout(l, c);
+  ASSERT_TRUE(straggling.isOk());
+  EXPECT_NEAR(straggling->stepNs, 1.25 * 2 * 12 * kMs + 2 * kMs, 1.0);
+  auto alone = predictLayout(l, [&] {
+    Calibration four = c;
+    four.cores = 4;
+    return four;
+  }());
+  ASSERT_TRUE(alone.isOk());
+  EXPECT_NEAR(alone->stepNs, 1.5 * 12 * kMs, 1.0);
+}
+
+// tp2 x dp2 on 2 cores: the tp all-reduces between compute ops keep their
+// same_host fit (0.1 ms a call, 2 per layer and pass: 16 calls) — a rank
+// waiting for its tp peer leaves the core to a rank that computes, which
+// the sharing already costs — while the step's dp all-reduces take the
+// shared_cores fit, scaled from its group of 4 to 2 by the ring's steps
+// (2 of 6: 1/3 ms).
+TEST(PredictSharedCores, CollectivesBetweenComputeOpsKeepTheirOwnFit) {
+  Layout l;
+  l.tp = 2;
+  l.dp = 2;
+  l.microBatches = 2;
+  auto p = predictLayout(l, sharedCalibration(2));
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->exposedCommNs.at("tp"), 16 * 0.1 * kMs, 1.0);
+  EXPECT_NEAR(p->exposedCommNs.at("dp"), 1 * kMs / 3, 1.0);
+}
+
+// A calibration from a run of more ranks than cores (calibrate --run on
+// it) measured its same_host fits between time-shared ranks: they are used
+// as they are, with no shared_cores fit asked for.
+TEST(PredictSharedCores, AnOversubscribedCalibrationsOwnFitsStandForThemselves) {
+  Calibration c = sharedCalibration(2);
+  c.ranksPerHost = 4;  // oversubscribed: thread CPU times (equal to wall here)
+  c.links = {{"dp", kSameHost, "allreduce", 4, 2 * kMs, 0.0, 1, 8, 8}};
+  Layout l;
+  l.dp = 4;
+  l.microBatches = 2;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->stepNs, 2 * 12 * kMs + 2 * kMs + 2 * kMs, 1.0);
+  ASSERT_EQ(p->warnings.size(), 1u) << p->warnings.back();
+  EXPECT_EQ(p->warnings[0].rfind("4 ranks on a host of 2 cores", 0), 0u);
+}
+
+}  // namespace
+}  // namespace bubblescope::layout

@@ -20,11 +20,14 @@ std::string calibrationToText(const layout::Calibration& c) {
     // codec is per element (its b: PowerSGD's rank); the others ms.
     const bool ratio = e.part == "step" && e.op == "straggler";
     const bool codec = e.part == layout::kCodecPart;
+    const bool bucket = e.part == layout::kZeroBucketPart &&
+                        (e.op == layout::kZeroBucketOp || e.op == layout::kZeroBucketSkewOp);
     const bool raw = e.microBatchSize == 0 || codec;
     ops.rows.push_back(
         {e.part,
          e.op + (ratio   ? " (ratio)"
                  : codec ? (e.microBatchSize > 0 ? " (ns/element, b = rank)" : " (ns/element)")
+                 : bucket ? " (ns/element per micro-batch)"
                  : raw   ? " (ns/param)"
                          : ""),
          std::to_string(e.microBatchSize), std::to_string(e.tp),

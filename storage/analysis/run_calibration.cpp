@@ -95,6 +95,44 @@ std::optional<layout::OpCostEntry> stragglerCost(const MeasuredOps& m, int32_t f
   return e;
 }
 
+// ZeRO 2/3's gradient buckets (layout::kZeroBucketPart), per gradient
+// element of the stage and micro-batch, from the ranks' time outside their
+// spans in each micro-batch window (MeasuredOps::microBatchGapNs): the
+// ranks' mean (op kZeroBucketOp: work) and the slowest rank's excess over
+// that mean (op kZeroBucketSkewOp: each micro-batch ends in a reduce-scatter
+// that every rank joins, so the others wait that long in it, on average
+// over the ranks), each the mean over windows and steps. Only single-stage
+// runs whose gradients are sharded over two ranks or more.
+std::vector<layout::OpCostEntry> zeroBucketCosts(const MeasuredOps& m, int32_t firstStep) {
+  const layout::Layout& l = *m.layout;
+  if (l.pp != 1 || l.dp < 2 || !layout::shardsGradients(l.zeroStage)) return {};
+  std::map<std::pair<int32_t, int32_t>, std::vector<double>> windows;  // (step, mb) -> per rank
+  for (const auto& [key, ns] : m.microBatchGapNs) {
+    const auto [rank, step, mb] = key;
+    if (step >= firstStep) windows[{step, mb}].push_back(ns);
+  }
+  const double elements = layout::parametersPerRank(l);
+  if (windows.empty() || elements <= 0) return {};
+  std::vector<double> work, skew;
+  for (const auto& [key, ranks] : windows) {
+    const double mean = meanOf(ranks);
+    work.push_back(mean / elements);
+    skew.push_back((*std::max_element(ranks.begin(), ranks.end()) - mean) / elements);
+  }
+  std::vector<layout::OpCostEntry> out;
+  for (auto [op, values] : {std::pair{layout::kZeroBucketOp, &work},
+                            std::pair{layout::kZeroBucketSkewOp, &skew}}) {
+    layout::OpCostEntry e;
+    e.part = layout::kZeroBucketPart;
+    e.op = op;
+    e.microBatchSize = 0;
+    e.wallNs = e.cpuNs = meanOf(*values);  // no thread CPU time outside spans
+    e.samples = static_cast<int64_t>(values->size());
+    out.push_back(e);
+  }
+  return out;
+}
+
 int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
   if (dim == "tp") return l.tp;
   if (dim == "pp") return l.pp;
@@ -172,6 +210,7 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
   }
   if (auto e = uncoveredCost(m, firstStep)) c.ops.push_back(*e);
   if (auto e = stragglerCost(m, firstStep)) c.ops.push_back(*e);
+  for (const layout::OpCostEntry& e : zeroBucketCosts(m, firstStep)) c.ops.push_back(e);
 
   // (dim, collective, link) -> bytes -> times; the link of each sample is
   // its rank's group's (layout/link_class.h): a run over hosts fits both.

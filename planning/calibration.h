@@ -19,7 +19,8 @@
 //    reduced shard (op kZeroBucketOp, the ranks' mean), and the slowest
 //    rank's excess over that mean (op kZeroBucketSkewOp), which the others
 //    wait in the micro-batch's reduce-scatter;
-//  - per parallel dimension, link and collective, an alpha-beta fit
+//  - per parallel dimension, link and collective, an alpha-beta fit (ZeRO
+//    2/3's per-micro-batch reduce-scatters as kMicroBatchReduceScatter)
 //    time = alpha + beta · bytes (Thakur, Rabenseifner, Gropp 2005).
 // Stored in a trace file's calibration tables (storage/calibration_store.h).
 //
@@ -41,6 +42,11 @@ namespace bubblescope::layout {
 inline constexpr const char* kZeroBucketPart = "zero";
 inline constexpr const char* kZeroBucketOp = "bucket";
 inline constexpr const char* kZeroBucketSkewOp = "bucket_skew";
+// The collective of a LinkFit (dim "zero") fitted on ZeRO 2/3's
+// reduce-scatters, one per micro-batch into a bucket allocated for it, apart
+// from ZeRO 1's once-a-step "reduce_scatter": the same bytes take another
+// time at that rhythm (docs/prediction.md, section 5).
+inline constexpr const char* kMicroBatchReduceScatter = "reduce_scatter_micro_batch";
 
 // The cost of one op of one layer slot, per micro-batch (or, for the
 // optimizer, per parameter), mean over the samples.

@@ -246,6 +246,22 @@ class Predictor {
     return ns;
   }
 
+  // ZeRO 2/3's reduce-scatter of one micro-batch's `parameters` gradients:
+  // the fit of the per-micro-batch reduce-scatters (kMicroBatchReduceScatter)
+  // on the dimension's link, else ZeRO 1's reduce-scatter fit (which a
+  // calibration without a ZeRO 2/3 run holds).
+  double microBatchReduceScatterNs(double parameters, double calls) {
+    if (l_.dp > 1) {
+      if (const LinkFit* f = c_.linkFit("zero", kMicroBatchReduceScatter, linkOf("zero"));
+          f && f->dim == "zero" && f->link == linkOf("zero")) {
+        const double ns = calls * f->alphaNs + f->betaNsPerByte * parameters * c_.format.gradientBytes;
+        dpNs_ += ns;
+        return ns;
+      }
+    }
+    return zeroNs("reduce_scatter", parameters, calls);
+  }
+
   // ZeRO 2/3, per micro-batch and chunk: the ranks' own work around the
   // reduce-scatter (the chunk's gradients copied into the bucket, the reduced
   // shard added to the kept one), `elements` gradients at the calibration's
@@ -339,7 +355,7 @@ class Predictor {
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
         if (op.microBatch < 0) return zeroStepNs("reduce_scatter");
-        return zeroNs("reduce_scatter", c.parameters, slots) + zeroBucketNs(c.parameters);
+        return microBatchReduceScatterNs(c.parameters, slots) + zeroBucketNs(c.parameters);
       case OpType::kOptimizerStep:
         return optimizerStepNs();
       case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards

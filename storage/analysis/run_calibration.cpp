@@ -222,7 +222,12 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     if (s.step < firstStep) continue;
     auto [it, added] = linkOf.try_emplace({s.rank, s.dim});
     if (added) it->second = layout::linkClass(l, hostOfRank, s.rank, s.dim);
-    comms[{s.dim, s.collective, it->second}][s.bytes].push_back(s.wallNs);
+    // ZeRO 2/3 reduce-scatter every micro-batch: fitted apart from ZeRO 1's.
+    const std::string collective = s.collective == "reduce_scatter" && sharded &&
+                                           layout::shardsGradients(l.zeroStage)
+                                       ? layout::kMicroBatchReduceScatter
+                                       : s.collective;
+    comms[{s.dim, collective, it->second}][s.bytes].push_back(s.wallNs);
   }
   for (const auto& [key, bySize] : comms) {
     const auto& [dim, collective, link] = key;

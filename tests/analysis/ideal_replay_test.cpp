@@ -386,12 +386,21 @@ TEST(RunCalibration, PredictZeroBucketCostIsTheRanksTimeOutsideSpansPerMicroBatc
   ASSERT_TRUE(bucket.has_value() && skew.has_value());
   EXPECT_NEAR(*bucket, 7.0 * kMs / layout::parametersPerRank(l), 1e-9);
   EXPECT_NEAR(*skew, 1.0 * kMs / layout::parametersPerRank(l), 1e-9);
+  // Its reduce-scatters (4 ms of 4 MB each) are fitted as the per-micro-batch
+  // kind, not as ZeRO 1's.
+  const layout::LinkFit* perMicroBatch = c->linkFit("zero", layout::kMicroBatchReduceScatter);
+  ASSERT_NE(perMicroBatch, nullptr);
+  EXPECT_EQ(perMicroBatch->collective, layout::kMicroBatchReduceScatter);
+  EXPECT_NEAR(perMicroBatch->timeNs(4'000'000), 4.0 * kMs, 1.0);
+  EXPECT_EQ(c->linkFit("zero", "reduce_scatter"), nullptr);
   // ZeRO 1 keeps the gradients whole: no bucket cost is measured.
   l.zeroStage = layout::ZeroStage::kOptimizer;
   m->layout = l;
   auto zeroOne = analysis::calibrationOf(*m, run);
   ASSERT_TRUE(zeroOne.isOk()) << zeroOne.status().message();
   EXPECT_FALSE(zeroOne->perParameterNs(layout::kZeroBucketPart, layout::kZeroBucketOp, false));
+  EXPECT_NE(zeroOne->linkFit("zero", "reduce_scatter"), nullptr);
+  EXPECT_EQ(zeroOne->linkFit("zero", layout::kMicroBatchReduceScatter), nullptr);
 }
 
 TEST(RunCalibration, ABadSourceIsOneClearError) {

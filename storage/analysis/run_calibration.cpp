@@ -218,6 +218,15 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
            std::map<int64_t, std::vector<double>>>
       comms;
   std::map<std::pair<int32_t, std::string>, std::string> linkOf;  // (rank, dim) -> link
+  // Each size's time: the lower quartile of its wall times (a collective's
+  // span includes the wait for the last peer; a once-a-step collective's
+  // wait is the straggler factor's), a pipeline transfer's median receive;
+  // but tp's all-reduces inside the layers (a micro-batch tag), which the
+  // ranks meet at 4 times per layer and micro-batch, their mean: the step
+  // pays each one's wait for the other rank (the skew of the layers'
+  // halves) and its tail (a rank descheduled in it) every time, and no
+  // other term holds them (docs/prediction.md, section 1).
+  std::set<std::pair<std::string, int64_t>> onceAStep;  // (dim, bytes) with a step-level sample
   for (const CommSample& s : m.comms) {
     if (s.step < firstStep) continue;
     auto [it, added] = linkOf.try_emplace({s.rank, s.dim});
@@ -228,6 +237,7 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
                                        ? layout::kMicroBatchReduceScatter
                                        : s.collective;
     comms[{s.dim, collective, it->second}][s.bytes].push_back(s.wallNs);
+    if (s.dim == "tp" && s.microBatch < 0) onceAStep.insert({s.dim, s.bytes});
   }
   for (const auto& [key, bySize] : comms) {
     const auto& [dim, collective, link] = key;
@@ -235,7 +245,9 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     int64_t n = 0;
     for (const auto& [bytes, times] : bySize) {
       points.emplace_back(static_cast<double>(bytes),
-                          quantile(times, collective == "p2p" ? 0.5 : 0.25));
+                          dim == "tp" && !onceAStep.count({dim, bytes})
+                              ? meanOf(times)
+                              : quantile(times, collective == "p2p" ? 0.5 : 0.25));
       n += static_cast<int64_t>(times.size());
     }
     layout::LinkFit f = layout::fitAlphaBeta(points);

@@ -1,9 +1,10 @@
 // `bubblescope-cli bench predict`: the prediction's accuracy on this machine
-// (docs/prediction.md, "Accuracy"). Calibrates from two measured runs on
+// (docs/prediction.md, "Accuracy"). Calibrates from three measured runs on
 // both cores (dp2 ZeRO 0 at m micro-batches of size 1: the layers, the
 // all-reduce, the step's time outside ops and the straggler factor; dp2
 // ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
-// all-gather), merged (layout::mergeCalibrations), then predicts and really
+// all-gather; dp2 ZeRO 2 at m of size 1: ZeRO 2/3's gradient bucket cost
+// per micro-batch), merged (layout::mergeCalibrations), then predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
 // tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
@@ -251,9 +252,13 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   sizeTwo.zeroStage = layout::ZeroStage::kOptimizer;
   sizeTwo.microBatches = a.microBatches / 2;
   sizeTwo.microBatchSize = 2;
+  // ZeRO 2's per-micro-batch gradient buckets (layout::kZeroBucketPart);
+  // merged last, so only what the first two lack comes from it.
+  layout::Layout zeroTwo = sizeOne;
+  zeroTwo.zeroStage = layout::ZeroStage::kGradients;
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
-  for (const layout::Layout& l : {sizeOne, sizeTwo}) {
+  for (const layout::Layout& l : {sizeOne, sizeTwo, zeroTwo}) {
     auto run = runLayout(l, trace, a.echo,
                          "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize));
     if (!run.isOk()) return fail(run.status().message());
@@ -270,13 +275,15 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     return fail(shared.message());
   }
   if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
-  calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + " and " +
-                     std::to_string(calibrationRuns[1]);
+  calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + ", " +
+                     std::to_string(calibrationRuns[1]) + " and " +
+                     std::to_string(calibrationRuns[2]);
   auto id = storage::saveCalibration(trace, calibration);
   if (!id.isOk()) return fail(id.status().message());
-  std::printf("calibration: runs %lld (%s b1) and %lld (%s b2), calibration_id %lld in %s\n",
+  std::printf("calibration: runs %lld (%s b1), %lld (%s b2) and %lld (%s b1), calibration_id %lld in %s\n",
               static_cast<long long>(calibrationRuns[0]), runName(sizeOne).c_str(),
               static_cast<long long>(calibrationRuns[1]), runName(sizeTwo).c_str(),
+              static_cast<long long>(calibrationRuns[2]), runName(zeroTwo).c_str(),
               static_cast<long long>(*id), trace.c_str());
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),

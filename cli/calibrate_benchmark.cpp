@@ -92,6 +92,13 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
     l.hosts = onFirstHost(h, static_cast<int32_t>(l.worldSize()));
     out.push_back({l, ""});
   }
+  {  // ZeRO 2's gradient buckets per micro-batch, at the default bucket size
+    layout::Layout l = base;
+    l.dp = world;
+    l.zeroStage = layout::ZeroStage::kGradients;
+    l.hosts = onFirstHost(h, world);
+    out.push_back({l, ""});
+  }
   if (h.hosts.size() < 2) return out;
   for (layout::Layout l : collectives) {  // tp stays inside a host
     if (l.tp > 1) continue;

@@ -12,7 +12,15 @@
 //    a ratio >= 1, not ns): ranks doing the same work meet at their
 //    collectives, so a step runs at its slowest rank's pace; the mean over
 //    steps of the slowest rank's compute over the ranks' mean compute;
-//  - per parallel dimension, link and collective, an alpha-beta fit
+//  - ZeRO 2/3's gradient buckets (part kZeroBucketPart, micro-batch size
+//    0), per gradient element of the stage and per micro-batch, from a run
+//    with ZeRO >= 2: the time a rank spends outside its spans moving the
+//    micro-batch's gradients into the reduce-scatter bucket and adding the
+//    reduced shard (op kZeroBucketOp, the ranks' mean), and the slowest
+//    rank's excess over that mean (op kZeroBucketSkewOp), which the others
+//    wait in the micro-batch's reduce-scatter;
+//  - per parallel dimension, link and collective, an alpha-beta fit (ZeRO
+//    2/3's per-micro-batch reduce-scatters as kMicroBatchReduceScatter)
 //    time = alpha + beta · bytes (Thakur, Rabenseifner, Gropp 2005).
 // Stored in a trace file's calibration tables (storage/calibration_store.h).
 //
@@ -27,6 +35,18 @@
 #include "engine/layout/model_config.h"
 
 namespace bubblescope::layout {
+
+// The op cost entries of ZeRO 2/3's per-micro-batch gradient handling (ns
+// per gradient element and micro-batch; Calibration::perParameterNs): the
+// ranks' mean work and the slowest rank's excess over it.
+inline constexpr const char* kZeroBucketPart = "zero";
+inline constexpr const char* kZeroBucketOp = "bucket";
+inline constexpr const char* kZeroBucketSkewOp = "bucket_skew";
+// The collective of a LinkFit (dim "zero") fitted on ZeRO 2/3's
+// reduce-scatters, one per micro-batch into a bucket allocated for it, apart
+// from ZeRO 1's once-a-step "reduce_scatter": the same bytes take another
+// time at that rhythm (docs/prediction.md, section 5).
+inline constexpr const char* kMicroBatchReduceScatter = "reduce_scatter_micro_batch";
 
 // The cost of one op of one layer slot, per micro-batch (or, for the
 // optimizer, per parameter), mean over the samples.

@@ -199,6 +199,10 @@ Calibration clusterCalibration(const Layout& l, const HardwareProfile& hw,
   add("head", clusterHeadNs(l.model, hw, s, b, tp));
   const double adamNs = memoryBoundNs(hw, kAdamBytesPerParameter, 0);
   c.ops.push_back({"optimizer", "step", 0, 1, adamNs, adamNs, 1});
+  // The engine's CPU copies into ZeRO 2/3's buckets (kZeroBucketPart) are
+  // not a GPU runtime's: its gradients reduce from the buckets they are
+  // written to.
+  c.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 0.0, 0.0, 1});
   c.links = clusterLinkFits(l, hw);
   c.format.activationBytes = kHalfBytes;
   c.format.parameterBytes = kHalfBytes;

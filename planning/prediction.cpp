@@ -253,6 +253,43 @@ class Predictor {
     return ns;
   }
 
+  // ZeRO 2/3's reduce-scatter of one micro-batch's `parameters` gradients:
+  // the fit of the per-micro-batch reduce-scatters (kMicroBatchReduceScatter)
+  // on the dimension's link, else ZeRO 1's reduce-scatter fit (which a
+  // calibration without a ZeRO 2/3 run holds).
+  double microBatchReduceScatterNs(double parameters, double calls) {
+    if (l_.dp > 1) {
+      if (const LinkFit* f = c_.linkFit("zero", kMicroBatchReduceScatter, linkOf("zero"));
+          f && f->dim == "zero" && f->link == linkOf("zero")) {
+        const double ns = calls * f->alphaNs + f->betaNsPerByte * parameters * c_.format.gradientBytes;
+        dpNs_ += ns;
+        return ns;
+      }
+    }
+    return zeroNs("reduce_scatter", parameters, calls);
+  }
+
+  // ZeRO 2/3, per micro-batch and chunk: the ranks' own work around the
+  // reduce-scatter (the chunk's gradients copied into the bucket, the reduced
+  // shard added to the kept one), `elements` gradients at the calibration's
+  // measured mean cost per element (kZeroBucketOp), compute; plus the
+  // slowest rank's excess over that mean (kZeroBucketSkewOp), which the
+  // others wait inside the reduce-scatter: exposed zero communication.
+  double zeroBucketNs(double elements) {
+    if (l_.dp <= 1) return 0.0;
+    const auto work = c_.perParameterNs(kZeroBucketPart, kZeroBucketOp, cpu_);
+    if (!work) {
+      warn("no ZeRO 2/3 gradient bucket cost measured (the work around each micro-batch's "
+           "reduce-scatter): taken as 0 (calibrate from a dp ZeRO 2 run for it)");
+      return 0.0;
+    }
+    const double skew =
+        elements * c_.perParameterNs(kZeroBucketPart, kZeroBucketSkewOp, cpu_).value_or(0.0) *
+        sharing_.computeFactor();
+    dpNs_ += skew;
+    return elements * *work * sharing_.computeFactor() + skew;
+  }
+
   // A ZeRO-1 step collective: the shared parameters over dp, this rank's
   // experts over their expert-data-parallel group (expert_parallel_cost.h).
   double zeroStepNs(const std::string& collective) {
@@ -329,7 +366,7 @@ class Predictor {
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
         if (op.microBatch < 0) return zeroStepNs("reduce_scatter");
-        return zeroNs("reduce_scatter", c.parameters, slots);
+        return microBatchReduceScatterNs(c.parameters, slots) + zeroBucketNs(c.parameters);
       case OpType::kOptimizerStep:
         return optimizerStepNs();
       case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards

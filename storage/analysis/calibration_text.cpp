@@ -23,11 +23,14 @@ std::string calibrationToText(const layout::Calibration& c) {
     const bool ratio = (e.part == "step" && e.op == "straggler") ||
                        e.part == layout::kSharedCoresPart;
     const bool codec = e.part == layout::kCodecPart;
+    const bool bucket = e.part == layout::kZeroBucketPart &&
+                        (e.op == layout::kZeroBucketOp || e.op == layout::kZeroBucketSkewOp);
     const bool raw = e.microBatchSize == 0 || codec;
     ops.rows.push_back(
         {e.part,
          e.op + (ratio   ? " (ratio)"
                  : codec ? (e.microBatchSize > 0 ? " (ns/element, b = rank)" : " (ns/element)")
+                 : bucket ? " (ns/element per micro-batch)"
                  : raw   ? " (ns/param)"
                          : ""),
          std::to_string(e.microBatchSize), std::to_string(e.tp),

@@ -1,6 +1,8 @@
 #include "storage/analysis/measured_ops.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "storage/analysis/run_layout.h"
 
@@ -93,6 +95,58 @@ class StepCoverage {
   std::map<int32_t, Open> open_;
 };
 
+// Per step, the spans that are not op-level wrappers, tagged with their
+// micro-batch: MeasuredOps::microBatchGapNs.
+class MicroBatchGaps {
+ public:
+  void add(const Event& e) {
+    if (e.lane == trace_model::Lane::kCompute && isOpSpan(e.name)) return;
+    spans_[e.step].push_back({e.startNs, e.endNs, e.microBatch});
+  }
+  void into(int32_t rank, std::map<std::tuple<int32_t, int32_t, int32_t>, double>& out) const {
+    for (const auto& [step, spans] : spans_) {
+      std::map<int32_t, int64_t> firstStart;  // micro-batch -> its window's start
+      for (const Span& s : spans) {
+        if (s.microBatch < 0) continue;
+        auto [it, added] = firstStart.try_emplace(s.microBatch, s.startNs);
+        if (!added) it->second = std::min(it->second, s.startNs);
+      }
+      for (const auto& [mb, start] : firstStart) {
+        auto next = firstStart.find(mb + 1);
+        if (next == firstStart.end() || next->second <= start) continue;
+        out[{rank, step, mb}] = uncovered(spans, start, next->second);
+      }
+    }
+  }
+
+ private:
+  struct Span {
+    int64_t startNs = 0, endNs = 0;
+    int32_t microBatch = -1;
+  };
+  // [lo, hi) less the union of the spans clipped to it.
+  static double uncovered(const std::vector<Span>& spans, int64_t lo, int64_t hi) {
+    std::vector<std::pair<int64_t, int64_t>> in;
+    for (const Span& s : spans) {
+      if (s.endNs > lo && s.startNs < hi) in.emplace_back(std::max(s.startNs, lo), std::min(s.endNs, hi));
+    }
+    std::sort(in.begin(), in.end());
+    int64_t covered = 0, openLo = lo, openHi = lo;
+    for (const auto& [a, b] : in) {
+      if (a > openHi) {
+        covered += openHi - openLo;
+        openLo = a;
+        openHi = b;
+      } else {
+        openHi = std::max(openHi, b);
+      }
+    }
+    covered += openHi - openLo;
+    return static_cast<double>(hi - lo - covered);
+  }
+  std::map<int32_t, std::vector<Span>> spans_;
+};
+
 }  // namespace
 
 std::string opNameOf(EventKind kind) {
@@ -129,6 +183,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
   BS_ASSIGN_OR_RETURN(const std::vector<trace_model::StepRecord> stepRecords, reader.steps(runId));
   for (const storage::RankInfo& r : out.ranks) {
     StepCoverage coverage;
+    MicroBatchGaps gaps;
     // Op spans, and layer spans summed per op key and layer name.
     std::map<OpKey, MeasuredCost> opSpans, layerSums;
     std::map<std::pair<OpKey, std::string>, MeasuredCost> layerByName;
@@ -136,6 +191,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
       if (e.step < 0) return Status::ok();
       out.steps = std::max(out.steps, e.step + 1);
       coverage.add(e.step, e.startNs, e.endNs);
+      gaps.add(e);
       const std::string op = opNameOf(e.kind);
       if (!op.empty() && e.lane == trace_model::Lane::kCompute) {
         if (e.cpuNs >= 0) out.cpuMeasured = true;
@@ -162,6 +218,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
       out.rankSteps[{r.rank, s.step}] = {static_cast<double>(s.endNs - s.startNs),
                                          coverage.coveredNs(s.step)};
     }
+    gaps.into(r.rank, out.microBatchGapNs);
     for (const auto& [key, cost] : layerSums) out.ops[key] = cost;
     for (const auto& [key, cost] : opSpans) out.ops[key] = cost;  // the op span wins
     for (const auto& [k, cost] : layerByName) {

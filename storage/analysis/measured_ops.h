@@ -73,6 +73,16 @@ struct MeasuredOps {
   std::vector<LayerSample> layers;
   std::vector<CommSample> comms;
   std::map<std::pair<int32_t, int32_t>, RankStepTime> rankSteps;  // (rank, step)
+  // (rank, step, micro-batch) -> the time, inside the micro-batch's window,
+  // outside every span but the executor's op-level ones ("forward",
+  // "backward", ...: they wrap the layers' spans and what runs between
+  // them). The window of micro-batch i runs from the first start of a span
+  // tagged i to the first start of one tagged i + 1 (so the last
+  // micro-batch of a step has none). What the rank's thread did there
+  // between its layers and collectives: under ZeRO 2/3 moving each
+  // micro-batch's gradients into the reduce-scatter bucket and adding the
+  // reduced shard (docs/prediction.md, "ZeRO 2/3's gradient buckets").
+  std::map<std::tuple<int32_t, int32_t, int32_t>, double> microBatchGapNs;
 
   // The op's cost, if measured.
   std::optional<MeasuredCost> op(int32_t rank, int32_t step, int32_t microBatch, int32_t chunk,

@@ -95,6 +95,44 @@ std::optional<layout::OpCostEntry> stragglerCost(const MeasuredOps& m, int32_t f
   return e;
 }
 
+// ZeRO 2/3's gradient buckets (layout::kZeroBucketPart), per gradient
+// element of the stage and micro-batch, from the ranks' time outside their
+// spans in each micro-batch window (MeasuredOps::microBatchGapNs): the
+// ranks' mean (op kZeroBucketOp: work) and the slowest rank's excess over
+// that mean (op kZeroBucketSkewOp: each micro-batch ends in a reduce-scatter
+// that every rank joins, so the others wait that long in it, on average
+// over the ranks), each the mean over windows and steps. Only single-stage
+// runs whose gradients are sharded over two ranks or more.
+std::vector<layout::OpCostEntry> zeroBucketCosts(const MeasuredOps& m, int32_t firstStep) {
+  const layout::Layout& l = *m.layout;
+  if (l.pp != 1 || l.dp < 2 || !layout::shardsGradients(l.zeroStage)) return {};
+  std::map<std::pair<int32_t, int32_t>, std::vector<double>> windows;  // (step, mb) -> per rank
+  for (const auto& [key, ns] : m.microBatchGapNs) {
+    const auto [rank, step, mb] = key;
+    if (step >= firstStep) windows[{step, mb}].push_back(ns);
+  }
+  const double elements = layout::parametersPerRank(l);
+  if (windows.empty() || elements <= 0) return {};
+  std::vector<double> work, skew;
+  for (const auto& [key, ranks] : windows) {
+    const double mean = meanOf(ranks);
+    work.push_back(mean / elements);
+    skew.push_back((*std::max_element(ranks.begin(), ranks.end()) - mean) / elements);
+  }
+  std::vector<layout::OpCostEntry> out;
+  for (auto [op, values] : {std::pair{layout::kZeroBucketOp, &work},
+                            std::pair{layout::kZeroBucketSkewOp, &skew}}) {
+    layout::OpCostEntry e;
+    e.part = layout::kZeroBucketPart;
+    e.op = op;
+    e.microBatchSize = 0;
+    e.wallNs = e.cpuNs = meanOf(*values);  // no thread CPU time outside spans
+    e.samples = static_cast<int64_t>(values->size());
+    out.push_back(e);
+  }
+  return out;
+}
+
 int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
   if (dim == "tp") return l.tp;
   if (dim == "pp") return l.pp;
@@ -172,6 +210,7 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
   }
   if (auto e = uncoveredCost(m, firstStep)) c.ops.push_back(*e);
   if (auto e = stragglerCost(m, firstStep)) c.ops.push_back(*e);
+  for (const layout::OpCostEntry& e : zeroBucketCosts(m, firstStep)) c.ops.push_back(e);
 
   // (dim, collective, link) -> bytes -> times; the link of each sample is
   // its rank's group's (layout/link_class.h): a run over hosts fits both.
@@ -179,11 +218,26 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
            std::map<int64_t, std::vector<double>>>
       comms;
   std::map<std::pair<int32_t, std::string>, std::string> linkOf;  // (rank, dim) -> link
+  // Each size's time: the lower quartile of its wall times (a collective's
+  // span includes the wait for the last peer; a once-a-step collective's
+  // wait is the straggler factor's), a pipeline transfer's median receive;
+  // but tp's all-reduces inside the layers (a micro-batch tag), which the
+  // ranks meet at 4 times per layer and micro-batch, their mean: the step
+  // pays each one's wait for the other rank (the skew of the layers'
+  // halves) and its tail (a rank descheduled in it) every time, and no
+  // other term holds them (docs/prediction.md, section 1).
+  std::set<std::pair<std::string, int64_t>> onceAStep;  // (dim, bytes) with a step-level sample
   for (const CommSample& s : m.comms) {
     if (s.step < firstStep) continue;
     auto [it, added] = linkOf.try_emplace({s.rank, s.dim});
     if (added) it->second = layout::linkClass(l, hostOfRank, s.rank, s.dim);
-    comms[{s.dim, s.collective, it->second}][s.bytes].push_back(s.wallNs);
+    // ZeRO 2/3 reduce-scatter every micro-batch: fitted apart from ZeRO 1's.
+    const std::string collective = s.collective == "reduce_scatter" && sharded &&
+                                           layout::shardsGradients(l.zeroStage)
+                                       ? layout::kMicroBatchReduceScatter
+                                       : s.collective;
+    comms[{s.dim, collective, it->second}][s.bytes].push_back(s.wallNs);
+    if (s.dim == "tp" && s.microBatch < 0) onceAStep.insert({s.dim, s.bytes});
   }
   for (const auto& [key, bySize] : comms) {
     const auto& [dim, collective, link] = key;
@@ -191,7 +245,9 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     int64_t n = 0;
     for (const auto& [bytes, times] : bySize) {
       points.emplace_back(static_cast<double>(bytes),
-                          quantile(times, collective == "p2p" ? 0.5 : 0.25));
+                          dim == "tp" && !onceAStep.count({dim, bytes})
+                              ? meanOf(times)
+                              : quantile(times, collective == "p2p" ? 0.5 : 0.25));
       n += static_cast<int64_t>(times.size());
     }
     layout::LinkFit f = layout::fitAlphaBeta(points);

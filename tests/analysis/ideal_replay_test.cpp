@@ -328,6 +328,81 @@ TEST(RunCalibration, MeasuresTheStepsTimeOutsideSpansAndTheStragglerFactor) {
   EXPECT_NEAR(*alone->perParameterNs("step", "other", false), 8.0, 1e-6);
 }
 
+// A dp2 ZeRO-2 run, 3 steps of 2 micro-batches 30 ms apart. Micro-batch 0
+// of each step (the only one followed by another: the windows): forward
+// wrapped by its op span 0-10, backward 10-22 (layer 10-20), the
+// reduce-scatter 23-27. Rank 0's layer runs 0-4 and 6-10 (2 ms between
+// its spans inside the op span), rank 1's 0-10: outside the non-op spans
+// rank 0 spends 2 + 3 + 3 = 8 ms of the window, rank 1 6 ms. Per gradient
+// element: the bucket work is the ranks' mean, 7 ms / Ψ, its skew the
+// slowest rank's excess over it, 1 ms / Ψ.
+TEST(RunCalibration, PredictZeroBucketCostIsTheRanksTimeOutsideSpansPerMicroBatchAndItsSkew) {
+  TraceBuilder b;
+  TraceBuilder::RunSpec spec;
+  layout::Layout l;
+  l.dp = 2;
+  l.microBatches = 2;
+  l.zeroStage = layout::ZeroStage::kGradients;
+  spec.layoutJson = layout::toJson(l).dump();
+  spec.worldSize = 2;
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    spec.ranks.push_back(rankInfo(rank, rank, 0, 0));
+    for (int32_t step = 0; step < 3; ++step) {
+      for (int32_t mb = 0; mb < 2; ++mb) {
+        const int64_t base = step * 100 * kMs + mb * 30 * kMs;
+        auto at = [&](double ms) { return base + static_cast<int64_t>(ms * kMs); };
+        auto tagged = [&](trace_model::Event e, const char* name = nullptr) {
+          e.microBatch = mb;
+          if (name) e.name = name;
+          spec.events.push_back(e);
+        };
+        tagged(span(rank, EventKind::kForward, at(0), at(10), step));
+        if (rank == 0) {
+          tagged(span(rank, EventKind::kForward, at(0), at(4), step), "h.0");
+          tagged(span(rank, EventKind::kForward, at(6), at(10), step), "h.0");
+        } else {
+          tagged(span(rank, EventKind::kForward, at(0), at(10), step), "h.0");
+        }
+        tagged(span(rank, EventKind::kBackward, at(10), at(22), step));
+        tagged(span(rank, EventKind::kBackward, at(10), at(20), step), "h.0");
+        tagged(span(rank, EventKind::kReduceScatter, at(23), at(27), step,
+                    trace_model::ParallelDim::kZero, 4'000'000));
+      }
+      spec.steps.push_back(stepRecord(rank, step, step * 100 * kMs, step * 100 * kMs + 90 * kMs));
+    }
+  }
+  const int64_t run = b.run(spec);
+  auto reader = storage::TraceReader::open(b.path());
+  ASSERT_TRUE(reader.isOk());
+  auto m = analysis::measureOps(**reader, run);
+  ASSERT_TRUE(m.isOk()) << m.status().message();
+  EXPECT_NEAR(m->microBatchGapNs.at({0, 1, 0}), 8.0 * kMs, 1.0);
+  EXPECT_NEAR(m->microBatchGapNs.at({1, 2, 0}), 6.0 * kMs, 1.0);
+  EXPECT_EQ(m->microBatchGapNs.count({0, 1, 1}), 0u);  // the step's last micro-batch
+  auto c = analysis::calibrationOf(*m, run);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const auto bucket = c->perParameterNs(layout::kZeroBucketPart, layout::kZeroBucketOp, false);
+  const auto skew = c->perParameterNs(layout::kZeroBucketPart, layout::kZeroBucketSkewOp, false);
+  ASSERT_TRUE(bucket.has_value() && skew.has_value());
+  EXPECT_NEAR(*bucket, 7.0 * kMs / layout::parametersPerRank(l), 1e-9);
+  EXPECT_NEAR(*skew, 1.0 * kMs / layout::parametersPerRank(l), 1e-9);
+  // Its reduce-scatters (4 ms of 4 MB each) are fitted as the per-micro-batch
+  // kind, not as ZeRO 1's.
+  const layout::LinkFit* perMicroBatch = c->linkFit("zero", layout::kMicroBatchReduceScatter);
+  ASSERT_NE(perMicroBatch, nullptr);
+  EXPECT_EQ(perMicroBatch->collective, layout::kMicroBatchReduceScatter);
+  EXPECT_NEAR(perMicroBatch->timeNs(4'000'000), 4.0 * kMs, 1.0);
+  EXPECT_EQ(c->linkFit("zero", "reduce_scatter"), nullptr);
+  // ZeRO 1 keeps the gradients whole: no bucket cost is measured.
+  l.zeroStage = layout::ZeroStage::kOptimizer;
+  m->layout = l;
+  auto zeroOne = analysis::calibrationOf(*m, run);
+  ASSERT_TRUE(zeroOne.isOk()) << zeroOne.status().message();
+  EXPECT_FALSE(zeroOne->perParameterNs(layout::kZeroBucketPart, layout::kZeroBucketOp, false));
+  EXPECT_NE(zeroOne->linkFit("zero", "reduce_scatter"), nullptr);
+  EXPECT_EQ(zeroOne->linkFit("zero", layout::kMicroBatchReduceScatter), nullptr);
+}
+
 TEST(RunCalibration, ABadSourceIsOneClearError) {
   TraceBuilder b;
   TraceBuilder::RunSpec spec;

@@ -89,6 +89,31 @@ TEST(RunCalibrationLinks, EachGroupIsFittedOnTheLinkItCrosses) {
   EXPECT_NEAR(both.linkFit("dp", "allreduce", "other_host")->alphaNs, 90000, 1e-3);
 }
 
+// tp's all-reduces inside the layers (tagged with a micro-batch) are
+// priced at their mean wall time (each one's wait and tail is paid by the
+// step), the step's 8-byte gradient-norm all-reduce (no micro-batch) at the
+// lower quartile as every other collective: samples 1, 1, 1, 5 ms at 128 KiB
+// give 2 ms, samples 10, 10, 10, 50 us at 8 bytes give 10 us.
+TEST(RunCalibrationLinks, PredictTpAllReducesInsideTheLayersArePricedAtTheirMean) {
+  layout::Layout l;
+  l.tp = 2;
+  MeasuredOps m = measuredOn(l, {"hostA", "hostA"});
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    for (double ms : {1.0, 1.0, 1.0, 5.0}) {
+      m.comms.push_back({rank, 1, 0, "tp", "allreduce", 131072, ms * 1e6});
+    }
+    for (double us : {10.0, 10.0, 10.0, 50.0}) {
+      m.comms.push_back({rank, 1, -1, "tp", "allreduce", 8, us * 1e3});
+    }
+  }
+  auto c = calibrationOf(m, 9);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const layout::LinkFit* tp = exactFit(*c, "tp", "allreduce", "same_host");
+  ASSERT_NE(tp, nullptr);
+  EXPECT_NEAR(tp->timeNs(131072), 2e6, 1e-3);
+  EXPECT_NEAR(tp->timeNs(8), 1e4, 1e-3);
+}
+
 TEST(RunCalibrationLinks, ExpertAllToAllsAreFittedOnTheEpGroup) {
   layout::Layout l;
   l.model.experts = 4;

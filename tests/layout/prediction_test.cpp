@@ -135,6 +135,87 @@ TEST(Prediction, PipelineTransfersAndTensorParallelAllReducesAddTheirFittedTimes
   EXPECT_NEAR(q->exposedCommNs.at("tp"), 2 * 4 * 0.05 * kMs, 1.0);
 }
 
+// ZeRO 2/3's per-micro-batch gradient handling (kZeroBucketPart): each
+// ReduceScatterGrads of a micro-batch adds the measured work per element
+// (compute) and the slowest rank's excess (waited in the reduce-scatter:
+// exposed zero communication) times the stage's gradients; ZeRO 1 has no
+// such op. Without the entries a ZeRO 2 prediction says so.
+TEST(Prediction, PredictZeroTwoAndThreeAddTheMeasuredBucketCostPerMicroBatch) {
+  Calibration c = blockCalibration(1.0, 2.0);
+  c.links.push_back({"zero", "same_host", "reduce_scatter", 2, 1000, 0, 1, 1, 1});
+  c.links.push_back({"zero", "same_host", "all_gather", 2, 1000, 0, 1, 1, 1});
+  c.links.push_back({"dp", "same_host", "allreduce", 2, 1000, 0, 1, 1, 1});
+  Layout l;
+  l.dp = 2;
+  l.microBatches = 3;
+  const double psi = static_cast<double>(l.model.parameterCount());
+  for (ZeroStage z : {ZeroStage::kGradients, ZeroStage::kParameters}) {
+    l.zeroStage = z;
+    auto without = predictLayout(l, c);
+    ASSERT_TRUE(without.isOk()) << without.status().message();
+    ASSERT_EQ(std::count_if(without->warnings.begin(), without->warnings.end(),
+                            [](const std::string& w) {
+                              return isGuess(w) && w.find("bucket") != std::string::npos;
+                            }),
+              1);
+    Calibration measured = c;
+    measured.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 2.0, 2.0, 1});
+    measured.ops.push_back({kZeroBucketPart, kZeroBucketSkewOp, 0, 1, 0.5, 0.5, 1});
+    auto with = predictLayout(l, measured);
+    ASSERT_TRUE(with.isOk()) << with.status().message();
+    for (const std::string& w : with->warnings) EXPECT_EQ(w.find("bucket"), std::string::npos) << w;
+    // One reduce-scatter per micro-batch, each 2 + 0.5 ns per element of
+    // Ψ, of which the skew's 0.5 is waited in the reduce-scatter.
+    EXPECT_NEAR(with->stepNs - without->stepNs, 3 * 2.5 * psi, 1.0);
+    EXPECT_NEAR(with->exposedCommNs.at("zero") - without->exposedCommNs.at("zero"), 3 * 0.5 * psi,
+                1.0);
+  }
+  l.zeroStage = ZeroStage::kOptimizer;
+  Calibration measured = c;
+  measured.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 2.0, 2.0, 1});
+  auto one = predictLayout(l, measured);
+  auto oneWithout = predictLayout(l, c);
+  ASSERT_TRUE(one.isOk() && oneWithout.isOk());
+  EXPECT_DOUBLE_EQ(one->stepNs, oneWithout->stepNs);
+  EXPECT_TRUE(oneWithout->warnings.empty());
+}
+
+// ZeRO 2/3's per-micro-batch reduce-scatters take their own fit
+// (kMicroBatchReduceScatter) when the calibration has one; ZeRO 1's
+// once-a-step reduce-scatter keeps the "reduce_scatter" fit.
+TEST(Prediction, PredictPerMicroBatchReduceScattersUseTheirOwnFit) {
+  Calibration c = blockCalibration(1.0, 2.0);
+  c.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 0.0, 0.0, 1});
+  c.links.push_back({"zero", "same_host", "reduce_scatter", 2, 1000, 0, 1, 1, 1});
+  c.links.push_back({"zero", "same_host", "all_gather", 2, 1000, 0, 1, 1, 1});
+  c.links.push_back({"dp", "same_host", "allreduce", 2, 1000, 0, 1, 1, 1});
+  Layout l;
+  l.dp = 2;
+  l.microBatches = 3;
+  const double bytes = 4.0 * static_cast<double>(l.model.parameterCount());
+  Calibration own = c;
+  own.links.push_back({"zero", "same_host", kMicroBatchReduceScatter, 2, 5000, 0.25, 1, 1, 1});
+  for (ZeroStage z : {ZeroStage::kGradients, ZeroStage::kParameters}) {
+    l.zeroStage = z;
+    auto shared = predictLayout(l, c);
+    auto apart = predictLayout(l, own);
+    ASSERT_TRUE(shared.isOk() && apart.isOk());
+    // Per micro-batch: alpha once per layer slot (the blocks, the embedding
+    // and the head, as every ZeRO collective of a chunk is priced), 5 us
+    // instead of ZeRO 1's 1 us, plus 0.25 ns/B.
+    const double slots = l.model.numLayers + 2;
+    const double perMicroBatch = slots * (5000 - 1000) + 0.25 * bytes;
+    EXPECT_NEAR(apart->stepNs - shared->stepNs, 3 * perMicroBatch, 1.0);
+    EXPECT_NEAR(apart->exposedCommNs.at("zero") - shared->exposedCommNs.at("zero"),
+                3 * perMicroBatch, 1.0);
+  }
+  l.zeroStage = ZeroStage::kOptimizer;
+  auto one = predictLayout(l, own);
+  auto oneShared = predictLayout(l, c);
+  ASSERT_TRUE(one.isOk() && oneShared.isOk());
+  EXPECT_DOUBLE_EQ(one->stepNs, oneShared->stepNs);
+}
+
 TEST(Prediction, TimeOutsideOpsIsChargedPerParameterTheRankHolds) {
   Calibration c = blockCalibration(1.0, 2.0, 10.0);
   c.ops.push_back({"step", "other", 0, 1, 3.0, 3.0, 1});

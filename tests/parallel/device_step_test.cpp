@@ -72,6 +72,27 @@ struct StepRun {
   double trafficRatio = 0.0;  // uncompressed / sent bus bytes of the dp buckets
 };
 
+// Creates a rank trainer from `options` and `setup` and runs kSteps steps:
+// their losses and the dp buckets' traffic ratio, or the first error.
+StepRun trainSteps(const TrainerOptions& options, RankSetup setup) {
+  StepRun run;
+  auto trainer = RankTrainer::create(options, std::move(setup));
+  if (!trainer.isOk()) {
+    run.status = trainer.status();
+    return run;
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    auto step = (*trainer)->step();
+    if (!step.isOk()) {
+      run.status = step.status();
+      return run;
+    }
+    run.losses.push_back(step->loss);
+  }
+  run.trafficRatio = (*trainer)->gradTraffic().ratio();
+  return run;
+}
+
 // Runs the case on `backend` (null: the CPU) with its groups wrapped by `wrap`.
 template <class Wrap>
 StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) {
@@ -94,22 +115,7 @@ StepRun runCase(const PairCase& c, std::unique_ptr<Backend> backend, Wrap wrap) 
   setup.pipeline.chunks = c.chunks;
   setup.pipeline.recompute = c.recompute;
   setup.backend = std::move(backend);
-  StepRun run;
-  auto trainer = RankTrainer::create(optionsFor(c), std::move(setup));
-  if (!trainer.isOk()) {
-    run.status = trainer.status();
-    return run;
-  }
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = (*trainer)->step();
-    if (!step.isOk()) {
-      run.status = step.status();
-      return run;
-    }
-    run.losses.push_back(step->loss);
-  }
-  run.trafficRatio = (*trainer)->gradTraffic().ratio();
-  return run;
+  return trainSteps(optionsFor(c), std::move(setup));
 }
 
 StepRun onCpu(const PairCase& c) {
@@ -380,20 +386,7 @@ StepRun gridRun(const std::string& kind, DeviceLog& log, std::vector<Made>& made
   RankSetup setup;
   setup.groups = {&(*groups)->dp(), (*groups)->pp(), &(*groups)->tp()};
   setup.backend = std::make_unique<FakeDeviceBackend>(log);
-  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
-  if (!trainer.isOk()) {
-    run.status = trainer.status();
-    return run;
-  }
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = (*trainer)->step();
-    if (!step.isOk()) {
-      run.status = step.status();
-      return run;
-    }
-    run.losses.push_back(step->loss);
-  }
-  return run;
+  return trainSteps(perRankOptions(), std::move(setup));
 }
 
 StepRun gridRunOnCpu() {
@@ -497,20 +490,7 @@ StepRun pacedRun(bool hierarchical, bool onDevice, DeviceLog& log, std::vector<P
     setup.groups.dpIntraNode = grid->dpIntraNode();
     setup.groups.dpInterNode = grid->dpInterNode();
   }
-  auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
-  if (!trainer.isOk()) {
-    run.status = trainer.status();
-    return run;
-  }
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = (*trainer)->step();
-    if (!step.isOk()) {
-      run.status = step.status();
-      return run;
-    }
-    run.losses.push_back(step->loss);
-  }
-  return run;
+  return trainSteps(perRankOptions(), std::move(setup));
 }
 
 class DeviceInterNodeLink : public ::testing::TestWithParam<bool> {};
@@ -690,21 +670,7 @@ StepRun expertRun(int32_t ep, std::unique_ptr<Backend> backend, Wrap wrap) {
   }
   setup.parallel.bucketElements = 20000;
   setup.backend = std::move(backend);
-  StepRun run;
-  auto trainer = RankTrainer::create(moeOptions(), std::move(setup));
-  if (!trainer.isOk()) {
-    run.status = trainer.status();
-    return run;
-  }
-  for (int s = 0; s < kSteps; ++s) {
-    auto step = (*trainer)->step();
-    if (!step.isOk()) {
-      run.status = step.status();
-      return run;
-    }
-    run.losses.push_back(step->loss);
-  }
-  return run;
+  return trainSteps(moeOptions(), std::move(setup));
 }
 
 class DeviceExperts : public ::testing::TestWithParam<int32_t> {};

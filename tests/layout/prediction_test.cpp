@@ -140,11 +140,18 @@ TEST(Prediction, PipelineTransfersAndTensorParallelAllReducesAddTheirFittedTimes
 // (compute) and the slowest rank's excess (waited in the reduce-scatter:
 // exposed zero communication) times the stage's gradients; ZeRO 1 has no
 // such op. Without the entries a ZeRO 2 prediction says so.
-TEST(Prediction, PredictZeroTwoAndThreeAddTheMeasuredBucketCostPerMicroBatch) {
+// The block calibration with ZeRO's reduce-scatter and all-gather and dp's
+// all-reduce fitted (1 µs latency each).
+Calibration zeroFitsCalibration() {
   Calibration c = blockCalibration(1.0, 2.0);
   c.links.push_back({"zero", "same_host", "reduce_scatter", 2, 1000, 0, 1, 1, 1});
   c.links.push_back({"zero", "same_host", "all_gather", 2, 1000, 0, 1, 1, 1});
   c.links.push_back({"dp", "same_host", "allreduce", 2, 1000, 0, 1, 1, 1});
+  return c;
+}
+
+TEST(Prediction, PredictZeroTwoAndThreeAddTheMeasuredBucketCostPerMicroBatch) {
+  Calibration c = zeroFitsCalibration();
   Layout l;
   l.dp = 2;
   l.microBatches = 3;
@@ -184,11 +191,8 @@ TEST(Prediction, PredictZeroTwoAndThreeAddTheMeasuredBucketCostPerMicroBatch) {
 // (kMicroBatchReduceScatter) when the calibration has one; ZeRO 1's
 // once-a-step reduce-scatter keeps the "reduce_scatter" fit.
 TEST(Prediction, PredictPerMicroBatchReduceScattersUseTheirOwnFit) {
-  Calibration c = blockCalibration(1.0, 2.0);
+  Calibration c = zeroFitsCalibration();
   c.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 0.0, 0.0, 1});
-  c.links.push_back({"zero", "same_host", "reduce_scatter", 2, 1000, 0, 1, 1, 1});
-  c.links.push_back({"zero", "same_host", "all_gather", 2, 1000, 0, 1, 1, 1});
-  c.links.push_back({"dp", "same_host", "allreduce", 2, 1000, 0, 1, 1, 1});
   Layout l;
   l.dp = 2;
   l.microBatches = 3;

@@ -16,7 +16,10 @@
 // median_bubble_error_points and rank_correlation (Spearman of predicted
 // against measured tokens/s). calibrate's shared-cores runs (dp4 ZeRO 0
 // and 1 on 2 cores, addSharedCores: the collectives and straggling of
-// ranks sharing cores) are added apart for the 4-rank layouts.
+// ranks sharing cores) are added apart for the 4-rank layouts. Each layout
+// is predicted for the background load the probe finds right before its run
+// (planning/contention.h, cli/contention_probe.h) and, as the baseline, from
+// the calibration's wall times as measured; the table has both.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -29,10 +32,12 @@
 #include "cli/calibrate_benchmark.h"
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
+#include "cli/contention_probe.h"
 #include "cli/load_average.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "cli/trial_scatter.h"
+#include "planning/contention.h"
 #include "planning/core_sharing.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
@@ -256,6 +261,10 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   // merged last, so only what the first two lack comes from it.
   layout::Layout zeroTwo = sizeOne;
   zeroTwo.zeroStage = layout::ZeroStage::kGradients;
+  // The background the calibration runs meet (planning/contention.h): the
+  // mean of the probe's before and after them.
+  auto before = measureBackground();
+  if (!before.isOk()) return fail(before.status().message());
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
   for (const layout::Layout& l : {sizeOne, sizeTwo, zeroTwo}) {
@@ -269,7 +278,11 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     parts.push_back(std::move(*c));
     calibrationRuns.push_back(*run);
   }
-  layout::Calibration calibration = layout::mergeCalibrations(parts);
+  auto after = measureBackground();
+  if (!after.isOk()) return fail(after.status().message());
+  const double calibrationBackground = (before->background + after->background) / 2;
+  layout::Calibration calibration =
+      layout::withBackground(layout::mergeCalibrations(parts), calibrationBackground);
   // The 4-rank layouts share the cores: calibrate's shared-cores runs.
   if (Status shared = addSharedCores(calibration, *model, 2, trace, a.steps); !shared.isOk()) {
     return fail(shared.message());
@@ -288,6 +301,8 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));
+  std::printf("background: %.2f before the calibration runs, %.2f after; own_overhead: %.3f\n",
+              before->background, after->background, layout::ownOverhead(calibration));
 
   // The mixture of experts' own calibration: a dp2 x ep2 run of it (its
   // layers, all-to-alls and all-reduces), the dense runs' costs after it.
@@ -302,7 +317,10 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     if (!reader.isOk()) return fail(reader.status().message());
     auto c = analysis::calibrateFromRun(**reader, *moeRunId);
     if (!c.isOk()) return fail(c.status().message());
-    moeCalibration = *c;
+    auto moeAfter = measureBackground();
+    if (!moeAfter.isOk()) return fail(moeAfter.status().message());
+    moeCalibration = layout::withBackground(
+        std::move(*c), (after->background + moeAfter->background) / 2);
   }
   std::printf("calibration of the mixture of experts: run %lld (%s b1)\n",
               static_cast<long long>(*moeRunId), runName(moeRun).c_str());
@@ -311,10 +329,21 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   for (const layout::Layout& l : issueLayouts(base)) layouts.push_back(l);
   std::vector<LayoutTrial> trials;
   for (const layout::Layout& l : layouts) {
-    auto prediction = layout::predictLayout(l, l.model.hasMoe() ? moeCalibration : calibration);
+    // Predicted for the background the probe finds right before the run,
+    // and from the wall times as measured (the baseline, same run).
+    const layout::Calibration& c = l.model.hasMoe() ? moeCalibration : calibration;
+    auto load = measureBackground();
+    if (!load.isOk()) return fail(load.status().message());
+    layout::PredictOptions options;
+    options.background = load->background;
+    auto prediction = layout::predictLayout(l, c, options);
     if (!prediction.isOk()) return fail(runName(l) + ": " + prediction.status().message());
+    auto wallCosts = layout::predictLayout(l, c);
+    if (!wallCosts.isOk()) return fail(runName(l) + ": " + wallCosts.status().message());
     auto trial = runLayoutTrial(l, *prediction, trace, a.echo);
     if (!trial.isOk()) return fail(trial.status().message());
+    trial->background = load->background;
+    trial->wallCostsStepNs = wallCosts->stepNs;
     trials.push_back(std::move(*trial));
     std::fflush(stdout);
   }

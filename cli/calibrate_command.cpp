@@ -13,7 +13,9 @@
 #include "cli/calibrate_benchmark.h"
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
+#include "cli/contention_probe.h"
 #include "cli/layout_flags.h"
+#include "planning/contention.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/calibration_store.h"
@@ -70,7 +72,18 @@ Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
   } else {
     BS_ASSIGN_OR_RETURN(const layout::ModelConfig preset, layout::modelPreset(a.model));
     BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, a.moe.appliedTo(preset));
+    // The background the runs meet on this machine (planning/contention.h):
+    // the probe's mean before and after them; not measured for other hosts.
+    const bool here = a.where.hosts.empty();
+    BackgroundLoad before;
+    if (here) {
+      BS_ASSIGN_OR_RETURN(before, measureBackground());
+    }
     BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps, a.where));
+    if (here) {
+      BS_ASSIGN_OR_RETURN(const BackgroundLoad after, measureBackground());
+      c = layout::withBackground(std::move(c), (before.background + after.background) / 2);
+    }
   }
   if (!a.name.empty()) c.name = a.name;
   BS_ASSIGN_OR_RETURN(c.id, storage::saveCalibration(a.trace, c));

@@ -123,10 +123,14 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
 std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   using analysis::formatMs;
   using analysis::formatNumber;
+  const bool loads = std::any_of(trials.begin(), trials.end(),
+                                 [](const LayoutTrial& t) { return t.background.has_value(); });
   analysis::TextTable t{{"layout", "m", "b", "recompute", "predicted ms", "measured ms", "error",
                          "bubble predicted", "bubble measured", "bubble error pp"},
                         {},
                         false};
+  if (loads) t.header.insert(t.header.end(), {"background", "wall-cost ms", "wall-cost error"});
+  std::vector<double> wallErrors;
   for (const LayoutTrial& trial : trials) {
     const layout::Layout& l = trial.layout;
     t.rows.push_back({runName(l), std::to_string(l.microBatches), std::to_string(l.microBatchSize),
@@ -135,6 +139,16 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
                       analysis::formatPercent(meanOf(trial.prediction.bubble)),
                       analysis::formatPercent(meanOf(trial.measuredBubble)),
                       formatNumber(trial.bubbleErrorPoints(), 1)});
+    if (!loads) continue;
+    const double wallError =
+        trial.measuredStepNs > 0
+            ? std::abs(trial.wallCostsStepNs - trial.measuredStepNs) / trial.measuredStepNs
+            : 0.0;
+    if (trial.background) wallErrors.push_back(wallError);
+    t.rows.back().insert(t.rows.back().end(),
+                         {trial.background ? formatNumber(*trial.background, 2) : "-",
+                          trial.background ? formatMs(trial.wallCostsStepNs) : "-",
+                          trial.background ? analysis::formatPercent(wallError) : "-"});
   }
   const TrialSummary s = summarizeTrials(trials);
   std::string out = t.render(false);
@@ -143,6 +157,7 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   out += "max_rel_error: " + formatNumber(s.maxRelError, 4) + "\n";
   out += "median_bubble_error_points: " + formatNumber(s.medianBubbleErrorPoints, 2) + "\n";
   out += "rank_correlation: " + formatNumber(s.rankCorrelation, 3) + "\n";
+  if (loads) out += "median_rel_error_wall_costs: " + formatNumber(median(wallErrors), 4) + "\n";
   return out;
 }
 

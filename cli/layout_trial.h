@@ -14,6 +14,8 @@
 // - Errors: the run failing (its last error line), a run without steps.
 #pragma once
 
+#include <optional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +32,12 @@ struct LayoutTrial {
   int64_t runId = -1;
   double measuredStepNs = 0;
   std::vector<double> measuredBubble;  // per stage, [0, 1]
+  // Predicted for a measured background (bench predict,
+  // planning/contention.h): the probe's B right before the run, and the
+  // step the calibration's wall times as measured predict (no background):
+  // the baseline the background model is judged against in the same run.
+  std::optional<double> background;
+  double wallCostsStepNs = 0;
 
   // |predicted - measured| / measured step time.
   double stepRelError() const;
@@ -66,8 +74,10 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
 
 // One row per trial: layout, m, b, recompute, predicted and measured step
 // (ms) and error, predicted and measured bubble (mean over stages) and the
-// error in points; then the summary keys as `key: value` lines
-// (rank_correlation: TrialSummary::rankCorrelation).
+// error in points; when some trial has a background, also its background
+// and the wall-cost prediction with its error. Then the summary keys as
+// `key: value` lines (rank_correlation: TrialSummary::rankCorrelation;
+// with backgrounds also median_rel_error_wall_costs).
 std::string trialsToText(const std::vector<LayoutTrial>& trials);
 
 }  // namespace bubblescope::cli

@@ -10,9 +10,10 @@
 namespace bubblescope::cli {
 
 Result<layout::Prediction> predictFromFile(const layout::Layout& layout, const std::string& path,
-                                           int64_t calibrationId) {
+                                           int64_t calibrationId,
+                                           const layout::PredictOptions& options) {
   BS_ASSIGN_OR_RETURN(const layout::Calibration c, storage::loadCalibration(path, calibrationId));
-  BS_ASSIGN_OR_RETURN(layout::Prediction p, layout::predictLayout(layout, c));
+  BS_ASSIGN_OR_RETURN(layout::Prediction p, layout::predictLayout(layout, c, options));
   const std::string host = storage::currentHostName();
   const auto cores = static_cast<int32_t>(std::thread::hardware_concurrency());
   if (c.host != host || (c.cores > 0 && c.cores != cores)) {

@@ -12,9 +12,11 @@ namespace bubblescope::cli {
 
 // Loads calibration `calibrationId` (0: the newest) of trace file `path` and
 // predicts `layout`; warnings say when the calibration was measured on
-// another machine (host name or core count) or model.
+// another machine (host name or core count) or model. `options`: what the
+// prediction is for (a background load, planning/prediction.h).
 Result<layout::Prediction> predictFromFile(const layout::Layout& layout, const std::string& path,
-                                           int64_t calibrationId);
+                                           int64_t calibrationId,
+                                           const layout::PredictOptions& options = {});
 
 // Step time, tokens/s, bubble per stage beside its formula, exposed
 // communication per dimension, memory per stage, and the warnings.

@@ -11,6 +11,7 @@
 
 #include "cli/cluster_text.h"
 #include "cli/commands.h"
+#include "cli/contention_probe.h"
 #include "cli/layout_flags.h"
 #include "cli/prediction_text.h"
 #include "cli/run_description.h"
@@ -34,7 +35,26 @@ struct SimulateArgs {
   int64_t calibrationId = 0;
   std::string hardware;  // a hardware profile: the cluster cost model
   std::string dtype = "fp16";
+  std::string background;  // "": none; "measure"; or a count of busy threads
 };
+
+// --background: "measure" (the probe, cli/contention_probe.h), or busy
+// threads of other work >= 0 (planning/contention.h).
+Result<double> parseBackground(const std::string& text) {
+  if (text == "measure") {
+    BS_ASSIGN_OR_RETURN(const BackgroundLoad load, measureBackground());
+    std::printf("background: %.2f busy threads of other work (measured: %d threads got %.3f of "
+                "a core each)\n",
+                load.background, load.cores, load.share);
+    return load.background;
+  }
+  auto b = parseInRange<double>("--background", text, 0.0, 1e6);
+  if (!b.isOk()) {
+    return Status::invalidArgument("--background: expected 'measure' or a number of busy "
+                                   "threads from 0 to 1e6, got '" + text + "'");
+  }
+  return *b;
+}
 
 // "F:B:W:comm[:grad_sync[:optimizer]]": costs of one forward (of a whole
 // stage), input-gradient and weight-gradient backward halves (a fused backward
@@ -92,7 +112,13 @@ ExitCode simulateRun(const SimulateArgs& a) {
     options = predictedRunOptions(*prediction);
     options.name = a.name.empty() ? "predicted " + runName(*parsed) + " on " + hw->name : a.name;
   } else if (!a.calibration.empty()) {
-    auto prediction = predictFromFile(*parsed, a.calibration, a.calibrationId);
+    layout::PredictOptions predict;
+    if (!a.background.empty()) {
+      auto b = parseBackground(a.background);
+      if (!b.isOk()) return fail(2, b.status().message());
+      predict.background = *b;
+    }
+    auto prediction = predictFromFile(*parsed, a.calibration, a.calibrationId, predict);
     if (!prediction.isOk()) return fail(1, prediction.status().message());
     std::fputs(predictionToText(*parsed, *prediction).c_str(), stdout);
     options = predictedRunOptions(*prediction);
@@ -134,6 +160,10 @@ void addSimulateCommand(Command app, CommandRunner& runner) {
                  "layout's step from it instead of --costs");
   cmd.option("--calibration-id", a->calibrationId,
              "Which calibration of that file (default: the newest)")
+      .needs(calibration);
+  cmd.option("--background", a->background,
+             "Predict for other work on this machine: 'measure' it now, or N busy threads "
+             "(compute from thread CPU time, docs/prediction.md)")
       .needs(calibration);
   Option hardware = cmd.option(
       "--hardware", a->hardware,

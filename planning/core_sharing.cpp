@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "planning/contention.h"
 #include "planning/link_class.h"
 
 namespace bubblescope::layout {
@@ -25,12 +26,13 @@ const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
 }  // namespace
 
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
-                          bool cpuTime) {
+                          bool cpuTime, double background) {
   CoreSharing s;
   s.ranks = busiestHostRanks(placed);
   s.cores = c.cores;
-  if (c.cores <= 0 || s.ranks <= c.cores) return s;
-  s.ratio = static_cast<double>(s.ranks) / c.cores;
+  s.background = background;
+  s.ratio = computeStretch(s.ranks, background, c.cores);
+  if (!s.shared()) return s;
   if (const OpCostEntry* e = sharedEntry(c, "straggler")) {
     s.straggler = std::max(1.0, cpuTime ? e->cpuNs : e->wallNs);
   }

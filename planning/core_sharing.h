@@ -38,19 +38,24 @@ inline constexpr const char* kSharedCoresPart = "shared_cores";
 struct CoreSharing {
   int32_t ranks = 0;      // the most ranks placed on one host
   int32_t cores = 0;      // the calibrated machine's cores (0: unknown, no limit)
-  double ratio = 1;       // s = ranks / cores when > 1, else 1
+  double background = 0;  // other work's busy threads on the host (contention.h)
+  // s = max(1, (ranks + background) / cores) (contention.h's
+  // computeStretch; ranks / cores without a background), 1 without cores
+  double ratio = 1;
   std::optional<double> straggler;  // measured among ranks sharing cores
 
-  bool shared() const { return ratio > 1; }
-  // What every compute cost is multiplied by: s (1 when not shared).
+  // More ranks than cores: the ranks share the cores among themselves.
+  bool shared() const { return cores > 0 && ranks > cores; }
+  // What every compute cost is multiplied by: s.
   double computeFactor() const { return ratio; }
 };
 
 // The sharing of a layout whose ranks are on `placed` hosts (placedHosts,
-// link_class.h), every host taken to have the calibrated machine's cores.
+// link_class.h), every host taken to have the calibrated machine's cores
+// and `background` busy threads of other work (contention.h; 0: none).
 // `cpuTime`: the costs are thread CPU times (the straggler's CPU column).
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
-                          bool cpuTime);
+                          bool cpuTime, double background = 0);
 
 // `c` with what `shared` measured among ranks sharing cores: its same_host
 // fits as kSharedCores fits (added where c has none of that dim,

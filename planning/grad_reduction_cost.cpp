@@ -200,11 +200,12 @@ class CostBuilder {
     const char* name = gradCompressionKindName(kind);
     const int32_t r = kind == GradCompression::kPowerSgd ? in_.compression.rank : 0;
     if (auto ns = c_.opCostNs(kCodecPart, name, r, 1, in_.cpuTime)) {
-      cost_.codecNs = *ns * n;
+      cost_.codecNs = *ns * n * in_.computeScale;
       return;
     }
     static const Calibration measured = measuredCodecCosts();
-    cost_.codecNs = measured.opCostNs(kCodecPart, name, r, 1, false).value_or(0.0) * n;
+    cost_.codecNs =
+        measured.opCostNs(kCodecPart, name, r, 1, false).value_or(0.0) * n * in_.computeScale;
     warn(std::string("no ") + name +
          " compression cost in the calibration: the constant measured with bench allreduce");
   }

@@ -72,6 +72,9 @@ struct GradReductionInput {
   // The gradients in flat-buffer order, a vector as (n, 1) (PowerSGD).
   std::vector<MatrixShape> tensors;
   bool cpuTime = false;  // calibration costs in thread CPU time
+  // What the encoding's compute is multiplied by: the prediction's
+  // time-sharing and background (core_sharing.h, contention.h).
+  double computeScale = 1;
   // The group's ranks time-share their host's cores (core_sharing.h): the
   // collectives inside a node take the calibration's shared_cores fits.
   bool sharedCores = false;

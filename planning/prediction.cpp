@@ -7,6 +7,7 @@
 
 #include "engine/layout/global_batch.h"
 #include "engine/layout/stage_split.h"
+#include "planning/contention.h"
 #include "planning/core_sharing.h"
 #include "planning/expert_parallel_cost.h"
 #include "planning/expert_parallel_volume.h"
@@ -36,13 +37,15 @@ double stragglerOf(const Calibration& c, const CoreSharing& sharing) {
 
 class Predictor {
  public:
-  Predictor(const Layout& l, const Calibration& c)
+  Predictor(const Layout& l, const Calibration& c, const PredictOptions& o)
       : l_(l),
         c_(c),
-        cpu_(c.oversubscribed()),
+        cpu_(c.oversubscribed() || o.background.has_value()),
+        background_(o.background.has_value()),
         placed_(placedHosts(l)),
-        sharing_(coreSharingOf(placed_, c, c.oversubscribed())),
-        straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0) {}
+        sharing_(coreSharingOf(placed_, c, cpu_, o.background.value_or(0.0))),
+        straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
+        computeScale_(sharing_.computeFactor() * (o.background ? ownOverhead(c) : 1.0)) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
@@ -53,6 +56,14 @@ class Predictor {
       warn(std::to_string(sharing_.ranks) + " ranks on a host of " +
            std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
            "is predicted " + factor + "x slower (time-sharing)");
+    } else if (sharing_.computeFactor() > 1 && sharing_.background >= 0.5) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "%.1f busy threads of other work beside %d rank%s on a host of %d cores: "
+                    "compute is predicted %.2fx slower",
+                    sharing_.background, sharing_.ranks, sharing_.ranks == 1 ? "" : "s", c_.cores,
+                    sharing_.computeFactor());
+      warn(text);
     }
     BS_ASSIGN_OR_RETURN(p_.schedule, scheduleFor(l_));
     BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
@@ -147,7 +158,7 @@ class Predictor {
     double ns = c.layers * partNs("block", op);
     if (c.embedding) ns += partNs("embedding", op);
     if (c.head) ns += partNs("head", op);
-    return ns * straggler_ * sharing_.computeFactor();
+    return ns * straggler_ * computeScale_;
   }
 
   // The optimizer over the parameters this rank updates, the step's time
@@ -159,8 +170,8 @@ class Predictor {
     const double updated =
         sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
     double ns = updated * perParameterNs("optimizer", "step");
-    if (auto other = c_.perParameterNs("step", "other", cpu_)) ns += p.total() * *other;
-    ns *= straggler_ * sharing_.computeFactor();
+    if (auto other = perParameterCostNs("step", "other")) ns += p.total() * *other;
+    ns *= straggler_ * computeScale_;
     if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
       const double norm =
           collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1, false);
@@ -173,6 +184,13 @@ class Predictor {
     if (l_.tp > 1) ns += collectiveNs("tp", "allreduce", 8, 1, false);
     if (l_.dp > 1) ns += collectiveNs("dp", "allreduce", 8, 1, false);
     return ns;
+  }
+
+  // A per-parameter cost without a CPU measurement of its own (the step's
+  // time outside ops, ZeRO's bucket work): with a background, taken out of
+  // the calibration's own stretch first (contention.h, perParameterCpuNs).
+  std::optional<double> perParameterCostNs(const char* part, const char* op) const {
+    return background_ ? perParameterCpuNs(c_, part, op) : c_.perParameterNs(part, op, cpu_);
   }
 
   double perParameterNs(const char* part, const char* op) {
@@ -277,17 +295,17 @@ class Predictor {
   // others wait inside the reduce-scatter: exposed zero communication.
   double zeroBucketNs(double elements) {
     if (l_.dp <= 1) return 0.0;
-    const auto work = c_.perParameterNs(kZeroBucketPart, kZeroBucketOp, cpu_);
+    const auto work = perParameterCostNs(kZeroBucketPart, kZeroBucketOp);
     if (!work) {
       warn("no ZeRO 2/3 gradient bucket cost measured (the work around each micro-batch's "
            "reduce-scatter): taken as 0 (calibrate from a dp ZeRO 2 run for it)");
       return 0.0;
     }
     const double skew =
-        elements * c_.perParameterNs(kZeroBucketPart, kZeroBucketSkewOp, cpu_).value_or(0.0) *
-        sharing_.computeFactor();
+        elements * perParameterCostNs(kZeroBucketPart, kZeroBucketSkewOp).value_or(0.0) *
+        computeScale_;
     dpNs_ += skew;
-    return elements * *work * sharing_.computeFactor() + skew;
+    return elements * *work * computeScale_ + skew;
   }
 
   // A ZeRO-1 step collective: the shared parameters over dp, this rank's
@@ -412,6 +430,7 @@ class Predictor {
     }
     in.bucketElements = l_.bucketElementCount(4);
     in.cpuTime = cpu_;
+    in.computeScale = computeScale_;
     in.sharedCores = sharedCores();  // at the step's end (sharedLinkOf)
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
@@ -512,10 +531,15 @@ class Predictor {
   const Layout& l_;
   const Calibration& c_;
   const bool cpu_;
+  const bool background_;  // predicted for a background (PredictOptions)
   const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
   std::map<std::string, std::string> links_;  // dim -> its link class
   const CoreSharing sharing_;                 // the busiest host's ranks per core
   const double straggler_;                    // 1 on a single rank
+  // What every compute cost is multiplied by besides the straggler factor:
+  // the sharing's s, and with a background the calibration's own overhead
+  // (contention.h).
+  const double computeScale_;
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;
@@ -548,8 +572,9 @@ double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedd
   return bytes * elements;
 }
 
-Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration) {
-  return Predictor(layout, calibration).run();
+Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration,
+                                 const PredictOptions& options) {
+  return Predictor(layout, calibration, options).run();
 }
 
 double worstBubble(const Prediction& p) {

@@ -55,6 +55,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,22 @@ struct Prediction {
   GradReductionCost gradReduction;
 };
 
+// What a prediction is for beyond the layout.
+struct PredictOptions {
+  // Other work's busy threads on each host while the run runs (contention.h;
+  // measured by cli/contention_probe.h). Set: compute is predicted from
+  // thread CPU time x the calibration's own overhead (ownOverhead) x
+  // max(1, (ranks + background) / cores), so a calibration taken under load
+  // predicts what a quiet one does, for the load given. Unset: the
+  // calibration's wall times as measured (CPU times when it was
+  // oversubscribed), stretched by ranks / cores only.
+  std::optional<double> background;
+};
+
 // Errors: an invalid layout ("invalid layout: ..." as run says), a
 // calibration without forward and backward costs of the model's parts.
-Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration);
+Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration,
+                                 const PredictOptions& options = {});
 
 // Whether a warning of a Prediction says a cost was filled in, not measured.
 bool isGuess(const std::string& warning);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planning/contention.h"
 #include "planning/core_sharing.h"
 #include "planning/grad_reduction_cost.h"
 #include "storage/analysis/text_table.h"
@@ -18,17 +19,21 @@ std::string calibrationToText(const layout::Calibration& c) {
   for (const layout::OpCostEntry& e : c.ops) {
     // Size 0: the optimizer's and the step's time outside ops are per
     // parameter (shown in ns), the straggler factor and the shared cores'
-    // entries (core_sharing.h) ratios; a gradient codec is per element (its
+    // entries (core_sharing.h) ratios, the background a count of threads
+    // (contention.h); a gradient codec is per element (its
     // b: PowerSGD's rank); the others ms.
+    const bool threads = e.part == layout::kContentionPart && e.op == layout::kBackgroundOp;
     const bool ratio = (e.part == "step" && e.op == "straggler") ||
-                       e.part == layout::kSharedCoresPart;
+                       e.part == layout::kSharedCoresPart ||
+                       (e.part == layout::kContentionPart && !threads);  // contention.h
     const bool codec = e.part == layout::kCodecPart;
     const bool bucket = e.part == layout::kZeroBucketPart &&
                         (e.op == layout::kZeroBucketOp || e.op == layout::kZeroBucketSkewOp);
     const bool raw = e.microBatchSize == 0 || codec;
     ops.rows.push_back(
         {e.part,
-         e.op + (ratio   ? " (ratio)"
+         e.op + (ratio     ? " (ratio)"
+                 : threads ? " (busy threads)"
                  : codec ? (e.microBatchSize > 0 ? " (ns/element, b = rank)" : " (ns/element)")
                  : bucket ? " (ns/element per micro-batch)"
                  : raw   ? " (ns/param)"

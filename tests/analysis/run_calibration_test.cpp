@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "planning/contention.h"
 #include "planning/link_class.h"
 
 namespace bubblescope::analysis {
@@ -131,6 +134,29 @@ TEST(RunCalibrationLinks, ExpertAllToAllsAreFittedOnTheEpGroup) {
   EXPECT_NEAR(ep->alphaNs, 30000, 1e-3);
   EXPECT_NEAR(ep->betaNsPerByte, 0.25, 1e-9);
   ASSERT_NE(exactFit(*c, "dp", "allreduce", "other_host"), nullptr);  // dp 4 spans both
+}
+
+// The op spans' wall over CPU time (planning/contention.h's measured
+// stretch), steps after the first: rank 0's forward 3 ms wall on 1 ms of
+// CPU, rank 1's 5 on 1; the first step's 100 ms is left out.
+TEST(RunCalibrationStretch, PredictTheOpSpansStretchIsTheirWallOverCpuTime) {
+  layout::Layout l;
+  l.dp = 2;
+  MeasuredOps m = measuredOn(l, {"a", "a"});
+  m.cpuMeasured = true;
+  m.ops[{0, 0, 0, 0, "forward"}] = {100e6, 1e6};
+  m.ops[{0, 1, 0, 0, "forward"}] = {3e6, 1e6};
+  m.ops[{1, 1, 0, 0, "forward"}] = {5e6, 1e6};
+  auto c = calibrationOf(m, 1);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  EXPECT_DOUBLE_EQ(layout::measuredStretch(*c), 4.0);
+  // Without thread CPU times nothing is said.
+  m.cpuMeasured = false;
+  auto none = calibrationOf(m, 1);
+  ASSERT_TRUE(none.isOk());
+  EXPECT_TRUE(std::none_of(none->ops.begin(), none->ops.end(), [](const auto& e) {
+    return e.part == layout::kContentionPart;
+  }));
 }
 
 }  // namespace

@@ -64,6 +64,22 @@ grep -q '^error: invalid layout: ' "$dir/sim-bad.txt" || fail "simulate: $(cat "
 cmp -s "$dir/sim-bad.txt" "$dir/run-bad.txt" ||
   fail "simulate said '$(cat "$dir/sim-bad.txt")', run '$(cat "$dir/run-bad.txt")'"
 [ "$("$cli" info "$f" | grep -c '^run ')" -eq 2 ] || fail "the failed simulate changed the file's runs"
+# 5. For a background load (planning/contention.h): 4 busy threads beside
+# the 1 rank on this machine's cores C stretch compute by max(1, (1 + 4)/C)
+# times the calibration's own overhead, and the prediction says so; a bad
+# --background is one message.
+"$cli" simulate --model tiny --calibration "$f" --background 4 --trace "$dir/bg.db" \
+  >"$dir/bg.txt" 2>&1 || fail "simulate --background 4: $(tail -1 "$dir/bg.txt")"
+grep -q '^warning: 4.0 busy threads of other work beside 1 rank on a host of' "$dir/bg.txt" ||
+  [ "$(getconf _NPROCESSORS_ONLN)" -ge 5 ] || fail "no background warning: $(cat "$dir/bg.txt")"
+"$cli" simulate --model tiny --calibration "$f" --background lots --trace "$dir/bg2.db" \
+  >/dev/null 2>"$dir/bg2.txt" && fail "simulate accepted --background lots"
+grep -q "^error: --background: expected 'measure' or a number of busy threads from 0 to 1e6, got 'lots'" \
+  "$dir/bg2.txt" || fail "bad --background: $(cat "$dir/bg2.txt")"
+"$cli" simulate --model tiny --calibration "$f" --background measure --trace "$dir/bg3.db" \
+  >"$dir/bg3.txt" 2>&1 || fail "simulate --background measure: $(tail -1 "$dir/bg3.txt")"
+grep -Eq '^background: [0-9.]+ busy threads of other work \(measured' "$dir/bg3.txt" ||
+  fail "no measured background: $(cat "$dir/bg3.txt")"
 # plan with nothing that fits names the constraint.
 "$cli" plan --world 2 --model tiny --memory-per-rank 0.000001 --calibration "$f" \
   --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"

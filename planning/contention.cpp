@@ -1,0 +1,65 @@
+#include "planning/contention.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bubblescope::layout {
+
+double backgroundFromShare(double share, int32_t threads, int32_t cores) {
+  if (!(share > 0) || !std::isfinite(share) || threads <= 0 || cores <= 0) return 0.0;
+  return std::max(0.0, cores / share - threads);
+}
+
+double computeStretch(int32_t ranks, double background, int32_t cores) {
+  if (cores <= 0 || !std::isfinite(background)) return 1.0;
+  return std::max(1.0, (ranks + std::max(0.0, background)) / cores);
+}
+
+std::optional<double> recordedBackground(const Calibration& c) {
+  for (const OpCostEntry& e : c.ops) {
+    if (e.part == kContentionPart && e.op == kBackgroundOp) return e.wallNs;
+  }
+  return std::nullopt;
+}
+
+Calibration withBackground(Calibration c, double background) {
+  std::erase_if(c.ops, [](const OpCostEntry& e) {
+    return e.part == kContentionPart && e.op == kBackgroundOp;
+  });
+  c.ops.push_back({kContentionPart, kBackgroundOp, 0, 1, background, background, 1});
+  return c;
+}
+
+double measuredStretch(const Calibration& c) {
+  for (const OpCostEntry& e : c.ops) {
+    if (e.part == kContentionPart && e.op == kOpStretchOp && std::isfinite(e.wallNs) &&
+        e.wallNs > 0) {
+      return e.wallNs;
+    }
+  }
+  double wall = 0, cpu = 0;
+  for (const OpCostEntry& e : c.ops) {
+    if (e.part == "block" && (e.op == "forward" || e.op == "backward")) {
+      wall += e.wallNs;
+      cpu += e.cpuNs;
+    }
+  }
+  const double ratio = wall / cpu;
+  return std::isfinite(ratio) && ratio > 0 ? ratio : 1.0;
+}
+
+double ownOverhead(const Calibration& c) {
+  const auto background = recordedBackground(c);
+  if (!background) return 1.0;
+  return measuredStretch(c) / computeStretch(c.ranksPerHost, *background, c.cores);
+}
+
+std::optional<double> perParameterCpuNs(const Calibration& c, const std::string& part,
+                                        const std::string& op) {
+  const auto wall = c.perParameterNs(part, op, false);
+  const auto cpu = c.perParameterNs(part, op, true);
+  if (!wall || !cpu) return std::nullopt;
+  return *cpu != *wall ? *cpu : *wall / measuredStretch(c);
+}
+
+}  // namespace bubblescope::layout

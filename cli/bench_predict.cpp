@@ -4,7 +4,7 @@
 // all-reduce, the step's time outside ops and the straggler factor; dp2
 // ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
 // all-gather; dp2 ZeRO 2 at m of size 1: ZeRO 2/3's gradient bucket cost
-// per micro-batch), merged (layout::mergeCalibrations), then predicts and really
+// per micro-batch; dp2 ZeRO 3 at m of size 1: its per-layer gathers), merged (layout::mergeCalibrations), then predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
 // tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
@@ -261,13 +261,16 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   // merged last, so only what the first two lack comes from it.
   layout::Layout zeroTwo = sizeOne;
   zeroTwo.zeroStage = layout::ZeroStage::kGradients;
+  // ZeRO 3's per-layer parameter gathers (layout::kMicroBatchAllGather).
+  layout::Layout zeroThree = sizeOne;
+  zeroThree.zeroStage = layout::ZeroStage::kParameters;
   // The background the calibration runs meet (planning/contention.h): the
   // mean of the probe's before and after them.
   auto before = measureBackground();
   if (!before.isOk()) return fail(before.status().message());
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
-  for (const layout::Layout& l : {sizeOne, sizeTwo, zeroTwo}) {
+  for (const layout::Layout& l : {sizeOne, sizeTwo, zeroTwo, zeroThree}) {
     auto run = runLayout(l, trace, a.echo,
                          "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize));
     if (!run.isOk()) return fail(run.status().message());
@@ -289,15 +292,19 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   }
   if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
   calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + ", " +
-                     std::to_string(calibrationRuns[1]) + " and " +
-                     std::to_string(calibrationRuns[2]);
+                     std::to_string(calibrationRuns[1]) + ", " +
+                     std::to_string(calibrationRuns[2]) + " and " +
+                     std::to_string(calibrationRuns[3]);
   auto id = storage::saveCalibration(trace, calibration);
   if (!id.isOk()) return fail(id.status().message());
-  std::printf("calibration: runs %lld (%s b1), %lld (%s b2) and %lld (%s b1), calibration_id %lld in %s\n",
-              static_cast<long long>(calibrationRuns[0]), runName(sizeOne).c_str(),
-              static_cast<long long>(calibrationRuns[1]), runName(sizeTwo).c_str(),
-              static_cast<long long>(calibrationRuns[2]), runName(zeroTwo).c_str(),
-              static_cast<long long>(*id), trace.c_str());
+  std::printf(
+      "calibration: runs %lld (%s b1), %lld (%s b2), %lld (%s b1) and %lld (%s b1), "
+      "calibration_id %lld in %s\n",
+      static_cast<long long>(calibrationRuns[0]), runName(sizeOne).c_str(),
+      static_cast<long long>(calibrationRuns[1]), runName(sizeTwo).c_str(),
+      static_cast<long long>(calibrationRuns[2]), runName(zeroTwo).c_str(),
+      static_cast<long long>(calibrationRuns[3]), runName(zeroThree).c_str(),
+      static_cast<long long>(*id), trace.c_str());
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));

@@ -92,10 +92,12 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
     l.hosts = onFirstHost(h, static_cast<int32_t>(l.worldSize()));
     out.push_back({l, ""});
   }
-  {  // ZeRO 2's gradient buckets per micro-batch, at the default bucket size
+  // ZeRO 2's gradient buckets per micro-batch, at the default bucket size;
+  // ZeRO 3's per-layer parameter gathers (layout::kMicroBatchAllGather).
+  for (auto zero : {layout::ZeroStage::kGradients, layout::ZeroStage::kParameters}) {
     layout::Layout l = base;
     l.dp = world;
-    l.zeroStage = layout::ZeroStage::kGradients;
+    l.zeroStage = zero;
     l.hosts = onFirstHost(h, world);
     out.push_back({l, ""});
   }

@@ -10,7 +10,9 @@
 //    several message sizes (the buckets, the last one's rest, the 8-byte
 //    loss) for its alpha-beta fit; tp 2 (its per-layer all-reduces, layer
 //    costs at tp 2) when the heads divide; pp 2 ZB-H1 (pipeline transfers,
-//    split B and W costs) when the model has 2 layers or more.
+//    split B and W costs) when the model has 2 layers or more; dp N ZeRO 2
+//    (the gradient bucket work per micro-batch) and ZeRO 3 (the per-layer
+//    parameter gathers) at the default buckets.
 // With hosts (`calibrate --hosts a,b,...`) the same runs go to the hosts:
 // the layers and every same-host run on the first host (its `same_host`
 // fits), then, with two hosts or more, dp N (ZeRO 0 and 1) and pp 2 again

@@ -47,6 +47,12 @@ inline constexpr const char* kZeroBucketSkewOp = "bucket_skew";
 // from ZeRO 1's once-a-step "reduce_scatter": the same bytes take another
 // time at that rhythm (docs/prediction.md, section 5).
 inline constexpr const char* kMicroBatchReduceScatter = "reduce_scatter_micro_batch";
+// The collective of a LinkFit (dim "zero") fitted on ZeRO-3's per-layer
+// parameter all-gathers, which the ranks meet at twice per layer slot and
+// micro-batch: fitted at the mean of each size's samples, like tp's
+// all-reduces inside the layers (the step pays every gather's wait for the
+// other rank), apart from ZeRO 1/2's once-a-step "all_gather".
+inline constexpr const char* kMicroBatchAllGather = "all_gather_micro_batch";
 
 // The cost of one op of one layer slot, per micro-batch (or, for the
 // optimizer, per parameter), mean over the samples.

@@ -308,6 +308,23 @@ class Predictor {
     return elements * *work * computeScale_ + skew;
   }
 
+  // ZeRO-3's gather of a chunk's `parameters` in one pass, `calls` of them
+  // (a layer slot each): the fit of the per-layer gathers
+  // (kMicroBatchAllGather, at their mean) on the dimension's link, else the
+  // once-a-step all-gather's (which a calibration without a ZeRO-3 run holds).
+  double layerGatherNs(double parameters, double calls) {
+    if (l_.dp > 1) {
+      if (const LinkFit* f = c_.linkFit("zero", kMicroBatchAllGather, linkOf("zero"));
+          f && f->dim == "zero" && f->link == linkOf("zero")) {
+        const double ns =
+            calls * f->alphaNs + f->betaNsPerByte * parameters * c_.format.parameterBytes;
+        dpNs_ += ns;
+        return ns;
+      }
+    }
+    return zeroNs("all_gather", parameters, calls);
+  }
+
   // A ZeRO-1 step collective: the shared parameters over dp, this rank's
   // experts over their expert-data-parallel group (expert_parallel_cost.h).
   double zeroStepNs(const std::string& collective) {
@@ -338,7 +355,7 @@ class Predictor {
     switch (op.type) {
       case OpType::kForward: {
         double ns = chunkComputeNs(c, "forward") + tpCommNs(c, 2) + epNs(c, epForwardAllToAlls(l_));
-        if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
+        if (gathers) ns += layerGatherNs(c.parameters, slots);
         return ns;
       }
       case OpType::kBackward:
@@ -353,11 +370,11 @@ class Predictor {
         }
         if (l_.recompute && op.type != OpType::kBackwardWeight) {
           ns += chunkComputeNs(c, "recompute") + tpCommNs(c, 2) + epNs(c, epForwardAllToAlls(l_));
-          if (gathers) ns += zeroNs("all_gather", c.parameters, slots);
+          if (gathers) ns += layerGatherNs(c.parameters, slots);
         }
         // ZeRO-3 gathers the parameters again for the weight gradients.
         if (op.type != OpType::kBackwardInput && gathers) {
-          ns += zeroNs("all_gather", c.parameters, slots);
+          ns += layerGatherNs(c.parameters, slots);
         }
         return ns;
       }

@@ -251,17 +251,24 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
   // ranks meet at 4 times per layer and micro-batch, their mean: the step
   // pays each one's wait for the other rank (the skew of the layers'
   // halves) and its tail (a rank descheduled in it) every time, and no
-  // other term holds them (docs/prediction.md, section 1).
+  // other term holds them (docs/prediction.md, section 1); ZeRO-3's
+  // per-layer all-gathers (layout::kMicroBatchAllGather) the same.
   std::set<std::pair<std::string, int64_t>> onceAStep;  // (dim, bytes) with a step-level sample
   for (const CommSample& s : m.comms) {
     if (s.step < firstStep) continue;
     auto [it, added] = linkOf.try_emplace({s.rank, s.dim});
     if (added) it->second = layout::linkClass(l, hostOfRank, s.rank, s.dim);
     // ZeRO 2/3 reduce-scatter every micro-batch: fitted apart from ZeRO 1's.
+    // ZeRO-3's per-layer gathers (a micro-batch tag) apart from the
+    // once-a-step ones, at their mean like tp's.
+    const bool perLayerGather = s.collective == "all_gather" && sharded &&
+                                l.zeroStage == layout::ZeroStage::kParameters &&
+                                s.microBatch >= 0;
     const std::string collective = s.collective == "reduce_scatter" && sharded &&
                                            layout::shardsGradients(l.zeroStage)
                                        ? layout::kMicroBatchReduceScatter
-                                       : s.collective;
+                                   : perLayerGather ? layout::kMicroBatchAllGather
+                                                    : s.collective;
     comms[{s.dim, collective, it->second}][s.bytes].push_back(s.wallNs);
     if (s.dim == "tp" && s.microBatch < 0) onceAStep.insert({s.dim, s.bytes});
   }
@@ -271,7 +278,8 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
     int64_t n = 0;
     for (const auto& [bytes, times] : bySize) {
       points.emplace_back(static_cast<double>(bytes),
-                          dim == "tp" && !onceAStep.count({dim, bytes})
+                          (dim == "tp" && !onceAStep.count({dim, bytes})) ||
+                                  collective == layout::kMicroBatchAllGather
                               ? meanOf(times)
                               : quantile(times, collective == "p2p" ? 0.5 : 0.25));
       n += static_cast<int64_t>(times.size());

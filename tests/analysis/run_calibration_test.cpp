@@ -159,5 +159,35 @@ TEST(RunCalibrationStretch, PredictTheOpSpansStretchIsTheirWallOverCpuTime) {
   }));
 }
 
+// ZeRO-3's per-layer parameter gathers (a micro-batch tag) are fitted apart
+// at their mean (1, 1, 1 and 5 ms: 2 ms), the once-a-step ones at the lower
+// quartile as before.
+TEST(RunCalibrationLinks, PredictZeroThreesPerLayerGathersArePricedAtTheirMean) {
+  layout::Layout l;
+  l.dp = 2;
+  l.zeroStage = layout::ZeroStage::kParameters;
+  MeasuredOps m = measuredOn(l, {"a", "a"});
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    for (double ms : {1.0, 1.0, 1.0, 5.0}) {
+      m.comms.push_back({rank, 1, 0, "zero", "all_gather", 1 << 20, ms * 1e6});
+      m.comms.push_back({rank, 1, -1, "zero", "all_gather", 1 << 20, ms * 1e6});
+    }
+  }
+  auto c = calibrationOf(m, 1);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const layout::LinkFit* layer = exactFit(*c, "zero", layout::kMicroBatchAllGather, "same_host");
+  ASSERT_NE(layer, nullptr);
+  EXPECT_NEAR(layer->timeNs(1 << 20), 2e6, 1.0);
+  const layout::LinkFit* step = exactFit(*c, "zero", "all_gather", "same_host");
+  ASSERT_NE(step, nullptr);
+  EXPECT_NEAR(step->timeNs(1 << 20), 1e6, 1.0);
+  // ZeRO 1's gathers are once a step whatever their tag.
+  l.zeroStage = layout::ZeroStage::kOptimizer;
+  m.layout = l;
+  auto one = calibrationOf(m, 1);
+  ASSERT_TRUE(one.isOk());
+  EXPECT_EQ(exactFit(*one, "zero", layout::kMicroBatchAllGather, "same_host"), nullptr);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

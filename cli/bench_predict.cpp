@@ -4,7 +4,8 @@
 // all-reduce, the step's time outside ops and the straggler factor; dp2
 // ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
 // all-gather; dp2 ZeRO 2 at m of size 1: ZeRO 2/3's gradient bucket cost
-// per micro-batch; dp2 ZeRO 3 at m of size 1: its per-layer gathers), merged (layout::mergeCalibrations), then predicts and really
+// per micro-batch; dp2 ZeRO 3 at m of size 1: its per-layer gathers; tp2
+// at m: tp's per-layer all-reduces and the layers at tp 2), merged (layout::mergeCalibrations), then predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
 // tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
@@ -201,7 +202,11 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
     const bool shared = std::any_of(measured.begin(), measured.end(), [&](const auto& r) {
       return r.id == id && isSharedCoresRun(r.info.name);
     });
-    (shared ? sharedParts : c->model.hasMoe() ? moeParts : parts).push_back(std::move(*c));
+    if (shared) {
+      sharedParts.push_back(sharedCoresPart(std::move(*c)));
+    } else {
+      (c->model.hasMoe() ? moeParts : parts).push_back(std::move(*c));
+    }
     names += (names.empty() ? "" : ", ") + std::to_string(id);
   }
   if (parts.empty()) return fail(a.replay + " holds no calibration run of a dense model");
@@ -264,13 +269,18 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   // ZeRO 3's per-layer parameter gathers (layout::kMicroBatchAllGather).
   layout::Layout zeroThree = sizeOne;
   zeroThree.zeroStage = layout::ZeroStage::kParameters;
+  // tp 2: tp's per-layer all-reduces and the layers at tp 2.
+  layout::Layout tpTwo = base;
+  tpTwo.tp = 2;
   // The background the calibration runs meet (planning/contention.h): the
   // mean of the probe's before and after them.
   auto before = measureBackground();
   if (!before.isOk()) return fail(before.status().message());
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
-  for (const layout::Layout& l : {sizeOne, sizeTwo, zeroTwo, zeroThree}) {
+  const std::vector<layout::Layout> calibrationLayouts = {sizeOne, sizeTwo, zeroTwo, zeroThree,
+                                                          tpTwo};
+  for (const layout::Layout& l : calibrationLayouts) {
     auto run = runLayout(l, trace, a.echo,
                          "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize));
     if (!run.isOk()) return fail(run.status().message());
@@ -291,20 +301,18 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     return fail(shared.message());
   }
   if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
-  calibration.name = "bench predict: runs " + std::to_string(calibrationRuns[0]) + ", " +
-                     std::to_string(calibrationRuns[1]) + ", " +
-                     std::to_string(calibrationRuns[2]) + " and " +
-                     std::to_string(calibrationRuns[3]);
+  std::string runs, described;
+  for (size_t i = 0; i < calibrationRuns.size(); ++i) {
+    const std::string sep = i == 0 ? "" : i + 1 == calibrationRuns.size() ? " and " : ", ";
+    runs += sep + std::to_string(calibrationRuns[i]);
+    described += sep + std::to_string(calibrationRuns[i]) + " (" + runName(calibrationLayouts[i]) +
+                  " b" + std::to_string(calibrationLayouts[i].microBatchSize) + ")";
+  }
+  calibration.name = "bench predict: runs " + runs;
   auto id = storage::saveCalibration(trace, calibration);
   if (!id.isOk()) return fail(id.status().message());
-  std::printf(
-      "calibration: runs %lld (%s b1), %lld (%s b2), %lld (%s b1) and %lld (%s b1), "
-      "calibration_id %lld in %s\n",
-      static_cast<long long>(calibrationRuns[0]), runName(sizeOne).c_str(),
-      static_cast<long long>(calibrationRuns[1]), runName(sizeTwo).c_str(),
-      static_cast<long long>(calibrationRuns[2]), runName(zeroTwo).c_str(),
-      static_cast<long long>(calibrationRuns[3]), runName(zeroThree).c_str(),
-      static_cast<long long>(*id), trace.c_str());
+  std::printf("calibration: runs %s, calibration_id %lld in %s\n", described.c_str(),
+              static_cast<long long>(*id), trace.c_str());
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));

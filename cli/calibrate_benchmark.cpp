@@ -135,6 +135,17 @@ std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, in
     l.zeroStage = zero;
     out.push_back(l);
   }
+  // tp 2 x dp C: tp's per-layer all-reduces between ranks that time-share
+  // the cores (only its tp fits are kept: addSharedCores).
+  if (model.numHeads % 2 == 0 && !model.hasMoe()) {
+    layout::Layout l;
+    l.model = model;
+    l.steps = steps;
+    l.microBatches = 2;
+    l.tp = 2;
+    l.dp = cores;
+    out.push_back(l);
+  }
   return out;
 }
 
@@ -188,10 +199,22 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
     BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
     BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
     BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
-    shared.push_back(std::move(part));
+    shared.push_back(sharedCoresPart(std::move(part)));
   }
   if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
   return Status::ok();
+}
+
+layout::Calibration sharedCoresPart(layout::Calibration part) {
+  const bool tp = std::any_of(part.links.begin(), part.links.end(),
+                              [](const layout::LinkFit& f) { return f.dim == "tp"; });
+  if (tp) {  // its tp fits only: the dp runs measure the rest
+    std::erase_if(part.links, [](const layout::LinkFit& f) { return f.dim != "tp"; });
+    std::erase_if(part.ops, [](const layout::OpCostEntry& e) {
+      return e.part == "step" && e.op == "straggler";
+    });
+  }
+  return part;
 }
 
 bool isSharedCoresRun(const std::string& runName) {

@@ -48,11 +48,17 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
 
 // The shared-cores runs of the micro-benchmark (planning/core_sharing.h):
 // dp 2C of `model` on this machine's C = c.cores cores, ZeRO 0 and ZeRO 1,
+// and (when the heads divide, dense models) tp 2 x dp C, whose tp fits only
+// are kept (tp's per-layer all-reduces between time-shared ranks),
 // m = 2, `steps` steps each, into `trace`, named "calibrate ... shared
 // cores", added to c by layout::withSharedCores. None (c unchanged) with
 // hosts, world < 2, or C outside 1..8. `bench predict` runs them too.
 Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where = {});
+
+// What a shared-cores run's calibration contributes: all of it, but of the
+// tp 2 x dp C run its tp fits only (the dp runs measure the rest).
+layout::Calibration sharedCoresPart(layout::Calibration part);
 
 // Whether a run's name is one of the shared-cores runs' (a calibration made
 // from such runs keeps them apart: layout::withSharedCores).

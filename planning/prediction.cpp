@@ -247,9 +247,19 @@ class Predictor {
   // the link's own fit.
   // A calibration from an oversubscribed run measured its same_host fits
   // between time-shared ranks already: they stand for themselves.
+  // tp's own per-layer all-reduces measured between time-shared ranks (the
+  // shared-cores tp run, a tp fit of link kSharedCores) stand for themselves
+  // between compute ops too: there a peer that lost its core is waited for
+  // at every layer, which s x compute does not hold.
   std::string sharedLinkOf(const std::string& dim) {
     const std::string& link = linkOf(dim);
-    return sharedCores() && stepEnd_ && link == kSameHost ? kSharedCores : link;
+    if (!sharedCores() || link != kSameHost) return link;
+    if (stepEnd_) return kSharedCores;
+    if (dim == "tp") {
+      const LinkFit* f = c_.linkFit("tp", "allreduce", kSharedCores);
+      if (f && f->dim == "tp" && f->link == kSharedCores) return kSharedCores;
+    }
+    return link;
   }
   bool sharedCores() const { return sharing_.shared() && !c_.oversubscribed(); }
 

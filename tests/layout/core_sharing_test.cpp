@@ -140,6 +140,29 @@ TEST(PredictSharedCores, CollectivesBetweenComputeOpsKeepTheirOwnFit) {
   EXPECT_NEAR(p->exposedCommNs.at("dp"), 1 * kMs / 3, 1.0);
 }
 
+// With tp's own all-reduces measured between time-shared ranks (the
+// shared-cores tp 2 x dp C run: a tp fit of link shared_cores, 0.5 ms a
+// call), those stand for themselves between compute ops: 16 calls.
+TEST(PredictSharedCores, TpsOwnSharedCoresFitStandsForItsPerLayerAllReduces) {
+  Calibration c = sharedCalibration(2);
+  c.links.push_back({"tp", kSharedCores, "allreduce", 2, 0.5 * kMs, 0.0, 1, 8, 8});
+  Layout l;
+  l.tp = 2;
+  l.dp = 2;
+  l.microBatches = 2;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_NEAR(p->exposedCommNs.at("tp"), 16 * 0.5 * kMs, 1.0);
+  // Not between ranks with a core each.
+  auto alone = predictLayout(l, [&] {
+    Calibration four = c;
+    four.cores = 4;
+    return four;
+  }());
+  ASSERT_TRUE(alone.isOk());
+  EXPECT_NEAR(alone->exposedCommNs.at("tp"), 16 * 0.1 * kMs, 1.0);
+}
+
 // A calibration from a run of more ranks than cores (calibrate --run on
 // it) measured its same_host fits between time-shared ranks: they are used
 // as they are, with no shared_cores fit asked for.

@@ -41,7 +41,9 @@
 // outside ops) is multiplied by the calibration's straggler factor: the
 // ranks meet at their collectives and transfers, so they run at the slowest
 // one's pace. Times are wall ns, or thread-CPU ns when the calibration's run was
-// oversubscribed (Calibration::oversubscribed). When the layout puts more
+// oversubscribed (Calibration::oversubscribed) or the prediction is made for
+// a background load (PredictOptions::background, contention.h: CPU ns x the
+// calibration's own overhead x the stretch of ranks and background). When the layout puts more
 // ranks on a host than the calibrated machine has cores (Calibration::cores;
 // 0 for a hardware profile: no limit), the ranks time-share the cores
 // (core_sharing.h): every compute cost is multiplied by ranks / cores of the
@@ -50,7 +52,8 @@
 // (gradient reduction, ZeRO-1's, the optimizer's) take the calibration's
 // shared_cores fits (unless the calibration itself was oversubscribed: its
 // own fits were measured so) while those between compute ops keep their
-// link's, and
+// link's (but tp's all-reduces take tp's own shared_cores fit when measured),
+// and
 // the prediction warns that it predicts an oversubscribed run.
 #pragma once
 

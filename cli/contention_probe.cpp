@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "common/value_range.h"
 #include "planning/contention.h"
 
 namespace bubblescope::cli {
@@ -67,6 +69,23 @@ Result<BackgroundLoad> measureBackground(int64_t wallNs) {
   load.share = sum / load.cores;
   load.background = layout::backgroundFromShare(load.share, load.cores, load.cores);
   return load;
+}
+
+Result<double> backgroundOption(const std::string& text) {
+  if (text == "measure") {
+    BS_ASSIGN_OR_RETURN(const BackgroundLoad load, measureBackground());
+    std::fprintf(stderr,
+                 "background: %.2f busy threads of other work (measured: %d threads got %.3f "
+                 "of a core each)\n",
+                 load.background, load.cores, load.share);
+    return load.background;
+  }
+  auto b = parseInRange<double>("--background", text, 0.0, 1e6);
+  if (!b.isOk()) {
+    return Status::invalidArgument("--background: expected 'measure' or a number of busy "
+                                   "threads from 0 to 1e6, got '" + text + "'");
+  }
+  return *b;
 }
 
 }  // namespace bubblescope::cli

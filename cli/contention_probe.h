@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "common/result.h"
 
@@ -23,5 +24,11 @@ struct BackgroundLoad {
 };
 
 Result<BackgroundLoad> measureBackground(int64_t wallNs = 300'000'000);
+
+// The --background option of simulate and plan: "measure" (the probe, its
+// reading said on stderr as "background: B busy threads of other work
+// (measured: ...)"), or busy threads from 0 to 1e6. Errors: anything else
+// ("--background: expected 'measure' or a number ..."), a failed probe.
+Result<double> backgroundOption(const std::string& text);
 
 }  // namespace bubblescope::cli

@@ -22,6 +22,7 @@
 
 #include "cli/cluster_text.h"
 #include "cli/commands.h"
+#include "cli/contention_probe.h"
 #include "cli/layout_flags.h"
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
@@ -39,6 +40,7 @@ struct PlanArgs {
   double memoryGiB = 0;  // 0: no limit
   std::string calibration;
   int64_t calibrationId = 0;
+  std::string background;  // "": none; "measure"; or busy threads (contention_probe.h)
   int32_t top = 5;
   int32_t microBatchSize = 1;
   std::string compressions;  // "": layout::defaultPlanCompressions()
@@ -174,6 +176,11 @@ ExitCode runPlan(const PlanArgs& a) {
   request.interNodeGbps = a.interNodeGbps;
   request.interNodeLatencyUs = a.interNodeLatencyUs;
   request.hosts = a.hosts;
+  if (!a.background.empty()) {
+    auto b = backgroundOption(a.background);
+    if (!b.isOk()) return fail(2, b.status().message());
+    request.predict.background = *b;
+  }
   if (!a.compressions.empty()) {
     auto specs = parseCompressionList(a.compressions);
     if (!specs.isOk()) return fail(2, specs.status().message());
@@ -283,6 +290,9 @@ void addPlanCommand(Command app, CommandRunner& runner) {
   cmd.option("--calibration", a->calibration,
              "Trace file holding a calibration (default: FLOPs at 10 GFLOP/s)");
   cmd.option("--calibration-id", a->calibrationId, "Which calibration of that file");
+  cmd.option("--background", a->background,
+             "Predict for other work on this machine: 'measure' it now, or N busy threads "
+             "(compute from thread CPU time, docs/prediction.md)");
   cmd.option("--top", a->top, "How many to print and write").showDefault().positive();
   cmd.option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
       .showDefault()

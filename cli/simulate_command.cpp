@@ -38,23 +38,6 @@ struct SimulateArgs {
   std::string background;  // "": none; "measure"; or a count of busy threads
 };
 
-// --background: "measure" (the probe, cli/contention_probe.h), or busy
-// threads of other work >= 0 (planning/contention.h).
-Result<double> parseBackground(const std::string& text) {
-  if (text == "measure") {
-    BS_ASSIGN_OR_RETURN(const BackgroundLoad load, measureBackground());
-    std::printf("background: %.2f busy threads of other work (measured: %d threads got %.3f of "
-                "a core each)\n",
-                load.background, load.cores, load.share);
-    return load.background;
-  }
-  auto b = parseInRange<double>("--background", text, 0.0, 1e6);
-  if (!b.isOk()) {
-    return Status::invalidArgument("--background: expected 'measure' or a number of busy "
-                                   "threads from 0 to 1e6, got '" + text + "'");
-  }
-  return *b;
-}
 
 // "F:B:W:comm[:grad_sync[:optimizer]]": costs of one forward (of a whole
 // stage), input-gradient and weight-gradient backward halves (a fused backward
@@ -114,7 +97,7 @@ ExitCode simulateRun(const SimulateArgs& a) {
   } else if (!a.calibration.empty()) {
     layout::PredictOptions predict;
     if (!a.background.empty()) {
-      auto b = parseBackground(a.background);
+      auto b = backgroundOption(a.background);
       if (!b.isOk()) return fail(2, b.status().message());
       predict.background = *b;
     }

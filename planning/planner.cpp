@@ -206,7 +206,7 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
       if (firstProblem.empty()) firstProblem = s.message();
       continue;
     }
-    auto p = predictLayout(l, c);
+    auto p = predictLayout(l, c, r.predict);
     if (!p.isOk()) return p.status();
     ++plan.valid;
     PlanCandidate cand;

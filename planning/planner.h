@@ -58,6 +58,9 @@ struct PlanRequest {
   double interNodeGbps = 0;
   double interNodeLatencyUs = 0;
   std::vector<std::string> hosts;
+  // What every candidate is predicted for beyond its layout (a background
+  // load: prediction.h).
+  PredictOptions predict;
 };
 
 struct PlanCandidate {

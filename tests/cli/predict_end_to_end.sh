@@ -80,6 +80,23 @@ grep -q "^error: --background: expected 'measure' or a number of busy threads fr
   >"$dir/bg3.txt" 2>&1 || fail "simulate --background measure: $(tail -1 "$dir/bg3.txt")"
 grep -Eq '^background: [0-9.]+ busy threads of other work \(measured' "$dir/bg3.txt" ||
   fail "no measured background: $(cat "$dir/bg3.txt")"
+# plan predicts for a background too: 4C busy threads beside the 1 rank on C
+# cores stretch its compute (1 + 4C)/C > 4 times (x the calibration's own
+# overhead, about 1), on any machine.
+busy=$((4 * $(getconf _NPROCESSORS_ONLN)))
+"$cli" plan --world 1 --model tiny --calibration "$f" --background 0 --out-dir "$dir/plan0" \
+  >"$dir/plan0.txt" 2>&1 || fail "plan --background 0: $(tail -1 "$dir/plan0.txt")"
+"$cli" plan --world 1 --model tiny --calibration "$f" --background "$busy" --out-dir "$dir/plan8" \
+  >"$dir/plan8.txt" 2>&1 || fail "plan --background $busy: $(tail -1 "$dir/plan8.txt")"
+"$cli" plan --world 1 --model tiny --calibration "$f" --json --background 0 --out-dir "$dir/plan0" \
+  | jq -e '.candidates[0].step_ms' >"$dir/plan0.ms" || fail "plan --json: no step_ms"
+"$cli" plan --world 1 --model tiny --calibration "$f" --json --background "$busy" --out-dir "$dir/plan8" \
+  | jq -e '.candidates[0].step_ms' >"$dir/plan8.ms" || fail "plan --json: no step_ms"
+awk -v a="$(cat "$dir/plan0.ms")" -v b="$(cat "$dir/plan8.ms")" 'BEGIN { exit !(b > 2 * a) }' ||
+  fail "plan for $busy busy threads predicted $(cat "$dir/plan8.ms") ms, quiet $(cat "$dir/plan0.ms")"
+"$cli" plan --world 1 --model tiny --calibration "$f" --background x --out-dir "$dir/planx" \
+  >/dev/null 2>"$dir/planx.txt" && fail "plan accepted --background x"
+grep -q "^error: --background: expected 'measure'" "$dir/planx.txt" || fail "plan: $(cat "$dir/planx.txt")"
 # plan with nothing that fits names the constraint.
 "$cli" plan --world 2 --model tiny --memory-per-rank 0.000001 --calibration "$f" \
   --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"

@@ -12,6 +12,7 @@
 
 #include "planning/formulas.h"
 #include "planning/link_class.h"
+#include "planning/planner.h"
 #include "planning/prediction.h"
 
 namespace bubblescope::layout {
@@ -145,6 +146,24 @@ TEST(PredictContention, ABackgroundStretchesComputeAndSaysSo) {
   ASSERT_TRUE(quiet.isOk());
   EXPECT_TRUE(quiet->warnings.empty());
   EXPECT_NEAR(quiet->stepNs, 2 * 3 * kMs * 1.1 + 2 * 0.5 * kMs, 1.0);
+}
+
+// plan predicts every candidate for the request's background: the single
+// rank of world 1 at the stretch (1 + 4) / 2.
+TEST(PredictContention, ThePlannerPredictsEveryCandidateForTheBackground) {
+  PlanRequest r;
+  r.world = 1;
+  r.model = defaultLayoutModel();
+  r.top = 1;
+  const Calibration c = calibrationAt(1, 0);
+  auto quiet = planLayouts(r, c);
+  r.predict.background = 4;
+  auto loaded = planLayouts(r, c);
+  ASSERT_TRUE(quiet.isOk() && loaded.isOk());
+  ASSERT_FALSE(quiet->best.empty());
+  ASSERT_FALSE(loaded->best.empty());
+  EXPECT_NEAR(loaded->best[0].prediction.stepNs, 2.5 * quiet->best[0].prediction.stepNs,
+              1e-6 * quiet->best[0].prediction.stepNs);
 }
 
 }  // namespace

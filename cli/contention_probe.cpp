@@ -1,6 +1,5 @@
 #include "cli/contention_probe.h"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,30 +11,23 @@
 
 #include "common/value_range.h"
 #include "planning/contention.h"
+#include "tracer/clock.h"
 
 namespace bubblescope::cli {
 namespace {
 
-// -1 when the clock cannot be read.
-int64_t clockNs(clockid_t clock) {
-  timespec t{};
-  if (clock_gettime(clock, &t) != 0) return -1;
-  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
-// Spins until `wallNs` of wall time passed since `startNs`; its CPU time
-// over the wall time it spun, or -1.
+// Spins until `wallNs` of wall time passed since `startNs` (monotonic);
+// its CPU time over the wall time it spun.
 double spinShare(int64_t startNs, int64_t wallNs) {
-  const int64_t cpu0 = clockNs(CLOCK_THREAD_CPUTIME_ID);
-  int64_t now = clockNs(CLOCK_MONOTONIC);
+  const int64_t cpu0 = tracer::threadCpuNowNs();
+  int64_t now = tracer::monotonicNowNs();
   volatile uint64_t work = 0;
-  while (now >= 0 && now - startNs < wallNs) {
+  while (now - startNs < wallNs) {
     for (int i = 0; i < 1000; ++i) work = work + static_cast<uint64_t>(i);
-    now = clockNs(CLOCK_MONOTONIC);
+    now = tracer::monotonicNowNs();
   }
-  const int64_t cpu1 = clockNs(CLOCK_THREAD_CPUTIME_ID);
-  if (now < 0 || cpu0 < 0 || cpu1 < 0 || now <= startNs) return -1.0;
-  return static_cast<double>(cpu1 - cpu0) / static_cast<double>(now - startNs);
+  return static_cast<double>(tracer::threadCpuNowNs() - cpu0) /
+         static_cast<double>(now - startNs);
 }
 
 }  // namespace
@@ -50,8 +42,7 @@ Result<BackgroundLoad> measureBackground(int64_t wallNs) {
   load.cores = static_cast<int32_t>(online > 0 ? online : 1);
   std::vector<double> shares(static_cast<size_t>(load.cores), -1.0);
   std::vector<std::thread> threads;
-  const int64_t start = clockNs(CLOCK_MONOTONIC);
-  if (start < 0) return Status::internal("background probe: the monotonic clock cannot be read");
+  const int64_t start = tracer::monotonicNowNs();
   try {
     for (int32_t i = 0; i < load.cores; ++i) {
       threads.emplace_back([&shares, i, start, wallNs] { shares[i] = spinShare(start, wallNs); });
@@ -63,7 +54,7 @@ Result<BackgroundLoad> measureBackground(int64_t wallNs) {
   for (std::thread& t : threads) t.join();
   double sum = 0;
   for (double s : shares) {
-    if (!(s > 0)) return Status::internal("background probe: a thread's CPU clock cannot be read");
+    if (!(s > 0)) return Status::internal("background probe: a thread got no CPU time");
     sum += s;
   }
   load.share = sum / load.cores;

@@ -6,8 +6,8 @@
 // with n = C threads B = C / mean share − C (layout::backgroundFromShare).
 // It costs `wallNs` of every core: benches call it right before what they
 // predict, so the prediction is made for the load the run will meet.
-// Errors: wallNs outside 1 ms .. 10 s, a thread that cannot start, a clock
-// that cannot be read.
+// Errors: wallNs outside 1 ms .. 10 s, a thread that cannot start or got
+// no CPU time.
 #pragma once
 
 #include <cstdint>

@@ -16,10 +16,7 @@ double computeStretch(int32_t ranks, double background, int32_t cores) {
 }
 
 std::optional<double> recordedBackground(const Calibration& c) {
-  for (const OpCostEntry& e : c.ops) {
-    if (e.part == kContentionPart && e.op == kBackgroundOp) return e.wallNs;
-  }
-  return std::nullopt;
+  return c.perParameterNs(kContentionPart, kBackgroundOp, false);
 }
 
 Calibration withBackground(Calibration c, double background) {
@@ -31,11 +28,9 @@ Calibration withBackground(Calibration c, double background) {
 }
 
 double measuredStretch(const Calibration& c) {
-  for (const OpCostEntry& e : c.ops) {
-    if (e.part == kContentionPart && e.op == kOpStretchOp && std::isfinite(e.wallNs) &&
-        e.wallNs > 0) {
-      return e.wallNs;
-    }
+  if (const auto ops = c.perParameterNs(kContentionPart, kOpStretchOp, false);
+      ops && std::isfinite(*ops) && *ops > 0) {
+    return *ops;
   }
   double wall = 0, cpu = 0;
   for (const OpCostEntry& e : c.ops) {

@@ -22,6 +22,7 @@
 // (planning/contention.h, cli/contention_probe.h) and, as the baseline, from
 // the calibration's wall times as measured; the table has both.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,7 @@ struct BenchPredictArgs {
   std::string dir = "bench-predict";
   std::string svg;     // "": no picture
   std::string replay;  // a trace of an earlier bench predict: re-predict its runs
+  double replayBackground = 0;  // --replay: the background the runs are predicted for
   bool echo = false;
 };
 
@@ -174,8 +176,17 @@ std::vector<layout::Layout> issueLayouts(const layout::Layout& base) {
 // --replay F: the current model's predictions of the runs an earlier bench
 // predict measured into F, against what they measured then (F is only
 // read). The calibration runs are F's runs named "calibrate ...", or its
-// first run (bench predict calibrated from one run before).
+// first run (bench predict calibrated from one run before). The dense
+// layouts take the calibration that bench stored in F (its name starts
+// "bench predict: runs": the runs merged, the shared-cores runs, the codec
+// costs and the background, as the bench used them), else one merged from
+// the calibration runs here; predicted for --background B (0: a quiet
+// machine) from thread CPU time when the calibration recorded a background.
 ExitCode replayBenchPredict(const BenchPredictArgs& a) {
+  if (!(a.replayBackground >= 0) || !std::isfinite(a.replayBackground)) {
+    return fail("--background must be a number of busy threads >= 0, got " +
+                std::to_string(a.replayBackground));
+  }
   auto reader = storage::TraceReader::open(a.replay);
   if (!reader.isOk()) return fail(reader.status().message());
   auto runs = (*reader)->runs();
@@ -215,17 +226,31 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
     calibration =
         layout::withSharedCores(std::move(calibration), layout::mergeCalibrations(sharedParts));
   }
-  const layout::Calibration moeCalibration =
+  layout::Calibration moeCalibration =
       moeParts.empty() ? calibration : layout::mergeCalibrations(moeParts);
-  std::printf("replay of %s: calibration from run %s (measured when the file was written)\n",
-              a.replay.c_str(), names.c_str());
+  auto stored = storage::loadCalibrations(a.replay);
+  if (!stored.isOk()) return fail(stored.status().message());
+  std::string source = "merged here";
+  for (const layout::Calibration& c : *stored) {
+    if (c.name.rfind("bench predict: runs", 0) != 0) continue;
+    calibration = c;  // the newest wins
+    source = "the one the bench stored, calibration_id " + std::to_string(c.id);
+  }
+  if (auto b = layout::recordedBackground(calibration); b && !moeParts.empty()) {
+    moeCalibration = layout::withBackground(std::move(moeCalibration), *b);
+  }
+  layout::PredictOptions options;
+  if (layout::recordedBackground(calibration)) options.background = a.replayBackground;
+  std::printf("replay of %s: calibration runs %s (measured when the file was written); dense "
+              "layouts: %s; predicted for a background of %.2f\n",
+              a.replay.c_str(), names.c_str(), source.c_str(), options.background.value_or(0.0));
   std::vector<LayoutTrial> trials;
   for (const storage::RunRecord& r : measured) {
     if (std::count(calibrationRuns.begin(), calibrationRuns.end(), r.id) > 0) continue;
     const auto l = analysis::runLayout(r.info.layoutJson, r.info.modelJson);
     if (!l) continue;
     auto prediction =
-        layout::predictLayout(*l, l->model.hasMoe() ? moeCalibration : calibration);
+        layout::predictLayout(*l, l->model.hasMoe() ? moeCalibration : calibration, options);
     if (!prediction.isOk()) return fail(runName(*l) + ": " + prediction.status().message());
     auto trial = measuredTrial(*l, *prediction, a.replay, r.id);
     if (!trial.isOk()) return fail(trial.status().message());
@@ -387,6 +412,9 @@ void addBenchPredict(Command bench, CommandRunner& runner) {
   cmd.option("--svg", args->svg, "Write the predicted-vs-measured scatter here");
   cmd.option("--replay", args->replay,
              "Re-predict the runs of an earlier bench predict's trace file (no new runs)");
+  cmd.option("--background", args->replayBackground,
+             "--replay: predict for this many busy threads of other work")
+      .showDefault();
   cmd.flag("--echo", args->echo, "Show the runs' output");
   cmd.callback([args, &runner] { runner = [args] { return runBenchPredict(*args); }; });
 }

@@ -15,7 +15,9 @@
 //    op "straggler", the straggler factor of that run
 //    (Calibration::stragglerFactor's definition; a ratio in both cost
 //    columns, micro-batch size 0).
-// A prediction with s > 1 (prediction.h) multiplies compute by s, uses the
+// A prediction with s > 1 (prediction.h) multiplies compute by s (a
+// pipeline on one host: by the time-shared simulation's stretch of each op,
+// time_sharing.h), uses the
 // shared-cores straggler factor instead of the calibration's (when
 // measured), and costs the step's-end collectives of groups inside the host
 // (which every rank waits in at once) with the kSharedCores fits; those

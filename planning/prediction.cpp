@@ -14,6 +14,7 @@
 #include "planning/formulas.h"
 #include "planning/grad_reduction_cost.h"
 #include "planning/link_class.h"
+#include "planning/time_sharing.h"
 
 namespace bubblescope::layout {
 namespace {
@@ -45,26 +46,14 @@ class Predictor {
         placed_(placedHosts(l)),
         sharing_(coreSharingOf(placed_, c, cpu_, o.background.value_or(0.0))),
         straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
-        computeScale_(sharing_.computeFactor() * (o.background ? ownOverhead(c) : 1.0)) {}
+        overhead_(o.background ? ownOverhead(c) : 1.0),
+        computeScale_(sharing_.computeFactor() * overhead_),
+        timeShared_(l.pp > 1 && sharing_.computeFactor() > 1 &&
+                    sharing_.ranks == l.worldSize()) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
     for (std::string& w : calibrationMismatches(c_, l_.model)) warn(std::move(w));
-    if (sharing_.shared()) {
-      char factor[32];
-      std::snprintf(factor, sizeof factor, "%.2f", sharing_.computeFactor());
-      warn(std::to_string(sharing_.ranks) + " ranks on a host of " +
-           std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
-           "is predicted " + factor + "x slower (time-sharing)");
-    } else if (sharing_.computeFactor() > 1 && sharing_.background >= 0.5) {
-      char text[160];
-      std::snprintf(text, sizeof text,
-                    "%.1f busy threads of other work beside %d rank%s on a host of %d cores: "
-                    "compute is predicted %.2fx slower",
-                    sharing_.background, sharing_.ranks, sharing_.ranks == 1 ? "" : "s", c_.cores,
-                    sharing_.computeFactor());
-      warn(text);
-    }
     BS_ASSIGN_OR_RETURN(p_.schedule, scheduleFor(l_));
     BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
                         stageSplit(l_.model, l_.pp, l_.virtualChunks, l_.stageLayers));
@@ -86,7 +75,17 @@ class Predictor {
     buildOpCosts();
     CostModel base;  // every op has its own cost; the base only fills gaps
     base.comm = p_.p2pNs;
-    BS_ASSIGN_OR_RETURN(p_.simulation, simulate(p_.schedule, base, p_.opCostsNs));
+    if (timeShared_) {
+      const TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp,
+                                sharing_.background};
+      BS_ASSIGN_OR_RETURN(TimeSharedSimulation shared,
+                          simulateTimeShared(p_.schedule, base, fixedNs_, workNs_, sharing));
+      p_.simulation = std::move(shared.simulation);
+      p_.opCostsNs = std::move(shared.durations);
+    } else {
+      BS_ASSIGN_OR_RETURN(p_.simulation, simulate(p_.schedule, base, p_.opCostsNs));
+    }
+    sayTimeSharing();
     finish();
     return std::move(p_);
   }
@@ -96,6 +95,42 @@ class Predictor {
     if (std::find(p_.warnings.begin(), p_.warnings.end(), w) == p_.warnings.end()) {
       p_.warnings.push_back(std::move(w));
     }
+  }
+
+  // Said when the host's cores are shared: the stretch of compute, for a
+  // time-shared pipeline its mean over the step's work (time_sharing.h).
+  void sayTimeSharing() {
+    if (!sharing_.shared() && !(sharing_.computeFactor() > 1 && sharing_.background >= 0.5)) {
+      return;
+    }
+    char factor[256];
+    std::snprintf(factor, sizeof factor, "%.2fx slower", sharing_.computeFactor());
+    if (timeShared_) {
+      double work = 0, stretched = 0;
+      for (size_t k = 0; k < workNs_.size(); ++k) {
+        for (size_t i = 0; i < workNs_[k].size(); ++i) {
+          work += workNs_[k][i];
+          stretched += p_.opCostsNs[k][i] - fixedNs_[k][i];
+        }
+      }
+      std::snprintf(factor, sizeof factor,
+                    "%.2fx slower on average (%.2fx while every stage computes; a stage "
+                    "waiting in the pipeline's bubbles leaves its cores to the others)",
+                    work > 0 ? stretched / work : 1.0, sharing_.computeFactor());
+    }
+    if (sharing_.shared()) {
+      warn(std::to_string(sharing_.ranks) + " ranks on a host of " +
+           std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
+           "is predicted " + factor + (timeShared_ ? "" : " (time-sharing)"));
+      return;
+    }
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "%.1f busy threads of other work beside %d rank%s on a host of %d cores: "
+                  "compute is predicted %s",
+                  sharing_.background, sharing_.ranks, sharing_.ranks == 1 ? "" : "s", c_.cores,
+                  factor);
+    warn(text);
   }
 
   Status checkMeasured() const {
@@ -158,7 +193,11 @@ class Predictor {
     double ns = c.layers * partNs("block", op);
     if (c.embedding) ns += partNs("embedding", op);
     if (c.head) ns += partNs("head", op);
-    return ns * straggler_ * computeScale_;
+    if (!timeShared_) return ns * straggler_ * computeScale_;
+    // At a whole core's pace: the time-shared simulation stretches it.
+    ns *= straggler_ * overhead_;
+    opWorkNs_ += ns;
+    return ns;
   }
 
   // The optimizer over the parameters this rank updates, the step's time
@@ -491,12 +530,20 @@ class Predictor {
   void buildOpCosts() {
     const Schedule& s = p_.schedule;
     p_.opCostsNs.assign(s.stages, {});
+    fixedNs_.assign(s.stages, {});
+    workNs_.assign(s.stages, {});
     double maxTp = 0, maxDp = 0, maxPp = 0, maxEp = 0;
     for (stage_ = 0; stage_ < s.stages; ++stage_) {
       tpNs_ = dpNs_ = ppNs_ = epNs_ = 0;
       lastBackwardNs_ = 0;
       for (const Op& op : s.stageOps[stage_]) {
-        p_.opCostsNs[stage_].push_back(opNs(op));
+        opWorkNs_ = 0;
+        const double ns = opNs(op);
+        // Time-shared: the op's compute apart (at a core's pace), the rest
+        // fixed; its uniform duration stands in where one is needed first.
+        fixedNs_[stage_].push_back(ns < 0 ? ns : ns - opWorkNs_);
+        workNs_[stage_].push_back(opWorkNs_);
+        p_.opCostsNs[stage_].push_back(ns < 0 ? ns : ns + opWorkNs_ * (sharing_.computeFactor() - 1));
         if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
           lastBackwardNs_ = p_.opCostsNs[stage_].back();
         }
@@ -563,10 +610,16 @@ class Predictor {
   std::map<std::string, std::string> links_;  // dim -> its link class
   const CoreSharing sharing_;                 // the busiest host's ranks per core
   const double straggler_;                    // 1 on a single rank
+  const double overhead_;  // with a background the calibration's own (contention.h), else 1
   // What every compute cost is multiplied by besides the straggler factor:
-  // the sharing's s, and with a background the calibration's own overhead
-  // (contention.h).
+  // the sharing's s and the overhead.
   const double computeScale_;
+  // A pipeline whose ranks share one host's cores (s > 1): its layers'
+  // compute is costed at a core's pace (times the overhead) and stretched
+  // by the time-shared simulation (time_sharing.h), the rest of an op fixed.
+  const bool timeShared_;
+  OpCosts fixedNs_, workNs_;  // [stage][op], as time_sharing.h takes them
+  double opWorkNs_ = 0;       // the compute of the op being costed (timeShared_)
   Prediction p_;
   std::vector<ChunkParts> chunks_;  // per virtual stage
   double actBytes_ = 0;

@@ -47,7 +47,9 @@
 // ranks on a host than the calibrated machine has cores (Calibration::cores;
 // 0 for a hardware profile: no limit), the ranks time-share the cores
 // (core_sharing.h): every compute cost is multiplied by ranks / cores of the
-// busiest host, the straggler factor is the one measured among ranks sharing
+// busiest host (a pipeline with every rank on one host is simulated
+// time-shared instead, time_sharing.h: a stage waiting in a bubble leaves
+// its cores to the others), the straggler factor is the one measured among ranks sharing
 // cores when the calibration has it, the collectives of the step's end
 // (gradient reduction, ZeRO-1's, the optimizer's) take the calibration's
 // shared_cores fits (unless the calibration itself was oversubscribed: its

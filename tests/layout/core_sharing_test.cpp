@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "planning/link_class.h"
 #include "planning/prediction.h"
@@ -121,6 +122,51 @@ TEST(PredictSharedCores, TheStepsEndCollectivesOfRanksSharingCoresTakeTheSharedC
   }());
   ASSERT_TRUE(alone.isOk());
   EXPECT_NEAR(alone->stepNs, 1.5 * 12 * kMs, 1.0);
+}
+
+// dp2 x pp2 1F1B m8 (a layer a stage: F 1 ms, B 2 ms) with free
+// collectives: on 4 cores a stage's 24 ms of work and the bubble's 3 ms. On
+// 2 cores a stage's two ranks alone run at a core each and two stages at
+// half a core each, so the host does 1 ms of a stage's work a millisecond
+// whichever stages run, and one always does: the step is both stages' work,
+// 48 ms (time_sharing.h); every op stretched by 4/2 would take 54 ms. The
+// ops' durations add up to T alone plus 2 x (48 - T) side by side, and at
+// least stage 0's first forward and last backward (T >= 3) run alone: at
+// most 93/48 = 1.9375x the work on average.
+TEST(PredictSharedCores, APipelinesBubblesLeaveTheirCoresToTheOtherStage) {
+  Layout l;
+  l.dp = 2;
+  l.pp = 2;
+  l.microBatches = 8;
+  l.schedule = ScheduleKind::kOneFOneB;
+  Calibration c = sharedCalibration(4);
+  for (LinkFit& f : c.links) f.alphaNs = f.betaNsPerByte = 0;
+  c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  auto enough = predictLayout(l, c);
+  ASSERT_TRUE(enough.isOk()) << enough.status().message();
+  EXPECT_NEAR(enough->stepNs, 27 * kMs, 1.0);
+  c.cores = 2;
+  auto shared = predictLayout(l, c);
+  ASSERT_TRUE(shared.isOk()) << shared.status().message();
+  EXPECT_NEAR(shared->stepNs, 48 * kMs, 48 * kMs * 1e-4);  // the fixed point's tolerance
+  ASSERT_EQ(shared->warnings.size(), 1u);
+  const std::string& w = shared->warnings[0];
+  const std::string head =
+      "4 ranks on a host of 2 cores: they share the cores (oversubscribed), so compute is "
+      "predicted ";
+  ASSERT_EQ(w.rfind(head, 0), 0u) << w;
+  EXPECT_NE(w.find("x slower on average (2.00x while every stage computes; a stage waiting in "
+                   "the pipeline's bubbles leaves its cores to the others)"),
+            std::string::npos)
+      << w;
+  const double average = std::stod(w.substr(head.size()));
+  EXPECT_GE(average, 1.0);
+  EXPECT_LE(average, 1.94);
+  // The same ranks on two hosts of 2 cores each: no sharing at all.
+  l.hosts = {"a:2", "b:2"};
+  auto spread = predictLayout(l, c);
+  ASSERT_TRUE(spread.isOk()) << spread.status().message();
+  EXPECT_NEAR(spread->stepNs, 27 * kMs, 1.0);
 }
 
 // tp2 x dp2 on 2 cores: the tp all-reduces between compute ops keep their

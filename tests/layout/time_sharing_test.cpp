@@ -1,0 +1,144 @@
+// simulateTimeShared(): a pipeline's stages time-sharing a host's cores
+// (processor sharing), against timelines worked out by hand.
+#include "planning/time_sharing.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace bubblescope::layout {
+namespace {
+
+// Every compute op `work` long at a whole core's pace (forward f, backward
+// b), everything else free; receives are the simulator's waits.
+struct Costs {
+  OpCosts fixed, work;
+};
+Costs costsOf(const Schedule& s, double f, double b) {
+  Costs c;
+  c.fixed.resize(s.stages);
+  c.work.resize(s.stages);
+  for (int32_t k = 0; k < s.stages; ++k) {
+    for (const Op& op : s.stageOps[k]) {
+      const bool receive = op.type == OpType::kRecvActivation || op.type == OpType::kRecvGrad;
+      c.fixed[k].push_back(receive ? -1.0 : 0.0);
+      c.work[k].push_back(!isCompute(op.type) ? 0.0 : op.type == OpType::kForward ? f : b);
+    }
+  }
+  return c;
+}
+
+CostModel freeBase() {
+  CostModel base;
+  base.forward = base.backwardInput = 0;
+  return base;
+}
+
+// The fixed point stops when no op's stretch moves by more than 1e-6: on
+// ops of work <= 2 that moves a makespan of n ops by under n x 2e-6 (with
+// the halving steps' remainder, twice that); 1e-4 covers 8 ops.
+constexpr double kTimelineTolerance = 1e-4;
+
+TEST(TimeSharing, PredictOpsThatNeverOverlapRunAtAWholeCoresPace) {
+  // GPipe, 2 stages, 1 micro-batch: F0, F1, B1, B0 one after another, each
+  // stage's 2 ranks alone on the 2 cores. Uniform stretching by 4/2 would
+  // take 12.
+  const Schedule s = gpipe(2, 1).value();
+  const Costs c = costsOf(s, 1.0, 2.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_TRUE(r->converged);
+  EXPECT_NEAR(r->simulation.makespan, 6.0, kTimelineTolerance);
+}
+
+TEST(TimeSharing, PredictOverlappingOpsShareTheCores) {
+  // GPipe, 2 stages, 2 micro-batches, F = B = 1, 2 ranks a stage, 2 cores:
+  // stage 0's F0 alone [0,1]; its F1 beside stage 1's F0, 4 ranks on 2
+  // cores, [1,3]; stage 1's F1 alone [3,4] and its first backward [4,5];
+  // its second beside stage 0's first [5,7]; stage 0's last alone [7,8].
+  // Uniform stretching: 12.
+  const Schedule s = gpipe(2, 2).value();
+  const Costs c = costsOf(s, 1.0, 1.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_TRUE(r->converged);
+  EXPECT_NEAR(r->simulation.makespan, 8.0, kTimelineTolerance);
+  const auto uniform = simulate(s, freeBase(), [&] {
+    OpCosts d = c.fixed;
+    for (int32_t k = 0; k < s.stages; ++k)
+      for (size_t i = 0; i < d[k].size(); ++i)
+        if (d[k][i] >= 0) d[k][i] += 2 * c.work[k][i];
+    return d;
+  }());
+  ASSERT_TRUE(uniform.isOk());
+  EXPECT_NEAR(uniform->makespan, 12.0, 1e-12);
+}
+
+TEST(TimeSharing, PredictASingleStageIsStretchedUniformly) {
+  // One stage of 4 ranks on 2 cores: every op beside the other three ranks.
+  const Schedule s = gpipe(1, 3).value();
+  const Costs c = costsOf(s, 1.0, 2.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 4.0, 0.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_NEAR(r->simulation.makespan, 2.0 * 3 * (1.0 + 2.0), kTimelineTolerance);
+}
+
+TEST(TimeSharing, PredictTheBackgroundCountsAmongTheRunnable) {
+  // One rank a stage, 2 cores, 2 busy threads of other work: each op alone
+  // with them, (1 + 2) / 2 = 1.5; fixed costs are not stretched.
+  const Schedule s = gpipe(2, 1).value();
+  Costs c = costsOf(s, 1.0, 2.0);
+  for (int32_t k = 0; k < s.stages; ++k)
+    for (size_t i = 0; i < c.fixed[k].size(); ++i)
+      if (isCompute(s.stageOps[k][i].type)) c.fixed[k][i] = 0.5;
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 1.0, 2.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_NEAR(r->simulation.makespan, 1.5 * 6.0 + 4 * 0.5, kTimelineTolerance);
+}
+
+TEST(TimeSharing, PredictWithCoresToSpareIsThePlainSimulation) {
+  const Schedule s = oneFOneB(4, 8).value();
+  const Costs c = costsOf(s, 1.0, 2.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {8, 2.0, 0.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  OpCosts plain = c.fixed;
+  for (int32_t k = 0; k < s.stages; ++k)
+    for (size_t i = 0; i < plain[k].size(); ++i)
+      if (plain[k][i] >= 0) plain[k][i] += c.work[k][i];
+  auto expected = simulate(s, freeBase(), plain);
+  ASSERT_TRUE(expected.isOk());
+  EXPECT_DOUBLE_EQ(r->simulation.makespan, expected->makespan);
+  EXPECT_EQ(r->durations, plain);
+}
+
+TEST(TimeSharing, PredictA1F1BStepIsTheHostsWorkWhenItNeverIdles) {
+  // 1F1B, 2 stages of 2 ranks on 2 cores, F = 1, B = 2, no transfer time:
+  // one stage alone runs at a whole core's pace, two at half each, so the
+  // host does one unit of a stage's work per unit of time whichever run,
+  // and some stage always runs: the step is the work of both, 2 x 8 x 3.
+  // Every op stretched by 4 / 2 would take 2 x (24 + the bubble's 3) = 54.
+  const Schedule s = oneFOneB(2, 8).value();
+  const Costs c = costsOf(s, 1.0, 2.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_TRUE(r->converged);
+  EXPECT_NEAR(r->simulation.makespan, 48.0, 16 * kTimelineTolerance);
+}
+
+TEST(TimeSharing, PredictRejectsCostsOfAnotherShape) {
+  const Schedule s = gpipe(2, 1).value();
+  Costs c = costsOf(s, 1.0, 1.0);
+  c.work.pop_back();
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.status().message().find("work costs has 1 stages"), std::string::npos)
+      << r.status().message();
+  c = costsOf(s, 1.0, 1.0);
+  c.work[0][0] = std::numeric_limits<double>::quiet_NaN();
+  r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.status().message().find("stage 0 op 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bubblescope::layout

@@ -102,4 +102,31 @@ grep -q "^error: --background: expected 'measure'" "$dir/planx.txt" || fail "pla
   --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"
 grep -Eq '^error: no layout fits the memory limit: all [0-9]+ valid layouts need more than' \
   "$dir/plan.txt" || fail "plan: $(cat "$dir/plan.txt")"
+
+# 6. bench predict --replay re-predicts a file's measured runs from its
+# "calibrate ..." runs, or from the calibration a bench stored in it (named
+# "bench predict: runs ..."), reading the file only.
+r=$dir/replay.db
+"$cli" run --model tiny --steps 3 --micro-batches 2 --name "calibrate dp1 tiny b1" --trace "$r" \
+  >/dev/null 2>&1 || fail "run for the replay failed"
+"$cli" run --model tiny --steps 3 --micro-batches 4 --trace "$r" >/dev/null 2>&1 ||
+  fail "second run for the replay failed"
+"$cli" bench predict --replay "$r" >"$dir/replay1.txt" 2>&1 ||
+  fail "replay: $(tail -1 "$dir/replay1.txt")"
+grep -q '^replay of .*: calibration runs 1 .*dense layouts: merged here; predicted for a background of 0.00' \
+  "$dir/replay1.txt" || fail "replay's calibration: $(head -1 "$dir/replay1.txt")"
+grep -Eq '^dp1 tiny +4 +1 +no +[0-9.]+ +[0-9.]+ ' "$dir/replay1.txt" ||
+  fail "replay's row: $(cat "$dir/replay1.txt")"
+grep -q '^layouts: 1$' "$dir/replay1.txt" || fail "replay's layouts: $(cat "$dir/replay1.txt")"
+"$cli" calibrate --trace "$r" --run 1 --name "bench predict: runs 1" >/dev/null 2>&1 ||
+  fail "calibrate for the replay failed"
+"$cli" bench predict --replay "$r" >"$dir/replay2.txt" 2>&1 ||
+  fail "replay: $(tail -1 "$dir/replay2.txt")"
+grep -q 'dense layouts: the one the bench stored, calibration_id 1;' "$dir/replay2.txt" ||
+  fail "replay took no stored calibration: $(head -1 "$dir/replay2.txt")"
+[ "$("$cli" info "$r" | grep -c '^run ')" -eq 2 ] || fail "the replay changed the file's runs"
+"$cli" bench predict --replay "$r" --background=-1 >/dev/null 2>"$dir/replay3.txt" &&
+  fail "replay accepted --background -1"
+grep -q '^error: --background must be a number of busy threads >= 0, got -1' "$dir/replay3.txt" ||
+  fail "replay's bad --background: $(cat "$dir/replay3.txt")"
 echo ok

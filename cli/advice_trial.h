@@ -36,6 +36,10 @@ struct AdviceTrial {
   std::optional<layout::Layout> after;
   int64_t afterRun = -1;
   double afterStepNs = 0;
+  // Runs of each layout: with more than one, before and after ran by turns
+  // and the two steps are the medians over their runs (beforeRun and
+  // afterRun the first of each).
+  int32_t runs = 1;
   double predictedGain = 0;  // tokens/s after / before - 1, as the advice predicted it
 
   bool suggested() const { return after.has_value(); }

@@ -4,7 +4,7 @@
 // user would), analyses the run with advice (the same as `report`: rules
 // over the run, gains predicted from a calibration of the run itself),
 // takes the first suggestion that names a layout (advice_trial.h), really
-// runs that layout too, and prints predicted against measured gain in
+// runs that layout too (then both again by turns, --repeats), and prints predicted against measured gain in
 // tokens/s with the summary keys trials, suggestions, within_10_points,
 // median_gain_error_points and max_gain_error_points, and the load average
 // before and after.
@@ -21,6 +21,7 @@
 #include "cli/layout_trial.h"
 #include "cli/load_average.h"
 #include "cli/run_description.h"
+#include "common/median.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/trace_reader.h"
 
@@ -30,6 +31,7 @@ namespace {
 struct BenchAdviceArgs {
   std::string model = "small";
   int32_t steps = 6;
+  int32_t repeats = 3;  // runs of each layout, before and after interleaved
   std::string dir = "bench-advice";
   std::vector<std::string> only;  // ids of the poor layouts to run (empty: all)
   bool echo = false;
@@ -76,7 +78,12 @@ Result<double> measuredStepNs(const layout::Layout& l, const std::string& trace,
   return t.measuredStepNs;
 }
 
-Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace, bool echo) {
+// The poor layout's first run is analysed for the advice; with repeats > 1
+// the two layouts then run by turns (before, after, before, ...) and each
+// step is the median over its runs, so a machine that drifts between runs
+// (a VM's neighbours) moves both alike instead of showing as a gain.
+Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace, bool echo,
+                                int32_t repeats) {
   AdviceTrial t;
   t.name = poor.name;
   t.before = poor.layout;
@@ -101,6 +108,19 @@ Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace
   std::fprintf(stderr, "bench advice: running the advice (%s) ...\n", t.change.c_str());
   BS_ASSIGN_OR_RETURN(t.afterRun, runLayout(*t.after, trace, echo, "advised: " + t.change));
   BS_ASSIGN_OR_RETURN(t.afterStepNs, measuredStepNs(*t.after, trace, t.afterRun));
+  std::vector<double> before = {t.beforeStepNs}, after = {t.afterStepNs};
+  for (int32_t i = 1; i < repeats; ++i) {
+    std::fprintf(stderr, "bench advice: running both again (%d of %d) ...\n", i + 1, repeats);
+    BS_ASSIGN_OR_RETURN(const int64_t b, runLayout(poor.layout, trace, echo, "poor: " + poor.name));
+    BS_ASSIGN_OR_RETURN(const double bNs, measuredStepNs(poor.layout, trace, b));
+    BS_ASSIGN_OR_RETURN(const int64_t r, runLayout(*t.after, trace, echo, "advised: " + t.change));
+    BS_ASSIGN_OR_RETURN(const double aNs, measuredStepNs(*t.after, trace, r));
+    before.push_back(bNs);
+    after.push_back(aNs);
+  }
+  t.beforeStepNs = median(before);
+  t.afterStepNs = median(after);
+  t.runs = repeats;
   return t;
 }
 
@@ -110,6 +130,9 @@ ExitCode runBenchAdvice(const BenchAdviceArgs& a) {
   if (a.steps < 2) {
     return fail("--steps must be >= 2 (the first step is left out), got " +
                 std::to_string(a.steps));
+  }
+  if (a.repeats < 1 || a.repeats > 20) {
+    return fail("--repeats must be from 1 to 20, got " + std::to_string(a.repeats));
   }
   layout::Layout base;
   base.model = *model;
@@ -138,12 +161,14 @@ ExitCode runBenchAdvice(const BenchAdviceArgs& a) {
   const double loadBefore = loadAverage();
   std::vector<AdviceTrial> trials;
   for (const PoorLayout& p : poor) {
-    auto trial = adviceTrial(p, trace, a.echo);
+    auto trial = adviceTrial(p, trace, a.echo, a.repeats);
     if (!trial.isOk()) return fail(p.name + ": " + trial.status().message());
     trials.push_back(std::move(*trial));
   }
-  std::printf("bench advice: %s, %d steps (the first left out), cores: %u, trace %s\n",
-              a.model.c_str(), a.steps, std::thread::hardware_concurrency(), trace.c_str());
+  std::printf("bench advice: %s, %d steps (the first left out), %d run%s of each layout "
+              "(before and after by turns; the median), cores: %u, trace %s\n",
+              a.model.c_str(), a.steps, a.repeats, a.repeats == 1 ? "" : "s",
+              std::thread::hardware_concurrency(), trace.c_str());
   std::printf("%s", adviceTrialsToText(trials).c_str());
   std::printf("load_average_1m: %.2f before, %.2f after\n", loadBefore, loadAverage());
   return 0;
@@ -159,6 +184,9 @@ void addBenchAdvice(Command bench, CommandRunner& runner) {
       "measured gain");
   cmd.option("--model", args->model, "Model preset").showDefault();
   cmd.option("--steps", args->steps, "Steps per run (the first is left out)").showDefault();
+  cmd.option("--repeats", args->repeats,
+             "Runs of each layout and its advice, by turns (each step the median over them)")
+      .showDefault();
   cmd.option("--dir", args->dir, "Folder of the trace file (replaced)").showDefault();
   cmd.option("--only", args->only,
              "Only these poor layouts (comma-separated: small-buckets, few-micro-batches, zero3, "

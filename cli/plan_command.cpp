@@ -52,6 +52,7 @@ struct PlanArgs {
   std::string outDir = "plan";
   bool run = false;
   int32_t runSteps = 4;
+  int32_t repeats = 1;  // runs of each candidate with --run, by turns
   std::string trace;  // "": <out-dir>/plan-runs.db
   // The cluster planner (--hardware).
   std::string hardware;
@@ -91,15 +92,30 @@ ExitCode runClusterPlan(const PlanArgs& a) {
 }
 
 // Runs every candidate; predicted against measured, or the first failure.
+// With --repeats N the candidates run N rounds, by turns, and each keeps
+// its run of the median step (the lower middle one of an even count), so a
+// machine that drifts during the check moves every candidate alike instead
+// of reordering them.
 Result<std::vector<LayoutTrial>> runCandidates(const layout::Plan& plan, const PlanArgs& a) {
   const std::string trace = a.trace.empty() ? a.outDir + "/plan-runs.db" : a.trace;
+  std::vector<std::vector<LayoutTrial>> runs(plan.best.size());
+  for (int32_t round = 0; round < a.repeats; ++round) {
+    for (size_t i = 0; i < plan.best.size(); ++i) {
+      const layout::PlanCandidate& c = plan.best[i];
+      layout::Layout l = c.layout;
+      l.steps = a.runSteps;
+      std::fprintf(stderr, "running %s m%d (%d of %d) ...\n", runName(l).c_str(),
+                   l.microBatches, round + 1, a.repeats);
+      BS_ASSIGN_OR_RETURN(LayoutTrial t, runLayoutTrial(l, c.prediction, trace));
+      runs[i].push_back(std::move(t));
+    }
+  }
   std::vector<LayoutTrial> trials;
-  for (const layout::PlanCandidate& c : plan.best) {
-    layout::Layout l = c.layout;
-    l.steps = a.runSteps;
-    std::fprintf(stderr, "running %s m%d ...\n", runName(l).c_str(), l.microBatches);
-    BS_ASSIGN_OR_RETURN(LayoutTrial t, runLayoutTrial(l, c.prediction, trace));
-    trials.push_back(std::move(t));
+  for (std::vector<LayoutTrial>& r : runs) {
+    std::sort(r.begin(), r.end(), [](const LayoutTrial& x, const LayoutTrial& y) {
+      return x.measuredStepNs < y.measuredStepNs;
+    });
+    trials.push_back(std::move(r[(r.size() - 1) / 2]));
   }
   std::fprintf(stderr, "runs in %s\n", trace.c_str());
   return trials;
@@ -262,7 +278,12 @@ ExitCode runPlan(const PlanArgs& a) {
   std::printf("layout files: %s/plan-1.json ... (bubblescope-cli run --layout FILE)\n",
               a.outDir.c_str());
   if (trials) {
-    std::printf("\npredicted vs measured (%d steps each, the first left out)\n", a.runSteps);
+    std::printf("\npredicted vs measured (%d steps each, the first left out%s)\n", a.runSteps,
+                a.repeats > 1
+                    ? (", " + std::to_string(a.repeats) +
+                       " runs of each by turns: the run of the median step")
+                          .c_str()
+                    : "");
     std::fputs(trialsToText(*trials).c_str(), stdout);
   }
   return 0;
@@ -313,11 +334,17 @@ void addPlanCommand(Command app, CommandRunner& runner) {
       .delimiter(',');
   cmd.option("--out-dir", a->outDir, "Folder the layout files are written to").showDefault();
   cmd.flag("--json", a->json, "One JSON object");
-  cmd.flag("--run", a->run,
-           "Run each candidate and print predicted vs measured step time and bubble");
+  Option runFlag = cmd.flag("--run", a->run,
+                            "Run each candidate and print predicted vs measured step time and "
+                            "bubble");
   cmd.option("--steps", a->runSteps, "Steps of each --run (the first is left out)")
       .showDefault()
       .range(2, 1000000);
+  cmd.option("--repeats", a->repeats,
+             "Runs of each candidate with --run, by turns (each keeps its median step's run)")
+      .needs(runFlag)
+      .showDefault()
+      .range(1, 20);
   cmd.option("--trace", a->trace, "Trace file of the --run runs (default OUT_DIR/plan-runs.db)");
   cmd.callback([a, &runner] { runner = [a] { return runPlan(*a); }; });
 }

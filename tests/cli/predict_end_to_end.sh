@@ -97,6 +97,17 @@ awk -v a="$(cat "$dir/plan0.ms")" -v b="$(cat "$dir/plan8.ms")" 'BEGIN { exit !(
 "$cli" plan --world 1 --model tiny --calibration "$f" --background x --out-dir "$dir/planx" \
   >/dev/null 2>"$dir/planx.txt" && fail "plan accepted --background x"
 grep -q "^error: --background: expected 'measure'" "$dir/planx.txt" || fail "plan: $(cat "$dir/planx.txt")"
+# plan --run --repeats 2 runs its candidates by turns and keeps each one's
+# run of the median step.
+"$cli" plan --world 1 --model tiny --calibration "$f" --top 2 --run --steps 2 --repeats 2 \
+  --out-dir "$dir/planr" >"$dir/planr.txt" 2>"$dir/planr.err" ||
+  fail "plan --run --repeats 2: $(tail -1 "$dir/planr.err")"
+[ "$(grep -c '^running .* (2 of 2) \.\.\.$' "$dir/planr.err")" -eq 2 ] ||
+  fail "plan --repeats 2 did not run both candidates twice: $(cat "$dir/planr.err")"
+grep -q '^predicted vs measured (2 steps each, the first left out, 2 runs of each by turns: the run of the median step)$' \
+  "$dir/planr.txt" || fail "plan --repeats header: $(cat "$dir/planr.txt")"
+[ "$("$cli" info "$dir/planr/plan-runs.db" | grep -c '^run ')" -eq 4 ] ||
+  fail "plan --repeats 2 of 2 candidates wrote other than 4 runs"
 # plan with nothing that fits names the constraint.
 "$cli" plan --world 2 --model tiny --memory-per-rank 0.000001 --calibration "$f" \
   --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"

@@ -20,7 +20,10 @@
 // ranks sharing cores) are added apart for the 4-rank layouts. Each layout
 // is predicted for the background load the probe finds right before its run
 // (planning/contention.h, cli/contention_probe.h) and, as the baseline, from
-// the calibration's wall times as measured; the table has both.
+// the calibration's wall times as measured; the table has both. Last, the
+// first calibration layout runs again: machine_drift is its step then over
+// its step in the calibration run, minus 1 (a VM whose host got busier
+// slows every layout alike, which no prediction made at the start knows).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -247,6 +250,7 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
   std::vector<LayoutTrial> trials;
   for (const storage::RunRecord& r : measured) {
     if (std::count(calibrationRuns.begin(), calibrationRuns.end(), r.id) > 0) continue;
+    if (r.info.name.rfind("drift check ", 0) == 0) continue;
     const auto l = analysis::runLayout(r.info.layoutJson, r.info.modelJson);
     if (!l) continue;
     auto prediction =
@@ -387,8 +391,22 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     trials.push_back(std::move(*trial));
     std::fflush(stdout);
   }
+  // Did the machine keep its speed? The first calibration layout again,
+  // against its calibration run: a VM whose host gets busy slows every
+  // layout alike, which no prediction made at the start can know.
+  auto drift = runLayout(sizeOne, trace, a.echo, "drift check " + runName(sizeOne) + " b1");
+  if (!drift.isOk()) return fail(drift.status().message());
+  auto driftTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, *drift);
+  if (!driftTrial.isOk()) return fail(driftTrial.status().message());
+  auto startTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, calibrationRuns.front());
+  if (!startTrial.isOk()) return fail(startTrial.status().message());
+  const double startNs = startTrial->measuredStepNs, endNs = driftTrial->measuredStepNs;
   std::printf("model: %s, %d steps (the first left out), cores: %u\n", a.model.c_str(), a.steps,
               std::thread::hardware_concurrency());
+  std::printf("drift check: %s m%d measured %.1f ms in the first calibration run, %.1f ms after "
+              "the layouts\n",
+              runName(sizeOne).c_str(), sizeOne.microBatches, startNs / 1e6, endNs / 1e6);
+  std::printf("machine_drift: %+.4f\n", startNs > 0 ? endNs / startNs - 1 : 0.0);
   std::printf("load_average_1m: %.2f before, %.2f after\n", loadBefore, loadAverage());
   return printTrials(trials, a.svg,
                      "bench predict: " + a.model + ", calibrated from " + runName(sizeOne) + " m" +

@@ -4,8 +4,9 @@
 // user would), analyses the run with advice (the same as `report`: rules
 // over the run, gains predicted from a calibration of the run itself),
 // takes the first suggestion that names a layout (advice_trial.h), really
-// runs that layout too (then both again by turns, --repeats), and prints predicted against measured gain in
-// tokens/s with the summary keys trials, suggestions, within_10_points,
+// runs that layout too (then both again by turns, --repeats), and prints
+// predicted against measured gain in tokens/s with the summary keys trials,
+// suggestions, within_10_points,
 // median_gain_error_points and max_gain_error_points, and the load average
 // before and after.
 #include <algorithm>

@@ -543,7 +543,8 @@ class Predictor {
         // fixed; its uniform duration stands in where one is needed first.
         fixedNs_[stage_].push_back(ns < 0 ? ns : ns - opWorkNs_);
         workNs_[stage_].push_back(opWorkNs_);
-        p_.opCostsNs[stage_].push_back(ns < 0 ? ns : ns + opWorkNs_ * (sharing_.computeFactor() - 1));
+        const double stretched = opWorkNs_ * (sharing_.computeFactor() - 1);
+        p_.opCostsNs[stage_].push_back(ns < 0 ? ns : ns + stretched);
         if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
           lastBackwardNs_ = p_.opCostsNs[stage_].back();
         }

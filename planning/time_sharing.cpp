@@ -9,7 +9,9 @@
 namespace bubblescope::layout {
 namespace {
 
-bool isReceive(OpType t) { return t == OpType::kRecvActivation || t == OpType::kRecvGrad; }
+bool isReceive(OpType t) {
+  return t == OpType::kRecvActivation || t == OpType::kRecvGrad;
+}
 
 // s for `runnable` ranks: max(1, (n + B) / C).
 double stretchOf(double runnable, const TimeSharing& sharing) {
@@ -114,7 +116,8 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
       for (const OpInterval& op : out.simulation.stages[k].timeline) {
         double& s = stretch[k][op.opIndex];
         if (op.end <= op.start || workNs[k][op.opIndex] <= 0) continue;
-        const double inverse = n.inverseStretchIntegral(op.end) - n.inverseStretchIntegral(op.start);
+        const double inverse =
+            n.inverseStretchIntegral(op.end) - n.inverseStretchIntegral(op.start);
         if (!(inverse > 0)) continue;
         const double next = (s + (op.end - op.start) / inverse) / 2;
         moved = std::max(moved, std::fabs(next - s));

@@ -24,6 +24,10 @@
 // first calibration layout runs again: machine_drift is its step then over
 // its step in the calibration run, minus 1 (a VM whose host got busier
 // slows every layout alike, which no prediction made at the start knows).
+// The same layout also runs before every third layout: its step over the
+// calibration run's is the machine's speed then (LayoutTrial::speed), and
+// median_rel_error_speed_referenced judges the predictions times it, the
+// model without the machine's drift; median_rel_error stays the plain one.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -251,6 +255,7 @@ ExitCode replayBenchPredict(const BenchPredictArgs& a) {
   for (const storage::RunRecord& r : measured) {
     if (std::count(calibrationRuns.begin(), calibrationRuns.end(), r.id) > 0) continue;
     if (r.info.name.rfind("drift check ", 0) == 0) continue;
+    if (r.info.name.rfind("speed reference ", 0) == 0) continue;
     const auto l = analysis::runLayout(r.info.layoutJson, r.info.modelJson);
     if (!l) continue;
     auto prediction =
@@ -371,8 +376,23 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
 
   std::vector<layout::Layout> layouts = benchLayouts(base);
   for (const layout::Layout& l : issueLayouts(base)) layouts.push_back(l);
+  // The machine's speed: every kSpeedReferenceEvery layouts the first
+  // calibration layout runs again, its step over the calibration run's
+  // (LayoutTrial::speed; the predictions stay the calibration's).
+  auto calibrated = measuredTrial(sizeOne, layout::Prediction{}, trace, calibrationRuns.front());
+  if (!calibrated.isOk()) return fail(calibrated.status().message());
+  const double calibratedNs = calibrated->measuredStepNs;
+  constexpr size_t kSpeedReferenceEvery = 3;
+  double speed = 1.0;
   std::vector<LayoutTrial> trials;
   for (const layout::Layout& l : layouts) {
+    if (trials.size() % kSpeedReferenceEvery == 0 && calibratedNs > 0) {
+      auto ref = runLayout(sizeOne, trace, a.echo, "speed reference " + runName(sizeOne) + " b1");
+      if (!ref.isOk()) return fail(ref.status().message());
+      auto refTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, *ref);
+      if (!refTrial.isOk()) return fail(refTrial.status().message());
+      speed = refTrial->measuredStepNs / calibratedNs;
+    }
     // Predicted for the background the probe finds right before the run,
     // and from the wall times as measured (the baseline, same run).
     const layout::Calibration& c = l.model.hasMoe() ? moeCalibration : calibration;
@@ -388,6 +408,7 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     if (!trial.isOk()) return fail(trial.status().message());
     trial->background = load->background;
     trial->wallCostsStepNs = wallCosts->stepNs;
+    trial->speed = speed;
     trials.push_back(std::move(*trial));
     std::fflush(stdout);
   }
@@ -398,9 +419,7 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   if (!drift.isOk()) return fail(drift.status().message());
   auto driftTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, *drift);
   if (!driftTrial.isOk()) return fail(driftTrial.status().message());
-  auto startTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, calibrationRuns.front());
-  if (!startTrial.isOk()) return fail(startTrial.status().message());
-  const double startNs = startTrial->measuredStepNs, endNs = driftTrial->measuredStepNs;
+  const double startNs = calibratedNs, endNs = driftTrial->measuredStepNs;
   std::printf("model: %s, %d steps (the first left out), cores: %u\n", a.model.c_str(), a.steps,
               std::thread::hardware_concurrency());
   std::printf("drift check: %s m%d measured %.1f ms in the first calibration run, %.1f ms after "

@@ -97,6 +97,11 @@ Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Predict
   return t;
 }
 
+double LayoutTrial::speedReferencedRelError() const {
+  if (!speed || !(measuredStepNs > 0)) return std::nan("");
+  return std::abs(prediction.stepNs * *speed - measuredStepNs) / measuredStepNs;
+}
+
 TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
   std::vector<double> rel, points;
   for (const LayoutTrial& t : trials) {
@@ -130,7 +135,10 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
                         {},
                         false};
   if (loads) t.header.insert(t.header.end(), {"background", "wall-cost ms", "wall-cost error"});
-  std::vector<double> wallErrors;
+  const bool speeds = std::any_of(trials.begin(), trials.end(),
+                                  [](const LayoutTrial& t) { return t.speed.has_value(); });
+  if (speeds) t.header.insert(t.header.end(), {"speed", "referenced error"});
+  std::vector<double> wallErrors, referencedErrors;
   for (const LayoutTrial& trial : trials) {
     const layout::Layout& l = trial.layout;
     t.rows.push_back({runName(l), std::to_string(l.microBatches), std::to_string(l.microBatchSize),
@@ -139,16 +147,27 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
                       analysis::formatPercent(meanOf(trial.prediction.bubble)),
                       analysis::formatPercent(meanOf(trial.measuredBubble)),
                       formatNumber(trial.bubbleErrorPoints(), 1)});
-    if (!loads) continue;
-    const double wallError =
+    if (speeds) {
+      const double e = trial.speedReferencedRelError();
+      if (std::isfinite(e)) referencedErrors.push_back(e);
+    }
+    if (loads) {
+      const double wallError =
         trial.measuredStepNs > 0
             ? std::abs(trial.wallCostsStepNs - trial.measuredStepNs) / trial.measuredStepNs
             : 0.0;
-    if (trial.background) wallErrors.push_back(wallError);
-    t.rows.back().insert(t.rows.back().end(),
-                         {trial.background ? formatNumber(*trial.background, 2) : "-",
-                          trial.background ? formatMs(trial.wallCostsStepNs) : "-",
-                          trial.background ? analysis::formatPercent(wallError) : "-"});
+      if (trial.background) wallErrors.push_back(wallError);
+      t.rows.back().insert(t.rows.back().end(),
+                           {trial.background ? formatNumber(*trial.background, 2) : "-",
+                            trial.background ? formatMs(trial.wallCostsStepNs) : "-",
+                            trial.background ? analysis::formatPercent(wallError) : "-"});
+    }
+    if (speeds) {
+      t.rows.back().insert(
+          t.rows.back().end(),
+          {trial.speed ? formatNumber(*trial.speed, 3) : "-",
+           trial.speed ? analysis::formatPercent(trial.speedReferencedRelError()) : "-"});
+    }
   }
   const TrialSummary s = summarizeTrials(trials);
   std::string out = t.render(false);
@@ -158,6 +177,9 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   out += "median_bubble_error_points: " + formatNumber(s.medianBubbleErrorPoints, 2) + "\n";
   out += "rank_correlation: " + formatNumber(s.rankCorrelation, 3) + "\n";
   if (loads) out += "median_rel_error_wall_costs: " + formatNumber(median(wallErrors), 4) + "\n";
+  if (speeds) {
+    out += "median_rel_error_speed_referenced: " + formatNumber(median(referencedErrors), 4) + "\n";
+  }
   return out;
 }
 

@@ -38,9 +38,17 @@ struct LayoutTrial {
   // the baseline the background model is judged against in the same run.
   std::optional<double> background;
   double wallCostsStepNs = 0;
+  // The machine's speed when the layout ran (bench predict): the step of
+  // the latest speed-reference run (the first calibration layout again)
+  // over the step of that layout's calibration run; 1 as calibrated, 1.2 a
+  // machine 20 % slower. A prediction times it takes out what the machine
+  // itself drifted since the calibration.
+  std::optional<double> speed;
 
   // |predicted - measured| / measured step time.
   double stepRelError() const;
+  // The same with the prediction times `speed` (NaN without a speed).
+  double speedReferencedRelError() const;
   // Mean over the stages of |predicted - measured bubble|, in percentage points.
   double bubbleErrorPoints() const;
 };
@@ -77,7 +85,8 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
 // error in points; when some trial has a background, also its background
 // and the wall-cost prediction with its error. Then the summary keys as
 // `key: value` lines (rank_correlation: TrialSummary::rankCorrelation;
-// with backgrounds also median_rel_error_wall_costs).
+// with backgrounds also median_rel_error_wall_costs; with speeds a speed
+// and a speed-referenced error column and median_rel_error_speed_referenced).
 std::string trialsToText(const std::vector<LayoutTrial>& trials);
 
 }  // namespace bubblescope::cli

@@ -51,6 +51,25 @@ TEST(LayoutTrial, SummaryIsMedianAndMaxOverTheTrials) {
       << text;
 }
 
+// A trial with the machine's speed (bench predict's speed reference): the
+// prediction times the speed against the measurement, apart from the plain
+// error; the text adds both columns and the median of the referenced errors.
+TEST(LayoutTrial, PredictSpeedReferencedErrorTakesOutTheMachinesDrift) {
+  std::vector<LayoutTrial> trials = {trial(100, 120, {}, {}), trial(100, 100, {}, {}),
+                                     trial(100, 90, {}, {})};
+  trials[0].speed = 1.2;  // the machine 20% slower: 120 / 120
+  trials[1].speed = 1.05;
+  EXPECT_NEAR(trials[0].stepRelError(), 20.0 / 120, 1e-12);
+  EXPECT_NEAR(trials[0].speedReferencedRelError(), 0.0, 1e-12);
+  EXPECT_NEAR(trials[1].speedReferencedRelError(), 0.05, 1e-12);
+  EXPECT_TRUE(std::isnan(trials[2].speedReferencedRelError()));  // no reference
+  const std::string text = trialsToText(trials);
+  EXPECT_NE(text.find("speed  referenced error"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.200              0.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("median_rel_error_speed_referenced: 0.0250\n"), std::string::npos) << text;
+  EXPECT_EQ(trialsToText({trial(100, 90, {}, {})}).find("speed"), std::string::npos);
+}
+
 // Spearman's rho of predicted against measured tokens/s: each trial's
 // tokens per step are the prediction's tokens/s x its step (1000 tokens
 // here, 2000 for the last), so tokens/s orders the trials even where the

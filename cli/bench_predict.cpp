@@ -46,6 +46,7 @@
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "cli/trial_scatter.h"
+#include "common/median.h"
 #include "planning/contention.h"
 #include "planning/core_sharing.h"
 #include "storage/analysis/calibration_text.h"
@@ -307,9 +308,13 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   layout::Layout tpTwo = base;
   tpTwo.tp = 2;
   // The background the calibration runs meet (planning/contention.h): the
-  // mean of the probe's before and after them.
+  // median of the probe's readings before and after each of them, so one
+  // transient (the ranks of a run that just ended still exiting read 0.39
+  // before a quiet calibration, whose ops ran at 1.01x their CPU time, and
+  // took every prediction 8 % low) does not stand for the whole calibration.
   auto before = measureBackground();
   if (!before.isOk()) return fail(before.status().message());
+  std::vector<double> readings = {before->background};
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
   const std::vector<layout::Layout> calibrationLayouts = {sizeOne, sizeTwo, zeroTwo, zeroThree,
@@ -324,10 +329,11 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     if (!c.isOk()) return fail(c.status().message());
     parts.push_back(std::move(*c));
     calibrationRuns.push_back(*run);
+    auto probe = measureBackground();
+    if (!probe.isOk()) return fail(probe.status().message());
+    readings.push_back(probe->background);
   }
-  auto after = measureBackground();
-  if (!after.isOk()) return fail(after.status().message());
-  const double calibrationBackground = (before->background + after->background) / 2;
+  const double calibrationBackground = median(readings);
   layout::Calibration calibration =
       layout::withBackground(layout::mergeCalibrations(parts), calibrationBackground);
   // The 4-rank layouts share the cores: calibrate's shared-cores runs.
@@ -350,8 +356,10 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));
-  std::printf("background: %.2f before the calibration runs, %.2f after; own_overhead: %.3f\n",
-              before->background, after->background, layout::ownOverhead(calibration));
+  std::printf("background: %.2f before the calibration runs, %.2f after, %.2f their median of "
+              "%zu readings; own_overhead: %.3f\n",
+              readings.front(), readings.back(), calibrationBackground, readings.size(),
+              layout::ownOverhead(calibration));
 
   // The mixture of experts' own calibration: a dp2 x ep2 run of it (its
   // layers, all-to-alls and all-reduces), the dense runs' costs after it.
@@ -369,7 +377,7 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     auto moeAfter = measureBackground();
     if (!moeAfter.isOk()) return fail(moeAfter.status().message());
     moeCalibration = layout::withBackground(
-        std::move(*c), (after->background + moeAfter->background) / 2);
+        std::move(*c), (readings.back() + moeAfter->background) / 2);
   }
   std::printf("calibration of the mixture of experts: run %lld (%s b1)\n",
               static_cast<long long>(*moeRunId), runName(moeRun).c_str());

@@ -9,12 +9,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/calibrate_benchmark.h"
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
 #include "cli/contention_probe.h"
 #include "cli/layout_flags.h"
+#include "common/median.h"
 #include "planning/contention.h"
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
@@ -73,16 +75,22 @@ Result<layout::Calibration> calibrate(const CalibrateArgs& a) {
     BS_ASSIGN_OR_RETURN(const layout::ModelConfig preset, layout::modelPreset(a.model));
     BS_ASSIGN_OR_RETURN(const layout::ModelConfig model, a.moe.appliedTo(preset));
     // The background the runs meet on this machine (planning/contention.h):
-    // the probe's mean before and after them; not measured for other hosts.
+    // the median of the probe's readings before them and twice after, so
+    // one transient reading (a run that just ended still exiting) does not
+    // stand for the calibration; not measured for other hosts.
     const bool here = a.where.hosts.empty();
-    BackgroundLoad before;
+    std::vector<double> readings;
     if (here) {
-      BS_ASSIGN_OR_RETURN(before, measureBackground());
+      BS_ASSIGN_OR_RETURN(const BackgroundLoad before, measureBackground());
+      readings.push_back(before.background);
     }
     BS_ASSIGN_OR_RETURN(c, benchmarkCalibration(model, a.world, a.trace, a.steps, a.where));
     if (here) {
-      BS_ASSIGN_OR_RETURN(const BackgroundLoad after, measureBackground());
-      c = layout::withBackground(std::move(c), (before.background + after.background) / 2);
+      for (int i = 0; i < 2; ++i) {
+        BS_ASSIGN_OR_RETURN(const BackgroundLoad after, measureBackground());
+        readings.push_back(after.background);
+      }
+      c = layout::withBackground(std::move(c), median(readings));
     }
   }
   if (!a.name.empty()) c.name = a.name;

@@ -1,11 +1,13 @@
 // `bubblescope-cli bench predict`: the prediction's accuracy on this machine
-// (docs/prediction.md, "Accuracy"). Calibrates from three measured runs on
+// (docs/prediction.md, "Accuracy"). Calibrates from six measured runs on
 // both cores (dp2 ZeRO 0 at m micro-batches of size 1: the layers, the
 // all-reduce, the step's time outside ops and the straggler factor; dp2
 // ZeRO 1 at m/2 of size 2: the layers at size 2, the reduce-scatter and the
 // all-gather; dp2 ZeRO 2 at m of size 1: ZeRO 2/3's gradient bucket cost
 // per micro-batch; dp2 ZeRO 3 at m of size 1: its per-layer gathers; tp2
-// at m: tp's per-layer all-reduces and the layers at tp 2), merged (layout::mergeCalibrations), then predicts and really
+// at m: tp's per-layer all-reduces and the layers at tp 2; pp2 1F1B at m:
+// the pipeline's transfers), merged (layout::mergeCalibrations), then
+// predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
 // tp2; pp2 with each schedule; pp2 with recompute), then the twelve layouts
@@ -307,6 +309,11 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   // tp 2: tp's per-layer all-reduces and the layers at tp 2.
   layout::Layout tpTwo = base;
   tpTwo.tp = 2;
+  // pp 2 (1F1B): the pipeline's transfers (the pp p2p fit), each of which
+  // waits for the receiving rank's turn on a busy machine.
+  layout::Layout ppTwo = base;
+  ppTwo.pp = 2;
+  ppTwo.schedule = layout::ScheduleKind::kOneFOneB;
   // The background the calibration runs meet (planning/contention.h): the
   // median of the probe's readings before and after each of them, so one
   // transient (the ranks of a run that just ended still exiting read 0.39
@@ -318,7 +325,7 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
   const std::vector<layout::Layout> calibrationLayouts = {sizeOne, sizeTwo, zeroTwo, zeroThree,
-                                                          tpTwo};
+                                                          tpTwo, ppTwo};
   for (const layout::Layout& l : calibrationLayouts) {
     auto run = runLayout(l, trace, a.echo,
                          "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize));

@@ -341,13 +341,13 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
       steps.emplace_back(t->measuredStepNs, *r);
     }
     std::sort(steps.begin(), steps.end());
-    const int64_t* run = &steps[(steps.size() - 1) / 2].second;
+    const int64_t run = steps[(steps.size() - 1) / 2].second;
     auto reader = storage::TraceReader::open(trace);
     if (!reader.isOk()) return fail(reader.status().message());
-    auto c = analysis::calibrateFromRun(**reader, *run);
+    auto c = analysis::calibrateFromRun(**reader, run);
     if (!c.isOk()) return fail(c.status().message());
     parts.push_back(std::move(*c));
-    calibrationRuns.push_back(*run);
+    calibrationRuns.push_back(run);
     auto probe = measureBackground();
     if (!probe.isOk()) return fail(probe.status().message());
     readings.push_back(probe->background);

@@ -1,5 +1,7 @@
 #include "planning/activation_bytes.h"
 
+#include <algorithm>
+
 namespace bubblescope::layout {
 
 double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedding, bool head,
@@ -21,6 +23,27 @@ double activationBytesPerMicroBatch(const Layout& l, int32_t layers, bool embedd
   if (head) elements += b * t * (c + l.model.vocabSize + 3);
   if (embedding) elements += 2 * b * t;  // token ids and targets (int32)
   return bytes * elements;
+}
+
+double recomputedBytes(const Layout& l, int32_t layers, bool embedding, bool head,
+                       const RunFormat& format) {
+  if (!l.recompute) return 0.0;
+  Layout kept = l;
+  kept.recompute = false;
+  return format.recomputeEachLayer
+             ? activationBytesPerMicroBatch(kept, 1, false, false, format)
+             : activationBytesPerMicroBatch(kept, layers, embedding, head, format);
+}
+
+double stageActivationBytes(const Layout& l, const std::vector<ChunkExtent>& chunks,
+                            double inFlight, const RunFormat& format) {
+  double perMicroBatch = 0, recomputed = 0;
+  for (const ChunkExtent& c : chunks) {
+    perMicroBatch = std::max(
+        perMicroBatch, activationBytesPerMicroBatch(l, c.layers, c.embedding, c.head, format));
+    recomputed = std::max(recomputed, recomputedBytes(l, c.layers, c.embedding, c.head, format));
+  }
+  return inFlight * perMicroBatch + recomputed;
 }
 
 }  // namespace bubblescope::layout

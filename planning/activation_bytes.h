@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/layout/layout.h"
 #include "planning/calibration.h"
@@ -21,5 +22,24 @@ namespace bubblescope::layout {
 // kept, and the head's B·T·(C + V/t + 3).
 double activationBytesPerMicroBatch(const Layout& layout, int32_t layers, bool embedding,
                                     bool head, const RunFormat& format = {});
+
+// The activations a backward recomputes at once with recompute on (0
+// without): the whole chunk's as a run without recompute keeps them, or one
+// block's with format.recomputeEachLayer.
+double recomputedBytes(const Layout& layout, int32_t layers, bool embedding, bool head,
+                       const RunFormat& format = {});
+
+// What a chunk of a stage holds (stage_split.h's split of the layers).
+struct ChunkExtent {
+  int32_t layers = 0;
+  bool embedding = false;
+  bool head = false;
+};
+
+// The activations a stage holds at its peak: `inFlight` micro-batches of
+// its largest chunk's (an upper bound for interleaved stages, whose chunks
+// differ), plus the largest of its chunks' recomputedBytes.
+double stageActivationBytes(const Layout& layout, const std::vector<ChunkExtent>& chunks,
+                            double inFlight, const RunFormat& format = {});
 
 }  // namespace bubblescope::layout

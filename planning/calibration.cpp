@@ -184,4 +184,25 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
   return out;
 }
 
+std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
+                                           int32_t microBatchSize) {
+  std::vector<std::string> out;
+  const auto cov = c.opCoverage("block", "forward", tp);
+  if (!cov) return out;
+  if (cov->tp != tp) {
+    out.push_back("no layer costs measured at tp " + std::to_string(tp) + ": the tp " +
+                  std::to_string(cov->tp) + " costs scaled by " + std::to_string(cov->tp) + "/" +
+                  std::to_string(tp) + " (calibrate from a tp " + std::to_string(tp) +
+                  " run for its own)");
+  }
+  const int32_t b = microBatchSize;
+  if (b < cov->minSize || b > cov->maxSize) {
+    out.push_back("micro-batch size " + std::to_string(b) + " outside the measured sizes (" +
+                  std::to_string(cov->minSize) +
+                  (cov->maxSize > cov->minSize ? ".." + std::to_string(cov->maxSize) : "") +
+                  "): layer costs extrapolated linearly");
+  }
+  return out;
+}
+
 }  // namespace bubblescope::layout

@@ -169,6 +169,13 @@ LinkFit fitAlphaBeta(const std::vector<std::pair<double, double>>& bytesAndNs);
 // it matches.
 std::vector<std::string> calibrationMismatches(const Calibration& c, const ModelConfig& model);
 
+// What c's layer costs do not cover for a layout of `tp` and micro-batch
+// size `microBatchSize`, one warning each: no layer costs measured at that
+// tp (another tp's scaled), a size outside the measured ones (extrapolated
+// linearly). Empty when c has no block forward cost at all.
+std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
+                                           int32_t microBatchSize);
+
 // One calibration from several (the runs of a micro-benchmark): each op cost
 // (part, op, micro-batch size, tp) and each link fit (dim, collective, link,
 // group size) from the first calibration that has it; name, host, cores,

@@ -91,11 +91,7 @@ class Estimator {
     f.recomputeEachLayer = true;
     double acts = inFlight * activationBytesPerMicroBatch(l, static_cast<int32_t>(layers), false,
                                                           l.pp == 1, f);
-    if (l.recompute) {
-      Layout full = l;
-      full.recompute = false;
-      acts += activationBytesPerMicroBatch(full, 1, false, false, f);
-    }
+    acts += recomputedBytes(l, static_cast<int32_t>(layers), false, l.pp == 1, f);
     e.memoryBytes = states + acts;
     return e;
   }

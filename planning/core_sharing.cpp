@@ -1,6 +1,7 @@
 #include "planning/core_sharing.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "planning/contention.h"
@@ -24,6 +25,31 @@ const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
 }
 
 }  // namespace
+
+std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch) {
+  const bool background = s.computeFactor() > 1 && s.background >= 0.5;
+  if (!s.shared() && !background) return "";
+  char factor[256];
+  if (meanStretch) {
+    std::snprintf(factor, sizeof factor,
+                  "%.2fx slower on average (%.2fx while every stage computes; a stage waiting "
+                  "in the pipeline's bubbles leaves its cores to the others)",
+                  *meanStretch, s.computeFactor());
+  } else {
+    std::snprintf(factor, sizeof factor, "%.2fx slower%s", s.computeFactor(),
+                  s.shared() ? " (time-sharing)" : "");
+  }
+  if (s.shared()) {
+    return std::to_string(s.ranks) + " ranks on a host of " + std::to_string(s.cores) +
+           " cores: they share the cores (oversubscribed), so compute is predicted " + factor;
+  }
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "%.1f busy threads of other work beside %d rank%s on a host of %d cores: "
+                "compute is predicted %s",
+                s.background, s.ranks, s.ranks == 1 ? "" : "s", s.cores, factor);
+  return text;
+}
 
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
                           bool cpuTime, double background) {

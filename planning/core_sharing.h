@@ -59,6 +59,16 @@ struct CoreSharing {
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
                           bool cpuTime, double background = 0);
 
+// What a prediction says of the sharing ("" when nothing): with more ranks
+// than cores "R ranks on a host of C cores: they share the cores
+// (oversubscribed), so compute is predicted Sx slower (time-sharing)", with
+// a background of at least half a busy thread "B busy threads of other work
+// beside R ranks on a host of C cores: compute is predicted Sx slower";
+// with `meanStretch` (a time-shared pipeline, time_sharing.h) the slowdown
+// reads "Mx slower on average (Sx while every stage computes; ...)".
+std::string coreSharingWarning(const CoreSharing& sharing,
+                               std::optional<double> meanStretch = std::nullopt);
+
 // `c` with what `shared` measured among ranks sharing cores: its same_host
 // fits as kSharedCores fits (added where c has none of that dim,
 // collective and group size) and its straggler factor as a

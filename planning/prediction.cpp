@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "engine/layout/global_batch.h"
@@ -69,7 +68,9 @@ class Predictor {
       chunks_.push_back(part);
     }
     BS_RETURN_IF_ERROR(checkMeasured());
-    sayCoverage();
+    // Layer costs from another tp or outside the measured sizes are
+    // estimates: said (issue 35: a prediction says what it did not measure).
+    for (std::string& w : layerCoverageGaps(c_, l_.tp, l_.microBatchSize)) warn(std::move(w));
     actBytes_ = c_.format.activationBytes * l_.microBatchSize * l_.model.seqLen * l_.model.hidden;
     p_.p2pNs = l_.pp > 1 ? collectiveNs("pp", "p2p", actBytes_, 1) : 0.0;
     buildOpCosts();
@@ -97,14 +98,10 @@ class Predictor {
     }
   }
 
-  // Said when the host's cores are shared: the stretch of compute, for a
-  // time-shared pipeline its mean over the step's work (time_sharing.h).
+  // Said when the host's cores are shared (core_sharing.h): for a
+  // time-shared pipeline with the mean stretch over the step's work.
   void sayTimeSharing() {
-    if (!sharing_.shared() && !(sharing_.computeFactor() > 1 && sharing_.background >= 0.5)) {
-      return;
-    }
-    char factor[256];
-    std::snprintf(factor, sizeof factor, "%.2fx slower", sharing_.computeFactor());
+    std::optional<double> mean;
     if (timeShared_) {
       double work = 0, stretched = 0;
       for (size_t k = 0; k < workNs_.size(); ++k) {
@@ -113,24 +110,9 @@ class Predictor {
           stretched += p_.opCostsNs[k][i] - fixedNs_[k][i];
         }
       }
-      std::snprintf(factor, sizeof factor,
-                    "%.2fx slower on average (%.2fx while every stage computes; a stage "
-                    "waiting in the pipeline's bubbles leaves its cores to the others)",
-                    work > 0 ? stretched / work : 1.0, sharing_.computeFactor());
+      mean = work > 0 ? stretched / work : 1.0;
     }
-    if (sharing_.shared()) {
-      warn(std::to_string(sharing_.ranks) + " ranks on a host of " +
-           std::to_string(c_.cores) + " cores: they share the cores (oversubscribed), so compute " +
-           "is predicted " + factor + (timeShared_ ? "" : " (time-sharing)"));
-      return;
-    }
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "%.1f busy threads of other work beside %d rank%s on a host of %d cores: "
-                  "compute is predicted %s",
-                  sharing_.background, sharing_.ranks, sharing_.ranks == 1 ? "" : "s", c_.cores,
-                  factor);
-    warn(text);
+    if (std::string w = coreSharingWarning(sharing_, mean); !w.empty()) warn(std::move(w));
   }
 
   Status checkMeasured() const {
@@ -143,26 +125,7 @@ class Predictor {
     return Status::ok();
   }
 
-  // Layer costs read from another tp degree, or at a micro-batch size
-  // outside the measured ones, are estimates: said once (issue 35: a
-  // prediction must say what its calibration did not measure).
-  void sayCoverage() {
-    const auto cov = c_.opCoverage("block", "forward", l_.tp);
-    if (!cov) return;
-    if (cov->tp != l_.tp) {
-      warn("no layer costs measured at tp " + std::to_string(l_.tp) + ": the tp " +
-           std::to_string(cov->tp) + " costs scaled by " + std::to_string(cov->tp) + "/" +
-           std::to_string(l_.tp) + " (calibrate from a tp " + std::to_string(l_.tp) +
-           " run for its own)");
-    }
-    const int32_t b = l_.microBatchSize;
-    if (b < cov->minSize || b > cov->maxSize) {
-      warn("micro-batch size " + std::to_string(b) + " outside the measured sizes (" +
-           std::to_string(cov->minSize) +
-           (cov->maxSize > cov->minSize ? ".." + std::to_string(cov->maxSize) : "") +
-           "): layer costs extrapolated linearly");
-    }
-  }
+
 
   // One part's op cost; a missing one is estimated and said so.
   double partNs(const char* part, const std::string& op) {
@@ -579,25 +542,12 @@ class Predictor {
     for (int32_t k = 0; k < p_.schedule.stages; ++k) {
       const StageStats& st = sim.stages[k];
       p_.bubble.push_back(sim.makespan > 0 ? st.idle / sim.makespan : 0.0);
-      // The largest chunk of the stage holds each in-flight micro-batch (an
-      // upper bound for interleaved stages, whose chunks differ).
-      double perMb = 0, full = 0;
+      std::vector<ChunkExtent> stageChunks;
       for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
         const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];
-        perMb = std::max(
-            perMb, activationBytesPerMicroBatch(l_, part.layers, part.embedding, part.head, f));
-        if (l_.recompute) {
-          // The backward's recomputed activations: the whole chunk's, or
-          // one layer's when each layer is recomputed on its own.
-          Layout noRecompute = l_;
-          noRecompute.recompute = false;
-          full = std::max(full, f.recomputeEachLayer
-                                    ? activationBytesPerMicroBatch(noRecompute, 1, false, false, f)
-                                    : activationBytesPerMicroBatch(noRecompute, part.layers,
-                                                                   part.embedding, part.head, f));
-        }
+        stageChunks.push_back({part.layers, part.embedding, part.head});
       }
-      const double acts = st.peakInFlight * perMb + full;
+      const double acts = stageActivationBytes(l_, stageChunks, st.peakInFlight, f);
       p_.activationBytes.push_back(acts);
       p_.memoryBytes.push_back(states + acts);
     }

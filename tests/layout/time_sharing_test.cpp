@@ -28,6 +28,17 @@ Costs costsOf(const Schedule& s, double f, double b) {
   return c;
 }
 
+// Every op's duration with its work stretched by the same s: fixed + s x work.
+OpCosts uniformlyStretched(const Costs& c, double s) {
+  OpCosts d = c.fixed;
+  for (size_t k = 0; k < d.size(); ++k) {
+    for (size_t i = 0; i < d[k].size(); ++i) {
+      if (d[k][i] >= 0) d[k][i] += s * c.work[k][i];
+    }
+  }
+  return d;
+}
+
 CostModel freeBase() {
   CostModel base;
   base.forward = base.backwardInput = 0;
@@ -63,13 +74,7 @@ TEST(TimeSharing, PredictOverlappingOpsShareTheCores) {
   ASSERT_TRUE(r.isOk()) << r.status().message();
   EXPECT_TRUE(r->converged);
   EXPECT_NEAR(r->simulation.makespan, 8.0, kTimelineTolerance);
-  const auto uniform = simulate(s, freeBase(), [&] {
-    OpCosts d = c.fixed;
-    for (int32_t k = 0; k < s.stages; ++k)
-      for (size_t i = 0; i < d[k].size(); ++i)
-        if (d[k][i] >= 0) d[k][i] += 2 * c.work[k][i];
-    return d;
-  }());
+  const auto uniform = simulate(s, freeBase(), uniformlyStretched(c, 2));
   ASSERT_TRUE(uniform.isOk());
   EXPECT_NEAR(uniform->makespan, 12.0, 1e-12);
 }
@@ -101,10 +106,7 @@ TEST(TimeSharing, PredictWithCoresToSpareIsThePlainSimulation) {
   const Costs c = costsOf(s, 1.0, 2.0);
   auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {8, 2.0, 0.0});
   ASSERT_TRUE(r.isOk()) << r.status().message();
-  OpCosts plain = c.fixed;
-  for (int32_t k = 0; k < s.stages; ++k)
-    for (size_t i = 0; i < plain[k].size(); ++i)
-      if (plain[k][i] >= 0) plain[k][i] += c.work[k][i];
+  const OpCosts plain = uniformlyStretched(c, 1);
   auto expected = simulate(s, freeBase(), plain);
   ASSERT_TRUE(expected.isOk());
   EXPECT_DOUBLE_EQ(r->simulation.makespan, expected->makespan);

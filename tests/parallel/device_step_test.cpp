@@ -117,21 +117,7 @@ TEST(DeviceHierarchical, Dp4OverTwoNodesMatchesTheCpu) {
     setup.groups.dpIntraNode = intra.get();
     setup.groups.dpInterNode = inter.get();
     setup.backend = std::move(backend);
-    StepRun out;
-    auto trainer = RankTrainer::create(perRankOptions(), std::move(setup));
-    if (!trainer.isOk()) {
-      out.status = trainer.status();
-      return out;
-    }
-    for (int s = 0; s < kSteps; ++s) {
-      auto step = (*trainer)->step();
-      if (!step.isOk()) {
-        out.status = step.status();
-        return out;
-      }
-      out.losses.push_back(step->loss);
-    }
-    return out;
+    return trainSteps(perRankOptions(), std::move(setup));
   };
   const StepRun cpu = run(nullptr, [](std::unique_ptr<MpiCommunicator> g) {
     return std::unique_ptr<Communicator>(std::move(g));

@@ -1,5 +1,5 @@
 // `bubblescope-cli plan --world N --model M [--memory-per-rank GiB]
-// [--calibration F] [--top K] [--grad-compression LIST] [--ranks-per-node K
+// [--calibration F] [--top K] [--every-variant] [--grad-compression LIST] [--ranks-per-node K
 // --inter-node-gbps X --inter-node-latency-us Y | --hosts H,...] [--json]
 // [--out-dir D] [--run [--steps S] [--trace T]]`: the valid layouts of N ranks for model M,
 // predicted (planning/planner.h), the best K by tokens/s printed with the seeds' reasons and
@@ -42,6 +42,7 @@ struct PlanArgs {
   int64_t calibrationId = 0;
   std::string background;  // "": none; "measure"; or busy threads (contention_probe.h)
   int32_t top = 5;
+  bool everyVariant = false;
   int32_t microBatchSize = 1;
   std::string compressions;  // "": layout::defaultPlanCompressions()
   int32_t ranksPerNode = 0;
@@ -186,6 +187,7 @@ ExitCode runPlan(const PlanArgs& a) {
   request.world = a.world;
   request.model = *model;
   request.top = a.top;
+  request.everyVariant = a.everyVariant;
   request.microBatchSize = a.microBatchSize;
   if (a.memoryGiB > 0) request.memoryPerRankBytes = a.memoryGiB * 1024.0 * 1024.0 * 1024.0;
   request.ranksPerNode = a.ranksPerNode;
@@ -234,7 +236,8 @@ ExitCode runPlan(const PlanArgs& a) {
                      {"exposed_comm_ms", c.prediction.exposedCommNs},
                      {"peak_memory_bytes", c.peakMemoryBytes},
                      {"rule", c.rule},
-                     {"limit", c.limit}});
+                     {"limit", c.limit},
+                     {"variants", c.variants}});
       if (c.prediction.gradReduction.sentBytes > 0) {
         out.back()["grad_reduction"] = gradReductionJson(c.prediction.gradReduction);
       }
@@ -249,21 +252,26 @@ ExitCode runPlan(const PlanArgs& a) {
     }
     std::printf("%s\n", nlohmann::json{{"valid", plan->valid},
                                        {"fitting", plan->fitting},
+                                       {"shapes", plan->shapes},
+                                       {"every_variant", a.everyVariant},
                                        {"calibration", calibration.name},
                                        {"candidates", out}}
                             .dump(2)
                             .c_str());
     return 0;
   }
-  std::printf("%d valid layouts of %d ranks, %d fit; calibration: %s%s\n", plan->valid, a.world,
-              plan->fitting, calibration.name.c_str(),
+  std::printf("%d valid layouts of %d ranks, %d fit in %d shape%s (%s); calibration: %s%s\n",
+              plan->valid, a.world, plan->fitting, plan->shapes, plan->shapes == 1 ? "" : "s",
+              a.everyVariant ? "every variant listed"
+                             : "the best of each dp x tp x pp x ep listed, --every-variant for all",
+              calibration.name.c_str(),
               a.calibration.empty() ? (a.interNodeGbps > 0 || a.interNodeLatencyUs > 0
                                            ? " (no --calibration: 10 GFLOP/s, communication "
                                              "free but for the emulated link)"
                                            : " (no --calibration: 10 GFLOP/s, communication free)")
                                     : "");
   analysis::TextTable t{{"#", "layout", "m", "recompute", "step ms", "tokens/s", "memory",
-                         "why (seed rule)", "limited by"},
+                         "variants", "why (seed rule)", "limited by"},
                         {},
                         true};
   for (size_t i = 0; i < plan->best.size(); ++i) {
@@ -272,7 +280,8 @@ ExitCode runPlan(const PlanArgs& a) {
                       std::to_string(c.layout.microBatches), c.layout.recompute ? "yes" : "no",
                       analysis::formatMs(c.prediction.stepNs),
                       analysis::formatNumber(c.prediction.tokensPerSecond, 0),
-                      analysis::formatBytes(c.peakMemoryBytes), c.rule, c.limit});
+                      analysis::formatBytes(c.peakMemoryBytes),
+                      a.everyVariant ? "-" : "+" + std::to_string(c.variants), c.rule, c.limit});
   }
   std::fputs(t.render(false).c_str(), stdout);
   std::printf("layout files: %s/plan-1.json ... (bubblescope-cli run --layout FILE)\n",
@@ -317,6 +326,10 @@ void addPlanCommand(Command app, CommandRunner& runner) {
              "Predict for other work on this machine: 'measure' it now, or N busy threads "
              "(compute from thread CPU time, docs/prediction.md)");
   cmd.option("--top", a->top, "How many to print and write").showDefault().positive();
+  cmd.flag("--every-variant", a->everyVariant,
+           "List every candidate, not only the best of each dp x tp x pp x ep shape (its "
+           "schedules, ZeRO stages, m, recompute and compressions are often closer than the "
+           "predictor's error)");
   cmd.option("--micro-batch-size", a->microBatchSize, "Sequences per micro-batch")
       .showDefault()
       .positive();

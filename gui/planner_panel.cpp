@@ -184,6 +184,9 @@ layout::PlanRequest PlannerPanel::request() const {
   if (memory_->value() > 0) r.memoryPerRankBytes = memory_->value() * kBytesPerGiB;
   r.microBatchSize = microBatchSize_->value();
   r.top = top_->value();
+  // The table is for exploring (sortable, each row openable in the layout
+  // editor): every variant, as before plan's one-per-shape list.
+  r.everyVariant = true;
   return r;
 }
 

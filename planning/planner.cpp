@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <tuple>
 
 #include "common/value_range.h"
 #include "planning/formulas.h"
@@ -241,8 +243,21 @@ Result<Plan> planLayouts(const PlanRequest& r, const Calibration& c) {
   std::stable_sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) {
     return a.prediction.tokensPerSecond > b.prediction.tokensPerSecond;
   });
-  if (static_cast<int32_t>(fitting.size()) > r.top) fitting.resize(std::max(0, r.top));
-  plan.best = std::move(fitting);
+  // Ranked best first, so a shape's first candidate is its best.
+  std::map<std::tuple<int32_t, int32_t, int32_t, int32_t>, size_t> shapeAt;  // -> index in kept
+  std::vector<PlanCandidate> kept;
+  for (PlanCandidate& cand : fitting) {
+    const Layout& l = cand.layout;
+    auto [it, added] = shapeAt.try_emplace({l.dp, l.tp, l.pp, l.ep}, kept.size());
+    if (added || r.everyVariant) {
+      kept.push_back(std::move(cand));
+    } else {
+      ++kept[it->second].variants;
+    }
+  }
+  plan.shapes = static_cast<int32_t>(shapeAt.size());
+  if (static_cast<int32_t>(kept.size()) > r.top) kept.resize(std::max(0, r.top));
+  plan.best = std::move(kept);
   return plan;
 }
 

@@ -17,6 +17,12 @@
 // collectives' and the encoding's time); expert parallelism for a MoE model
 // (1/ep of the experts a rank, its exposed all-to-alls); and each names what limits it
 // most: bubble, exposed communication, or memory.
+// The best are one per parallel shape (dp × tp × pp × ep) unless
+// everyVariant: a shape's variants (schedule, ZeRO stage, m, recompute,
+// compression, all-reduce) often sit within a fraction of a percent of each
+// other, closer than the predictor's error (docs/prediction.md), so five
+// variants of one shape are not an order it can vouch for, nor an answer to
+// "which layout on N ranks"; each shape's best counts the others it stands for.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +53,8 @@ struct PlanRequest {
   std::optional<double> memoryPerRankBytes;  // none: no memory limit
   int32_t microBatchSize = 1;
   int32_t top = 5;
+  // false: the best of each shape only (above); true: every candidate.
+  bool everyVariant = false;
   // Tried on every ZeRO 0 layout with dp > 1 (validate() drops the rest).
   std::vector<GradCompressionSpec> compressions = defaultPlanCompressions();
   // Emulated nodes of K world ranks and their link, written into every
@@ -69,12 +77,16 @@ struct PlanCandidate {
   double peakMemoryBytes = 0;  // the largest stage's
   std::string rule;            // which seed rule picked it
   std::string limit;           // what limits it most
+  // Fitting candidates of its shape ranked below it that the list leaves
+  // out for it (0 with everyVariant).
+  int32_t variants = 0;
 };
 
 struct Plan {
   std::vector<PlanCandidate> best;  // at most `top`, best first
   int32_t valid = 0;                // layouts that passed validate()
   int32_t fitting = 0;              // of those, the ones within memory
+  int32_t shapes = 0;               // distinct dp × tp × pp × ep among those
 };
 
 // Errors: world outside 1 to kMaxPlanWorld, no valid layout (naming the constraint that removed

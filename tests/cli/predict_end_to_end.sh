@@ -99,8 +99,8 @@ awk -v a="$(cat "$dir/plan0.ms")" -v b="$(cat "$dir/plan8.ms")" 'BEGIN { exit !(
 grep -q "^error: --background: expected 'measure'" "$dir/planx.txt" || fail "plan: $(cat "$dir/planx.txt")"
 # plan --run --repeats 2 runs its candidates by turns and keeps each one's
 # run of the median step.
-"$cli" plan --world 1 --model tiny --calibration "$f" --top 2 --run --steps 2 --repeats 2 \
-  --out-dir "$dir/planr" >"$dir/planr.txt" 2>"$dir/planr.err" ||
+"$cli" plan --world 1 --model tiny --calibration "$f" --top 2 --every-variant --run --steps 2 \
+  --repeats 2 --out-dir "$dir/planr" >"$dir/planr.txt" 2>"$dir/planr.err" ||
   fail "plan --run --repeats 2: $(tail -1 "$dir/planr.err")"
 [ "$(grep -c '^running .* (2 of 2) \.\.\.$' "$dir/planr.err")" -eq 2 ] ||
   fail "plan --repeats 2 did not run both candidates twice: $(cat "$dir/planr.err")"
@@ -108,6 +108,16 @@ grep -q '^predicted vs measured (2 steps each, the first left out, 2 runs of eac
   "$dir/planr.txt" || fail "plan --repeats header: $(cat "$dir/planr.txt")"
 [ "$("$cli" info "$dir/planr/plan-runs.db" | grep -c '^run ')" -eq 4 ] ||
   fail "plan --repeats 2 of 2 candidates wrote other than 4 runs"
+# plan lists the best of each dp x tp x pp shape, each with the count of
+# the variants it stands for; --every-variant lists them all.
+"$cli" plan --world 2 --model tiny --calibration "$f" --top 20 --json --out-dir "$dir/plans" |
+  jq -e '.shapes >= 2 and (.candidates | length) == .shapes and
+         ([.candidates[] | "\(.layout.dp)x\(.layout.tp)x\(.layout.pp)"] | unique | length) == .shapes and
+         ([.candidates[] | .variants + 1] | add) == .fitting' >/dev/null ||
+  fail "plan: not one candidate per shape with its variants counted"
+"$cli" plan --world 2 --model tiny --calibration "$f" --top 20 --every-variant --json \
+  --out-dir "$dir/plans" | jq -e '(.candidates | length) == 20 and all(.candidates[]; .variants == 0)' \
+  >/dev/null || fail "plan --every-variant: not every candidate"
 # plan with nothing that fits names the constraint.
 "$cli" plan --world 2 --model tiny --memory-per-rank 0.000001 --calibration "$f" \
   --out-dir "$dir/plan" >/dev/null 2>"$dir/plan.txt" && fail "plan found a layout in 1 KiB"

@@ -5,8 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
 
 namespace bubblescope::layout {
 namespace {
@@ -27,11 +33,56 @@ Calibration costs() {
   return c;
 }
 
+TEST(Planner, ListsTheBestOfEachShapeAndCountsItsVariants) {
+  PlanRequest r;
+  r.world = 4;
+  r.model = *modelPreset("small");
+  r.top = 1000;
+  auto shapes = planLayouts(r, costs());
+  ASSERT_TRUE(shapes.isOk()) << shapes.status().message();
+  r.everyVariant = true;
+  auto all = planLayouts(r, costs());
+  ASSERT_TRUE(all.isOk()) << all.status().message();
+  ASSERT_EQ(static_cast<int32_t>(all->best.size()), all->fitting);
+  // Every shape once, in the every-variant order of its best, which it is.
+  std::vector<PlanCandidate> firsts;
+  std::set<std::tuple<int32_t, int32_t, int32_t, int32_t>> seen;
+  std::map<std::tuple<int32_t, int32_t, int32_t, int32_t>, int32_t> count;
+  for (const PlanCandidate& c : all->best) {
+    const auto key = std::make_tuple(c.layout.dp, c.layout.tp, c.layout.pp, c.layout.ep);
+    ++count[key];
+    if (seen.insert(key).second) firsts.push_back(c);
+  }
+  EXPECT_GT(seen.size(), 2u);  // dp4, dp2 x tp2, dp2 x pp2, tp4, pp4, ...
+  EXPECT_EQ(shapes->shapes, static_cast<int32_t>(seen.size()));
+  EXPECT_EQ(all->shapes, shapes->shapes);
+  ASSERT_EQ(shapes->best.size(), firsts.size());
+  int32_t listed = 0;
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    const PlanCandidate& c = shapes->best[i];
+    EXPECT_EQ(toJson(c.layout), toJson(firsts[i].layout)) << i;
+    EXPECT_EQ(c.variants + 1,
+              count[std::make_tuple(c.layout.dp, c.layout.tp, c.layout.pp, c.layout.ep)])
+        << i;
+    listed += c.variants + 1;
+  }
+  EXPECT_EQ(listed, shapes->fitting);
+  for (const PlanCandidate& c : all->best) EXPECT_EQ(c.variants, 0);
+  // --top cuts the shapes' list, best first.
+  r.everyVariant = false;
+  r.top = 2;
+  auto two = planLayouts(r, costs());
+  ASSERT_TRUE(two.isOk());
+  ASSERT_EQ(two->best.size(), 2u);
+  EXPECT_EQ(toJson(two->best[1].layout), toJson(firsts[1].layout));
+}
+
 TEST(Planner, RanksValidLayoutsByPredictedTokensPerSecond) {
   PlanRequest r;
   r.world = 2;
   r.model = *modelPreset("small");
   r.top = 1000;
+  r.everyVariant = true;
   auto plan = planLayouts(r, costs());
   ASSERT_TRUE(plan.isOk()) << plan.status().message();
   // dp2: ZeRO 0 with each of 5 compressions and ZeRO 1-3, m in 5, recompute
@@ -64,6 +115,7 @@ TEST(Planner, TheMemoryLimitDropsLayoutsAndNamesItselfWhenNoneFit) {
   r.world = 2;
   r.model = *modelPreset("small");
   r.top = 100;
+  r.everyVariant = true;
   auto all = planLayouts(r, costs());
   ASSERT_TRUE(all.isOk());
   double least = 1e300, most = 0;
@@ -91,6 +143,7 @@ TEST(Planner, TheLimitIsNeverAShareThatRoundsToNothing) {
   r.world = 2;
   r.model = *modelPreset("small");
   r.top = 1000;
+  r.everyVariant = true;
   Calibration cheap = costs();
   for (LinkFit& f : cheap.links) {  // 1 ns a message: exposed, but nothing
     f.alphaNs = 1;
@@ -128,6 +181,7 @@ PlanCandidate bestDataParallel(const Calibration& c) {
   r.world = 2;
   r.model = *modelPreset("small");
   r.top = 1000;
+  r.everyVariant = true;
   auto plan = planLayouts(r, c);
   EXPECT_TRUE(plan.isOk()) << plan.status().message();
   if (!plan.isOk()) return {};
@@ -165,6 +219,7 @@ TEST(Planner, ASlowInterNodeLinkMakesPlanPreferTheHierarchicalAllReduceAndSayWhy
   r.world = 4;
   r.model = *modelPreset("small");
   r.top = 1000;
+  r.everyVariant = true;
   r.compressions = {GradCompressionSpec{}};
   r.ranksPerNode = 2;  // two emulated nodes of two ranks behind a 1 Gb/s link
   r.interNodeGbps = 1;
@@ -262,6 +317,7 @@ TEST(Planner, AMoeModelGetsExpertParallelCandidatesWithTheirReason) {
   r.world = 4;
   r.model = moe;
   r.top = 100000;
+  r.everyVariant = true;
   auto plan = planLayouts(r, c);
   ASSERT_TRUE(plan.isOk()) << plan.status().message();
   int32_t ep2 = 0, ep4 = 0;

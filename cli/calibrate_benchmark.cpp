@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "planning/core_sharing.h"
+#include "planning/tp_stretch_fit.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/trace_reader.h"
 
@@ -192,6 +195,7 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where) {
   std::vector<std::string> runFlags;  // no hosts: no --net-if either
   std::vector<layout::Calibration> shared;
+  std::optional<std::pair<layout::Layout, int64_t>> tpRun;
   for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
     BS_RETURN_IF_ERROR(validate(l));
     const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
@@ -200,8 +204,23 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
     BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
     BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
     shared.push_back(sharedCoresPart(std::move(part)));
+    if (l.tp > 1) tpRun = {l, runId};
   }
-  if (!shared.empty()) c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  if (shared.empty()) return Status::ok();
+  c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  if (!tpRun) return Status::ok();
+  // The share of the time-sharing stretch the tp group's compute paid in
+  // its run (tp_stretch_fit.h).
+  const auto& [l, runId] = *tpRun;
+  BS_ASSIGN_OR_RETURN(const LayoutTrial t, measuredTrial(l, layout::Prediction{}, trace, runId));
+  BS_ASSIGN_OR_RETURN(const layout::TpStretchFit fit,
+                      layout::fitTpStretchPaid(l, c, t.measuredStepNs));
+  c = layout::withTpStretchPaid(std::move(c), fit.paid);
+  std::fprintf(stderr,
+               "calibrate: %s on %d cores measured %.1f ms a step: its compute pays %.0f%% of "
+               "the time-sharing stretch (predicted %.1f ms paying none, %.1f ms paying all)\n",
+               runName(l).c_str(), c.cores, t.measuredStepNs / 1e6, 100 * fit.paid,
+               fit.predictedAtZeroNs / 1e6, fit.predictedAtOneNs / 1e6);
   return Status::ok();
 }
 

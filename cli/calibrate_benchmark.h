@@ -51,7 +51,9 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
 // and (when the heads divide, dense models) tp 2 x dp C, whose tp fits only
 // are kept (tp's per-layer all-reduces between time-shared ranks),
 // m = 2, `steps` steps each, into `trace`, named "calibrate ... shared
-// cores", added to c by layout::withSharedCores. None (c unchanged) with
+// cores", added to c by layout::withSharedCores; then the share of the
+// time-sharing stretch the tp run's compute paid, fitted to its measured
+// step (planning/tp_stretch_fit.h) and printed. None (c unchanged) with
 // hosts, world < 2, or C outside 1..8. `bench predict` runs them too.
 Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where = {});

@@ -34,7 +34,7 @@ struct CalibrateArgs {
   bool json = false;
   std::string model;  // set: the micro-benchmark instead of a run
   int32_t world = 2;
-  int32_t steps = 3;
+  int32_t steps = 8;  // 3 gave predictions up to 40 % apart run to run (docs/prediction.md)
   BenchmarkHosts where;  // --hosts, --net-if
   MoeFlags moe;          // --experts etc. (with --model): the preset made a mixture of experts
 };

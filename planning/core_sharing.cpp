@@ -26,11 +26,24 @@ const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
 
 }  // namespace
 
-std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch) {
+std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch,
+                               double paid) {
   const bool background = s.computeFactor() > 1 && s.background >= 0.5;
   if (!s.shared() && !background) return "";
-  char factor[256];
-  if (meanStretch) {
+  char factor[320];
+  if (meanStretch && paid < 1) {
+    std::snprintf(factor, sizeof factor,
+                  "%.2fx slower on average (time-sharing: %.2fx while every stage computes, of "
+                  "which a tp group's ranks pay %.0f%%: their waits for each other, priced in "
+                  "the tp all-reduces, hold the rest; a stage waiting in the pipeline's bubbles "
+                  "leaves its cores to the others)",
+                  *meanStretch, s.computeFactor(), 100 * paid);
+  } else if (paid < 1) {
+    std::snprintf(factor, sizeof factor,
+                  "%.2fx slower (time-sharing: %.2fx, of which a tp group's ranks pay %.0f%%: "
+                  "their waits for each other, priced in the tp all-reduces, hold the rest)",
+                  1 + (s.computeFactor() - 1) * paid, s.computeFactor(), 100 * paid);
+  } else if (meanStretch) {
     std::snprintf(factor, sizeof factor,
                   "%.2fx slower on average (%.2fx while every stage computes; a stage waiting "
                   "in the pipeline's bubbles leaves its cores to the others)",
@@ -61,6 +74,9 @@ CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibrat
   if (!s.shared()) return s;
   if (const OpCostEntry* e = sharedEntry(c, "straggler")) {
     s.straggler = std::max(1.0, cpuTime ? e->cpuNs : e->wallNs);
+  }
+  if (const OpCostEntry* e = sharedEntry(c, kTpStretchPaidOp); e && e->wallNs >= 0) {
+    s.tpPaid = std::min(1.0, e->wallNs);
   }
   return s;
 }

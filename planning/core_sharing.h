@@ -36,6 +36,8 @@
 namespace bubblescope::layout {
 
 inline constexpr const char* kSharedCoresPart = "shared_cores";
+// Its op holding CoreSharing::tpPaid (a share in both cost columns).
+inline constexpr const char* kTpStretchPaidOp = "tp_stretch_paid";
 
 struct CoreSharing {
   int32_t ranks = 0;      // the most ranks placed on one host
@@ -45,6 +47,13 @@ struct CoreSharing {
   // computeStretch; ranks / cores without a background), 1 without cores
   double ratio = 1;
   std::optional<double> straggler;  // measured among ranks sharing cores
+  // The share of s - 1 a tp group's compute pays among ranks sharing cores,
+  // in [0, 1] (fitTpStretchPaid, tp_stretch_fit.h): a tp rank waiting for
+  // its descheduled partner in a per-layer all-reduce leaves its core to
+  // another rank's compute, and the shared-cores tp fit already prices
+  // those waits; paying the whole s on top would count them twice (dp2 x
+  // tp2 on 2 cores was predicted 1541 ms at m16, measured 1296).
+  std::optional<double> tpPaid;
 
   // More ranks than cores: the ranks share the cores among themselves.
   bool shared() const { return cores > 0 && ranks > cores; }
@@ -65,9 +74,11 @@ CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibrat
 // a background of at least half a busy thread "B busy threads of other work
 // beside R ranks on a host of C cores: compute is predicted Sx slower";
 // with `meanStretch` (a time-shared pipeline, time_sharing.h) the slowdown
-// reads "Mx slower on average (Sx while every stage computes; ...)".
+// reads "Mx slower on average (Sx while every stage computes; ...)"; with
+// `paid` < 1 (a tp group's share, CoreSharing::tpPaid) it says the share.
 std::string coreSharingWarning(const CoreSharing& sharing,
-                               std::optional<double> meanStretch = std::nullopt);
+                               std::optional<double> meanStretch = std::nullopt,
+                               double paid = 1);
 
 // `c` with what `shared` measured among ranks sharing cores: its same_host
 // fits as kSharedCores fits (added where c has none of that dim,

@@ -13,10 +13,12 @@ bool isReceive(OpType t) {
   return t == OpType::kRecvActivation || t == OpType::kRecvGrad;
 }
 
-// s for `runnable` ranks: max(1, (n + B) / C).
+// s for `runnable` ranks, max(1, (n + B) / C), of which the op pays 1 + (s - 1) · paid.
 double stretchOf(double runnable, const TimeSharing& sharing) {
   if (sharing.cores <= 0) return 1.0;
-  return std::max(1.0, (std::max(0.0, runnable) + sharing.background) / sharing.cores);
+  const double s =
+      std::max(1.0, (std::max(0.0, runnable) + sharing.background) / sharing.cores);
+  return 1.0 + (s - 1.0) * sharing.paid;
 }
 
 // n(t) as steps, and the integral of 1 / s(t) from the first breakpoint.
@@ -92,6 +94,10 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
                                        std::to_string(i) + " is not a finite number >= 0");
       }
     }
+  }
+  if (!(sharing.paid >= 0 && sharing.paid <= 1)) {
+    return Status::invalidArgument("the share of the stretch paid must be from 0 to 1, got " +
+                                   std::to_string(sharing.paid));
   }
   const double uniform = stretchOf(schedule.stages * sharing.ranksPerStage, sharing);
   OpCosts stretch(schedule.stages);

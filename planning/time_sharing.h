@@ -8,7 +8,8 @@
 // collectives, the optimizer), not those blocked in a receive, whose waits
 // leave their cores to the others. The scheduler shares the cores evenly
 // (processor sharing), so a rank's compute advances at 1 / s(t) of a core's
-// pace, s(t) = max(1, (n(t) + B) / C). An op of stage k costs
+// pace, s(t) = max(1, (n(t) + B) / C) (of which a tp group's ranks pay a
+// measured share, TimeSharing::paid). An op of stage k costs
 //     duration = fixed + work · s_op
 // where `work` is its compute at a whole core's pace, `fixed` the rest (its
 // collectives' times, which the calibration measured as they are) and s_op
@@ -40,6 +41,11 @@ struct TimeSharing {
   int32_t cores = 0;         // C; <= 0: no limit (every stretch 1)
   double ranksPerStage = 1;  // the ranks one stage puts on the host (dp × tp)
   double background = 0;     // B: busy threads of other work (contention.h)
+  // The share of s(t) - 1 an op pays, in [0, 1]: its stretch is
+  // 1 + (s(t) - 1) · paid. 1 but for a tp group's ranks, whose waits for
+  // each other in their per-layer collectives, priced by the shared-cores
+  // tp fit, hold the rest (core_sharing.h, CoreSharing::tpPaid).
+  double paid = 1;
 };
 
 struct TimeSharedSimulation {
@@ -52,7 +58,8 @@ struct TimeSharedSimulation {
 // `fixedNs` and `workNs` are indexed like simulate()'s OpCosts: a send's
 // entry is its transfer time (fixed), a receive's is negative (the
 // simulator's wait). Both must have the schedule's shape.
-// Errors: a shape mismatch, a negative or non-finite work, and whatever
+// Errors: a shape mismatch, a negative or non-finite work, a paid share
+// outside [0, 1] (NaN included), and whatever
 // simulate() reports.
 Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const CostModel& base,
                                                 const OpCosts& fixedNs, const OpCosts& workNs,

@@ -11,6 +11,7 @@
 
 #include "planning/link_class.h"
 #include "planning/prediction.h"
+#include "planning/tp_stretch_fit.h"
 
 namespace bubblescope::layout {
 namespace {
@@ -207,6 +208,48 @@ TEST(PredictSharedCores, TpsOwnSharedCoresFitStandsForItsPerLayerAllReduces) {
   }());
   ASSERT_TRUE(alone.isOk());
   EXPECT_NEAR(alone->exposedCommNs.at("tp"), 16 * 0.1 * kMs, 1.0);
+}
+
+// A tp group's measured share of the stretch (CoreSharing::tpPaid): its
+// compute is stretched by 1 + (s - 1) · share, so the step moves linearly
+// from paying none to paying all (s = 2 here: 4 ranks on 2 cores), and the
+// warning says the share. Without the shared-cores tp fit the share is not
+// used (the waits it stands for are not priced).
+TEST(PredictSharedCores, ATpGroupPaysItsMeasuredShareOfTheStretch) {
+  Calibration c = sharedCalibration(2);
+  c.links.push_back({"tp", kSharedCores, "allreduce", 2, 0.5 * kMs, 0.0, 1, 8, 8});
+  Layout l;
+  l.tp = 2;
+  l.dp = 2;
+  l.microBatches = 2;
+  auto all = predictLayout(l, c);
+  auto none = predictLayout(l, withTpStretchPaid(c, 0.0));
+  auto quarter = predictLayout(l, withTpStretchPaid(c, 0.25));
+  auto full = predictLayout(l, withTpStretchPaid(c, 1.0));
+  ASSERT_TRUE(all.isOk() && none.isOk() && quarter.isOk() && full.isOk());
+  EXPECT_DOUBLE_EQ(full->stepNs, all->stepNs);
+  ASSERT_GT(all->stepNs, none->stepNs);
+  EXPECT_NEAR(quarter->stepNs, none->stepNs + 0.25 * (all->stepNs - none->stepNs), 1.0);
+  EXPECT_NEAR(quarter->exposedCommNs.at("tp"), 16 * 0.5 * kMs, 1.0);
+  const bool said = std::any_of(quarter->warnings.begin(), quarter->warnings.end(), [](auto& w) {
+    return w.find("compute is predicted 1.25x slower (time-sharing: 2.00x, of which a tp "
+                  "group's ranks pay 25%") != std::string::npos;
+  });
+  EXPECT_TRUE(said) << quarter->warnings.back();
+  // No shared-cores tp fit: the share changes nothing.
+  const Calibration plain = sharedCalibration(2);
+  auto plainAll = predictLayout(l, plain);
+  auto plainNone = predictLayout(l, withTpStretchPaid(plain, 0.0));
+  ASSERT_TRUE(plainAll.isOk() && plainNone.isOk());
+  EXPECT_DOUBLE_EQ(plainNone->stepNs, plainAll->stepNs);
+  // Nor for layouts without tp.
+  Layout dp = l;
+  dp.tp = 1;
+  dp.dp = 4;
+  auto dpAll = predictLayout(dp, c);
+  auto dpNone = predictLayout(dp, withTpStretchPaid(c, 0.0));
+  ASSERT_TRUE(dpAll.isOk() && dpNone.isOk());
+  EXPECT_DOUBLE_EQ(dpNone->stepNs, dpAll->stepNs);
 }
 
 // A calibration from a run of more ranks than cores (calibrate --run on

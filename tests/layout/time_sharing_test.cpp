@@ -127,6 +127,35 @@ TEST(TimeSharing, PredictA1F1BStepIsTheHostsWorkWhenItNeverIdles) {
   EXPECT_NEAR(r->simulation.makespan, 48.0, 16 * kTimelineTolerance);
 }
 
+TEST(TimeSharing, PredictAnOpPaysItsShareOfTheStretch) {
+  // One stage of 4 ranks on 2 cores (s = 2) paying a quarter of s - 1: every
+  // op stretched by 1.25; paying none, the plain simulation.
+  const Schedule s = gpipe(1, 3).value();
+  const Costs c = costsOf(s, 1.0, 2.0);
+  auto quarter = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 4.0, 0.0, 0.25});
+  ASSERT_TRUE(quarter.isOk()) << quarter.status().message();
+  EXPECT_NEAR(quarter->simulation.makespan, 1.25 * 3 * (1.0 + 2.0), kTimelineTolerance);
+  auto none = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 4.0, 0.0, 0.0});
+  ASSERT_TRUE(none.isOk());
+  EXPECT_EQ(none->durations, uniformlyStretched(c, 1));
+  // A 2-stage GPipe whose every op pays half: F0 alone [0,1]; F1 beside
+  // stage 1's F0 at 1 + (2 - 1) / 2 = 1.5, [1,2.5]; stage 1's F1 alone
+  // [2.5,3.5], its first backward [3.5,4.5], its second beside stage 0's
+  // first [4.5,6]; stage 0's last alone [6,7].
+  const Schedule g = gpipe(2, 2).value();
+  const Costs gc = costsOf(g, 1.0, 1.0);
+  auto half = simulateTimeShared(g, freeBase(), gc.fixed, gc.work, {2, 2.0, 0.0, 0.5});
+  ASSERT_TRUE(half.isOk()) << half.status().message();
+  EXPECT_NEAR(half->simulation.makespan, 7.0, kTimelineTolerance);
+  for (double bad : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    auto r = simulateTimeShared(g, freeBase(), gc.fixed, gc.work, {2, 2.0, 0.0, bad});
+    ASSERT_FALSE(r.isOk()) << bad;
+    EXPECT_NE(r.status().message().find("share of the stretch paid must be from 0 to 1"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(TimeSharing, PredictRejectsCostsOfAnotherShape) {
   const Schedule s = gpipe(2, 1).value();
   Costs c = costsOf(s, 1.0, 1.0);

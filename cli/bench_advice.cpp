@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,9 +48,12 @@ struct PoorLayout {
   std::string id;
   std::string name;
   layout::Layout layout;
+  // The budget the advice is given (report --memory-per-rank); none: no budget.
+  std::optional<double> memoryPerRankBytes;
 };
 
-// Poor on 2 cores, each for a reason the advice has a rule for.
+// Poor on 2 cores, each for a reason the advice has a rule for (the last
+// with the memory budget memory_headroom needs).
 std::vector<PoorLayout> poorLayouts(const layout::Layout& base) {
   std::vector<PoorLayout> out;
   layout::Layout l = base;
@@ -71,6 +75,11 @@ std::vector<PoorLayout> poorLayouts(const layout::Layout& base) {
   l.tp = 2;
   l.microBatches = 4;  // two all-reduces per layer and micro-batch
   out.push_back({"tp2", "tp2 m4", l});
+  l = base;
+  l.dp = 2;
+  l.microBatches = 4;
+  l.recompute = true;  // a forward again per micro-batch, for memory it has to spare
+  out.push_back({"recompute", "dp2 m4 recompute, 1 GiB a rank", l, 1024.0 * 1024 * 1024});
   return out;
 }
 
@@ -96,6 +105,7 @@ Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace
     BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
     analysis::AnalysisOptions options;
     options.advice = true;
+    options.adviceOptions.memoryPerRankBytes = poor.memoryPerRankBytes;
     BS_ASSIGN_OR_RETURN(report, analysis::analyzeRun(*reader, t.beforeRun, options));
   }
   const analysis::Advice* advice = actionableAdvice(report.advice);
@@ -191,7 +201,7 @@ void addBenchAdvice(Command bench, CommandRunner& runner) {
   cmd.option("--dir", args->dir, "Folder of the trace file (replaced)").showDefault();
   cmd.option("--only", args->only,
              "Only these poor layouts (comma-separated: small-buckets, few-micro-batches, zero3, "
-             "tp2)")
+             "tp2, recompute)")
       .delimiter(',');
   cmd.flag("--echo", args->echo, "Show the runs' output");
   cmd.callback([args, &runner] { runner = [args] { return runBenchAdvice(*args); }; });

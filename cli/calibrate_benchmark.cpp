@@ -211,10 +211,16 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
   if (!tpRun) return Status::ok();
   // The share of the time-sharing stretch the tp group's compute paid in
   // its run (tp_stretch_fit.h).
+  // Without it the calibration still holds: the prediction then pays all.
   const auto& [l, runId] = *tpRun;
   BS_ASSIGN_OR_RETURN(const LayoutTrial t, measuredTrial(l, layout::Prediction{}, trace, runId));
-  BS_ASSIGN_OR_RETURN(const layout::TpStretchFit fit,
-                      layout::fitTpStretchPaid(l, c, t.measuredStepNs));
+  const Result<layout::TpStretchFit> fitted = layout::fitTpStretchPaid(l, c, t.measuredStepNs);
+  if (!fitted.isOk()) {
+    std::fprintf(stderr, "calibrate: warning: %s; tp groups on shared cores pay all of it\n",
+                 fitted.status().message().c_str());
+    return Status::ok();
+  }
+  const layout::TpStretchFit& fit = *fitted;
   c = layout::withTpStretchPaid(std::move(c), fit.paid);
   std::fprintf(stderr,
                "calibrate: %s on %d cores measured %.1f ms a step: its compute pays %.0f%% of "

@@ -17,7 +17,8 @@
 //    columns, micro-batch size 0).
 // A prediction with s > 1 (prediction.h) multiplies compute by s (a
 // pipeline on one host: by the time-shared simulation's stretch of each op,
-// time_sharing.h), uses the
+// time_sharing.h; a tp group whose all-reduces take the shared-cores tp fit:
+// by 1 + (s - 1) · tpPaid), uses the
 // shared-cores straggler factor instead of the calibration's (when
 // measured), and costs the step's-end collectives of groups inside the host
 // (which every rank waits in at once) with the kSharedCores fits; those

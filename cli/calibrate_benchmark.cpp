@@ -3,6 +3,7 @@
 #include "cli/codec_calibration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
 #include "planning/core_sharing.h"
+#include "planning/machine_drift.h"
 #include "planning/tp_stretch_fit.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/trace_reader.h"
@@ -164,13 +166,16 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     runFlags = {"--net-if", interfaces};
   }
   std::vector<layout::Calibration> parts;
-  for (const BenchmarkRun& r : benchmarkRuns(model, world, steps, where)) {
+  const std::vector<BenchmarkRun> runs = benchmarkRuns(model, world, steps, where);
+  int64_t firstRun = -1;
+  for (const BenchmarkRun& r : runs) {
     const layout::Layout& l = r.layout;
     BS_RETURN_IF_ERROR(validate(l));
     const std::string name =
         "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize) + r.where;
     std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
     BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
+    if (firstRun < 0) firstRun = runId;
     BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
     BS_ASSIGN_OR_RETURN(layout::Calibration c, analysis::calibrateFromRun(*reader, runId));
     parts.push_back(std::move(c));
@@ -179,6 +184,32 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   // Ranks that time-share the cores: measured apart and added as such, so
   // the calibration itself stays one of ranks with a core each.
   BS_RETURN_IF_ERROR(addSharedCores(c, model, world, trace, steps, where));
+  // The machine's own drift meanwhile: the first layout again
+  // (layout/machine_drift.h). Named apart: it calibrates nothing.
+  if (!runs.empty()) {
+    const BenchmarkRun& first = runs.front();
+    const layout::Layout& l = first.layout;
+    const std::string name = "drift check " + runName(l) + " b" +
+                             std::to_string(l.microBatchSize) + first.where;
+    std::fprintf(stderr, "calibrate: running %s ...\n", name.c_str());
+    BS_ASSIGN_OR_RETURN(const int64_t again, runLayout(l, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(const LayoutTrial before,
+                        measuredTrial(l, layout::Prediction{}, trace, firstRun));
+    BS_ASSIGN_OR_RETURN(const LayoutTrial after, measuredTrial(l, layout::Prediction{}, trace, again));
+    if (before.measuredStepNs > 0 && after.measuredStepNs > 0) {
+      const double drift = after.measuredStepNs / before.measuredStepNs - 1;
+      c = layout::withMachineDrift(std::move(c), drift);
+      std::fprintf(stderr,
+                   "calibrate: drift check: %s measured %.1f ms a step first, %.1f ms after the "
+                   "other runs (%+.1f%%)%s\n",
+                   runName(l).c_str(), before.measuredStepNs / 1e6, after.measuredStepNs / 1e6,
+                   100 * drift,
+                   std::fabs(drift) > layout::kMachineDriftWarning
+                       ? ": the machine's speed moved while calibrating; predictions from this "
+                         "calibration say so"
+                       : "");
+    }
+  }
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
   if (!where.hosts.empty()) {
     c.name += " over " + std::to_string(where.hosts.size()) + " host" +

@@ -21,7 +21,10 @@
 // `other_host` fits (the calibration classifies each sample by the hosts
 // its ranks recorded, planning/link_class.h).
 // Every run has m = 2 and `steps` steps and is written into `trace` (named
-// "calibrate ..."), so what was measured can be looked at. The result has
+// "calibrate ..."), so what was measured can be looked at. Last, the first
+// run's layout runs again ("drift check ...") and its step over the first
+// one's, minus 1, is stored as the calibration's machine drift
+// (planning/machine_drift.h) and printed. The result has
 // method "benchmark" and source run 0. Errors: a run that fails (its
 // message), or one that yields no calibration.
 #pragma once

@@ -13,6 +13,7 @@
 #include "planning/formulas.h"
 #include "planning/grad_reduction_cost.h"
 #include "planning/link_class.h"
+#include "planning/machine_drift.h"
 #include "planning/time_sharing.h"
 
 namespace bubblescope::layout {
@@ -55,6 +56,7 @@ class Predictor {
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
     for (std::string& w : calibrationMismatches(c_, l_.model)) warn(std::move(w));
+    if (std::string w = machineDriftWarning(c_); !w.empty()) warn(std::move(w));
     BS_ASSIGN_OR_RETURN(p_.schedule, scheduleFor(l_));
     BS_ASSIGN_OR_RETURN(const std::vector<int32_t> split,
                         stageSplit(l_.model, l_.pp, l_.virtualChunks, l_.stageLayers));

@@ -1,0 +1,39 @@
+#include "planning/machine_drift.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "planning/contention.h"
+
+namespace bubblescope::layout {
+
+Calibration withMachineDrift(Calibration c, double drift) {
+  std::erase_if(c.ops, [](const OpCostEntry& e) {
+    return e.part == kContentionPart && e.op == kMachineDriftOp;
+  });
+  c.ops.push_back({kContentionPart, kMachineDriftOp, 0, 1, drift, drift, 1});
+  return c;
+}
+
+std::optional<double> recordedMachineDrift(const Calibration& c) {
+  for (const OpCostEntry& e : c.ops) {
+    if (e.part == kContentionPart && e.op == kMachineDriftOp && std::isfinite(e.wallNs)) {
+      return e.wallNs;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string machineDriftWarning(const Calibration& c) {
+  const std::optional<double> drift = recordedMachineDrift(c);
+  if (!drift || std::fabs(*drift) <= kMachineDriftWarning) return "";
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the machine ran the calibration's first layout %.1f%% %s after its other runs "
+                "than before them: its costs mix both speeds; calibrate again when the machine "
+                "is steady",
+                100 * std::fabs(*drift), *drift > 0 ? "slower" : "faster");
+  return text;
+}
+
+}  // namespace bubblescope::layout

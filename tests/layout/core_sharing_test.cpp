@@ -12,32 +12,14 @@
 #include "planning/link_class.h"
 #include "planning/prediction.h"
 #include "planning/tp_stretch_fit.h"
+#include "tests/layout/shared_cores_fixture.h"
 
 namespace bubblescope::layout {
 namespace {
 
-constexpr double kMs = 1e6;
+constexpr double kMs = kFixtureMs;
 
-// The tiny model's layers at 1 ms forward and 2 ms backward per
-// micro-batch (embedding and head free), on a host of `cores` cores.
-Calibration sharedCalibration(int32_t cores) {
-  Calibration c;
-  c.model = defaultLayoutModel();
-  c.host = "h";
-  c.cores = cores;
-  c.ranksPerHost = 2;
-  for (const char* part : {"block", "embedding", "head"}) {
-    const double f = std::string(part) == "block" ? 1 * kMs : 0;
-    c.ops.push_back({part, "forward", 1, 1, f, f, 1});
-    c.ops.push_back({part, "backward", 1, 1, 2 * f, 2 * f, 1});
-  }
-  c.ops.push_back({"optimizer", "step", 0, 1, 0, 0, 1});
-  c.links.push_back({"dp", kSameHost, "allreduce", 2, 0, 0.0, 1, 8, 8});  // free
-  c.links.push_back({"tp", kSameHost, "allreduce", 2, 0.1 * kMs, 0.0, 1, 8, 8});
-  // Between time-shared ranks a call costs 1 ms at group 4, whatever its size.
-  c.links.push_back({"dp", kSharedCores, "allreduce", 4, 1 * kMs, 0.0, 1, 8, 8});
-  return c;
-}
+Calibration sharedCalibration(int32_t cores) { return sharedCoresCalibration(cores); }
 
 TEST(PredictSharedCores, TheSharedRunAddsItsFitsAsSharedCoresAndItsStraggler) {
   Calibration alone = sharedCalibration(2);
@@ -177,10 +159,7 @@ TEST(PredictSharedCores, APipelinesBubblesLeaveTheirCoresToTheOtherStage) {
 // shared_cores fit, scaled from its group of 4 to 2 by the ring's steps
 // (2 of 6: 1/3 ms).
 TEST(PredictSharedCores, CollectivesBetweenComputeOpsKeepTheirOwnFit) {
-  Layout l;
-  l.tp = 2;
-  l.dp = 2;
-  l.microBatches = 2;
+  const Layout l = tp2dp2();
   auto p = predictLayout(l, sharedCalibration(2));
   ASSERT_TRUE(p.isOk()) << p.status().message();
   EXPECT_NEAR(p->exposedCommNs.at("tp"), 16 * 0.1 * kMs, 1.0);
@@ -193,10 +172,7 @@ TEST(PredictSharedCores, CollectivesBetweenComputeOpsKeepTheirOwnFit) {
 TEST(PredictSharedCores, TpsOwnSharedCoresFitStandsForItsPerLayerAllReduces) {
   Calibration c = sharedCalibration(2);
   c.links.push_back({"tp", kSharedCores, "allreduce", 2, 0.5 * kMs, 0.0, 1, 8, 8});
-  Layout l;
-  l.tp = 2;
-  l.dp = 2;
-  l.microBatches = 2;
+  const Layout l = tp2dp2();
   auto p = predictLayout(l, c);
   ASSERT_TRUE(p.isOk()) << p.status().message();
   EXPECT_NEAR(p->exposedCommNs.at("tp"), 16 * 0.5 * kMs, 1.0);
@@ -218,10 +194,7 @@ TEST(PredictSharedCores, TpsOwnSharedCoresFitStandsForItsPerLayerAllReduces) {
 TEST(PredictSharedCores, ATpGroupPaysItsMeasuredShareOfTheStretch) {
   Calibration c = sharedCalibration(2);
   c.links.push_back({"tp", kSharedCores, "allreduce", 2, 0.5 * kMs, 0.0, 1, 8, 8});
-  Layout l;
-  l.tp = 2;
-  l.dp = 2;
-  l.microBatches = 2;
+  const Layout l = tp2dp2();
   auto all = predictLayout(l, c);
   auto none = predictLayout(l, withTpStretchPaid(c, 0.0));
   auto quarter = predictLayout(l, withTpStretchPaid(c, 0.25));

@@ -11,20 +11,13 @@
 
 #include "planning/contention.h"
 #include "planning/prediction.h"
+#include "tests/layout/shared_cores_fixture.h"
 
 namespace bubblescope::layout {
 namespace {
 
-Calibration layers() {
-  Calibration c;
-  c.model = defaultLayoutModel();
-  for (const char* part : {"block", "embedding", "head"}) {
-    c.ops.push_back({part, "forward", 1, 1, 1e6, 1e6, 1});
-    c.ops.push_back({part, "backward", 1, 1, 2e6, 2e6, 1});
-  }
-  c.ops.push_back({"optimizer", "step", 0, 1, 1.0, 1.0, 1});
-  return c;
-}
+// Layers of a known cost; cores unknown (no sharing).
+Calibration layers() { return sharedCoresCalibration(0); }
 
 bool says(const Prediction& p, const std::string& text) {
   return std::any_of(p.warnings.begin(), p.warnings.end(),

@@ -12,39 +12,22 @@
 #include "planning/core_sharing.h"
 #include "planning/link_class.h"
 #include "planning/prediction.h"
+#include "tests/layout/shared_cores_fixture.h"
 
 namespace bubblescope::layout {
 namespace {
 
-constexpr double kMs = 1e6;
+constexpr double kMs = kFixtureMs;
 
-// Layers at 1 ms forward, 2 ms backward; tp's all-reduces 0.5 ms a call
+// The fixture's layers measured at tp 2, tp's all-reduces 0.5 ms a call
 // between ranks sharing the host's `cores` cores.
 Calibration tpCalibration(int32_t cores) {
-  Calibration c;
-  c.model = defaultLayoutModel();
-  c.host = "h";
-  c.cores = cores;
-  c.ranksPerHost = 2;
-  for (const char* part : {"block", "embedding", "head"}) {
-    const double f = std::string(part) == "block" ? 1 * kMs : 0;
-    c.ops.push_back({part, "forward", 1, 2, f, f, 1});
-    c.ops.push_back({part, "backward", 1, 2, 2 * f, 2 * f, 1});
-  }
-  c.ops.push_back({"optimizer", "step", 0, 1, 0, 0, 1});
-  c.links.push_back({"dp", kSameHost, "allreduce", 2, 0, 0.0, 1, 8, 8});
-  c.links.push_back({"tp", kSameHost, "allreduce", 2, 0.1 * kMs, 0.0, 1, 8, 8});
+  Calibration c = sharedCoresCalibration(cores, /*opTp=*/2);
   c.links.push_back({"tp", kSharedCores, "allreduce", 2, 0.5 * kMs, 0.0, 1, 8, 8});
   return c;
 }
 
-Layout tpRun() {
-  Layout l;
-  l.tp = 2;
-  l.dp = 2;
-  l.microBatches = 2;
-  return l;
-}
+Layout tpRun() { return tp2dp2(); }
 
 double stepAt(const Calibration& c, double paid) {
   return predictLayout(tpRun(), withTpStretchPaid(c, paid)).value().stepNs;

@@ -11,6 +11,7 @@
 
 #include "cli/layout_trial.h"
 #include "cli/run_description.h"
+#include "cli/speed_track.h"
 #include "planning/core_sharing.h"
 #include "planning/machine_drift.h"
 #include "planning/tp_stretch_fit.h"
@@ -156,6 +157,87 @@ std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, in
 
 }  // namespace
 
+namespace {
+
+// A run of the micro-benchmark, calibrated.
+struct CalibratedRun {
+  layout::Layout layout;
+  int64_t runId = -1;
+  layout::Calibration part;
+  double position = 0;  // in the sequence of runs (calibrate's speed references)
+};
+
+Result<CalibratedRun> calibratedRun(const layout::Layout& l, const std::string& name,
+                                    const std::string& trace,
+                                    const std::vector<std::string>& runFlags) {
+  BS_RETURN_IF_ERROR(validate(l));
+  std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
+  CalibratedRun r;
+  r.layout = l;
+  BS_ASSIGN_OR_RETURN(r.runId, runLayout(l, trace, false, name, runFlags));
+  BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
+  BS_ASSIGN_OR_RETURN(r.part, analysis::calibrateFromRun(*reader, r.runId));
+  return r;
+}
+
+Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::ModelConfig& model,
+                                                             int32_t world,
+                                                             const std::string& trace,
+                                                             int32_t steps, int32_t cores,
+                                                             const BenchmarkHosts& where) {
+  std::vector<CalibratedRun> out;
+  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, cores, where)) {
+    const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
+    BS_ASSIGN_OR_RETURN(CalibratedRun r, calibratedRun(l, name, trace, {}));
+    r.part = sharedCoresPart(std::move(r.part));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// c with the shared-cores runs' part (layout::withSharedCores) and the tp
+// run's share of the stretch, fitted to its measured step times
+// `stepFactor` (calibrate's speed references; 1 without). Runs: none
+// leaves c as it is.
+Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>& runs,
+                        const std::string& trace, double tpStepFactor) {
+  if (runs.empty()) return Status::ok();
+  std::vector<layout::Calibration> shared;
+  const CalibratedRun* tpRun = nullptr;
+  for (const CalibratedRun& r : runs) {
+    shared.push_back(r.part);
+    if (r.layout.tp > 1) tpRun = &r;
+  }
+  c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  if (tpRun == nullptr) return Status::ok();
+  // The share of the time-sharing stretch the tp group's compute paid in
+  // its run (tp_stretch_fit.h). Without it the calibration still holds: the
+  // prediction then pays all.
+  const layout::Layout& l = tpRun->layout;
+  BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                      measuredTrial(l, layout::Prediction{}, trace, tpRun->runId));
+  const double stepNs = t.measuredStepNs * tpStepFactor;
+  const Result<layout::TpStretchFit> fitted = layout::fitTpStretchPaid(l, c, stepNs);
+  if (!fitted.isOk()) {
+    std::fprintf(stderr, "calibrate: warning: %s; tp groups on shared cores pay all of it\n",
+                 fitted.status().message().c_str());
+    return Status::ok();
+  }
+  const layout::TpStretchFit& fit = *fitted;
+  c = layout::withTpStretchPaid(std::move(c), fit.paid);
+  std::fprintf(stderr,
+               "calibrate: %s on %d cores measured %.1f ms a step: its compute pays %.0f%% of "
+               "the time-sharing stretch (predicted %.1f ms paying none, %.1f ms paying all)\n",
+               runName(l).c_str(), c.cores, stepNs / 1e6, 100 * fit.paid,
+               fit.predictedAtZeroNs / 1e6, fit.predictedAtOneNs / 1e6);
+  return Status::ok();
+}
+
+// A speed reference after every this many runs (and the drift check last).
+constexpr size_t kRunsPerSpeedReference = 4;
+
+}  // namespace
+
 Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& model, int32_t world,
                                                  const std::string& trace, int32_t steps,
                                                  const BenchmarkHosts& where) {
@@ -165,50 +247,92 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     for (const std::string& i : where.netIf) interfaces += (interfaces.empty() ? "" : ",") + i;
     runFlags = {"--net-if", interfaces};
   }
-  std::vector<layout::Calibration> parts;
   const std::vector<BenchmarkRun> runs = benchmarkRuns(model, world, steps, where);
-  int64_t firstRun = -1;
-  for (const BenchmarkRun& r : runs) {
-    const layout::Layout& l = r.layout;
-    BS_RETURN_IF_ERROR(validate(l));
-    const std::string name =
-        "calibrate " + runName(l) + " b" + std::to_string(l.microBatchSize) + r.where;
-    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
-    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
-    if (firstRun < 0) firstRun = runId;
-    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
-    BS_ASSIGN_OR_RETURN(layout::Calibration c, analysis::calibrateFromRun(*reader, runId));
-    parts.push_back(std::move(c));
-  }
-  layout::Calibration c = layout::mergeCalibrations(parts);
-  // Ranks that time-share the cores: measured apart and added as such, so
-  // the calibration itself stays one of ranks with a core each.
-  BS_RETURN_IF_ERROR(addSharedCores(c, model, world, trace, steps, where));
-  // The machine's own drift meanwhile: the first layout again
-  // (layout/machine_drift.h). Named apart: it calibrates nothing.
-  if (!runs.empty()) {
-    const BenchmarkRun& first = runs.front();
-    const layout::Layout& l = first.layout;
-    const std::string name = "drift check " + runName(l) + " b" +
-                             std::to_string(l.microBatchSize) + first.where;
+  if (runs.empty()) return Status::invalidArgument("calibrate: no benchmark run for this model");
+  // The speed reference, run again between the others: the first layout of
+  // more than one rank (both cores at work, as in the layouts predicted
+  // from it; a single rank's speed did not follow theirs), else the first.
+  size_t refIndex = 0;
+  while (refIndex < runs.size() && runs[refIndex].layout.worldSize() < 2) ++refIndex;
+  if (refIndex == runs.size()) refIndex = 0;
+  const BenchmarkRun& first = runs[refIndex];
+  const std::string firstName =
+      runName(first.layout) + " b" + std::to_string(first.layout.microBatchSize) + first.where;
+  SpeedTrack speed;
+  auto reference = [&](double position, const std::string& label) -> Status {
+    const std::string name = label + " " + firstName;
     std::fprintf(stderr, "calibrate: running %s ...\n", name.c_str());
-    BS_ASSIGN_OR_RETURN(const int64_t again, runLayout(l, trace, false, name, runFlags));
-    BS_ASSIGN_OR_RETURN(const LayoutTrial before,
-                        measuredTrial(l, layout::Prediction{}, trace, firstRun));
-    BS_ASSIGN_OR_RETURN(const LayoutTrial after, measuredTrial(l, layout::Prediction{}, trace, again));
-    if (before.measuredStepNs > 0 && after.measuredStepNs > 0) {
-      const double drift = after.measuredStepNs / before.measuredStepNs - 1;
-      c = layout::withMachineDrift(std::move(c), drift);
-      std::fprintf(stderr,
-                   "calibrate: drift check: %s measured %.1f ms a step first, %.1f ms after the "
-                   "other runs (%+.1f%%)%s\n",
-                   runName(l).c_str(), before.measuredStepNs / 1e6, after.measuredStepNs / 1e6,
-                   100 * drift,
-                   std::fabs(drift) > layout::kMachineDriftWarning
-                       ? ": the machine's speed moved while calibrating; predictions from this "
-                         "calibration say so"
-                       : "");
+    BS_ASSIGN_OR_RETURN(const int64_t id, runLayout(first.layout, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                        measuredTrial(first.layout, layout::Prediction{}, trace, id));
+    speed.add(position, t.measuredStepNs);
+    return Status::ok();
+  };
+  std::vector<CalibratedRun> done;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const BenchmarkRun& r = runs[k];
+    const std::string name = "calibrate " + runName(r.layout) + " b" +
+                             std::to_string(r.layout.microBatchSize) + r.where;
+    BS_ASSIGN_OR_RETURN(CalibratedRun c, calibratedRun(r.layout, name, trace, runFlags));
+    c.position = static_cast<double>(k);
+    if (k == refIndex) {
+      BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                          measuredTrial(r.layout, layout::Prediction{}, trace, c.runId));
+      speed.add(static_cast<double>(k), t.measuredStepNs);
     }
+    done.push_back(std::move(c));
+    if (k > refIndex && (k - refIndex) % kRunsPerSpeedReference == 0 && k + 1 < runs.size()) {
+      BS_RETURN_IF_ERROR(reference(k + 0.5, "speed reference"));
+    }
+  }
+  // Ranks that time-share the cores: measured apart and added as such, so
+  // the calibration itself stays one of ranks with a core each; then the
+  // first layout once more (layout/machine_drift.h).
+  int32_t cores = 0;
+  for (const CalibratedRun& r : done) cores = std::max(cores, r.part.cores);
+  BS_ASSIGN_OR_RETURN(std::vector<CalibratedRun> shared,
+                      sharedCoresCalibratedRuns(model, world, trace, steps, cores, where));
+  for (size_t j = 0; j < shared.size(); ++j) shared[j].position = runs.size() + j;
+  BS_RETURN_IF_ERROR(reference(runs.size() + shared.size() - 0.5, "drift check"));
+  // Every run's costs at the references' median speed.
+  std::vector<layout::Calibration> parts;
+  double low = 1, high = 1;
+  for (CalibratedRun& r : done) {
+    const double f = speed.factor(r.position);
+    low = std::min(low, f);
+    high = std::max(high, f);
+    parts.push_back(layout::withTimesScaled(std::move(r.part), f));
+  }
+  for (CalibratedRun& r : shared) r.part = layout::withTimesScaled(std::move(r.part), speed.factor(r.position));
+  layout::Calibration c = layout::mergeCalibrations(parts);
+  double tpFactor = 1;
+  for (const CalibratedRun& r : shared) {
+    if (r.layout.tp > 1) tpFactor = speed.factor(r.position);
+  }
+  BS_RETURN_IF_ERROR(applySharedCores(c, shared, trace, tpFactor));
+  std::string refs;
+  for (const auto& [position, ns] : speed.references()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%s%.1f", refs.empty() ? "" : ", ", ns / 1e6);
+    refs += text;
+  }
+  std::fprintf(stderr,
+               "calibrate: speed references (%s): %s ms a step; each run's costs scaled to their "
+               "median, %.1f ms (by %.3f to %.3f)\n",
+               firstName.c_str(), refs.c_str(), speed.median() / 1e6, low, high);
+  const double before = speed.references().front().second;
+  const double after = speed.references().back().second;
+  if (before > 0 && after > 0) {
+    const double drift = after / before - 1;
+    c = layout::withMachineDrift(std::move(c), drift);
+    std::fprintf(stderr,
+                 "calibrate: drift check: %s measured %.1f ms a step first, %.1f ms after the "
+                 "other runs (%+.1f%%)%s\n",
+                 runName(first.layout).c_str(), before / 1e6, after / 1e6, 100 * drift,
+                 std::fabs(drift) > layout::kMachineDriftWarning
+                     ? ": the machine's speed moved while calibrating; predictions from this "
+                       "calibration say so"
+                     : "");
   }
   c.name = "benchmark of " + model.preset + " on " + std::to_string(world) + " ranks";
   if (!where.hosts.empty()) {
@@ -224,41 +348,9 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
 
 Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where) {
-  std::vector<std::string> runFlags;  // no hosts: no --net-if either
-  std::vector<layout::Calibration> shared;
-  std::optional<std::pair<layout::Layout, int64_t>> tpRun;
-  for (const layout::Layout& l : sharedCoresRuns(model, world, steps, c.cores, where)) {
-    BS_RETURN_IF_ERROR(validate(l));
-    const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
-    std::fprintf(stderr, "calibrate: running %s ...\n", name.substr(10).c_str());
-    BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, false, name, runFlags));
-    BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
-    BS_ASSIGN_OR_RETURN(layout::Calibration part, analysis::calibrateFromRun(*reader, runId));
-    shared.push_back(sharedCoresPart(std::move(part)));
-    if (l.tp > 1) tpRun = {l, runId};
-  }
-  if (shared.empty()) return Status::ok();
-  c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
-  if (!tpRun) return Status::ok();
-  // The share of the time-sharing stretch the tp group's compute paid in
-  // its run (tp_stretch_fit.h).
-  // Without it the calibration still holds: the prediction then pays all.
-  const auto& [l, runId] = *tpRun;
-  BS_ASSIGN_OR_RETURN(const LayoutTrial t, measuredTrial(l, layout::Prediction{}, trace, runId));
-  const Result<layout::TpStretchFit> fitted = layout::fitTpStretchPaid(l, c, t.measuredStepNs);
-  if (!fitted.isOk()) {
-    std::fprintf(stderr, "calibrate: warning: %s; tp groups on shared cores pay all of it\n",
-                 fitted.status().message().c_str());
-    return Status::ok();
-  }
-  const layout::TpStretchFit& fit = *fitted;
-  c = layout::withTpStretchPaid(std::move(c), fit.paid);
-  std::fprintf(stderr,
-               "calibrate: %s on %d cores measured %.1f ms a step: its compute pays %.0f%% of "
-               "the time-sharing stretch (predicted %.1f ms paying none, %.1f ms paying all)\n",
-               runName(l).c_str(), c.cores, t.measuredStepNs / 1e6, 100 * fit.paid,
-               fit.predictedAtZeroNs / 1e6, fit.predictedAtOneNs / 1e6);
-  return Status::ok();
+  BS_ASSIGN_OR_RETURN(const std::vector<CalibratedRun> runs,
+                      sharedCoresCalibratedRuns(model, world, trace, steps, c.cores, where));
+  return applySharedCores(c, runs, trace, 1.0);
 }
 
 layout::Calibration sharedCoresPart(layout::Calibration part) {

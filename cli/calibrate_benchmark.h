@@ -21,10 +21,17 @@
 // `other_host` fits (the calibration classifies each sample by the hosts
 // its ranks recorded, planning/link_class.h).
 // Every run has m = 2 and `steps` steps and is written into `trace` (named
-// "calibrate ..."), so what was measured can be looked at. Last, the first
-// run's layout runs again ("drift check ...") and its step over the first
-// one's, minus 1, is stored as the calibration's machine drift
-// (planning/machine_drift.h) and printed. The result has
+// "calibrate ..."), so what was measured can be looked at. The first run
+// of more than one rank (else the first run) is the speed reference: its
+// layout runs again every 4 runs after it ("speed reference ...") and
+// last ("drift check ..."); each run's costs
+// are scaled (layout::withTimesScaled) by the references' median step over
+// the reference step at its place in the sequence (linear between the
+// references around it), so a machine whose speed moves while calibrating
+// gives one calibration at one speed instead of a mix; the tp share is
+// fitted to the tp run's step scaled alike. The last reference's step over
+// the first's, minus 1, is stored as the calibration's machine drift
+// (planning/machine_drift.h). All three are printed. The result has
 // method "benchmark" and source run 0. Errors: a run that fails (its
 // message), or one that yields no calibration.
 #pragma once

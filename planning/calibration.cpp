@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "planning/contention.h"
+#include "planning/core_sharing.h"
+
 namespace bubblescope::layout {
 namespace {
 // Below this a message's time is taken as latency (alpha) when only one size
@@ -156,6 +159,24 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
                   "experts)");
   }
   return out;
+}
+
+bool isTimeCost(const OpCostEntry& e) {
+  if (e.part == kContentionPart || e.part == kSharedCoresPart) return false;
+  return !(e.part == "step" && e.op == "straggler");
+}
+
+Calibration withTimesScaled(Calibration c, double factor) {
+  for (OpCostEntry& e : c.ops) {
+    if (!isTimeCost(e)) continue;
+    e.wallNs *= factor;
+    e.cpuNs *= factor;
+  }
+  for (LinkFit& f : c.links) {
+    f.alphaNs *= factor;
+    f.betaNsPerByte *= factor;
+  }
+  return c;
 }
 
 Calibration mergeCalibrations(const std::vector<Calibration>& parts) {

@@ -176,6 +176,17 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
 std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
                                            int32_t microBatchSize);
 
+// Whether an entry's cost columns are times (ns per op, per parameter or
+// per element), not ratios (the straggler factor, the shared-cores entries,
+// contention's stretch and drift) or counts (a background's busy threads).
+bool isTimeCost(const OpCostEntry& e);
+
+// c with every time multiplied by `factor`: the time entries' both columns
+// (isTimeCost) and each link fit's alpha and beta. What a run measured on a
+// machine running 1/factor times as fast as it should be costed at
+// (calibrate's speed references, cli/calibrate_benchmark.h).
+Calibration withTimesScaled(Calibration c, double factor);
+
 // One calibration from several (the runs of a micro-benchmark): each op cost
 // (part, op, micro-batch size, tp) and each link fit (dim, collective, link,
 // group size) from the first calibration that has it; name, host, cores,

@@ -23,9 +23,7 @@ std::string calibrationToText(const layout::Calibration& c) {
     // (contention.h); a gradient codec is per element (its
     // b: PowerSGD's rank); the others ms.
     const bool threads = e.part == layout::kContentionPart && e.op == layout::kBackgroundOp;
-    const bool ratio = (e.part == "step" && e.op == "straggler") ||
-                       e.part == layout::kSharedCoresPart ||
-                       (e.part == layout::kContentionPart && !threads);  // contention.h
+    const bool ratio = !layout::isTimeCost(e) && !threads;
     const bool codec = e.part == layout::kCodecPart;
     const bool bucket = e.part == layout::kZeroBucketPart &&
                         (e.op == layout::kZeroBucketOp || e.op == layout::kZeroBucketSkewOp);

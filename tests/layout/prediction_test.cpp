@@ -459,5 +459,32 @@ TEST(CalibrationMerge, KeepsTheFirstCostOfEachKeyAndEveryOtherSize) {
   EXPECT_TRUE(mergeCalibrations({}).ops.empty());
 }
 
+// calibrate's speed references scale a run's times, never its ratios or
+// counts (the straggler factor, the shared-cores entries, contention's).
+TEST(CalibrationScale, PredictScalesTimesAndLinkFitsButNotRatios) {
+  Calibration c = blockCalibration(2.0, 4.0, 1.0);
+  c.ops.push_back({"step", "straggler", 0, 1, 1.1, 1.05, 3});
+  c.ops.push_back({"step", "other", 0, 1, 1.5, 1.5, 3});  // ns per parameter
+  c.ops.push_back({"shared_cores", "straggler", 0, 1, 1.2, 1.2, 3});
+  c.ops.push_back({"contention", "background", 0, 1, 0.5, 0.5, 1});
+  c.links.push_back({"dp", "same_host", "allreduce", 2, 10000, 0.5, 6, 8, 1 << 20});
+  const Calibration s = withTimesScaled(c, 0.8);
+  ASSERT_EQ(s.ops.size(), c.ops.size());
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const double f = isTimeCost(c.ops[i]) ? 0.8 : 1.0;
+    EXPECT_DOUBLE_EQ(s.ops[i].wallNs, f * c.ops[i].wallNs) << c.ops[i].part << "/" << c.ops[i].op;
+    EXPECT_DOUBLE_EQ(s.ops[i].cpuNs, f * c.ops[i].cpuNs) << c.ops[i].part << "/" << c.ops[i].op;
+  }
+  EXPECT_DOUBLE_EQ(*s.opCostNs("block", "forward", 1, 1, false), 0.8 * 2.0 * kMs);
+  EXPECT_DOUBLE_EQ(*s.perParameterNs("step", "other", false), 0.8 * 1.5);
+  EXPECT_DOUBLE_EQ(s.stragglerFactor(false), 1.1);
+  EXPECT_DOUBLE_EQ(s.links[0].alphaNs, 8000);
+  EXPECT_DOUBLE_EQ(s.links[0].betaNsPerByte, 0.4);
+  EXPECT_FALSE(isTimeCost({"step", "straggler", 0, 1, 1, 1, 1}));
+  EXPECT_FALSE(isTimeCost({"shared_cores", "tp_stretch_paid", 0, 1, 0.4, 0.4, 1}));
+  EXPECT_FALSE(isTimeCost({"contention", "machine_drift", 0, 1, 0.1, 0.1, 1}));
+  EXPECT_TRUE(isTimeCost({"optimizer", "step", 0, 1, 3, 3, 1}));
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

@@ -197,8 +197,8 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
 
 // c with the shared-cores runs' part (layout::withSharedCores) and the tp
 // run's share of the stretch, fitted to its measured step times
-// `stepFactor` (calibrate's speed references; 1 without). Runs: none
-// leaves c as it is.
+// `tpStepFactor` (calibrate's speed references; 1 without). No runs: c as
+// it is.
 Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>& runs,
                         const std::string& trace, double tpStepFactor) {
   if (runs.empty()) return Status::ok();
@@ -255,16 +255,16 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   size_t refIndex = 0;
   while (refIndex < runs.size() && runs[refIndex].layout.worldSize() < 2) ++refIndex;
   if (refIndex == runs.size()) refIndex = 0;
-  const BenchmarkRun& first = runs[refIndex];
-  const std::string firstName =
-      runName(first.layout) + " b" + std::to_string(first.layout.microBatchSize) + first.where;
+  const BenchmarkRun& ref = runs[refIndex];
+  const std::string refName =
+      runName(ref.layout) + " b" + std::to_string(ref.layout.microBatchSize) + ref.where;
   SpeedTrack speed;
   auto reference = [&](double position, const std::string& label) -> Status {
-    const std::string name = label + " " + firstName;
+    const std::string name = label + " " + refName;
     std::fprintf(stderr, "calibrate: running %s ...\n", name.c_str());
-    BS_ASSIGN_OR_RETURN(const int64_t id, runLayout(first.layout, trace, false, name, runFlags));
+    BS_ASSIGN_OR_RETURN(const int64_t id, runLayout(ref.layout, trace, false, name, runFlags));
     BS_ASSIGN_OR_RETURN(const LayoutTrial t,
-                        measuredTrial(first.layout, layout::Prediction{}, trace, id));
+                        measuredTrial(ref.layout, layout::Prediction{}, trace, id));
     speed.add(position, t.measuredStepNs);
     return Status::ok();
   };
@@ -287,7 +287,7 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   }
   // Ranks that time-share the cores: measured apart and added as such, so
   // the calibration itself stays one of ranks with a core each; then the
-  // first layout once more (layout/machine_drift.h).
+  // reference once more (planning/machine_drift.h).
   int32_t cores = 0;
   for (const CalibratedRun& r : done) cores = std::max(cores, r.part.cores);
   BS_ASSIGN_OR_RETURN(std::vector<CalibratedRun> shared,
@@ -303,7 +303,9 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     high = std::max(high, f);
     parts.push_back(layout::withTimesScaled(std::move(r.part), f));
   }
-  for (CalibratedRun& r : shared) r.part = layout::withTimesScaled(std::move(r.part), speed.factor(r.position));
+  for (CalibratedRun& r : shared) {
+    r.part = layout::withTimesScaled(std::move(r.part), speed.factor(r.position));
+  }
   layout::Calibration c = layout::mergeCalibrations(parts);
   double tpFactor = 1;
   for (const CalibratedRun& r : shared) {
@@ -319,7 +321,7 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
   std::fprintf(stderr,
                "calibrate: speed references (%s): %s ms a step; each run's costs scaled to their "
                "median, %.1f ms (by %.3f to %.3f)\n",
-               firstName.c_str(), refs.c_str(), speed.median() / 1e6, low, high);
+               refName.c_str(), refs.c_str(), speed.median() / 1e6, low, high);
   const double before = speed.references().front().second;
   const double after = speed.references().back().second;
   if (before > 0 && after > 0) {
@@ -328,7 +330,7 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     std::fprintf(stderr,
                  "calibrate: drift check: %s measured %.1f ms a step first, %.1f ms after the "
                  "other runs (%+.1f%%)%s\n",
-                 runName(first.layout).c_str(), before / 1e6, after / 1e6, 100 * drift,
+                 runName(ref.layout).c_str(), before / 1e6, after / 1e6, 100 * drift,
                  std::fabs(drift) > layout::kMachineDriftWarning
                      ? ": the machine's speed moved while calibrating; predictions from this "
                        "calibration say so"

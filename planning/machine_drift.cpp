@@ -29,9 +29,9 @@ std::string machineDriftWarning(const Calibration& c) {
   if (!drift || std::fabs(*drift) <= kMachineDriftWarning) return "";
   char text[256];
   std::snprintf(text, sizeof text,
-                "the machine ran the calibration's first layout %.1f%% %s after its other runs "
-                "than before them: its costs mix both speeds; calibrate again when the machine "
-                "is steady",
+                "the machine ran the calibration's speed reference %.1f%% %s at its end than "
+                "at its start: a prediction from it is as uncertain as that; calibrate again "
+                "when the machine is steady",
                 100 * std::fabs(*drift), *drift > 0 ? "slower" : "faster");
   return text;
 }

@@ -1,12 +1,14 @@
 // The machine's own drift while a calibration was taken (issue 35 point 4;
-// docs/prediction.md, "Calibration"): `calibrate --model` runs its first
-// layout again after all the others, and the second run's step over the
-// first's, minus 1, is stored with the calibration (part kContentionPart,
+// docs/prediction.md, "Calibration"): `calibrate --model` runs its speed
+// reference layout again after all the others (cli/calibrate_benchmark.h),
+// and that run's step over the reference's first, minus 1, is stored with
+// the calibration (part kContentionPart,
 // op kMachineDriftOp, micro-batch size 0, the signed ratio in both cost
 // columns). A VM whose neighbours come and go can run the same layout a
 // third slower or faster within minutes (docs/benchmarks.md, session 14);
-// a calibration taken across such a change mixes both speeds, which no
-// model of the layout can take out, so a prediction from one says so.
+// calibrate scales its runs to one speed (cli/speed_track.h), but which
+// speed a later run will meet is then anyone's guess, so a prediction from
+// such a calibration says so.
 // Pure; no I/O.
 #pragma once
 
@@ -30,9 +32,10 @@ Calibration withMachineDrift(Calibration c, double drift);
 // The drift c recorded; nullopt when it has none (or a non-finite one).
 std::optional<double> recordedMachineDrift(const Calibration& c);
 
-// "the machine ran the calibration's first layout 12.3% slower after its
-// other runs than before them: its costs mix both speeds; calibrate again
-// when the machine is steady" when |drift| > kMachineDriftWarning; "" else.
+// "the machine ran the calibration's speed reference 12.3% slower at its
+// end than at its start: a prediction from it is as uncertain as that;
+// calibrate again when the machine is steady" when |drift| >
+// kMachineDriftWarning; "" else.
 std::string machineDriftWarning(const Calibration& c);
 
 }  // namespace bubblescope::layout

@@ -48,13 +48,13 @@ TEST(MachineDrift, PredictionsFromADriftingCalibrationSaySo) {
   auto slower = predictLayout(l, withMachineDrift(layers(), 0.123));
   ASSERT_TRUE(slower.isOk());
   EXPECT_TRUE(says(*slower,
-                   "the machine ran the calibration's first layout 12.3% slower after its "
-                   "other runs than before them: its costs mix both speeds; calibrate again "
-                   "when the machine is steady"))
+                   "the machine ran the calibration's speed reference 12.3% slower at its end "
+                   "than at its start: a prediction from it is as uncertain as that; calibrate "
+                   "again when the machine is steady"))
       << (slower->warnings.empty() ? "" : slower->warnings.back());
   auto faster = predictLayout(l, withMachineDrift(layers(), -0.06));
   ASSERT_TRUE(faster.isOk());
-  EXPECT_TRUE(says(*faster, "6.0% faster after its other runs"));
+  EXPECT_TRUE(says(*faster, "6.0% faster at its end than at its start"));
   // The drift is said, not applied: the step is the steady one's.
   EXPECT_DOUBLE_EQ(slower->stepNs, steady->stepNs);
 }

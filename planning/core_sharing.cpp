@@ -26,8 +26,8 @@ const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
 
 }  // namespace
 
-std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch,
-                               double paid) {
+std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch) {
+  const double paid = s.paid;
   const bool background = s.computeFactor() > 1 && s.background >= 0.5;
   if (!s.shared() && !background) return "";
   char factor[320];
@@ -42,7 +42,7 @@ std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanS
     std::snprintf(factor, sizeof factor,
                   "%.2fx slower (time-sharing: %.2fx, of which a tp group's ranks pay %.0f%%: "
                   "their waits for each other, priced in the tp all-reduces, hold the rest)",
-                  1 + (s.computeFactor() - 1) * paid, s.computeFactor(), 100 * paid);
+                  s.paidFactor(), s.computeFactor(), 100 * paid);
   } else if (meanStretch) {
     std::snprintf(factor, sizeof factor,
                   "%.2fx slower on average (%.2fx while every stage computes; a stage waiting "
@@ -64,8 +64,13 @@ std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanS
   return text;
 }
 
+bool hasSharedTpFit(const Calibration& c) {
+  const LinkFit* f = c.linkFit("tp", "allreduce", kSharedCores);
+  return f && f->dim == "tp" && f->link == kSharedCores;
+}
+
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
-                          bool cpuTime, double background) {
+                          bool cpuTime, double background, int32_t tp) {
   CoreSharing s;
   s.ranks = busiestHostRanks(placed);
   s.cores = c.cores;
@@ -75,8 +80,9 @@ CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibrat
   if (const OpCostEntry* e = sharedEntry(c, "straggler")) {
     s.straggler = std::max(1.0, cpuTime ? e->cpuNs : e->wallNs);
   }
-  if (const OpCostEntry* e = sharedEntry(c, kTpStretchPaidOp); e && e->wallNs >= 0) {
-    s.tpPaid = std::min(1.0, e->wallNs);
+  const OpCostEntry* e = sharedEntry(c, kTpStretchPaidOp);
+  if (tp > 1 && e && e->wallNs >= 0 && !c.oversubscribed() && hasSharedTpFit(c)) {
+    s.paid = std::min(1.0, e->wallNs);
   }
   return s;
 }

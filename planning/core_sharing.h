@@ -18,7 +18,7 @@
 // A prediction with s > 1 (prediction.h) multiplies compute by s (a
 // pipeline on one host: by the time-shared simulation's stretch of each op,
 // time_sharing.h; a tp group whose all-reduces take the shared-cores tp fit:
-// by 1 + (s - 1) · tpPaid), uses the
+// by 1 + (s - 1) · paid), uses the
 // shared-cores straggler factor instead of the calibration's (when
 // measured), and costs the step's-end collectives of groups inside the host
 // (which every rank waits in at once) with the kSharedCores fits; those
@@ -37,7 +37,8 @@
 namespace bubblescope::layout {
 
 inline constexpr const char* kSharedCoresPart = "shared_cores";
-// Its op holding CoreSharing::tpPaid (a share in both cost columns).
+// Its op holding a tp layout's share of the stretch (CoreSharing::paid; a
+// share in both cost columns).
 inline constexpr const char* kTpStretchPaidOp = "tp_stretch_paid";
 
 struct CoreSharing {
@@ -48,26 +49,37 @@ struct CoreSharing {
   // computeStretch; ranks / cores without a background), 1 without cores
   double ratio = 1;
   std::optional<double> straggler;  // measured among ranks sharing cores
-  // The share of s - 1 a tp group's compute pays among ranks sharing cores,
-  // in [0, 1] (fitTpStretchPaid, tp_stretch_fit.h): a tp rank waiting for
-  // its descheduled partner in a per-layer all-reduce leaves its core to
-  // another rank's compute, and the shared-cores tp fit already prices
-  // those waits; paying the whole s on top would count them twice (dp2 x
-  // tp2 on 2 cores was predicted 1541 ms at m16, measured 1296).
-  std::optional<double> tpPaid;
+  // The share of s - 1 the layout's compute pays, in [0, 1]: 1, but for a
+  // tp layout whose per-layer all-reduces take the shared-cores tp fit
+  // (hasSharedTpFit) the calibration's measured share (kTpStretchPaidOp,
+  // fitTpStretchPaid in tp_stretch_fit.h): a tp rank waiting for its
+  // descheduled partner leaves its core to another rank's compute, and
+  // that fit already prices those waits; paying the whole s on top would
+  // count them twice (dp2 x tp2 on 2 cores was predicted 1541 ms at m16,
+  // measured 1296).
+  double paid = 1;
 
   // More ranks than cores: the ranks share the cores among themselves.
   bool shared() const { return cores > 0 && ranks > cores; }
-  // What every compute cost is multiplied by: s.
+  // The stretch of the host's sharing: s.
   double computeFactor() const { return ratio; }
+  // What every compute cost is multiplied by: 1 + (s - 1) · paid.
+  double paidFactor() const { return 1 + (ratio - 1) * paid; }
 };
+
+// Whether c measured tp's all-reduces between ranks that time-share the
+// cores (a tp fit of link kSharedCores, calibrate's shared-cores tp run).
+bool hasSharedTpFit(const Calibration& c);
 
 // The sharing of a layout whose ranks are on `placed` hosts (placedHosts,
 // link_class.h), every host taken to have the calibrated machine's cores
 // and `background` busy threads of other work (contention.h; 0: none).
-// `cpuTime`: the costs are thread CPU times (the straggler's CPU column).
+// `cpuTime`: the costs are thread CPU times (the straggler's CPU column);
+// `tp`: the layout's tp degree (its share of the stretch, `paid`). A
+// calibration from an oversubscribed run keeps paid 1 (its fits stand for
+// themselves).
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
-                          bool cpuTime, double background = 0);
+                          bool cpuTime, double background = 0, int32_t tp = 1);
 
 // What a prediction says of the sharing ("" when nothing): with more ranks
 // than cores "R ranks on a host of C cores: they share the cores
@@ -76,10 +88,9 @@ CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibrat
 // beside R ranks on a host of C cores: compute is predicted Sx slower";
 // with `meanStretch` (a time-shared pipeline, time_sharing.h) the slowdown
 // reads "Mx slower on average (Sx while every stage computes; ...)"; with
-// `paid` < 1 (a tp group's share, CoreSharing::tpPaid) it says the share.
+// a share paid < 1 (CoreSharing::paid) it says the share.
 std::string coreSharingWarning(const CoreSharing& sharing,
-                               std::optional<double> meanStretch = std::nullopt,
-                               double paid = 1);
+                               std::optional<double> meanStretch = std::nullopt);
 
 // `c` with what `shared` measured among ranks sharing cores: its same_host
 // fits as kSharedCores fits (added where c has none of that dim,

@@ -44,12 +44,10 @@ class Predictor {
         cpu_(c.oversubscribed() || o.background.has_value()),
         background_(o.background.has_value()),
         placed_(placedHosts(l)),
-        sharing_(coreSharingOf(placed_, c, cpu_, o.background.value_or(0.0))),
+        sharing_(coreSharingOf(placed_, c, cpu_, o.background.value_or(0.0), l.tp)),
         straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
         overhead_(o.background ? ownOverhead(c) : 1.0),
-        paid_(l.tp > 1 && sharing_.tpPaid && sharedCores() && sharedTpFit() ? *sharing_.tpPaid
-                                                                           : 1.0),
-        computeScale_((1 + (sharing_.computeFactor() - 1) * paid_) * overhead_),
+        computeScale_(sharing_.paidFactor() * overhead_),
         timeShared_(l.pp > 1 && sharing_.computeFactor() > 1 &&
                     sharing_.ranks == l.worldSize()) {}
 
@@ -82,7 +80,7 @@ class Predictor {
     base.comm = p_.p2pNs;
     if (timeShared_) {
       const TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp,
-                                sharing_.background, paid_};
+                                sharing_.background, sharing_.paid};
       BS_ASSIGN_OR_RETURN(TimeSharedSimulation shared,
                           simulateTimeShared(p_.schedule, base, fixedNs_, workNs_, sharing));
       p_.simulation = std::move(shared.simulation);
@@ -106,17 +104,8 @@ class Predictor {
   // time-shared pipeline with the mean stretch over the step's work.
   void sayTimeSharing() {
     std::optional<double> mean;
-    if (timeShared_) {
-      double work = 0, stretched = 0;
-      for (size_t k = 0; k < workNs_.size(); ++k) {
-        for (size_t i = 0; i < workNs_[k].size(); ++i) {
-          work += workNs_[k][i];
-          stretched += p_.opCostsNs[k][i] - fixedNs_[k][i];
-        }
-      }
-      mean = work > 0 ? stretched / work : 1.0;
-    }
-    if (std::string w = coreSharingWarning(sharing_, mean, paid_); !w.empty()) warn(std::move(w));
+    if (timeShared_) mean = meanStretch(p_.opCostsNs, fixedNs_, workNs_);
+    if (std::string w = coreSharingWarning(sharing_, mean); !w.empty()) warn(std::move(w));
   }
 
   Status checkMeasured() const {
@@ -261,13 +250,8 @@ class Predictor {
     const std::string& link = linkOf(dim);
     if (!sharedCores() || link != kSameHost) return link;
     if (stepEnd_) return kSharedCores;
-    if (dim == "tp" && sharedTpFit()) return kSharedCores;
+    if (dim == "tp" && hasSharedTpFit(c_)) return kSharedCores;
     return link;
-  }
-  // Whether tp's all-reduces were measured between time-shared ranks.
-  bool sharedTpFit() const {
-    const LinkFit* f = c_.linkFit("tp", "allreduce", kSharedCores);
-    return f && f->dim == "tp" && f->link == kSharedCores;
   }
   bool sharedCores() const { return sharing_.shared() && !c_.oversubscribed(); }
 
@@ -512,7 +496,7 @@ class Predictor {
         // fixed; its uniform duration stands in where one is needed first.
         fixedNs_[stage_].push_back(ns < 0 ? ns : ns - opWorkNs_);
         workNs_[stage_].push_back(opWorkNs_);
-        const double stretched = opWorkNs_ * (sharing_.computeFactor() - 1) * paid_;
+        const double stretched = opWorkNs_ * (sharing_.paidFactor() - 1);
         p_.opCostsNs[stage_].push_back(ns < 0 ? ns : ns + stretched);
         if (op.type == OpType::kBackward || op.type == OpType::kBackwardWeight) {
           lastBackwardNs_ = p_.opCostsNs[stage_].back();
@@ -568,12 +552,9 @@ class Predictor {
   const CoreSharing sharing_;                 // the busiest host's ranks per core
   const double straggler_;                    // 1 on a single rank
   const double overhead_;  // with a background the calibration's own (contention.h), else 1
-  // The share of the sharing's s - 1 compute pays: a tp group's measured one
-  // where its all-reduces take the shared-cores fit (CoreSharing::tpPaid),
-  // else 1.
-  const double paid_;
   // What every compute cost is multiplied by besides the straggler factor:
-  // 1 + (s - 1) · paid and the overhead.
+  // the sharing's 1 + (s - 1) · paid (CoreSharing::paidFactor) and the
+  // overhead.
   const double computeScale_;
   // A pipeline whose ranks share one host's cores (s > 1): its layers'
   // compute is costed at a core's pace (times the overhead) and stretched

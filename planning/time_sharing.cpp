@@ -78,6 +78,17 @@ Status checkShape(const Schedule& s, const OpCosts& costs, const char* name) {
 
 }  // namespace
 
+double meanStretch(const OpCosts& durations, const OpCosts& fixedNs, const OpCosts& workNs) {
+  double work = 0, stretched = 0;
+  for (size_t k = 0; k < workNs.size(); ++k) {
+    for (size_t i = 0; i < workNs[k].size(); ++i) {
+      work += workNs[k][i];
+      stretched += durations[k][i] - fixedNs[k][i];
+    }
+  }
+  return work > 0 ? stretched / work : 1.0;
+}
+
 Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const CostModel& base,
                                                 const OpCosts& fixedNs, const OpCosts& workNs,
                                                 const TimeSharing& sharing) {

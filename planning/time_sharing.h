@@ -44,7 +44,7 @@ struct TimeSharing {
   // The share of s(t) - 1 an op pays, in [0, 1]: its stretch is
   // 1 + (s(t) - 1) · paid. 1 but for a tp group's ranks, whose waits for
   // each other in their per-layer collectives, priced by the shared-cores
-  // tp fit, hold the rest (core_sharing.h, CoreSharing::tpPaid).
+  // tp fit, hold the rest (core_sharing.h, CoreSharing::paid).
   double paid = 1;
 };
 
@@ -61,6 +61,11 @@ struct TimeSharedSimulation {
 // Errors: a shape mismatch, a negative or non-finite work, a paid share
 // outside [0, 1] (NaN included), and whatever
 // simulate() reports.
+// The mean stretch of a timeline's work: sum of (duration - fixed) over
+// sum of work, over every op of `durations` (a TimeSharedSimulation's) with
+// the same shape as `fixedNs` and `workNs`; 1 without work.
+double meanStretch(const OpCosts& durations, const OpCosts& fixedNs, const OpCosts& workNs);
+
 Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const CostModel& base,
                                                 const OpCosts& fixedNs, const OpCosts& workNs,
                                                 const TimeSharing& sharing);

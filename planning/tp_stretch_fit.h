@@ -1,5 +1,5 @@
 // fitTpStretchPaid(): the share of the time-sharing stretch a tp group's
-// compute pays among ranks that share cores (CoreSharing::tpPaid,
+// compute pays among ranks that share cores (CoreSharing::paid,
 // core_sharing.h; docs/prediction.md, "More ranks than cores"), from one
 // measured run of such a layout (calibrate's tp 2 x dp C run on C cores,
 // cli/calibrate_benchmark.h).

@@ -186,7 +186,7 @@ TEST(PredictSharedCores, TpsOwnSharedCoresFitStandsForItsPerLayerAllReduces) {
   EXPECT_NEAR(alone->exposedCommNs.at("tp"), 16 * 0.1 * kMs, 1.0);
 }
 
-// A tp group's measured share of the stretch (CoreSharing::tpPaid): its
+// A tp group's measured share of the stretch (CoreSharing::paid): its
 // compute is stretched by 1 + (s - 1) · share, so the step moves linearly
 // from paying none to paying all (s = 2 here: 4 ranks on 2 cores), and the
 // warning says the share. Without the shared-cores tp fit the share is not

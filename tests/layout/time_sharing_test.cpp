@@ -156,6 +156,20 @@ TEST(TimeSharing, PredictAnOpPaysItsShareOfTheStretch) {
   }
 }
 
+TEST(TimeSharing, PredictTheMeanStretchIsTheWorksStretchedTimeOverItsWork) {
+  // The 2-stage GPipe of PredictOverlappingOpsShareTheCores: 8 ops of 1
+  // unit of work, nothing fixed; the four that run alone take 1, the four
+  // that overlap 2 each: (4 + 8) / 8 = 1.5.
+  const Schedule s = gpipe(2, 2).value();
+  const Costs c = costsOf(s, 1.0, 1.0);
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 2.0, 0.0});
+  ASSERT_TRUE(r.isOk());
+  EXPECT_NEAR(meanStretch(r->durations, c.fixed, c.work), (4 * 1.0 + 4 * 2.0) / 8.0, 1e-4);
+  EXPECT_DOUBLE_EQ(meanStretch(uniformlyStretched(c, 3), c.fixed, c.work), 3.0);
+  const Costs none = costsOf(s, 0.0, 0.0);
+  EXPECT_DOUBLE_EQ(meanStretch(none.fixed, none.fixed, none.work), 1.0);
+}
+
 TEST(TimeSharing, PredictRejectsCostsOfAnotherShape) {
   const Schedule s = gpipe(2, 1).value();
   Costs c = costsOf(s, 1.0, 1.0);

@@ -30,11 +30,15 @@ double AdviceTrial::errorPoints() const {
   return 100.0 * std::abs(predictedGain - measured);
 }
 
-const analysis::Advice* actionableAdvice(const std::vector<analysis::Advice>& advice) {
+const analysis::Advice* actionableAdvice(const std::vector<analysis::Advice>& advice,
+                                         const std::string& preferred) {
+  const analysis::Advice* first = nullptr;
   for (const analysis::Advice& a : advice) {
-    if (a.layout && a.predicted) return &a;
+    if (!a.layout || !a.predicted) continue;
+    if (a.rule == preferred) return &a;
+    if (first == nullptr) first = &a;
   }
-  return nullptr;
+  return first;
 }
 
 AdviceSummary summarizeAdviceTrials(const std::vector<AdviceTrial>& trials) {

@@ -10,7 +10,8 @@
 //   global batch (dp x m x b sequences) x T: a suggestion that changes the
 //   global batch is compared on throughput, as the advice predicts it.
 // - The advice taken is the first of the run's with a suggested layout and
-//   a predicted gain (rules in their report order); none: the trial has no
+//   a predicted gain from the rule the poor layout was made for, else the
+//   first such of any rule (report order); none: the trial has no
 //   after-run and its errors are NaN.
 #pragma once
 
@@ -52,8 +53,11 @@ struct AdviceTrial {
 // Tokens per second of `l` at a step of `stepNs`; 0 when the step is not > 0.
 double tokensPerSecond(const layout::Layout& l, double stepNs);
 
-// The advice a trial takes: the first with a layout and a prediction; null when none.
-const analysis::Advice* actionableAdvice(const std::vector<analysis::Advice>& advice);
+// The advice a trial takes: the first with a layout and a prediction from
+// rule `preferred` (a run under load can also trip another rule first),
+// else the first with a layout and a prediction; null when none.
+const analysis::Advice* actionableAdvice(const std::vector<analysis::Advice>& advice,
+                                         const std::string& preferred = "");
 
 struct AdviceSummary {
   int32_t trials = 0;

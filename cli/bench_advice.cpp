@@ -48,6 +48,7 @@ struct PoorLayout {
   std::string id;
   std::string name;
   layout::Layout layout;
+  std::string rule;  // the advice rule it is poor for (advice_trial.h takes its advice first)
   // The budget the advice is given (report --memory-per-rank); none: no budget.
   std::optional<double> memoryPerRankBytes;
 };
@@ -60,26 +61,27 @@ std::vector<PoorLayout> poorLayouts(const layout::Layout& base) {
   l.dp = 2;
   l.microBatches = 4;
   l.bucketElements = 1000;  // thousands of all-reduces a step, each paying its latency
-  out.push_back({"small-buckets", "dp2 m4, 1000-element buckets", l});
+  out.push_back({"small-buckets", "dp2 m4, 1000-element buckets", l, "comm_share"});
   l = base;
   l.pp = 2;
   l.schedule = layout::ScheduleKind::kGPipe;
   l.microBatches = 2;  // bubble (p-1)/(m+p-1) = 1/3
-  out.push_back({"few-micro-batches", "pp2 gpipe m2", l});
+  out.push_back({"few-micro-batches", "pp2 gpipe m2", l, "few_micro_batches"});
   l = base;
   l.dp = 2;
   l.microBatches = 4;
   l.zeroStage = layout::ZeroStage::kParameters;  // gathers and reduce-scatters per micro-batch
-  out.push_back({"zero3", "dp2 m4 ZeRO-3", l});
+  out.push_back({"zero3", "dp2 m4 ZeRO-3", l, "comm_share"});
   l = base;
   l.tp = 2;
   l.microBatches = 4;  // two all-reduces per layer and micro-batch
-  out.push_back({"tp2", "tp2 m4", l});
+  out.push_back({"tp2", "tp2 m4", l, "comm_share"});
   l = base;
   l.dp = 2;
   l.microBatches = 4;
   l.recompute = true;  // a forward again per micro-batch, for memory it has to spare
-  out.push_back({"recompute", "dp2 m4 recompute, 1 GiB a rank", l, 1024.0 * 1024 * 1024});
+  out.push_back({"recompute", "dp2 m4 recompute, 1 GiB a rank", l, "memory_headroom",
+                 1024.0 * 1024 * 1024});
   return out;
 }
 
@@ -108,7 +110,7 @@ Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace
     options.adviceOptions.memoryPerRankBytes = poor.memoryPerRankBytes;
     BS_ASSIGN_OR_RETURN(report, analysis::analyzeRun(*reader, t.beforeRun, options));
   }
-  const analysis::Advice* advice = actionableAdvice(report.advice);
+  const analysis::Advice* advice = actionableAdvice(report.advice, poor.rule);
   if (advice == nullptr) return t;
   t.rule = advice->rule;
   t.dimension = advice->dimension;

@@ -67,6 +67,13 @@ TEST(AdviceTrial, TakesTheFirstAdviceThatNamesALayoutAndAGain) {
   advice[2].predicted = analysis::PredictedGain{};
   EXPECT_EQ(actionableAdvice(advice), &advice[2]);
   EXPECT_EQ(actionableAdvice({}), nullptr);
+  // The rule a poor layout was made for goes first, wherever it stands;
+  // absent or without a change, the first actionable one.
+  advice.push_back(advice[2]);
+  advice[3].rule = "memory_headroom";
+  EXPECT_EQ(actionableAdvice(advice, "memory_headroom"), &advice[3]);
+  EXPECT_EQ(actionableAdvice(advice, "comm_share"), &advice[2]);
+  EXPECT_EQ(actionableAdvice(advice, "stragglers"), &advice[2]);
 }
 
 TEST(AdviceTrial, SummaryCountsTheSuggestionsWithinTenPoints) {

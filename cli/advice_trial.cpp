@@ -16,12 +16,32 @@ double tokensPerSecond(const layout::Layout& l, double stepNs) {
   return tokens / (stepNs * 1e-9);
 }
 
+namespace {
+
+// tokens/s after / before - 1; NaN unless both steps are > 0.
+double gainOf(const AdviceTrial& t, double beforeNs, double afterNs) {
+  const double b = tokensPerSecond(t.before, beforeNs);
+  const double a = tokensPerSecond(*t.after, afterNs);
+  if (!(b > 0) || !(a > 0)) return std::nan("");
+  return a / b - 1.0;
+}
+
+}  // namespace
+
 double AdviceTrial::measuredGain() const {
   if (!after) return std::nan("");
-  const double before0 = tokensPerSecond(before, beforeStepNs);
-  const double after0 = tokensPerSecond(*after, afterStepNs);
-  if (!(before0 > 0) || !(after0 > 0)) return std::nan("");
-  return after0 / before0 - 1.0;
+  const size_t n = afterStepsNs.size();
+  if (n == 0 || beforeStepsNs.size() != n) return gainOf(*this, beforeStepNs, afterStepNs);
+  // Run order b0 a0 b1 a1 ...: a_i against b_i (before it) and b_{i+1}.
+  std::vector<double> gains;
+  for (size_t i = 0; i < n; ++i) {
+    gains.push_back(gainOf(*this, beforeStepsNs[i], afterStepsNs[i]));
+    if (i + 1 < n) gains.push_back(gainOf(*this, beforeStepsNs[i + 1], afterStepsNs[i]));
+  }
+  if (std::any_of(gains.begin(), gains.end(), [](double g) { return !std::isfinite(g); })) {
+    return std::nan("");
+  }
+  return median(gains);
 }
 
 double AdviceTrial::errorPoints() const {

@@ -41,10 +41,18 @@ struct AdviceTrial {
   // and the two steps are the medians over their runs (beforeRun and
   // afterRun the first of each).
   int32_t runs = 1;
+  // Each run's step in the order they ran (before, after, before, ...),
+  // when recorded: the measured gain is then the median over every after
+  // run against the before runs beside it, so a machine whose speed moves
+  // between runs moves both sides of each ratio alike.
+  std::vector<double> beforeStepsNs;
+  std::vector<double> afterStepsNs;
   double predictedGain = 0;  // tokens/s after / before - 1, as the advice predicted it
 
   bool suggested() const { return after.has_value(); }
-  // tokens/s after / before - 1, measured; NaN without a suggestion or a step.
+  // tokens/s after / before - 1, measured: the median over neighbouring
+  // runs when each run's step was recorded (as many before as after runs),
+  // else from the two steps; NaN without a suggestion or a step.
   double measuredGain() const;
   // |predicted - measured gain| in percentage points; NaN without both.
   double errorPoints() const;

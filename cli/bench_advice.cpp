@@ -80,8 +80,8 @@ std::vector<PoorLayout> poorLayouts(const layout::Layout& base) {
   l.dp = 2;
   l.microBatches = 4;
   l.recompute = true;  // a forward again per micro-batch, for memory it has to spare
-  out.push_back({"recompute", "dp2 m4 recompute, 1 GiB a rank", l, "memory_headroom",
-                 1024.0 * 1024 * 1024});
+  out.push_back(
+      {"recompute", "dp2 m4 recompute, 1 GiB a rank", l, "memory_headroom", 1024.0 * 1024 * 1024});
   return out;
 }
 
@@ -91,9 +91,10 @@ Result<double> measuredStepNs(const layout::Layout& l, const std::string& trace,
 }
 
 // The poor layout's first run is analysed for the advice; with repeats > 1
-// the two layouts then run by turns (before, after, before, ...) and each
-// step is the median over its runs, so a machine that drifts between runs
-// (a VM's neighbours) moves both alike instead of showing as a gain.
+// the two layouts then run by turns (before, after, before, ...) and the
+// gain is the median over each after run against its neighbours, so a
+// machine that drifts between runs (a VM's neighbours) moves both sides of
+// each ratio alike instead of showing as a gain.
 Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace, bool echo,
                                 int32_t repeats) {
   AdviceTrial t;
@@ -133,6 +134,8 @@ Result<AdviceTrial> adviceTrial(const PoorLayout& poor, const std::string& trace
   }
   t.beforeStepNs = median(before);
   t.afterStepNs = median(after);
+  t.beforeStepsNs = before;
+  t.afterStepsNs = after;
   t.runs = repeats;
   return t;
 }
@@ -178,10 +181,12 @@ ExitCode runBenchAdvice(const BenchAdviceArgs& a) {
     if (!trial.isOk()) return fail(p.name + ": " + trial.status().message());
     trials.push_back(std::move(*trial));
   }
-  std::printf("bench advice: %s, %d steps (the first left out), %d run%s of each layout "
-              "(before and after by turns; the median), cores: %u, trace %s\n",
-              a.model.c_str(), a.steps, a.repeats, a.repeats == 1 ? "" : "s",
-              std::thread::hardware_concurrency(), trace.c_str());
+  std::printf(
+      "bench advice: %s, %d steps (the first left out), %d run%s of each layout "
+      "(before and after by turns; the gain the median over neighbouring runs), cores: %u, trace "
+      "%s\n",
+      a.model.c_str(), a.steps, a.repeats, a.repeats == 1 ? "" : "s",
+      std::thread::hardware_concurrency(), trace.c_str());
   std::printf("%s", adviceTrialsToText(trials).c_str());
   std::printf("load_average_1m: %.2f before, %.2f after\n", loadBefore, loadAverage());
   return 0;
@@ -198,7 +203,8 @@ void addBenchAdvice(Command bench, CommandRunner& runner) {
   cmd.option("--model", args->model, "Model preset").showDefault();
   cmd.option("--steps", args->steps, "Steps per run (the first is left out)").showDefault();
   cmd.option("--repeats", args->repeats,
-             "Runs of each layout and its advice, by turns (each step the median over them)")
+             "Runs of each layout and its advice, by turns (the gain the median of each run "
+             "against its neighbours)")
       .showDefault();
   cmd.option("--dir", args->dir, "Folder of the trace file (replaced)").showDefault();
   cmd.option("--only", args->only,

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace bubblescope::cli {
 namespace {
@@ -44,6 +46,29 @@ TEST(AdviceTrial, GainIsInTokensPerSecondSoAChangedGlobalBatchCounts) {
   EXPECT_DOUBLE_EQ(tokensPerSecond(l, 1e9), 2.0 * 4 * 1 * l.model.seqLen);
   EXPECT_EQ(tokensPerSecond(l, 0), 0.0);
   EXPECT_EQ(tokensPerSecond(l, std::nan("")), 0.0);
+}
+
+TEST(AdviceTrial, GainIsTheMedianOfEachRunAgainstItsNeighbours) {
+  // The machine slows by 10% a run pair while the advice takes 20% off the
+  // step: every neighbouring ratio holds within the drift of one run, but
+  // the ratio of the medians (before 220, after 176 against 200) mixes the
+  // drift of the whole bench in.
+  AdviceTrial t = trial(0, 0, 0.25);
+  t.beforeStepsNs = {200 * kMs, 240 * kMs, 290 * kMs};  // b0 b1 b2
+  t.afterStepsNs = {176 * kMs, 211 * kMs, 255 * kMs};   // a0 a1 a2, ran between
+  t.beforeStepNs = 240 * kMs;
+  t.afterStepNs = 211 * kMs;
+  // Pairs in run order: (b0,a0) (b1,a0) (b1,a1) (b2,a1) (b2,a2).
+  std::vector<double> gains = {200.0 / 176 - 1, 240.0 / 176 - 1, 240.0 / 211 - 1, 290.0 / 211 - 1,
+                               290.0 / 255 - 1};
+  std::sort(gains.begin(), gains.end());
+  EXPECT_DOUBLE_EQ(t.measuredGain(), gains[2]);
+  // Unequal counts (a failed run): the two steps decide.
+  t.afterStepsNs.pop_back();
+  EXPECT_DOUBLE_EQ(t.measuredGain(), 240.0 / 211 - 1);
+  // A run without a step makes the gain unknown, not a smaller median.
+  t.afterStepsNs = {176 * kMs, 0, 255 * kMs};
+  EXPECT_TRUE(std::isnan(t.measuredGain()));
 }
 
 TEST(AdviceTrial, WithoutASuggestionOrAStepTheErrorsAreNaN) {

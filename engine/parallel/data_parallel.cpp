@@ -425,7 +425,7 @@ void DataParallel::releaseSlot(int32_t slot) {
 
 // ---- Clipping and the optimizer ----------------------------------------------
 
-Result<double> DataParallel::gradSquaredSum(bool countReplicated) {
+Result<GradSquares> DataParallel::localGradSquares(bool countReplicated) {
   double sum = 0.0;
   const float* g = shardGrads();
   for (const auto& [e, piece] : flat_.overlapping(shard_)) {
@@ -441,6 +441,11 @@ Result<double> DataParallel::gradSquaredSum(bool countReplicated) {
       sum += x * x;
     }
   }
+  return GradSquares{sum, 0.0};
+}
+
+Result<double> DataParallel::reduceGradSquares(GradSquares local) {
+  double sum = local.shared;
   if (layout::shardsOptimizer(options_.zeroStage) && dp_.size() > 1) {
     BS_RETURN_IF_ERROR(allReduceScalar(dp_, backend_, sum, trace("grad_norm")));
   }

@@ -109,8 +109,10 @@ class DataParallel final : public LayerHooks, public GradientSync {
   void beginMicroBatch(int32_t step, int32_t microBatch, bool last) override;
   Status completeGradients() override;
   bool blocksInPasses() const override { return layout::shardsParameters(options_.zeroStage); }
-  // Collective at stages >= 1 (the shards' sums over dp).
-  Result<double> gradSquaredSum(bool countReplicated = true) override;
+  // In `shared`; reduceGradSquares is collective at stages >= 1 (the
+  // shards' sums over dp).
+  Result<GradSquares> localGradSquares(bool countReplicated = true) override;
+  Result<double> reduceGradSquares(GradSquares local) override;
   void scaleGradients(float factor) override;
   // Updates this rank's shard (local compute; the 1-based count kept here).
   Status applyOptimizer(double lr) override;

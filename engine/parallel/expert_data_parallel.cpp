@@ -40,9 +40,15 @@ Status ExpertDataParallel::completeGradients() {
   return both([](DataParallel& d) { return d.completeGradients(); });
 }
 
-Result<double> ExpertDataParallel::gradSquaredSum(bool countReplicated) {
-  BS_ASSIGN_OR_RETURN(const double shared, shared_->gradSquaredSum(countReplicated));
-  BS_ASSIGN_OR_RETURN(double experts, experts_->gradSquaredSum(countReplicated));
+Result<GradSquares> ExpertDataParallel::localGradSquares(bool countReplicated) {
+  BS_ASSIGN_OR_RETURN(const GradSquares shared, shared_->localGradSquares(countReplicated));
+  BS_ASSIGN_OR_RETURN(const GradSquares experts, experts_->localGradSquares(countReplicated));
+  return GradSquares{shared.shared, experts.shared};
+}
+
+Result<double> ExpertDataParallel::reduceGradSquares(GradSquares local) {
+  BS_ASSIGN_OR_RETURN(const double shared, shared_->reduceGradSquares({local.shared, 0.0}));
+  BS_ASSIGN_OR_RETURN(double experts, experts_->reduceGradSquares({local.experts, 0.0}));
   if (ep_.size() > 1) {
     CommTrace t;
     t.name = "expert_grad_norm";

@@ -44,7 +44,9 @@ class ExpertDataParallel final : public LayerHooks, public GradientSync {
   Status completeGradients() override;
   layout::ZeroStage zeroStage() const override { return shared_->zeroStage(); }
   bool blocksInPasses() const override { return shared_->blocksInPasses(); }
-  Result<double> gradSquaredSum(bool countReplicated) override;
+  // The dense parameters' in `shared`, the experts' in `experts`.
+  Result<GradSquares> localGradSquares(bool countReplicated) override;
+  Result<double> reduceGradSquares(GradSquares local) override;
   void scaleGradients(float factor) override;
   Status applyOptimizer(double lr) override;
   Status gatherUpdatedParameters() override;

@@ -10,8 +10,10 @@
 // model's pass, during which the layer hooks launch each gradient bucket as
 // its last slot's gradients become final; each gradient collective op of the
 // chunk (once per step at ZeRO 0/1, once per micro-batch at ZeRO 2/3):
-// completeGradients(); the OptimizerStep op: gradSquaredSum() (summed by the
-// caller over chunks, pp and tp), scaleGradients() when clipping,
+// completeGradients(); the OptimizerStep op: localGradSquares() of every
+// chunk (the executor's "grad_norm" compute span), then reduceGradSquares()
+// of each (summed by the caller over chunks, pp and tp), scaleGradients()
+// when clipping,
 // applyOptimizer(); the AllGatherParams op (ZeRO 1/2):
 // gatherUpdatedParameters().
 //
@@ -28,6 +30,14 @@
 #include "engine/parameter.h"
 
 namespace bubblescope::engine {
+
+// A rank's sums of squares of its gradients before they are reduced: one
+// per group that may hold them sharded (the dense parameters' dp group; a
+// mixture of experts' expert-data group).
+struct GradSquares {
+  double shared = 0.0;
+  double experts = 0.0;
+};
 
 class GradientSync {
  public:
@@ -52,10 +62,14 @@ class GradientSync {
   // gathers): no op-level compute span may enclose them.
   virtual bool blocksInPasses() const = 0;
 
-  // Sum of squares of this rank's synchronised gradients, in double
-  // (collective over the dp group when gradients are sharded). Under tensor
-  // parallelism replicated parameters count only where `countReplicated`.
-  virtual Result<double> gradSquaredSum(bool countReplicated) = 0;
+  // Sums of squares of this rank's synchronised gradients (or its shard), in
+  // double: local compute, no communication, so the caller's compute span
+  // holds no wait. Under tensor parallelism replicated parameters count only
+  // where `countReplicated`.
+  virtual Result<GradSquares> localGradSquares(bool countReplicated) = 0;
+  // The chunk's sum of squares from this rank's local sums: reduced over the
+  // group where gradients are sharded (collective), else their sum.
+  virtual Result<double> reduceGradSquares(GradSquares local) = 0;
   virtual void scaleGradients(float factor) = 0;
   // One AdamW update at learning rate lr; ends with the device synchronised.
   virtual Status applyOptimizer(double lr) = 0;

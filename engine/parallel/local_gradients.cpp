@@ -2,8 +2,9 @@
 
 namespace bubblescope::engine {
 
-Result<double> LocalGradients::gradSquaredSum(bool /*countReplicated: no tp here*/) {
-  return engine::gradSquaredSum(model_.parameters(), backend_);
+Result<GradSquares> LocalGradients::localGradSquares(bool /*countReplicated: no tp here*/) {
+  BS_ASSIGN_OR_RETURN(const double sum, engine::gradSquaredSum(model_.parameters(), backend_));
+  return GradSquares{sum, 0.0};
 }
 
 void LocalGradients::scaleGradients(float factor) {

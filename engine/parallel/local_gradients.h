@@ -31,7 +31,8 @@ class LocalGradients final : public GradientSync {
   Status completeGradients() override { return Status::ok(); }
   layout::ZeroStage zeroStage() const override { return layout::ZeroStage::kNone; }
   bool blocksInPasses() const override { return false; }
-  Result<double> gradSquaredSum(bool countReplicated) override;
+  Result<GradSquares> localGradSquares(bool countReplicated) override;
+  Result<double> reduceGradSquares(GradSquares local) override { return local.shared; }
   void scaleGradients(float factor) override;
   Status applyOptimizer(double lr) override;
   Status gatherUpdatedParameters() override { return Status::ok(); }

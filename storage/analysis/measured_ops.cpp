@@ -19,9 +19,13 @@ std::string partOf(const std::string& spanName) {
   return "";
 }
 
+// The executor's op spans; the optimizer op is its "grad_norm" span (the
+// local sums of squares) and its "optimizer" span (clipping and the update),
+// summed under the op "optimizer".
 bool isOpSpan(const std::string& name) {
   return name == "forward" || name == "backward" || name == "backward_input" ||
-         name == "backward_weight" || name == "recompute" || name == "optimizer";
+         name == "backward_weight" || name == "recompute" || name == "optimizer" ||
+         name == "grad_norm";
 }
 
 std::string dimName(ParallelDim d) {

@@ -59,8 +59,8 @@ struct CommSample {
 struct RankStepTime {
   double stepNs = 0;     // the rank's step record, end - start (0: no record)
   double coveredNs = 0;  // |union of the rank's spans tagged with the step|
-  // The time in the step outside every span (zeroing gradients, the
-  // gradient norm's pass, step bookkeeping); 0 without a step record.
+  // The time in the step outside every span (zeroing gradients, the loss's
+  // reduction, step bookkeeping); 0 without a step record.
   double uncoveredNs() const { return stepNs > coveredNs ? stepNs - coveredNs : 0.0; }
 };
 

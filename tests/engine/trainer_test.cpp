@@ -192,6 +192,15 @@ TEST(TrainerTest, SpansCoverForwardBackwardOptimizerAndData) {
   EXPECT_EQ(count(trace_model::EventKind::kBackward, "backward"), 2);
   EXPECT_EQ(count(trace_model::EventKind::kForward, "h.1"), 2);  // per layer
   EXPECT_EQ(count(trace_model::EventKind::kOptimizer, "optimizer"), 1);
+  // The norm's pass over the gradients is traced, not left as idle time,
+  // and ends before the update starts (the two never overlap).
+  EXPECT_EQ(count(trace_model::EventKind::kOptimizer, "grad_norm"), 1);
+  auto only = [&](const std::string& name) {
+    return *std::find_if(events.begin(), events.end(),
+                         [&](const trace_model::Event& e) { return e.name == name; });
+  };
+  EXPECT_LE(only("grad_norm").endNs, only("optimizer").startNs);
+  EXPECT_GE(only("grad_norm").startNs, only("backward").endNs);
   EXPECT_EQ(count(trace_model::EventKind::kDataLoad, "data_load"), 2);
   for (const auto& e : events) {
     EXPECT_EQ(e.step, 0);

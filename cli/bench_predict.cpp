@@ -6,7 +6,9 @@
 // all-gather; dp2 ZeRO 2 at m of size 1: ZeRO 2/3's gradient bucket cost
 // per micro-batch; dp2 ZeRO 3 at m of size 1: its per-layer gathers; tp2
 // at m: tp's per-layer all-reduces and the layers at tp 2; pp2 1F1B at m:
-// the pipeline's transfers), merged (layout::mergeCalibrations), then
+// the pipeline's transfers), each scaled to the median speed of its speed
+// references (the first run, and dp2 m again after every second layout;
+// cli/speed_track.h), merged (layout::mergeCalibrations), then
 // predicts and really
 // runs a set of layouts that fit 2 cores without oversubscription (single
 // rank with varying m, micro-batch size and recompute; dp2 with ZeRO 0-3;
@@ -27,7 +29,7 @@
 // its step in the calibration run, minus 1 (a VM whose host got busier
 // slows every layout alike, which no prediction made at the start knows).
 // The same layout also runs before every third layout: its step over the
-// calibration run's is the machine's speed then (LayoutTrial::speed), and
+// references' median is the machine's speed then (LayoutTrial::speed), and
 // median_rel_error_speed_referenced judges the predictions times it, the
 // model without the machine's drift; median_rel_error stays the plain one.
 #include <algorithm>
@@ -44,9 +46,10 @@
 #include "cli/codec_calibration.h"
 #include "cli/commands.h"
 #include "cli/contention_probe.h"
-#include "cli/load_average.h"
 #include "cli/layout_trial.h"
+#include "cli/load_average.h"
 #include "cli/run_description.h"
+#include "cli/speed_track.h"
 #include "cli/trial_scatter.h"
 #include "common/median.h"
 #include "planning/contention.h"
@@ -54,6 +57,7 @@
 #include "storage/analysis/calibration_text.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
+#include "storage/analysis/text_table.h"
 #include "storage/calibration_store.h"
 #include "storage/trace_reader.h"
 
@@ -325,8 +329,22 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   std::vector<double> readings = {before->background};
   std::vector<layout::Calibration> parts;
   std::vector<int64_t> calibrationRuns;
-  const std::vector<layout::Layout> calibrationLayouts = {sizeOne, sizeTwo, zeroTwo, zeroThree,
-                                                          tpTwo, ppTwo};
+  const std::vector<layout::Layout> calibrationLayouts = {sizeOne,   sizeTwo, zeroTwo,
+                                                          zeroThree, tpTwo,   ppTwo};
+  // Speed references, as `calibrate --model` has them (cli/speed_track.h):
+  // the first layout's calibration run, and that layout again after every
+  // second one; each part's costs are scaled to the references' median
+  // speed, so one run that met a slow spell of the VM does not price every
+  // layout that reads its costs.
+  SpeedTrack calibrationSpeed;
+  auto reference = [&](double position) -> Status {
+    BS_ASSIGN_OR_RETURN(const int64_t id, runLayout(sizeOne, trace, a.echo,
+                                                    "speed reference " + runName(sizeOne) + " b1"));
+    BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                        measuredTrial(sizeOne, layout::Prediction{}, trace, id));
+    calibrationSpeed.add(position, t.measuredStepNs);
+    return Status::ok();
+  };
   for (const layout::Layout& l : calibrationLayouts) {
     // --calibration-repeats N: N runs of the layout; the one of the median
     // step is calibrated from (one run that met a slow spell of the machine
@@ -342,15 +360,27 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     }
     std::sort(steps.begin(), steps.end());
     const int64_t run = steps[(steps.size() - 1) / 2].second;
+    const size_t k = parts.size();
+    if (k == 0) calibrationSpeed.add(0, steps[(steps.size() - 1) / 2].first);
     auto reader = storage::TraceReader::open(trace);
     if (!reader.isOk()) return fail(reader.status().message());
     auto c = analysis::calibrateFromRun(**reader, run);
     if (!c.isOk()) return fail(c.status().message());
     parts.push_back(std::move(*c));
     calibrationRuns.push_back(run);
+    if (k % 2 == 1) {
+      if (Status s = reference(k + 0.5); !s.isOk()) return fail(s.message());
+    }
     auto probe = measureBackground();
     if (!probe.isOk()) return fail(probe.status().message());
     readings.push_back(probe->background);
+  }
+  double lowFactor = 1, highFactor = 1;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const double f = calibrationSpeed.factor(static_cast<double>(k));
+    lowFactor = std::min(lowFactor, f);
+    highFactor = std::max(highFactor, f);
+    parts[k] = layout::withTimesScaled(std::move(parts[k]), f);
   }
   const double calibrationBackground = median(readings);
   layout::Calibration calibration =
@@ -359,26 +389,37 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   if (Status shared = addSharedCores(calibration, *model, 2, trace, a.steps); !shared.isOk()) {
     return fail(shared.message());
   }
-  if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk()) return fail(codecs.message());
+  if (Status codecs = addCodecCosts(calibration, /*progress=*/true); !codecs.isOk())
+    return fail(codecs.message());
   std::string runs, described;
   for (size_t i = 0; i < calibrationRuns.size(); ++i) {
     const std::string sep = i == 0 ? "" : i + 1 == calibrationRuns.size() ? " and " : ", ";
     runs += sep + std::to_string(calibrationRuns[i]);
     described += sep + std::to_string(calibrationRuns[i]) + " (" + runName(calibrationLayouts[i]) +
-                  " b" + std::to_string(calibrationLayouts[i].microBatchSize) + ")";
+                 " b" + std::to_string(calibrationLayouts[i].microBatchSize) + ")";
   }
   calibration.name = "bench predict: runs " + runs;
   auto id = storage::saveCalibration(trace, calibration);
   if (!id.isOk()) return fail(id.status().message());
   std::printf("calibration: runs %s, calibration_id %lld in %s\n", described.c_str(),
               static_cast<long long>(*id), trace.c_str());
+  std::string refs;
+  for (const auto& [position, ns] : calibrationSpeed.references()) {
+    refs += (refs.empty() ? "" : ", ") + analysis::formatMs(ns);
+  }
+  std::printf(
+      "speed references (%s b1): %s ms a step; each calibration run's costs scaled to "
+      "their median, %s ms (by %.3f to %.3f)\n",
+      runName(sizeOne).c_str(), refs.c_str(), analysis::formatMs(calibrationSpeed.median()).c_str(),
+      lowFactor, highFactor);
   std::printf("straggler_factor: %.3f, outside_ops_ns_per_parameter: %.3f\n",
               calibration.stragglerFactor(false),
               calibration.perParameterNs("step", "other", false).value_or(0.0));
-  std::printf("background: %.2f before the calibration runs, %.2f after, %.2f their median of "
-              "%zu readings; own_overhead: %.3f\n",
-              readings.front(), readings.back(), calibrationBackground, readings.size(),
-              layout::ownOverhead(calibration));
+  std::printf(
+      "background: %.2f before the calibration runs, %.2f after, %.2f their median of "
+      "%zu readings; own_overhead: %.3f\n",
+      readings.front(), readings.back(), calibrationBackground, readings.size(),
+      layout::ownOverhead(calibration));
 
   // The mixture of experts' own calibration: a dp2 x ep2 run of it (its
   // layers, all-to-alls and all-reduces), the dense runs' costs after it.
@@ -395,8 +436,11 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
     if (!c.isOk()) return fail(c.status().message());
     auto moeAfter = measureBackground();
     if (!moeAfter.isOk()) return fail(moeAfter.status().message());
+    // At the speed of the last reference (the nearest before it).
     moeCalibration = layout::withBackground(
-        std::move(*c), (readings.back() + moeAfter->background) / 2);
+        layout::withTimesScaled(std::move(*c),
+                                calibrationSpeed.factor(static_cast<double>(parts.size()))),
+        (readings.back() + moeAfter->background) / 2);
   }
   std::printf("calibration of the mixture of experts: run %lld (%s b1)\n",
               static_cast<long long>(*moeRunId), runName(moeRun).c_str());
@@ -404,11 +448,12 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   std::vector<layout::Layout> layouts = benchLayouts(base);
   for (const layout::Layout& l : issueLayouts(base)) layouts.push_back(l);
   // The machine's speed: every kSpeedReferenceEvery layouts the first
-  // calibration layout runs again, its step over the calibration run's
-  // (LayoutTrial::speed; the predictions stay the calibration's).
+  // calibration layout runs again, its step over the speed the calibration
+  // stands for, the references' median (LayoutTrial::speed; the
+  // predictions stay the calibration's).
   auto calibrated = measuredTrial(sizeOne, layout::Prediction{}, trace, calibrationRuns.front());
   if (!calibrated.isOk()) return fail(calibrated.status().message());
-  const double calibratedNs = calibrated->measuredStepNs;
+  const double calibratedNs = calibrationSpeed.median();
   constexpr size_t kSpeedReferenceEvery = 3;
   double speed = 1.0;
   std::vector<LayoutTrial> trials;
@@ -446,12 +491,13 @@ ExitCode runBenchPredict(const BenchPredictArgs& a) {
   if (!drift.isOk()) return fail(drift.status().message());
   auto driftTrial = measuredTrial(sizeOne, layout::Prediction{}, trace, *drift);
   if (!driftTrial.isOk()) return fail(driftTrial.status().message());
-  const double startNs = calibratedNs, endNs = driftTrial->measuredStepNs;
+  const double startNs = calibrated->measuredStepNs, endNs = driftTrial->measuredStepNs;
   std::printf("model: %s, %d steps (the first left out), cores: %u\n", a.model.c_str(), a.steps,
               std::thread::hardware_concurrency());
-  std::printf("drift check: %s m%d measured %.1f ms in the first calibration run, %.1f ms after "
-              "the layouts\n",
-              runName(sizeOne).c_str(), sizeOne.microBatches, startNs / 1e6, endNs / 1e6);
+  std::printf(
+      "drift check: %s m%d measured %.1f ms in the first calibration run, %.1f ms after "
+      "the layouts\n",
+      runName(sizeOne).c_str(), sizeOne.microBatches, startNs / 1e6, endNs / 1e6);
   std::printf("machine_drift: %+.4f\n", startNs > 0 ? endNs / startNs - 1 : 0.0);
   std::printf("load_average_1m: %.2f before, %.2f after\n", loadBefore, loadAverage());
   return printTrials(trials, a.svg,

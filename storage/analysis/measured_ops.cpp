@@ -1,9 +1,11 @@
 #include "storage/analysis/measured_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
+#include "common/median.h"
 #include "storage/analysis/run_layout.h"
 
 namespace bubblescope::analysis {
@@ -231,6 +233,39 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
     }
   }
   return out;
+}
+
+std::set<int32_t> typicalSteps(const MeasuredOps& m, int32_t firstStep) {
+  std::set<int32_t> steps;
+  for (int32_t s = firstStep; s < m.steps; ++s) steps.insert(s);
+  std::map<int32_t, double> slowest;  // step -> its slowest rank's record
+  for (const auto& [key, t] : m.rankSteps) {
+    if (key.second >= firstStep && t.stepNs > 0) {
+      slowest[key.second] = std::max(slowest[key.second], t.stepNs);
+    }
+  }
+  if (slowest.size() < 3) return steps;
+  std::vector<double> times;
+  for (const auto& [step, ns] : slowest) times.push_back(ns);
+  const double mid = median(times);
+  std::vector<double> deviations;
+  for (double t : times) deviations.push_back(std::abs(t - mid));
+  const double limit = mid + std::max(3 * 1.4826 * median(deviations), 0.05 * mid);
+  for (const auto& [step, ns] : slowest) {
+    if (!(ns <= limit)) steps.erase(step);
+  }
+  return steps;
+}
+
+MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps) {
+  auto kept = [&](int32_t step) { return steps.count(step) > 0; };
+  std::erase_if(m.layers, [&](const LayerSample& s) { return !kept(s.step); });
+  std::erase_if(m.comms, [&](const CommSample& s) { return !kept(s.step); });
+  std::erase_if(m.ops, [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });
+  std::erase_if(m.rankSteps, [&](const auto& entry) { return !kept(entry.first.second); });
+  std::erase_if(m.microBatchGapNs,
+                [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });
+  return m;
 }
 
 }  // namespace bubblescope::analysis

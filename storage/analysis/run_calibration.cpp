@@ -167,7 +167,11 @@ int32_t groupSizeOf(const layout::Layout& l, const std::string& dim) {
 
 }  // namespace
 
-Result<layout::Calibration> calibrationOf(const MeasuredOps& m, int64_t runId) {
+Result<layout::Calibration> calibrationOf(const MeasuredOps& measured, int64_t runId) {
+  // The run's typical steps only: its costs are means, the steps they
+  // predict are compared with medians (measured_ops.h, typicalSteps).
+  const MeasuredOps m =
+      onlySteps(measured, typicalSteps(measured, measured.steps > 1 ? 1 : 0));
   if (!m.layout) {
     return Status::invalidArgument("run " + std::to_string(runId) +
                                    " has no readable layout: cannot tell its layers apart");

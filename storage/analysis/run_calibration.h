@@ -2,7 +2,9 @@
 // measured run of a trace file (docs/prediction.md, "Calibration").
 //
 // Contract: steps after the first are used when the run has more than one
-// (the first pays for allocation and warm caches). Per layer slot and op the
+// (the first pays for allocation and warm caches), and of those the typical
+// ones (measured_ops.h, typicalSteps: a hiccup of the machine is left out).
+// Per layer slot and op the
 // mean over every (rank, step, micro-batch, layer) sample of its wall and
 // thread-CPU time (a step is a sum of op times: the mean keeps the waits for
 // a core that a contended machine adds to some of them, which a median

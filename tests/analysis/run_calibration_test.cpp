@@ -191,3 +191,32 @@ TEST(RunCalibrationLinks, PredictZeroThreesPerLayerGathersArePricedAtTheirMean) 
 
 }  // namespace
 }  // namespace bubblescope::analysis
+
+namespace bubblescope::analysis {
+namespace {
+
+TEST(RunCalibrationSteps, AHiccupStepIsLeftOutOfTheCosts) {
+  layout::Layout l;
+  l.dp = 2;
+  MeasuredOps m = measuredOn(l, {"h", "h"});
+  m.layers.clear();
+  m.steps = 6;
+  // Steps 1-5 of ~140 ms with a block forward of 1 ms; step 4 a hiccup of
+  // 240 ms whose forward took 50 ms.
+  for (int32_t r = 0; r < 2; ++r) {
+    for (int32_t step = 1; step < 6; ++step) {
+      const bool hiccup = step == 4;
+      m.rankSteps[{r, step}].stepNs = (hiccup ? 240 : 140 + step) * 1e6;
+      const double ns = hiccup ? 50e6 : 1e6;
+      m.layers.push_back({r, step, "block", "forward", {ns, ns}});
+    }
+  }
+  auto c = calibrationOf(m, 1);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const auto forward = c->opCostNs("block", "forward", 1, 1, false);
+  ASSERT_TRUE(forward.has_value());
+  EXPECT_DOUBLE_EQ(*forward, 1e6);  // averaged in, it would be 10.8 ms
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -14,6 +14,7 @@
 #include "cli/speed_track.h"
 #include "planning/core_sharing.h"
 #include "planning/machine_drift.h"
+#include "planning/step_end_wait_fit.h"
 #include "planning/tp_stretch_fit.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/trace_reader.h"
@@ -165,6 +166,7 @@ struct CalibratedRun {
   int64_t runId = -1;
   layout::Calibration part;
   double position = 0;  // in the sequence of runs (calibrate's speed references)
+  double speedFactor = 1;  // what its costs were scaled by (SpeedTrack::factor)
 };
 
 Result<CalibratedRun> calibratedRun(const layout::Layout& l, const std::string& name,
@@ -195,20 +197,44 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
   return out;
 }
 
-// c with the shared-cores runs' part (layout::withSharedCores) and the tp
-// run's share of the stretch, fitted to its measured step times
-// `tpStepFactor` (calibrate's speed references; 1 without). No runs: c as
-// it is.
+// c with the shared-cores runs' part (layout::withSharedCores), the dp
+// run's wait at the step-end all-reduce and the tp run's share of the
+// stretch, each fitted to its run's measured step times its speedFactor
+// (calibrate's speed references; 1 without). No runs: c as it is.
 Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>& runs,
-                        const std::string& trace, double tpStepFactor) {
+                        const std::string& trace) {
   if (runs.empty()) return Status::ok();
   std::vector<layout::Calibration> shared;
   const CalibratedRun* tpRun = nullptr;
+  const CalibratedRun* dpRun = nullptr;
   for (const CalibratedRun& r : runs) {
     shared.push_back(r.part);
     if (r.layout.tp > 1) tpRun = &r;
+    if (dpRun == nullptr && r.layout.tp == 1 && r.layout.zeroStage == layout::ZeroStage::kNone) {
+      dpRun = &r;
+    }
   }
   c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
+  // The wait at the step-end all-reduce (step_end_wait_fit.h), before the
+  // tp share: the tp run's step-end all-reduce pays it too.
+  if (dpRun != nullptr) {
+    const layout::Layout& l = dpRun->layout;
+    BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                        measuredTrial(l, layout::Prediction{}, trace, dpRun->runId));
+    const double stepNs = t.measuredStepNs * dpRun->speedFactor;
+    const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
+    if (!wait.isOk()) {
+      std::fprintf(stderr, "calibrate: warning: %s; no wait at the step's end is added\n",
+                   wait.status().message().c_str());
+    } else {
+      c = layout::withStepEndWait(std::move(c), wait->nsPerParameter);
+      std::fprintf(stderr,
+                   "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted without "
+                   "a wait at the step-end all-reduce: the wait is %.3f ns per parameter\n",
+                   runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
+                   wait->nsPerParameter);
+    }
+  }
   if (tpRun == nullptr) return Status::ok();
   // The share of the time-sharing stretch the tp group's compute paid in
   // its run (tp_stretch_fit.h). Without it the calibration still holds: the
@@ -216,7 +242,7 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
   const layout::Layout& l = tpRun->layout;
   BS_ASSIGN_OR_RETURN(const LayoutTrial t,
                       measuredTrial(l, layout::Prediction{}, trace, tpRun->runId));
-  const double stepNs = t.measuredStepNs * tpStepFactor;
+  const double stepNs = t.measuredStepNs * tpRun->speedFactor;
   const Result<layout::TpStretchFit> fitted = layout::fitTpStretchPaid(l, c, stepNs);
   if (!fitted.isOk()) {
     std::fprintf(stderr, "calibrate: warning: %s; tp groups on shared cores pay all of it\n",
@@ -304,14 +330,11 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     parts.push_back(layout::withTimesScaled(std::move(r.part), f));
   }
   for (CalibratedRun& r : shared) {
-    r.part = layout::withTimesScaled(std::move(r.part), speed.factor(r.position));
+    r.speedFactor = speed.factor(r.position);
+    r.part = layout::withTimesScaled(std::move(r.part), r.speedFactor);
   }
   layout::Calibration c = layout::mergeCalibrations(parts);
-  double tpFactor = 1;
-  for (const CalibratedRun& r : shared) {
-    if (r.layout.tp > 1) tpFactor = speed.factor(r.position);
-  }
-  BS_RETURN_IF_ERROR(applySharedCores(c, shared, trace, tpFactor));
+  BS_RETURN_IF_ERROR(applySharedCores(c, shared, trace));
   std::string refs;
   for (const auto& [position, ns] : speed.references()) {
     char text[32];
@@ -352,7 +375,7 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where) {
   BS_ASSIGN_OR_RETURN(const std::vector<CalibratedRun> runs,
                       sharedCoresCalibratedRuns(model, world, trace, steps, c.cores, where));
-  return applySharedCores(c, runs, trace, 1.0);
+  return applySharedCores(c, runs, trace);
 }
 
 layout::Calibration sharedCoresPart(layout::Calibration part) {

@@ -162,7 +162,8 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
 }
 
 bool isTimeCost(const OpCostEntry& e) {
-  if (e.part == kContentionPart || e.part == kSharedCoresPart) return false;
+  if (e.part == kSharedCoresPart) return e.op == kStepEndWaitOp;  // ns per parameter
+  if (e.part == kContentionPart) return false;
   return !(e.part == "step" && e.op == "straggler");
 }
 

@@ -177,8 +177,9 @@ std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
                                            int32_t microBatchSize);
 
 // Whether an entry's cost columns are times (ns per op, per parameter or
-// per element), not ratios (the straggler factor, the shared-cores entries,
-// contention's stretch and drift) or counts (a background's busy threads).
+// per element; the shared-cores step-end wait), not ratios (the straggler
+// factor, the other shared-cores entries, contention's stretch and drift)
+// or counts (a background's busy threads).
 bool isTimeCost(const OpCostEntry& e);
 
 // c with every time multiplied by `factor`: the time entries' both columns

@@ -40,6 +40,9 @@ inline constexpr const char* kSharedCoresPart = "shared_cores";
 // Its op holding a tp layout's share of the stretch (CoreSharing::paid; a
 // share in both cost columns).
 inline constexpr const char* kTpStretchPaidOp = "tp_stretch_paid";
+// Its op holding the wait at the step-end gradient collective, ns per
+// parameter of a rank's stage (step_end_wait_fit.h).
+inline constexpr const char* kStepEndWaitOp = "step_end_wait";
 
 struct CoreSharing {
   int32_t ranks = 0;      // the most ranks placed on one host

@@ -336,6 +336,17 @@ class Predictor {
     return ns;
   }
 
+  // Ranks sharing cores wait at the step's first gradient collective for
+  // the one the scheduler ran last (step_end_wait_fit.h): the measured wait
+  // per parameter of the stage, exposed dp communication; 0 elsewhere.
+  double stepEndWaitNs() {
+    if (l_.dp <= 1 || !sharedCores()) return 0.0;
+    const double ns =
+        stageParameters() * c_.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false).value_or(0.0);
+    dpNs_ += ns;
+    return ns;
+  }
+
   // The all-to-alls of a chunk's MoE blocks in one pass (ep > 1).
   double epNs(const ChunkParts& c, const EpAllToAlls& pass) {
     if (pass.calls <= 0 || c.split.moeBlocks == 0) return 0.0;
@@ -391,18 +402,18 @@ class Predictor {
         if (l_.dp <= 1) return 0.0;
         if (l_.ep <= 1) {
           const double ns = gradReductionNs(stageParameters(), l_.dp, true);
-          return overlappedReductionNs(ns);
+          return overlappedReductionNs(ns) + stepEndWaitNs();
         }
         // With ep the experts' gradients are reduced over their own group.
         const ChunkParameters p = stageParameterSplit();
         const int32_t experts = expertDataParallelSize(l_);
         return gradReductionNs(p.shared, l_.dp, false) +
-               (experts > 1 ? gradReductionNs(p.experts, experts, false) : 0.0);
+               (experts > 1 ? gradReductionNs(p.experts, experts, false) : 0.0) + stepEndWaitNs();
       }
       case OpType::kReduceScatterGrads:
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
-        if (op.microBatch < 0) return zeroStepNs("reduce_scatter");
+        if (op.microBatch < 0) return zeroStepNs("reduce_scatter") + stepEndWaitNs();
         return microBatchReduceScatterNs(c.parameters, slots) + zeroBucketNs(c.parameters);
       case OpType::kOptimizerStep:
         return optimizerStepNs();

@@ -92,7 +92,7 @@ inline const std::vector<Library> kLibraries = {
     {"planning",
      {"simulator.h", "schedule_playback.h", "formulas.h", "calibration.h", "prediction.h",
       "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
-      "core_sharing.h", "tp_stretch_fit.h", "contention.h", "machine_drift.h",
+      "core_sharing.h", "tp_stretch_fit.h", "step_end_wait_fit.h", "contention.h", "machine_drift.h",
       "activation_bytes.h",
       "hardware.h", "cluster_cost.h", "cluster_plan.h"}},
     // Capture only: the recorder, the clock, a rank's trace session, a GPU

@@ -54,7 +54,8 @@ MeasuredOps stepsOf(const std::vector<std::vector<double>>& msPerRank) {
   MeasuredOps m;
   for (size_t r = 0; r < msPerRank.size(); ++r) {
     for (size_t s = 0; s < msPerRank[r].size(); ++s) {
-      m.rankSteps[{static_cast<int32_t>(r), static_cast<int32_t>(s)}].stepNs = msPerRank[r][s] * 1e6;
+      m.rankSteps[{static_cast<int32_t>(r), static_cast<int32_t>(s)}].stepNs =
+          msPerRank[r][s] * 1e6;
       m.steps = std::max(m.steps, static_cast<int32_t>(s) + 1);
     }
   }
@@ -63,8 +64,8 @@ MeasuredOps stepsOf(const std::vector<std::vector<double>>& msPerRank) {
 
 TEST(MeasuredOps, AHiccupStepIsNotTypical) {
   // The VM's dp2 run: steps 1-7 of 135-152 ms and one of 238 ms (step 5).
-  const MeasuredOps m = stepsOf({{154, 152, 143, 146, 136, 238, 138, 137},
-                                 {150, 150, 141, 144, 134, 200, 137, 136}});
+  const MeasuredOps m =
+      stepsOf({{154, 152, 143, 146, 136, 238, 138, 137}, {150, 150, 141, 144, 134, 200, 137, 136}});
   EXPECT_EQ(typicalSteps(m, 1), (std::set<int32_t>{1, 2, 3, 4, 6, 7}));
   // Its limit: median 143 ms, MAD 6 ms: 143 + 3 x 1.4826 x 6 = 169.7 ms;
   // a step at 169 ms is typical, at 171 not.

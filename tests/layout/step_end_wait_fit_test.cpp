@@ -25,7 +25,9 @@ Layout dp(int32_t degree, int32_t m) {
   return l;
 }
 
-double stepOf(const Layout& l, const Calibration& c) { return predictLayout(l, c).value().stepNs; }
+double stepOf(const Layout& l, const Calibration& c) {
+  return predictLayout(l, c).value().stepNs;
+}
 
 TEST(StepEndWaitFit, PredictRecoversTheWaitThatMadeTheStepAndAddsItToTheStep) {
   const Calibration c = sharedCoresCalibration(2);

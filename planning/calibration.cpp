@@ -161,6 +161,13 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
   return out;
 }
 
+Calibration withSingleEntry(Calibration c, const std::string& part, const std::string& op,
+                            double value) {
+  std::erase_if(c.ops, [&](const OpCostEntry& e) { return e.part == part && e.op == op; });
+  c.ops.push_back({part, op, 0, 1, value, value, 1});
+  return c;
+}
+
 bool isTimeCost(const OpCostEntry& e) {
   if (e.part == kSharedCoresPart) return e.op == kStepEndWaitOp;  // ns per parameter
   if (e.part == kContentionPart) return false;

@@ -176,6 +176,13 @@ std::vector<std::string> calibrationMismatches(const Calibration& c, const Model
 std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
                                            int32_t microBatchSize);
 
+// c with one step-level entry of `part` / `op` (micro-batch size 0, tp 1,
+// one sample) holding `value` in both cost columns, replacing any earlier
+// entry of that part and op: how a calibration stores a single fitted or
+// recorded number (a background, a drift, a tp share, a step-end wait).
+Calibration withSingleEntry(Calibration c, const std::string& part, const std::string& op,
+                            double value);
+
 // Whether an entry's cost columns are times (ns per op, per parameter or
 // per element; the shared-cores step-end wait), not ratios (the straggler
 // factor, the other shared-cores entries, contention's stretch and drift)

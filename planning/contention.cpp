@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace bubblescope::layout {
 
@@ -20,11 +21,7 @@ std::optional<double> recordedBackground(const Calibration& c) {
 }
 
 Calibration withBackground(Calibration c, double background) {
-  std::erase_if(c.ops, [](const OpCostEntry& e) {
-    return e.part == kContentionPart && e.op == kBackgroundOp;
-  });
-  c.ops.push_back({kContentionPart, kBackgroundOp, 0, 1, background, background, 1});
-  return c;
+  return withSingleEntry(std::move(c), kContentionPart, kBackgroundOp, background);
 }
 
 double measuredStretch(const Calibration& c) {

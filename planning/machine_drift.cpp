@@ -2,17 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "planning/contention.h"
 
 namespace bubblescope::layout {
 
 Calibration withMachineDrift(Calibration c, double drift) {
-  std::erase_if(c.ops, [](const OpCostEntry& e) {
-    return e.part == kContentionPart && e.op == kMachineDriftOp;
-  });
-  c.ops.push_back({kContentionPart, kMachineDriftOp, 0, 1, drift, drift, 1});
-  return c;
+  return withSingleEntry(std::move(c), kContentionPart, kMachineDriftOp, drift);
 }
 
 std::optional<double> recordedMachineDrift(const Calibration& c) {

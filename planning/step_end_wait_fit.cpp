@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "planning/core_sharing.h"
 #include "planning/formulas.h"
@@ -12,11 +13,7 @@
 namespace bubblescope::layout {
 
 Calibration withStepEndWait(Calibration c, double nsPerParameter) {
-  std::erase_if(c.ops, [](const OpCostEntry& e) {
-    return e.part == kSharedCoresPart && e.op == kStepEndWaitOp;
-  });
-  c.ops.push_back({kSharedCoresPart, kStepEndWaitOp, 0, 1, nsPerParameter, nsPerParameter, 1});
-  return c;
+  return withSingleEntry(std::move(c), kSharedCoresPart, kStepEndWaitOp, nsPerParameter);
 }
 
 Result<StepEndWaitFit> fitStepEndWait(const Layout& l, const Calibration& c,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "planning/core_sharing.h"
 #include "planning/prediction.h"
@@ -18,11 +19,7 @@ Result<double> predictedStepNs(const Layout& l, const Calibration& c, double pai
 }  // namespace
 
 Calibration withTpStretchPaid(Calibration c, double paid) {
-  std::erase_if(c.ops, [](const OpCostEntry& e) {
-    return e.part == kSharedCoresPart && e.op == kTpStretchPaidOp;
-  });
-  c.ops.push_back({kSharedCoresPart, kTpStretchPaidOp, 0, 1, paid, paid, 1});
-  return c;
+  return withSingleEntry(std::move(c), kSharedCoresPart, kTpStretchPaidOp, paid);
 }
 
 Result<TpStretchFit> fitTpStretchPaid(const Layout& l, const Calibration& c,

@@ -296,4 +296,10 @@ Calibration measuredCodecCosts() {
   return c;
 }
 
+double exposedOverlappedReductionNs(double reductionNs, double gradientBytes, double bucketBytes,
+                                    double lastBackwardNs) {
+  const double k = std::max(1.0, std::ceil(gradientBytes / std::max(1.0, bucketBytes)));
+  return std::max(reductionNs / k, reductionNs - lastBackwardNs * (k - 1) / k);
+}
+
 }  // namespace bubblescope::layout

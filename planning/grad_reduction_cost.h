@@ -94,6 +94,15 @@ struct GradReductionCost {
 
 GradReductionCost gradReductionCost(const GradReductionInput& in, const Calibration& c);
 
+// The part of a step's bucketed gradient reduction (`reductionNs` for all
+// its buckets, C) that the step waits for when the buckets overlap the
+// stage's last backward (`lastBackwardNs`, T_b): K = ceil(gradientBytes /
+// bucketBytes) buckets (at least 1), ready evenly over that backward and
+// reduced one after another at C/K each, finish max(C/K, C − T_b·(K−1)/K)
+// after it. The exposed dp communication of an overlapped reduction.
+double exposedOverlappedReductionNs(double reductionNs, double gradientBytes, double bucketBytes,
+                                    double lastBackwardNs);
+
 // The input's compression, algorithm, node link and group from a layout
 // (all_reduce, ranks_per_node as K / (tp x pp) dp ranks per emulated node,
 // inter_node_gbps and inter_node_latency_us; the elements and tensors are

@@ -336,9 +336,8 @@ class Predictor {
     return ns;
   }
 
-  // Ranks sharing cores wait at the step's first gradient collective for
-  // the one the scheduler ran last (step_end_wait_fit.h): the measured wait
-  // per parameter of the stage, exposed dp communication; 0 elsewhere.
+  // Ranks sharing cores wait at the step's first gradient collective for the
+  // last one scheduled (step_end_wait_fit.h): exposed dp communication.
   double stepEndWaitNs() {
     if (l_.dp <= 1 || !sharedCores()) return 0.0;
     const double ns =
@@ -425,20 +424,17 @@ class Predictor {
 
   // With RunFormat::overlapsGradReduction (and the layout's overlap on, no
   // compression), the buckets of the stage's last backward reduce while it
-  // runs: K buckets of n gradient bytes (the layout's bucket size), ready
-  // evenly over that backward's time T_b, reduced one after another at C/K
-  // each, finish max(C/K, C − T_b·(K−1)/K) after it. That is what the step
-  // waits for, and what counts as exposed dp communication.
+  // runs: what the step waits for is exposedOverlappedReductionNs
+  // (grad_reduction_cost.h), the exposed dp communication.
   double overlappedReductionNs(double ns) {
     if (!c_.format.overlapsGradReduction || !l_.overlap || l_.gradCompression.compresses()) {
       return ns;
     }
-    const double bytes = stageParameters() * c_.format.gradientBytes;
-    const double bucket = l_.bucketElements
-                              ? static_cast<double>(*l_.bucketElements) * c_.format.gradientBytes
-                              : l_.bucketMb * 1024.0 * 1024.0;
-    const double k = std::max(1.0, std::ceil(bytes / std::max(1.0, bucket)));
-    const double exposed = std::max(ns / k, ns - lastBackwardNs_ * (k - 1) / k);
+    const double element = c_.format.gradientBytes;
+    const double exposed = exposedOverlappedReductionNs(
+        ns, stageParameters() * element,
+        static_cast<double>(l_.bucketElementCount(static_cast<int32_t>(element))) * element,
+        lastBackwardNs_);
     dpNs_ -= ns - exposed;
     return exposed;
   }

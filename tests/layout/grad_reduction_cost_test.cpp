@@ -187,5 +187,17 @@ TEST(GradReductionCost, CompressionLowersPredictedExposedCommByItsBytesRatio) {
   }
 }
 
+TEST(GradReductionCost, PredictAnOverlappedReductionExposesItsLastBucketOrWhatTheBackwardCannotHide) {
+  // 100 MB of gradients in 25 MB buckets: K = 4, C = 40 ms.
+  // A long backward (100 ms) hides three buckets: the last one's C/K shows.
+  EXPECT_DOUBLE_EQ(exposedOverlappedReductionNs(40e6, 100e6, 25e6, 100e6), 10e6);
+  // A short one (20 ms) hides 20 · 3/4 = 15 ms of the 40.
+  EXPECT_DOUBLE_EQ(exposedOverlappedReductionNs(40e6, 100e6, 25e6, 20e6), 25e6);
+  // One bucket: nothing overlaps.
+  EXPECT_DOUBLE_EQ(exposedOverlappedReductionNs(40e6, 10e6, 25e6, 100e6), 40e6);
+  // A partial last bucket counts as a bucket: 26 MB in 25 MB is K = 2.
+  EXPECT_DOUBLE_EQ(exposedOverlappedReductionNs(40e6, 26e6, 25e6, 100e6), 20e6);
+}
+
 }  // namespace
 }  // namespace bubblescope::layout

@@ -197,6 +197,13 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
   return out;
 }
 
+// A run's measured step (LayoutTrial's) at the speed its costs were scaled to.
+Result<double> scaledStepNs(const CalibratedRun& r, const std::string& trace) {
+  BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                      measuredTrial(r.layout, layout::Prediction{}, trace, r.runId));
+  return t.measuredStepNs * r.speedFactor;
+}
+
 // c with the shared-cores runs' part (layout::withSharedCores), the dp
 // run's wait at the step-end all-reduce and the tp run's share of the
 // stretch, each fitted to its run's measured step times its speedFactor
@@ -219,9 +226,7 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
   // tp share: the tp run's step-end all-reduce pays it too.
   if (dpRun != nullptr) {
     const layout::Layout& l = dpRun->layout;
-    BS_ASSIGN_OR_RETURN(const LayoutTrial t,
-                        measuredTrial(l, layout::Prediction{}, trace, dpRun->runId));
-    const double stepNs = t.measuredStepNs * dpRun->speedFactor;
+    BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(*dpRun, trace));
     const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
     if (!wait.isOk()) {
       std::fprintf(stderr, "calibrate: warning: %s; no wait at the step's end is added\n",
@@ -240,9 +245,7 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
   // its run (tp_stretch_fit.h). Without it the calibration still holds: the
   // prediction then pays all.
   const layout::Layout& l = tpRun->layout;
-  BS_ASSIGN_OR_RETURN(const LayoutTrial t,
-                      measuredTrial(l, layout::Prediction{}, trace, tpRun->runId));
-  const double stepNs = t.measuredStepNs * tpRun->speedFactor;
+  BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(*tpRun, trace));
   const Result<layout::TpStretchFit> fitted = layout::fitTpStretchPaid(l, c, stepNs);
   if (!fitted.isOk()) {
     std::fprintf(stderr, "calibrate: warning: %s; tp groups on shared cores pay all of it\n",

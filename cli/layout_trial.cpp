@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/job_process.h"
@@ -13,6 +14,7 @@
 #include "common/rank_correlation.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/analysis/text_table.h"
+#include "storage/analysis/typical_steps.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -91,7 +93,17 @@ Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Predict
                                       " recorded no steps");
   }
   t.measuredStepNs = median(steps);
-  for (const analysis::StageReport& s : report.stages) {
+  // The bubbles over the steps the prediction describes: after the first,
+  // without hiccups (typical_steps.h).
+  std::map<int32_t, double> stepNs;
+  for (size_t i = report.steps.size() > 1 ? 1 : 0; i < report.steps.size(); ++i) {
+    stepNs[report.steps[i].step] = static_cast<double>(report.steps[i].timeNs);
+  }
+  analysis::AnalysisOptions typical;
+  typical.countedSteps = analysis::typicalSteps(stepNs);
+  BS_ASSIGN_OR_RETURN(const analysis::RunReport steady,
+                      analysis::analyzeRun(*reader, t.runId, typical));
+  for (const analysis::StageReport& s : steady.stages) {
     t.measuredBubble.push_back(s.bubbleFraction.value_or(std::nan("")));
   }
   return t;

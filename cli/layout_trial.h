@@ -10,7 +10,9 @@
 //   file is written next to the trace (T.layout.json).
 // - Measured step time: the median over the run's steps after the first
 //   (it warms up), of latest end - earliest start over the ranks. Measured
-//   bubble per stage: the report's (wait + idle) / step of the stage's ranks.
+//   bubble per stage: the report's (wait + idle) / step of the stage's
+//   ranks over the same steps less the hiccups (typical_steps.h): the steady
+//   step a prediction describes.
 // - Errors: the run failing (its last error line), a run without steps.
 #pragma once
 

@@ -164,9 +164,10 @@ class Predictor {
     const bool sharded = l_.zeroStage != ZeroStage::kNone && l_.dp > 1;
     const double updated =
         sharded ? p.shared / l_.dp + p.experts / expertDataParallelSize(l_) : p.total();
-    double ns = updated * perParameterNs("optimizer", "step");
-    if (auto other = perParameterCostNs("step", "other")) ns += p.total() * *other;
-    ns *= straggler_ * computeScale_;
+    const double scale = straggler_ * computeScale_;
+    const double outside = p.total() * perParameterCostNs("step", "other").value_or(0.0) * scale;
+    untracedNs_[stage_] += outside;
+    double ns = updated * perParameterNs("optimizer", "step") * scale + outside;
     if (l_.ep > 1) {  // the experts' squared gradient norm, one double over ep
       const double norm =
           collectiveNs("ep", "allreduce", static_cast<double>(kEpGradNormBytesPerStep), 1, false);
@@ -295,7 +296,7 @@ class Predictor {
   // measured mean cost per element (kZeroBucketOp), compute; plus the
   // slowest rank's excess over that mean (kZeroBucketSkewOp), which the
   // others wait inside the reduce-scatter: exposed zero communication.
-  double zeroBucketNs(double elements) {
+  double zeroBucketNs(const ChunkParts& chunk, double elements) {
     if (l_.dp <= 1) return 0.0;
     const auto work = perParameterCostNs(kZeroBucketPart, kZeroBucketOp);
     if (!work) {
@@ -307,7 +308,9 @@ class Predictor {
         elements * perParameterCostNs(kZeroBucketPart, kZeroBucketSkewOp).value_or(0.0) *
         computeScale_;
     dpNs_ += skew;
-    return elements * *work * computeScale_ + skew;
+    const double own = elements * *work * computeScale_;
+    if (!opSpansCover(chunk)) untracedNs_[stage_] += own;
+    return own + skew;
   }
 
   // ZeRO-3's gather of a chunk's `parameters` in one pass, `calls` of them
@@ -325,6 +328,15 @@ class Predictor {
       }
     }
     return zeroNs("all_gather", parameters, calls);
+  }
+
+  // Whether the executor wraps the chunk's passes in op-level spans, which
+  // cover the work between its layers (ZeRO 2's bucket copies): not where a
+  // pass blocks on collectives, tp's all-reduces, the all-to-alls of a MoE
+  // block over ep, ZeRO-3's gathers (schedule_executor.h, opSpans).
+  bool opSpansCover(const ChunkParts& chunk) const {
+    return l_.tp == 1 && !(l_.ep > 1 && chunk.split.moeBlocks > 0) &&
+           l_.zeroStage != ZeroStage::kParameters;
   }
 
   // A ZeRO-1 step collective: the shared parameters over dp, this rank's
@@ -413,7 +425,7 @@ class Predictor {
         // ZeRO 1: the stage's gradients once; ZeRO 2/3: one chunk's per
         // micro-batch, after its backward.
         if (op.microBatch < 0) return zeroStepNs("reduce_scatter") + stepEndWaitNs();
-        return microBatchReduceScatterNs(c.parameters, slots) + zeroBucketNs(c.parameters);
+        return microBatchReduceScatterNs(c.parameters, slots) + zeroBucketNs(c, c.parameters);
       case OpType::kOptimizerStep:
         return optimizerStepNs();
       case OpType::kAllGatherParams:  // ZeRO 1/2: the updated shards
@@ -490,6 +502,7 @@ class Predictor {
   void buildOpCosts() {
     const Schedule& s = p_.schedule;
     p_.opCostsNs.assign(s.stages, {});
+    untracedNs_.assign(s.stages, 0.0);
     fixedNs_.assign(s.stages, {});
     workNs_.assign(s.stages, {});
     double maxTp = 0, maxDp = 0, maxPp = 0, maxEp = 0;
@@ -538,7 +551,10 @@ class Predictor {
                           ms.transientGradients;
     for (int32_t k = 0; k < p_.schedule.stages; ++k) {
       const StageStats& st = sim.stages[k];
-      p_.bubble.push_back(sim.makespan > 0 ? st.idle / sim.makespan : 0.0);
+      // As `report` measures it: what the stage neither computes nor
+      // communicates in, its idle and the time its spans leave uncovered.
+      p_.bubble.push_back(sim.makespan > 0 ? std::min(1.0, (st.idle + untracedNs_[k]) / sim.makespan)
+                                           : 0.0);
       std::vector<ChunkExtent> stageChunks;
       for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
         const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];
@@ -575,6 +591,10 @@ class Predictor {
   int32_t stage_ = 0;
   double tpNs_ = 0, dpNs_ = 0, ppNs_ = 0, epNs_ = 0;  // the current stage's comm per step
   double lastBackwardNs_ = 0;  // the current stage's latest Backward or BackwardWeight op
+  // Per stage, the part of its op costs the trace shows no span for (the
+  // step's time outside ops, ZeRO 2/3's bucket work where no op-level span
+  // covers it): busy in the simulation, idle in `report`'s bubble.
+  std::vector<double> untracedNs_;
   bool stepEnd_ = false;       // the op being costed is one of the step's end (opNs)
 };
 

@@ -80,7 +80,10 @@ struct Prediction {
   double p2pNs = 0;       // one pipeline transfer
   double stepNs = 0;
   double tokensPerSecond = 0;
-  std::vector<double> bubble;  // per stage: idle / step
+  // Per stage, what `report` measures as its bubble, (wait + idle) / step:
+  // the simulation's idle plus the time of its ops that no span covers (the
+  // step's time outside ops, ZeRO 2/3's bucket work), over the step.
+  std::vector<double> bubble;
   std::map<std::string, double>
       exposedCommNs;  // per dim ("dp", "tp", "pp", "zero", "ep"), per step, the slowest stage
   std::vector<double> memoryBytes;      // per stage: model states (kept + transient) + activations

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/median.h"
+#include "storage/analysis/typical_steps.h"
 #include "storage/analysis/run_layout.h"
 
 namespace bubblescope::analysis {
@@ -236,25 +237,14 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
 }
 
 std::set<int32_t> typicalSteps(const MeasuredOps& m, int32_t firstStep) {
-  std::set<int32_t> steps;
-  for (int32_t s = firstStep; s < m.steps; ++s) steps.insert(s);
-  std::map<int32_t, double> slowest;  // step -> its slowest rank's record
+  std::map<int32_t, double> slowest;  // step -> its slowest rank's record (0: none)
+  for (int32_t s = firstStep; s < m.steps; ++s) slowest[s] = 0.0;
   for (const auto& [key, t] : m.rankSteps) {
     if (key.second >= firstStep && t.stepNs > 0) {
       slowest[key.second] = std::max(slowest[key.second], t.stepNs);
     }
   }
-  if (slowest.size() < 3) return steps;
-  std::vector<double> times;
-  for (const auto& [step, ns] : slowest) times.push_back(ns);
-  const double mid = median(times);
-  std::vector<double> deviations;
-  for (double t : times) deviations.push_back(std::abs(t - mid));
-  const double limit = mid + std::max(3 * 1.4826 * median(deviations), 0.05 * mid);
-  for (const auto& [step, ns] : slowest) {
-    if (!(ns <= limit)) steps.erase(step);
-  }
-  return steps;
+  return typicalSteps(slowest);
 }
 
 MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps) {

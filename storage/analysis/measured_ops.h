@@ -93,17 +93,8 @@ struct MeasuredOps {
 // Reads every rank's events of `runId` once.
 Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId);
 
-// The steps from `firstStep` on that are not hiccups of the machine: a
-// step's time is its slowest rank's step record, and a hiccup lies more
-// than max(3 x 1.4826 x MAD, 5% of the median) above the median step (MAD:
-// the median absolute deviation; 1.4826 x MAD estimates a normal spread's
-// sigma, so three of them keep every step of an ordinary spread, and the
-// 5% floor keeps steps that differ by rounding when all but one are
-// equal). On the 2-core VM a dp2 run's steps of 135-152 ms once held one
-// of 238 ms: its ops, averaged in, priced every layout ~9% slow against
-// measured steps that are medians. Steps without a record (or with one
-// that is not a number > 0) are kept; all of them when fewer than three
-// have one.
+// The steps from `firstStep` on that are not hiccups of the machine
+// (typical_steps.h), a step's time its slowest rank's step record.
 std::set<int32_t> typicalSteps(const MeasuredOps& m, int32_t firstStep);
 
 // `m` with the samples of the steps in `steps` only (layers, ops, comms,

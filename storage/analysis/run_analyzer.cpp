@@ -421,7 +421,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     out.report.gpu = gpu.finish();
     out.report.kernels = kernels.finish();
     for (const RankStepMetrics& m : analyzer.finish()) {
-      addTo(out.report, m);
+      if (!options.countedSteps || options.countedSteps->count(m.step) > 0) addTo(out.report, m);
       out.perStep.push_back(stragglerSampleOf(m));
     }
     return Status::ok();

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <set>
 
 #include "common/result.h"
 #include "storage/analysis/run_report.h"
@@ -42,6 +44,10 @@ struct AnalysisOptions {
   // (gpu_kernel_analyzer.h) count the work launched in the last
   // ProfilerStep: Holistic Trace Analysis's include_last_profiler_step.
   bool includeLastProfilerStep = true;
+  // The steps the ranks' sums count (utilisation, communication, wait,
+  // idle, and so the stages' bubbles); nullopt: every step. The step table,
+  // the stragglers and the GPU figures keep every step.
+  std::optional<std::set<int32_t>> countedSteps;
 };
 
 // Step windows per rank come from the steps table; a rank without step rows

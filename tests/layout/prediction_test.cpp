@@ -259,6 +259,41 @@ TEST(Prediction, TimeOutsideOpsIsChargedPerParameterTheRankHolds) {
   EXPECT_NEAR(q->stepNs, 2 * 2 * 1.5 * kMs + 13.0 * psiTp, 0.02 * 13.0 * psiTp);
 }
 
+// The bubble is what `report` measures, (wait + idle) / step: the step's
+// time outside ops has no span, so it is idle there, and so is ZeRO 2/3's
+// bucket work where no op-level span covers it (ZeRO-3's passes, which
+// block on gathers) but not under ZeRO-2's op spans.
+TEST(Prediction, PredictedBubbleCountsTheTimeNoSpanCovers) {
+  Calibration c = blockCalibration(1.0, 2.0, 10.0);
+  c.ops.push_back({"step", "other", 0, 1, 3.0, 3.0, 1});
+  Layout l;
+  l.microBatches = 2;
+  auto p = predictLayout(l, c);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  const double psi = static_cast<double>(l.model.parameterCount());
+  ASSERT_EQ(p->bubble.size(), 1u);
+  EXPECT_NEAR(p->bubble[0], 3.0 * psi / p->stepNs, 1e-9);
+  EXPECT_DOUBLE_EQ(p->simulation.stages[0].idle, 0.0);  // busy in the simulation
+
+  Calibration z = zeroFitsCalibration();
+  z.ops.push_back({kZeroBucketPart, kZeroBucketOp, 0, 1, 2.0, 2.0, 1});
+  Calibration none = z;
+  none.ops.back().wallNs = none.ops.back().cpuNs = 0.0;
+  Layout d;
+  d.dp = 2;
+  d.microBatches = 3;
+  for (ZeroStage stage : {ZeroStage::kGradients, ZeroStage::kParameters}) {
+    d.zeroStage = stage;
+    auto with = predictLayout(d, z);
+    auto without = predictLayout(d, none);
+    ASSERT_TRUE(with.isOk() && without.isOk());
+    const double idle = with->bubble[0] * with->stepNs - without->bubble[0] * without->stepNs;
+    // Three micro-batches of 2 ns per element of the stage's Ψ.
+    EXPECT_NEAR(idle, stage == ZeroStage::kParameters ? 3 * 2.0 * psi : 0.0, 1.0)
+        << "ZeRO " << zeroStageNumber(stage);
+  }
+}
+
 TEST(Prediction, StragglerFactorStretchesComputeOfMultiRankLayoutsOnly) {
   Calibration c = blockCalibration(1.0, 2.0);
   c.ops.push_back({"step", "straggler", 0, 1, 1.25, 1.0, 1});

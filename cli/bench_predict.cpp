@@ -16,9 +16,10 @@
 // issue 35 measured the predictor on (issueLayouts: compression, a mixture
 // of experts from a dp2 x ep2 calibration run of its own, and two 4-rank
 // layouts on the 2 cores), and prints predicted vs measured step time (the
-// median of the steps after the first) and bubble for each, with
-// median_rel_error, max_rel_error (step time) and
-// median_bubble_error_points and rank_correlation (Spearman of predicted
+// median of the steps after the first), bubble and exposed communication
+// for each, with median_rel_error, max_rel_error (step time),
+// median_bubble_error_points, median_exposed_comm_error_points and
+// rank_correlation (Spearman of predicted
 // against measured tokens/s). calibrate's shared-cores runs (dp4 ZeRO 0
 // and 1 on 2 cores, addSharedCores: the collectives and straggling of
 // ranks sharing cores) are added apart for the 4-rank layouts. Each layout

@@ -70,6 +70,17 @@ double LayoutTrial::bubbleErrorPoints() const {
   return 100.0 * sum / static_cast<double>(n);
 }
 
+double LayoutTrial::predictedExposedComm() const {
+  if (!(prediction.stepNs > 0)) return std::nan("");
+  double ns = 0;
+  for (const auto& [dim, exposed] : prediction.exposedCommNs) ns += exposed;
+  return ns / prediction.stepNs;
+}
+
+double LayoutTrial::exposedCommErrorPoints() const {
+  return 100.0 * std::abs(predictedExposedComm() - measuredExposedComm);
+}
+
 Result<LayoutTrial> runLayoutTrial(const layout::Layout& l, const layout::Prediction& prediction,
                                    const std::string& trace, bool echo) {
   BS_ASSIGN_OR_RETURN(const int64_t runId, runLayout(l, trace, echo));
@@ -106,6 +117,14 @@ Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Predict
   for (const analysis::StageReport& s : steady.stages) {
     t.measuredBubble.push_back(s.bubbleFraction.value_or(std::nan("")));
   }
+  std::map<int32_t, std::vector<double>> exposed;  // stage -> its ranks' shares
+  for (const analysis::RankReport& r : steady.ranks) {
+    if (auto share = r.exposedCommRatio()) exposed[r.info.pp].push_back(*share);
+  }
+  for (const auto& [stage, shares] : exposed) {
+    const double mean = meanOf(shares);
+    if (!(t.measuredExposedComm >= mean)) t.measuredExposedComm = mean;  // NaN at first
+  }
   return t;
 }
 
@@ -115,15 +134,17 @@ double LayoutTrial::speedReferencedRelError() const {
 }
 
 TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
-  std::vector<double> rel, points;
+  std::vector<double> rel, points, exposedPoints;
   for (const LayoutTrial& t : trials) {
     if (std::isfinite(t.stepRelError())) rel.push_back(t.stepRelError());
     if (std::isfinite(t.bubbleErrorPoints())) points.push_back(t.bubbleErrorPoints());
+    if (std::isfinite(t.exposedCommErrorPoints())) exposedPoints.push_back(t.exposedCommErrorPoints());
   }
   TrialSummary s;
   s.medianRelError = median(rel);
   s.maxRelError = rel.empty() ? 0.0 : *std::max_element(rel.begin(), rel.end());
   s.medianBubbleErrorPoints = median(points);
+  s.medianExposedCommErrorPoints = median(exposedPoints);
   // tokens/s: the step's tokens (prediction: tokens/s x step) over each step.
   std::vector<double> predicted, measured;
   for (const LayoutTrial& t : trials) {
@@ -143,7 +164,8 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   const bool loads = std::any_of(trials.begin(), trials.end(),
                                  [](const LayoutTrial& t) { return t.background.has_value(); });
   analysis::TextTable t{{"layout", "m", "b", "recompute", "predicted ms", "measured ms", "error",
-                         "bubble predicted", "bubble measured", "bubble error pp"},
+                         "bubble predicted", "bubble measured", "bubble error pp",
+                         "exposed predicted", "exposed measured", "exposed error pp"},
                         {},
                         false};
   if (loads) t.header.insert(t.header.end(), {"background", "wall-cost ms", "wall-cost error"});
@@ -158,7 +180,10 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
                       formatMs(trial.measuredStepNs), analysis::formatPercent(trial.stepRelError()),
                       analysis::formatPercent(meanOf(trial.prediction.bubble)),
                       analysis::formatPercent(meanOf(trial.measuredBubble)),
-                      formatNumber(trial.bubbleErrorPoints(), 1)});
+                      formatNumber(trial.bubbleErrorPoints(), 1),
+                      analysis::formatPercent(trial.predictedExposedComm()),
+                      analysis::formatPercent(trial.measuredExposedComm),
+                      formatNumber(trial.exposedCommErrorPoints(), 1)});
     if (speeds) {
       const double e = trial.speedReferencedRelError();
       if (std::isfinite(e)) referencedErrors.push_back(e);
@@ -187,6 +212,8 @@ std::string trialsToText(const std::vector<LayoutTrial>& trials) {
   out += "median_rel_error: " + formatNumber(s.medianRelError, 4) + "\n";
   out += "max_rel_error: " + formatNumber(s.maxRelError, 4) + "\n";
   out += "median_bubble_error_points: " + formatNumber(s.medianBubbleErrorPoints, 2) + "\n";
+  out += "median_exposed_comm_error_points: " + formatNumber(s.medianExposedCommErrorPoints, 2) +
+         "\n";
   out += "rank_correlation: " + formatNumber(s.rankCorrelation, 3) + "\n";
   if (loads) out += "median_rel_error_wall_costs: " + formatNumber(median(wallErrors), 4) + "\n";
   if (speeds) {

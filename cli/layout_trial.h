@@ -18,6 +18,7 @@
 
 #include <optional>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct LayoutTrial {
   int64_t runId = -1;
   double measuredStepNs = 0;
   std::vector<double> measuredBubble;  // per stage, [0, 1]
+  // The report's exposed communication, |comm \ compute| / step, of the
+  // stage where it is largest (a stage's: its ranks' mean), over the same
+  // steps as the bubbles; NaN when not measured.
+  double measuredExposedComm = std::nan("");
   // Predicted for a measured background (bench predict,
   // planning/contention.h): the probe's B right before the run, and the
   // step the calibration's wall times as measured predict (no background):
@@ -53,6 +58,12 @@ struct LayoutTrial {
   double speedReferencedRelError() const;
   // Mean over the stages of |predicted - measured bubble|, in percentage points.
   double bubbleErrorPoints() const;
+  // The prediction's exposed communication over its step: the sum over the
+  // dimensions of Prediction::exposedCommNs (each the slowest stage's).
+  double predictedExposedComm() const;
+  // |predicted - measured exposed communication|, in percentage points (NaN
+  // when not measured).
+  double exposedCommErrorPoints() const;
 };
 
 // Runs `layout` into `trace` with `bubblescope-cli run`; the run's id.
@@ -75,6 +86,7 @@ struct TrialSummary {
   double medianRelError = 0;
   double maxRelError = 0;
   double medianBubbleErrorPoints = 0;
+  double medianExposedCommErrorPoints = 0;
   // Spearman's rho of predicted against measured tokens/s over the trials
   // (common/rank_correlation.h): does the prediction order them as they
   // ran? NaN with fewer than 2 trials or no order among them.
@@ -84,7 +96,7 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
 
 // One row per trial: layout, m, b, recompute, predicted and measured step
 // (ms) and error, predicted and measured bubble (mean over stages) and the
-// error in points; when some trial has a background, also its background
+// error in points, the same for exposed communication; when some trial has a background, also its background
 // and the wall-cost prediction with its error. Then the summary keys as
 // `key: value` lines (rank_correlation: TrialSummary::rankCorrelation;
 // with backgrounds also median_rel_error_wall_costs; with speeds a speed

@@ -247,7 +247,9 @@ ExitCode runPlan(const PlanArgs& a) {
                                   {"step_ms", t.measuredStepNs / 1e6},
                                   {"bubble", t.measuredBubble},
                                   {"step_rel_error", t.stepRelError()},
-                                  {"bubble_error_points", t.bubbleErrorPoints()}};
+                                  {"bubble_error_points", t.bubbleErrorPoints()},
+                                  {"exposed_comm", t.measuredExposedComm},
+                                  {"exposed_comm_error_points", t.exposedCommErrorPoints()}};
       }
     }
     std::printf("%s\n", nlohmann::json{{"valid", plan->valid},

@@ -32,6 +32,24 @@ TEST(LayoutTrial, ErrorsAreRelativeStepAndBubblePoints) {
   EXPECT_TRUE(std::isnan(trial(1, 1, {0.1}, {}).bubbleErrorPoints()));
 }
 
+// Exposed communication: the prediction's per-dimension exposed times summed
+// over its step, against the measured share, in points; NaN unmeasured.
+TEST(LayoutTrial, ExposedCommErrorIsInPointsOfTheStep) {
+  LayoutTrial t = trial(100, 100, {0.0}, {0.0});
+  t.prediction.exposedCommNs = {{"dp", 3e6}, {"tp", 2e6}};  // 5 ms of a 100 ms step
+  EXPECT_NEAR(t.predictedExposedComm(), 0.05, 1e-12);
+  EXPECT_TRUE(std::isnan(t.exposedCommErrorPoints()));
+  t.measuredExposedComm = 0.08;
+  EXPECT_NEAR(t.exposedCommErrorPoints(), 3.0, 1e-9);
+  LayoutTrial other = trial(100, 100, {0.0}, {0.0});
+  other.measuredExposedComm = 0.01;  // predicted 0: 1 point
+  LayoutTrial third = trial(100, 100, {0.0}, {0.0});
+  third.measuredExposedComm = 0.10;  // 10 points
+  const TrialSummary s = summarizeTrials({t, other, third, trial(1, 0, {}, {})});
+  EXPECT_NEAR(s.medianExposedCommErrorPoints, 3.0, 1e-9);
+  EXPECT_NE(trialsToText({t}).find("median_exposed_comm_error_points: 3.00\n"), std::string::npos);
+}
+
 TEST(LayoutTrial, SummaryIsMedianAndMaxOverTheTrials) {
   const std::vector<LayoutTrial> trials = {
       trial(101, 100, {0.0}, {0.01}),  // 1%, 1 point

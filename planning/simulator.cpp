@@ -23,6 +23,7 @@ struct StageState {
   std::set<Work> forwardDone, inputGradDone, weightGradDone, actIn, gradIn, reduced;
   bool synced = false, optimized = false, gathered = false;
   int32_t inFlight = 0;
+  double normArrival = -1;  // when the stage reached its OptimizerStep (-1: not yet)
 };
 
 class Simulator {
@@ -30,6 +31,11 @@ class Simulator {
   Simulator(const Schedule& s, const CostModel& c, const OpCosts& o)
       : s_(s), c_(c), o_(o), state_(s.stages) {
     result_.stages.resize(s.stages);
+    for (const std::vector<Op>& ops : s.stageOps) {
+      normStages_ += std::any_of(ops.begin(), ops.end(), [](const Op& op) {
+        return op.type == OpType::kOptimizerStep;
+      });
+    }
   }
 
   Result<Simulation> run() {
@@ -159,7 +165,16 @@ class Simulator {
           return opError(k, "runs before the stage's gradients were reduced");
         }
         if (st.optimized) return opError(k, "runs a second time");
+        // The stages meet at the gradient norm's all-reduce: the step runs
+        // once the last of them has reached its own.
+        if (st.normArrival < 0) {
+          st.normArrival = st.clock;
+          ++normArrived_;
+          normMeet_ = std::max(normMeet_, st.clock);
+        }
+        if (normArrived_ < normStages_) return false;  // blocked
         st.optimized = true;
+        st.clock = normMeet_;
         compute(k, costOr(k, c_.optimizer));
         return true;
       }
@@ -308,6 +323,9 @@ class Simulator {
   std::map<MessageKey, Message> inbox_;
   std::set<MessageKey> sent_;
   Simulation result_;
+  int32_t normStages_ = 0;   // the stages whose list holds an OptimizerStep
+  int32_t normArrived_ = 0;  // the stages that have reached it
+  double normMeet_ = 0;      // the latest of their arrivals
 };
 
 }  // namespace

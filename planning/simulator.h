@@ -7,7 +7,12 @@
 //  - a receive blocks until the matching message has arrived; it matches by
 //    (direction, micro-batch, receiving chunk) and must name the sending stage
 //    as its peer;
-//  - compute ops run back to back; a chunk op costs 1/v of the stage's cost.
+//  - compute ops run back to back; a chunk op costs 1/v of the stage's cost;
+//  - the OptimizerStep of every stage starts when the last stage has reached
+//    its own: the gradient norm that clips the step is all-reduced over the
+//    pipeline first (schedule_executor.cpp), so a stage that finished its
+//    backwards early waits there (idle, not a receive's wait); its cost is
+//    counted from that meeting point.
 // It returns an error, naming the stage, op index and op, for a deadlock (every
 // unfinished stage blocked in a receive), an op whose inputs are not ready
 // (Forward before its activation arrived, BackwardWeight before its

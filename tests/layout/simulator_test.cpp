@@ -33,8 +33,12 @@ TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
   ASSERT_TRUE(sim.isOk()) << sim.status().message();
   // F0 on stage 0 [0,1], comm to 1.25, F0 on stage 1 [1.25,2.25], B [2.25,4.75],
   // comm to 5.0, B on stage 0 [5.0,7.5], then sync 0.1 and optimizer 0.2.
+  // Stage 1 synced at 4.85 and waits for stage 0 at the gradient norm: both
+  // run their optimizer step from 7.6.
   EXPECT_DOUBLE_EQ(sim->stages[0].finish, 7.8);
-  EXPECT_DOUBLE_EQ(sim->stages[1].finish, 5.05);
+  EXPECT_DOUBLE_EQ(sim->stages[1].finish, 7.8);
+  EXPECT_DOUBLE_EQ(sim->stages[1].timeline.back().start, 7.6);
+  EXPECT_DOUBLE_EQ(sim->stages[1].idle, 7.8 - (1.0 + 2.5 + 0.3));
   EXPECT_DOUBLE_EQ(sim->makespan, 7.8);
   EXPECT_DOUBLE_EQ(sim->stages[0].busy, 1.0 + 2.5 + 0.3);
   EXPECT_DOUBLE_EQ(sim->stages[0].idle, 7.8 - 3.8);
@@ -42,6 +46,32 @@ TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
   EXPECT_DOUBLE_EQ(sim->stages[1].waitRecv, 1.25);
   EXPECT_DOUBLE_EQ(sim->bubbleFraction, (4.0 + (7.8 - 3.8)) / (2 * 7.8));
   EXPECT_EQ(sim->stages[0].peakInFlight, 1);
+}
+
+// The executor all-reduces the clipping norm over the pipeline before any
+// stage updates: a stage whose optimizer step is long but that finished its
+// backwards first still starts it only when the last stage arrives.
+TEST(Simulator, StagesMeetAtTheGradientNormBeforeTheirOptimizerSteps) {
+  CostModel costs;
+  costs.forward = 1.0;
+  costs.backwardInput = 2.0;
+  costs.backwardWeight = 0.5;
+  costs.comm = 0.25;
+  costs.gradSync = 0.1;
+  costs.optimizer = 0.2;
+  const Schedule s = oneFOneB(2, 1).value();
+  ASSERT_EQ(s.stageOps[1].back().type, OpType::kOptimizerStep);
+  OpCosts o(2);
+  o[1].assign(s.stageOps[1].size(), -1.0);
+  o[1].back() = 5.0;
+  const Result<Simulation> sim = simulate(s, costs, o);
+  ASSERT_TRUE(sim.isOk()) << sim.status().message();
+  // Stage 1 reaches it at 4.85, stage 0 at 7.6 (as above): 7.6 + 5.
+  EXPECT_DOUBLE_EQ(sim->stages[1].timeline.back().start, 7.6);
+  EXPECT_DOUBLE_EQ(sim->stages[1].finish, 12.6);
+  EXPECT_DOUBLE_EQ(sim->stages[0].finish, 7.8);
+  EXPECT_DOUBLE_EQ(sim->makespan, 12.6);
+  EXPECT_DOUBLE_EQ(sim->stages[1].waitRecv, 1.25);  // the meeting is no receive
 }
 
 TEST(Simulator, ChunkOpsCostAFractionOfTheStage) {

@@ -127,6 +127,8 @@ inline const std::vector<Library> kLibraries = {
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
       "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h",
       "advice.h", "parallel_ranks.h",
+      // bench predict measures a run's bubbles over its typical steps.
+      "typical_steps.h",
       // The app's Kernels table reads a rank's kernels through it (topKernels).
       "kernel_breakdown.h"}},
     // Kineto / PyTorch profiler traces and Nsight Systems exports into the store.

@@ -122,9 +122,16 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
 // layout's default buckets (the whole gradient of a small
 // model in one: sizes from 8 bytes, the loss, to the gradient, so alpha
 // and beta both show; with 256 KiB buckets a time-shared all-reduce is all
-// waiting for peers and beta cannot be told apart), m = 2 at b = 1 (the
-// size the layers are measured at first). Only without hosts and with at
-// most kMaxSharedCores cores (2C ranks is one short run, not a crowd).
+// waiting for peers and beta cannot be told apart), at b = 1 (the size the
+// layers are measured at first); ZeRO 0 at m = 4, ZeRO 1 and tp at m = 2.
+// The ZeRO 0 run is the one the step-end wait is fitted to
+// (step_end_wait_fit.h): time-shared ranks drift apart over the step's
+// micro-batches, so the wait its last rank makes the others pay grows from
+// m = 2 to m = 4 and then holds (on the 2-core VM dp4's residual against
+// the model without it: +3 ms a step at m = 2 over seven calibrations, +24
+// to +46 ms at m = 4 over six benches, about as much at m = 16 in `plan`).
+// Only without hosts and with at most kMaxSharedCores cores (2C ranks is
+// one short run, not a crowd).
 constexpr int32_t kMaxSharedCores = 8;
 constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
 
@@ -137,7 +144,7 @@ std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, in
     layout::Layout l;
     l.model = model;
     l.steps = steps;
-    l.microBatches = 2;
+    l.microBatches = zero == layout::ZeroStage::kNone ? 4 : 2;
     l.dp = 2 * cores;
     l.zeroStage = zero;
     out.push_back(l);

@@ -21,7 +21,9 @@ Schedule twoStages(std::vector<Op> stage0, std::vector<Op> stage1) {
   return s;
 }
 
-TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
+// t_F 1, t_B 2, t_W 0.5, a transfer 0.25, the gradient sync 0.1 and the
+// optimizer step 0.2.
+CostModel transferCosts() {
   CostModel costs;
   costs.forward = 1.0;
   costs.backwardInput = 2.0;
@@ -29,7 +31,11 @@ TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
   costs.comm = 0.25;
   costs.gradSync = 0.1;
   costs.optimizer = 0.2;
-  const Result<Simulation> sim = simulate(oneFOneB(2, 1).value(), costs);
+  return costs;
+}
+
+TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
+  const Result<Simulation> sim = simulate(oneFOneB(2, 1).value(), transferCosts());
   ASSERT_TRUE(sim.isOk()) << sim.status().message();
   // F0 on stage 0 [0,1], comm to 1.25, F0 on stage 1 [1.25,2.25], B [2.25,4.75],
   // comm to 5.0, B on stage 0 [5.0,7.5], then sync 0.1 and optimizer 0.2.
@@ -52,19 +58,12 @@ TEST(Simulator, TimesACommunicationCostOnBothTransfers) {
 // stage updates: a stage whose optimizer step is long but that finished its
 // backwards first still starts it only when the last stage arrives.
 TEST(Simulator, StagesMeetAtTheGradientNormBeforeTheirOptimizerSteps) {
-  CostModel costs;
-  costs.forward = 1.0;
-  costs.backwardInput = 2.0;
-  costs.backwardWeight = 0.5;
-  costs.comm = 0.25;
-  costs.gradSync = 0.1;
-  costs.optimizer = 0.2;
   const Schedule s = oneFOneB(2, 1).value();
   ASSERT_EQ(s.stageOps[1].back().type, OpType::kOptimizerStep);
   OpCosts o(2);
   o[1].assign(s.stageOps[1].size(), -1.0);
   o[1].back() = 5.0;
-  const Result<Simulation> sim = simulate(s, costs, o);
+  const Result<Simulation> sim = simulate(s, transferCosts(), o);
   ASSERT_TRUE(sim.isOk()) << sim.status().message();
   // Stage 1 reaches it at 4.85, stage 0 at 7.6 (as above): 7.6 + 5.
   EXPECT_DOUBLE_EQ(sim->stages[1].timeline.back().start, 7.6);

@@ -228,6 +228,8 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
     gaps.into(r.rank, out.microBatchGapNs);
     for (const auto& [key, cost] : layerSums) out.ops[key] = cost;
     for (const auto& [key, cost] : opSpans) out.ops[key] = cost;  // the op span wins
+    out.opSpans.insert(opSpans.begin(), opSpans.end());
+    out.layerTotals.insert(layerSums.begin(), layerSums.end());
     for (const auto& [k, cost] : layerByName) {
       out.layers.push_back(
           {r.rank, std::get<1>(k.first), partOf(k.second), std::get<4>(k.first), cost});
@@ -251,7 +253,9 @@ MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps) {
   auto kept = [&](int32_t step) { return steps.count(step) > 0; };
   std::erase_if(m.layers, [&](const LayerSample& s) { return !kept(s.step); });
   std::erase_if(m.comms, [&](const CommSample& s) { return !kept(s.step); });
-  std::erase_if(m.ops, [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });
+  for (auto* byKey : {&m.ops, &m.opSpans, &m.layerTotals}) {
+    std::erase_if(*byKey, [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });
+  }
   std::erase_if(m.rankSteps, [&](const auto& entry) { return !kept(entry.first.second); });
   std::erase_if(m.microBatchGapNs,
                 [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });

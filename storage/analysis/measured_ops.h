@@ -71,6 +71,11 @@ struct MeasuredOps {
   int32_t steps = 0;         // highest step + 1
   bool cpuMeasured = false;  // some compute span carried a thread CPU time
   std::map<OpKey, MeasuredCost> ops;
+  // The executor's op-level spans alone, and per op key its layers' spans
+  // summed (`ops` holds the op span where there is one, else the layers'):
+  // an op span's CPU time less its layers' is the thread's work between
+  // them (ZeRO 2's bucket copies) without the time it was off its core.
+  std::map<OpKey, MeasuredCost> opSpans, layerTotals;
   std::vector<LayerSample> layers;
   std::vector<CommSample> comms;
   std::map<std::pair<int32_t, int32_t>, RankStepTime> rankSteps;  // (rank, step)
@@ -97,8 +102,9 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId);
 // (typical_steps.h), a step's time its slowest rank's step record.
 std::set<int32_t> typicalSteps(const MeasuredOps& m, int32_t firstStep);
 
-// `m` with the samples of the steps in `steps` only (layers, ops, comms,
-// rank steps and micro-batch gaps); `steps` (the count) unchanged.
+// `m` with the samples of the steps in `steps` only (layers, ops, op spans,
+// layer totals, comms, rank steps and micro-batch gaps); `steps` (the
+// count) unchanged.
 MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps);
 
 // The schedule op name of an EventKind ("forward", ...; "" for others).

@@ -128,30 +128,62 @@ std::optional<layout::OpCostEntry> opStretchCost(const MeasuredOps& m, int32_t f
 // that every rank joins, so the others wait that long in it, on average
 // over the ranks), each the mean over windows and steps. Only single-stage
 // runs whose gradients are sharded over two ranks or more.
-std::vector<layout::OpCostEntry> zeroBucketCosts(const MeasuredOps& m, int32_t firstStep) {
+// The work's thread CPU time (its cpu column; the skew keeps its wall time
+// in both): where op spans wrap the window's passes (ZeRO 2), the op spans'
+// CPU time less their layers' plus the rest of the window's gap over the
+// run's op stretch; else the wall time (no CPU time outside spans). Under
+// load a rank is taken off its core between two layers far more often than
+// inside one: beside four busy loops the 2-core VM's ZeRO-2 windows left
+// 49 ms a micro-batch uncovered against 6.0 quiet, 8x, while its op spans
+// stretched 2.95x; priced from the wall time, the background model
+// predicted that very layout 20 % slow.
+std::vector<layout::OpCostEntry> zeroBucketCosts(const MeasuredOps& m, int32_t firstStep,
+                                                 double opStretch) {
   const layout::Layout& l = *m.layout;
   if (l.pp != 1 || l.dp < 2 || !layout::shardsGradients(l.zeroStage)) return {};
-  std::map<std::pair<int32_t, int32_t>, std::vector<double>> windows;  // (step, mb) -> per rank
+  // (rank, step, mb) -> the op spans' wall and CPU time less their layers'.
+  std::map<std::tuple<int32_t, int32_t, int32_t>, MeasuredCost> between;
+  for (const auto& [key, op] : m.opSpans) {
+    const auto& [rank, step, mb, chunk, name] = key;
+    if (mb < 0) continue;
+    const auto layers = m.layerTotals.find(key);
+    const MeasuredCost inside = layers == m.layerTotals.end() ? MeasuredCost{} : layers->second;
+    MeasuredCost& b = between[{rank, step, mb}];
+    b.wallNs += std::max(0.0, op.wallNs - inside.wallNs);
+    b.cpuNs += std::max(0.0, op.cpuNs - inside.cpuNs);
+  }
+  struct Window {
+    std::vector<double> wall, cpu;  // per rank
+  };
+  std::map<std::pair<int32_t, int32_t>, Window> windows;  // (step, mb)
   for (const auto& [key, ns] : m.microBatchGapNs) {
     const auto [rank, step, mb] = key;
-    if (step >= firstStep) windows[{step, mb}].push_back(ns);
+    if (step < firstStep) continue;
+    Window& w = windows[{step, mb}];
+    w.wall.push_back(ns);
+    const auto b = between.find(key);
+    w.cpu.push_back(m.cpuMeasured && b != between.end()
+                        ? b->second.cpuNs + std::max(0.0, ns - b->second.wallNs) / opStretch
+                        : ns);
   }
   const double elements = layout::parametersPerRank(l);
   if (windows.empty() || elements <= 0) return {};
-  std::vector<double> work, skew;
-  for (const auto& [key, ranks] : windows) {
-    const double mean = meanOf(ranks);
+  std::vector<double> work, workCpu, skew;
+  for (const auto& [key, w] : windows) {
+    const double mean = meanOf(w.wall);
     work.push_back(mean / elements);
-    skew.push_back((*std::max_element(ranks.begin(), ranks.end()) - mean) / elements);
+    workCpu.push_back(meanOf(w.cpu) / elements);
+    skew.push_back((*std::max_element(w.wall.begin(), w.wall.end()) - mean) / elements);
   }
   std::vector<layout::OpCostEntry> out;
-  for (auto [op, values] : {std::pair{layout::kZeroBucketOp, &work},
-                            std::pair{layout::kZeroBucketSkewOp, &skew}}) {
+  for (auto [op, values, cpu] : {std::tuple{layout::kZeroBucketOp, &work, &workCpu},
+                                 std::tuple{layout::kZeroBucketSkewOp, &skew, &skew}}) {
     layout::OpCostEntry e;
     e.part = layout::kZeroBucketPart;
     e.op = op;
     e.microBatchSize = 0;
-    e.wallNs = e.cpuNs = meanOf(*values);  // no thread CPU time outside spans
+    e.wallNs = meanOf(*values);
+    e.cpuNs = meanOf(*cpu);
     e.samples = static_cast<int64_t>(values->size());
     out.push_back(e);
   }
@@ -239,8 +271,12 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& measured, int64_t r
   }
   if (auto e = uncoveredCost(m, firstStep)) c.ops.push_back(*e);
   if (auto e = stragglerCost(m, firstStep)) c.ops.push_back(*e);
-  if (auto e = opStretchCost(m, firstStep)) c.ops.push_back(*e);
-  for (const layout::OpCostEntry& e : zeroBucketCosts(m, firstStep)) c.ops.push_back(e);
+  const auto stretch = opStretchCost(m, firstStep);
+  if (stretch) c.ops.push_back(*stretch);
+  for (const layout::OpCostEntry& e :
+       zeroBucketCosts(m, firstStep, stretch && stretch->wallNs >= 1.0 ? stretch->wallNs : 1.0)) {
+    c.ops.push_back(e);
+  }
 
   // (dim, collective, link) -> bytes -> times; the link of each sample is
   // its rank's group's (layout/link_class.h): a run over hosts fits both.

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "planning/contention.h"
+#include "planning/formulas.h"
 #include "planning/link_class.h"
 
 namespace bubblescope::analysis {
@@ -157,6 +158,43 @@ TEST(RunCalibrationStretch, PredictTheOpSpansStretchIsTheirWallOverCpuTime) {
   EXPECT_TRUE(std::none_of(none->ops.begin(), none->ops.end(), [](const auto& e) {
     return e.part == layout::kContentionPart;
   }));
+}
+
+// ZeRO 2's bucket work: its wall time is the window's gap (40 ms a
+// micro-batch); its CPU time the op span's CPU less its layers' (30 - 24 =
+// 6 ms) plus the gap outside the op span (40 - 30 = 10 ms of wall) over the
+// run's op stretch (100 / 30): 9 ms. Under load the gaps are where a rank
+// waits for its core; without CPU times both columns are the wall time.
+TEST(RunCalibrationZeroBucket, PredictTheBucketWorksCpuTimeLeavesOutTheTimeOffItsCore) {
+  layout::Layout l;
+  l.dp = 2;
+  l.zeroStage = layout::ZeroStage::kGradients;
+  MeasuredOps m = measuredOn(l, {"a", "a"});
+  m.cpuMeasured = true;
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    for (int32_t step = 1; step < 3; ++step) {
+      const OpKey key{rank, step, 0, 0, "backward"};
+      m.microBatchGapNs[{rank, step, 0}] = 40e6;
+      m.opSpans[key] = m.ops[key] = {100e6, 30e6};
+      m.layerTotals[key] = {70e6, 24e6};
+    }
+  }
+  const double elements = layout::parametersPerRank(l);
+  auto bucketOf = [&](const layout::Calibration& c) {
+    for (const layout::OpCostEntry& e : c.ops) {
+      if (e.part == layout::kZeroBucketPart && e.op == layout::kZeroBucketOp) return e;
+    }
+    ADD_FAILURE() << "no bucket cost";
+    return layout::OpCostEntry{};
+  };
+  auto c = calibrationOf(m, 1);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  EXPECT_NEAR(bucketOf(*c).wallNs * elements, 40e6, 1.0);
+  EXPECT_NEAR(bucketOf(*c).cpuNs * elements, 9e6, 1.0);
+  m.cpuMeasured = false;
+  auto wallOnly = calibrationOf(m, 1);
+  ASSERT_TRUE(wallOnly.isOk());
+  EXPECT_NEAR(bucketOf(*wallOnly).cpuNs * elements, 40e6, 1.0);
 }
 
 // ZeRO-3's per-layer parameter gathers (a micro-batch tag) are fitted apart

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
+#include "common/median.h"
 #include "planning/contention.h"
 #include "planning/core_sharing.h"
 
@@ -193,14 +195,28 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
   out = parts.front();
   out.ops.clear();
   out.links.clear();
+  // A layer's cost: every part's samples of its key, their median taken below.
+  std::map<std::tuple<std::string, std::string, int32_t, int32_t>,
+           std::pair<std::vector<double>, std::vector<double>>>
+      layers;
   for (const Calibration& c : parts) {
     out.ranksPerHost = std::max(out.ranksPerHost, c.ranksPerHost);
     for (const OpCostEntry& e : c.ops) {
-      const bool known = std::any_of(out.ops.begin(), out.ops.end(), [&](const OpCostEntry& o) {
+      const bool layer = e.part == "embedding" || e.part == "block" || e.part == "head";
+      const auto it = std::find_if(out.ops.begin(), out.ops.end(), [&](const OpCostEntry& o) {
         return o.part == e.part && o.op == e.op && o.microBatchSize == e.microBatchSize &&
                o.tp == e.tp;
       });
-      if (!known) out.ops.push_back(e);
+      if (it == out.ops.end()) {
+        out.ops.push_back(e);
+      } else if (layer) {
+        it->samples += e.samples;
+      }
+      if (layer) {
+        auto& [wall, cpu] = layers[{e.part, e.op, e.microBatchSize, e.tp}];
+        wall.push_back(e.wallNs);
+        cpu.push_back(e.cpuNs);
+      }
     }
     for (const LinkFit& f : c.links) {
       const bool known = std::any_of(out.links.begin(), out.links.end(), [&](const LinkFit& o) {
@@ -209,6 +225,12 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
       });
       if (!known) out.links.push_back(f);
     }
+  }
+  for (OpCostEntry& e : out.ops) {
+    const auto it = layers.find({e.part, e.op, e.microBatchSize, e.tp});
+    if (it == layers.end()) continue;
+    e.wallNs = median(it->second.first);
+    e.cpuNs = median(it->second.second);
   }
   return out;
 }

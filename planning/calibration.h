@@ -195,11 +195,18 @@ bool isTimeCost(const OpCostEntry& e);
 // (calibrate's speed references, cli/calibrate_benchmark.h).
 Calibration withTimesScaled(Calibration c, double factor);
 
-// One calibration from several (the runs of a micro-benchmark): each op cost
-// (part, op, micro-batch size, tp) and each link fit (dim, collective, link,
-// group size) from the first calibration that has it; name, host, cores,
-// model and backend from the first, ranksPerHost the largest. Empty input:
-// an empty calibration.
+// One calibration from several (the runs of a micro-benchmark): a layer's
+// cost (parts "embedding", "block", "head"; key part, op, micro-batch size,
+// tp) the median over the calibrations that have it, wall and CPU time
+// apart, its samples summed; every other op cost and each link fit (dim,
+// collective, link, group size) from the first calibration that has it;
+// name, host, cores, model and backend from the first, ranksPerHost the
+// largest. Empty input: an empty calibration. Most of `calibrate --model`'s
+// runs measure the layers at micro-batch size 1 beside what they are for:
+// on the 2-core VM one run's layers met a slow spell of the core (its own
+// thread CPU time 6 % above the next run's), and two calibrations a minute
+// apart, each taking its first run's, predicted every layout 9 % apart; the
+// median over a calibration's eight such runs moves 0.5-2 % between them.
 Calibration mergeCalibrations(const std::vector<Calibration>& parts);
 
 }  // namespace bubblescope::layout

@@ -43,7 +43,9 @@ TEST(AlphaBetaFit, DecreasingTimesClampToAConstant) {
 Calibration blockCalibration(double fwdMs, double bwdMs, double optNsPerParam = 0) {
   Calibration c;
   c.model = defaultLayoutModel();
-  c.host = "h";
+  // Move-assigned: GCC 12 at -O3 warns (-Wrestrict, a false positive) on a
+  // literal assigned to this inlined string.
+  c.host = std::string("h");
   c.cores = 2;
   c.ranksPerHost = 1;
   for (const char* part : {"block", "embedding", "head"}) {
@@ -463,26 +465,32 @@ TEST(Prediction, OneFOneBHoldsFewerActivationsThanGPipe) {
   EXPECT_NEAR(o->activationBytes[0], 2 * perMb, 1.0);  // p on stage 0
 }
 
-TEST(CalibrationMerge, KeepsTheFirstCostOfEachKeyAndEveryOtherSize) {
+// A layer's cost is the median over the parts that measured it (a run that
+// met a slow spell of the core does not set it); every other cost and fit
+// is the first part's.
+TEST(CalibrationMerge, LayersAreTheMedianOfThePartsTheRestTheFirstOnes) {
   Calibration single = blockCalibration(2.0, 4.0, 1.0);
   single.name = "single";
-  Calibration wide = blockCalibration(9.0, 9.0);  // the same keys again: ignored
+  Calibration wide = blockCalibration(9.0, 9.0, 7.0);  // the optimizer's again: ignored
   wide.ranksPerHost = 2;
   wide.ops.push_back({"block", "forward", 2, 1, 3.5 * kMs, 3.5 * kMs, 1});  // a new size
   wide.ops.push_back({"block", "forward", 1, 2, 1.2 * kMs, 1.2 * kMs, 1});  // a new tp
   wide.links.push_back({"dp", "same_host", "allreduce", 2, 10000, 0.5, 6, 8, 1 << 20});
-  Calibration again = wide;
+  Calibration again = blockCalibration(2.5, 5.0, 8.0);
+  again.links = wide.links;
   again.links[0].alphaNs = 99;  // a second fit of the same link: ignored
   again.links.push_back({"pp", "same_host", "p2p", 2, 0, 0.25, 4, 1024, 1024});
   const Calibration m = mergeCalibrations({single, wide, again});
   EXPECT_EQ(m.name, "single");
   EXPECT_EQ(m.ranksPerHost, 2);
   EXPECT_EQ(m.ops.size(), single.ops.size() + 2);
-  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 1, false), 2.0 * kMs);
+  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 1, false), 2.5 * kMs);   // of 2, 9, 2.5
+  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "backward", 1, 1, false), 5.0 * kMs);  // of 4, 9, 5
+  EXPECT_DOUBLE_EQ(*m.perParameterNs("optimizer", "step", false), 1.0);        // the first
   EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 2, 1, false), 3.5 * kMs);
   EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 2, false), 1.2 * kMs);
   // Between the two measured sizes: interpolated, not through the origin.
-  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 4, 1, false), 6.5 * kMs);
+  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 4, 1, false), 5.5 * kMs);
   ASSERT_EQ(m.links.size(), 2u);
   EXPECT_DOUBLE_EQ(m.linkFit("dp", "allreduce")->alphaNs, 10000);
   EXPECT_DOUBLE_EQ(m.linkFit("pp", "p2p")->betaNsPerByte, 0.25);

@@ -189,33 +189,80 @@ Calibration withTimesScaled(Calibration c, double factor) {
   return c;
 }
 
+namespace {
+
+bool isLayerPart(const std::string& part) {
+  return part == "embedding" || part == "block" || part == "head";
+}
+
+using LayerKey = std::tuple<std::string, std::string, int32_t, int32_t>;  // part, op, b, tp
+
+struct LayerSample {
+  size_t part = 0;  // index into the merged calibrations
+  double wallNs = 0, cpuNs = 0;
+};
+
+// Each layer key's samples, one per calibration that measured it.
+std::map<LayerKey, std::vector<LayerSample>> layerSamples(const std::vector<Calibration>& parts) {
+  std::map<LayerKey, std::vector<LayerSample>> out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const OpCostEntry& e : parts[i].ops) {
+      if (isLayerPart(e.part)) {
+        out[{e.part, e.op, e.microBatchSize, e.tp}].push_back({i, e.wallNs, e.cpuNs});
+      }
+    }
+  }
+  return out;
+}
+
+std::pair<double, double> medians(const std::vector<LayerSample>& samples) {
+  std::vector<double> wall, cpu;
+  for (const LayerSample& s : samples) wall.push_back(s.wallNs), cpu.push_back(s.cpuNs);
+  return {median(wall), median(cpu)};
+}
+
+// Each calibration's pace against the others on the layer keys it shares
+// with them: the median over those keys of (the key's median / its own),
+// wall and CPU time apart; 1 where it shares none (or a ratio is not a
+// number > 0).
+std::vector<std::pair<double, double>> layerPaces(
+    const std::map<LayerKey, std::vector<LayerSample>>& samples, size_t parts) {
+  std::vector<std::vector<double>> wall(parts), cpu(parts);
+  for (const auto& [key, list] : samples) {
+    if (list.size() < 2) continue;
+    const auto [wallMid, cpuMid] = medians(list);
+    for (const LayerSample& s : list) {
+      if (s.wallNs > 0 && wallMid > 0) wall[s.part].push_back(wallMid / s.wallNs);
+      if (s.cpuNs > 0 && cpuMid > 0) cpu[s.part].push_back(cpuMid / s.cpuNs);
+    }
+  }
+  std::vector<std::pair<double, double>> out(parts, {1.0, 1.0});
+  for (size_t i = 0; i < parts; ++i) {
+    if (!wall[i].empty()) out[i].first = median(wall[i]);
+    if (!cpu[i].empty()) out[i].second = median(cpu[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
 Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
   Calibration out;
   if (parts.empty()) return out;
   out = parts.front();
   out.ops.clear();
   out.links.clear();
-  // A layer's cost: every part's samples of its key, their median taken below.
-  std::map<std::tuple<std::string, std::string, int32_t, int32_t>,
-           std::pair<std::vector<double>, std::vector<double>>>
-      layers;
   for (const Calibration& c : parts) {
     out.ranksPerHost = std::max(out.ranksPerHost, c.ranksPerHost);
     for (const OpCostEntry& e : c.ops) {
-      const bool layer = e.part == "embedding" || e.part == "block" || e.part == "head";
       const auto it = std::find_if(out.ops.begin(), out.ops.end(), [&](const OpCostEntry& o) {
         return o.part == e.part && o.op == e.op && o.microBatchSize == e.microBatchSize &&
                o.tp == e.tp;
       });
       if (it == out.ops.end()) {
         out.ops.push_back(e);
-      } else if (layer) {
+      } else if (isLayerPart(e.part)) {
         it->samples += e.samples;
-      }
-      if (layer) {
-        auto& [wall, cpu] = layers[{e.part, e.op, e.microBatchSize, e.tp}];
-        wall.push_back(e.wallNs);
-        cpu.push_back(e.cpuNs);
       }
     }
     for (const LinkFit& f : c.links) {
@@ -226,11 +273,21 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
       if (!known) out.links.push_back(f);
     }
   }
+  // A layer key several parts measured: their median. One that a single
+  // part measured (ZB-H1's split backward, another micro-batch size): that
+  // part's cost at the others' pace.
+  const auto samples = layerSamples(parts);
+  const auto paces = layerPaces(samples, parts.size());
   for (OpCostEntry& e : out.ops) {
-    const auto it = layers.find({e.part, e.op, e.microBatchSize, e.tp});
-    if (it == layers.end()) continue;
-    e.wallNs = median(it->second.first);
-    e.cpuNs = median(it->second.second);
+    const auto it = samples.find({e.part, e.op, e.microBatchSize, e.tp});
+    if (it == samples.end()) continue;
+    if (it->second.size() > 1) {
+      std::tie(e.wallNs, e.cpuNs) = medians(it->second);
+    } else {
+      const auto [wallPace, cpuPace] = paces[it->second.front().part];
+      e.wallNs *= wallPace;
+      e.cpuNs *= cpuPace;
+    }
   }
   return out;
 }

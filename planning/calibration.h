@@ -198,7 +198,10 @@ Calibration withTimesScaled(Calibration c, double factor);
 // One calibration from several (the runs of a micro-benchmark): a layer's
 // cost (parts "embedding", "block", "head"; key part, op, micro-batch size,
 // tp) the median over the calibrations that have it, wall and CPU time
-// apart, its samples summed; every other op cost and each link fit (dim,
+// apart, its samples summed; one that a single calibration has, its cost
+// times that calibration's pace against the others (the median, over the
+// layer keys it shares with them, of the key's median over its own; 1
+// without any); every other op cost and each link fit (dim,
 // collective, link, group size) from the first calibration that has it;
 // name, host, cores, model and backend from the first, ranksPerHost the
 // largest. Empty input: an empty calibration. Most of `calibrate --model`'s
@@ -207,6 +210,8 @@ Calibration withTimesScaled(Calibration c, double factor);
 // thread CPU time 6 % above the next run's), and two calibrations a minute
 // apart, each taking its first run's, predicted every layout 9 % apart; the
 // median over a calibration's eight such runs moves 0.5-2 % between them.
+// ZB-H1's split backward is measured by one run only: a run 13 % slow in
+// its forward had priced B and W 16 % above the other calibration's.
 Calibration mergeCalibrations(const std::vector<Calibration>& parts);
 
 }  // namespace bubblescope::layout

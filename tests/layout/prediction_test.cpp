@@ -466,15 +466,17 @@ TEST(Prediction, OneFOneBHoldsFewerActivationsThanGPipe) {
 }
 
 // A layer's cost is the median over the parts that measured it (a run that
-// met a slow spell of the core does not set it); every other cost and fit
-// is the first part's.
+// met a slow spell of the core does not set it), one that a single part
+// measured that part's at the others' pace; every other cost and fit is the
+// first part's.
 TEST(CalibrationMerge, LayersAreTheMedianOfThePartsTheRestTheFirstOnes) {
   Calibration single = blockCalibration(2.0, 4.0, 1.0);
   single.name = "single";
-  Calibration wide = blockCalibration(9.0, 9.0, 7.0);  // the optimizer's again: ignored
+  // Twice as slow as the median on both keys it shares: its own keys halved.
+  Calibration wide = blockCalibration(5.0, 10.0, 7.0);  // the optimizer's again: ignored
   wide.ranksPerHost = 2;
-  wide.ops.push_back({"block", "forward", 2, 1, 3.5 * kMs, 3.5 * kMs, 1});  // a new size
-  wide.ops.push_back({"block", "forward", 1, 2, 1.2 * kMs, 1.2 * kMs, 1});  // a new tp
+  wide.ops.push_back({"block", "forward", 2, 1, 7.0 * kMs, 7.0 * kMs, 1});  // a new size
+  wide.ops.push_back({"block", "forward", 1, 2, 2.4 * kMs, 2.4 * kMs, 1});  // a new tp
   wide.links.push_back({"dp", "same_host", "allreduce", 2, 10000, 0.5, 6, 8, 1 << 20});
   Calibration again = blockCalibration(2.5, 5.0, 8.0);
   again.links = wide.links;
@@ -484,8 +486,8 @@ TEST(CalibrationMerge, LayersAreTheMedianOfThePartsTheRestTheFirstOnes) {
   EXPECT_EQ(m.name, "single");
   EXPECT_EQ(m.ranksPerHost, 2);
   EXPECT_EQ(m.ops.size(), single.ops.size() + 2);
-  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 1, false), 2.5 * kMs);   // of 2, 9, 2.5
-  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "backward", 1, 1, false), 5.0 * kMs);  // of 4, 9, 5
+  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 1, false), 2.5 * kMs);   // of 2, 5, 2.5
+  EXPECT_DOUBLE_EQ(*m.opCostNs("block", "backward", 1, 1, false), 5.0 * kMs);  // of 4, 10, 5
   EXPECT_DOUBLE_EQ(*m.perParameterNs("optimizer", "step", false), 1.0);        // the first
   EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 2, 1, false), 3.5 * kMs);
   EXPECT_DOUBLE_EQ(*m.opCostNs("block", "forward", 1, 2, false), 1.2 * kMs);

@@ -329,6 +329,16 @@ layout::Calibration withStoredCalibrations(layout::Calibration own, const std::s
   if (parts.size() == 1) return own;
   layout::Calibration merged = layout::mergeCalibrations(parts);
   merged.ranksPerHost = own.ranksPerHost;  // the run's own wall-or-CPU choice
+  // The run's own costs as it measured them (the merge takes a layer's
+  // median over its parts).
+  for (const layout::OpCostEntry& e : own.ops) {
+    for (layout::OpCostEntry& m : merged.ops) {
+      if (m.part == e.part && m.op == e.op && m.microBatchSize == e.microBatchSize &&
+          m.tp == e.tp) {
+        m = e;
+      }
+    }
+  }
   return merged;
 }
 

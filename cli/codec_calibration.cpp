@@ -62,10 +62,7 @@ Result<std::vector<layout::OpCostEntry>> codecCosts(const layout::ModelConfig& m
 Status addCodecCosts(layout::Calibration& c, bool progress) {
   BS_ASSIGN_OR_RETURN(auto entries, codecCosts(c.model, progress));
   for (const layout::OpCostEntry& e : entries) {
-    std::erase_if(c.ops, [&](const layout::OpCostEntry& o) {
-      return o.part == e.part && o.op == e.op && o.microBatchSize == e.microBatchSize &&
-             o.tp == e.tp;
-    });
+    std::erase_if(c.ops, [&](const layout::OpCostEntry& o) { return o.sameKey(e); });
     c.ops.push_back(e);
   }
   return Status::ok();

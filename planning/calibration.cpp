@@ -255,10 +255,8 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
   for (const Calibration& c : parts) {
     out.ranksPerHost = std::max(out.ranksPerHost, c.ranksPerHost);
     for (const OpCostEntry& e : c.ops) {
-      const auto it = std::find_if(out.ops.begin(), out.ops.end(), [&](const OpCostEntry& o) {
-        return o.part == e.part && o.op == e.op && o.microBatchSize == e.microBatchSize &&
-               o.tp == e.tp;
-      });
+      const auto it = std::find_if(out.ops.begin(), out.ops.end(),
+                                   [&](const OpCostEntry& o) { return o.sameKey(e); });
       if (it == out.ops.end()) {
         out.ops.push_back(e);
       } else if (isLayerPart(e.part)) {

@@ -67,6 +67,10 @@ struct OpCostEntry {
   int64_t samples = 0;
 
   bool operator==(const OpCostEntry&) const = default;
+  // The same cost measured again: part, op, micro-batch size and tp.
+  bool sameKey(const OpCostEntry& o) const {
+    return part == o.part && op == o.op && microBatchSize == o.microBatchSize && tp == o.tp;
+  }
 };
 
 // time(bytes) = alphaNs + betaNsPerByte · bytes for one collective kind

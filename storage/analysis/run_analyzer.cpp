@@ -333,10 +333,7 @@ layout::Calibration withStoredCalibrations(layout::Calibration own, const std::s
   // median over its parts).
   for (const layout::OpCostEntry& e : own.ops) {
     for (layout::OpCostEntry& m : merged.ops) {
-      if (m.part == e.part && m.op == e.op && m.microBatchSize == e.microBatchSize &&
-          m.tp == e.tp) {
-        m = e;
-      }
+      if (m.sameKey(e)) m = e;
     }
   }
   return merged;

@@ -138,7 +138,8 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials) {
   for (const LayoutTrial& t : trials) {
     if (std::isfinite(t.stepRelError())) rel.push_back(t.stepRelError());
     if (std::isfinite(t.bubbleErrorPoints())) points.push_back(t.bubbleErrorPoints());
-    if (std::isfinite(t.exposedCommErrorPoints())) exposedPoints.push_back(t.exposedCommErrorPoints());
+    const double exposed = t.exposedCommErrorPoints();
+    if (std::isfinite(exposed)) exposedPoints.push_back(exposed);
   }
   TrialSummary s;
   s.medianRelError = median(rel);

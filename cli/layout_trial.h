@@ -96,8 +96,9 @@ TrialSummary summarizeTrials(const std::vector<LayoutTrial>& trials);
 
 // One row per trial: layout, m, b, recompute, predicted and measured step
 // (ms) and error, predicted and measured bubble (mean over stages) and the
-// error in points, the same for exposed communication; when some trial has a background, also its background
-// and the wall-cost prediction with its error. Then the summary keys as
+// error in points, the same for exposed communication; when some trial has
+// a background, also its background and the wall-cost prediction with its
+// error. Then the summary keys as
 // `key: value` lines (rank_correlation: TrialSummary::rankCorrelation;
 // with backgrounds also median_rel_error_wall_costs; with speeds a speed
 // and a speed-referenced error column and median_rel_error_speed_referenced).

@@ -553,8 +553,8 @@ class Predictor {
       const StageStats& st = sim.stages[k];
       // As `report` measures it: what the stage neither computes nor
       // communicates in, its idle and the time its spans leave uncovered.
-      p_.bubble.push_back(sim.makespan > 0 ? std::min(1.0, (st.idle + untracedNs_[k]) / sim.makespan)
-                                           : 0.0);
+      const double bubbleNs = st.idle + untracedNs_[k];
+      p_.bubble.push_back(sim.makespan > 0 ? std::min(1.0, bubbleNs / sim.makespan) : 0.0);
       std::vector<ChunkExtent> stageChunks;
       for (int32_t c = 0; c < p_.schedule.chunks; ++c) {
         const ChunkParts& part = chunks_[p_.schedule.virtualStage(k, c)];

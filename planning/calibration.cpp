@@ -290,6 +290,15 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
   return out;
 }
 
+Calibration withOwnCosts(Calibration merged, const Calibration& own) {
+  for (const OpCostEntry& e : own.ops) {
+    for (OpCostEntry& m : merged.ops) {
+      if (m.sameKey(e)) m = e;
+    }
+  }
+  return merged;
+}
+
 std::vector<std::string> layerCoverageGaps(const Calibration& c, int32_t tp,
                                            int32_t microBatchSize) {
   std::vector<std::string> out;

@@ -218,4 +218,9 @@ Calibration withTimesScaled(Calibration c, double factor);
 // its forward had priced B and W 16 % above the other calibration's.
 Calibration mergeCalibrations(const std::vector<Calibration>& parts);
 
+// `merged` with every op cost `own` has replaced by own's, as measured (a
+// run's advice completed by stored calibrations keeps the run's own costs
+// over the merge's medians).
+Calibration withOwnCosts(Calibration merged, const Calibration& own);
+
 }  // namespace bubblescope::layout

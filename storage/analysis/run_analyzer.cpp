@@ -327,15 +327,10 @@ layout::Calibration withStoredCalibrations(layout::Calibration own, const std::s
     }
   }
   if (parts.size() == 1) return own;
-  layout::Calibration merged = layout::mergeCalibrations(parts);
-  merged.ranksPerHost = own.ranksPerHost;  // the run's own wall-or-CPU choice
   // The run's own costs as it measured them (the merge takes a layer's
   // median over its parts).
-  for (const layout::OpCostEntry& e : own.ops) {
-    for (layout::OpCostEntry& m : merged.ops) {
-      if (m.sameKey(e)) m = e;
-    }
-  }
+  layout::Calibration merged = layout::withOwnCosts(layout::mergeCalibrations(parts), own);
+  merged.ranksPerHost = own.ranksPerHost;  // the run's own wall-or-CPU choice
   return merged;
 }
 

@@ -499,6 +499,22 @@ TEST(CalibrationMerge, LayersAreTheMedianOfThePartsTheRestTheFirstOnes) {
   EXPECT_TRUE(mergeCalibrations({}).ops.empty());
 }
 
+// A run's own costs win over the merge's medians; what it lacks stays merged.
+TEST(CalibrationMerge, OwnCostsReplaceTheMergedOnes) {
+  Calibration own = blockCalibration(3.0, 6.0);
+  Calibration stored = blockCalibration(1.0, 2.0, 5.0);
+  stored.ops.push_back({"block", "forward", 2, 1, 1.5 * kMs, 1.5 * kMs, 1});
+  const Calibration merged = mergeCalibrations({own, stored, stored});
+  EXPECT_DOUBLE_EQ(*merged.opCostNs("block", "forward", 1, 1, false), 1.0 * kMs);  // the median
+  const Calibration kept = withOwnCosts(merged, own);
+  EXPECT_DOUBLE_EQ(*kept.opCostNs("block", "forward", 1, 1, false), 3.0 * kMs);
+  EXPECT_DOUBLE_EQ(*kept.opCostNs("block", "backward", 1, 1, false), 6.0 * kMs);
+  EXPECT_DOUBLE_EQ(*kept.perParameterNs("optimizer", "step", false), 0.0);  // own's, first
+  // A size only the stored ones measured: their median, as stored.
+  EXPECT_DOUBLE_EQ(*kept.opCostNs("block", "forward", 2, 1, false), 1.5 * kMs);
+  EXPECT_EQ(kept.ops.size(), merged.ops.size());
+}
+
 // calibrate's speed references scale a run's times, never its ratios or
 // counts (the straggler factor, the shared-cores entries, contention's).
 TEST(CalibrationScale, PredictScalesTimesAndLinkFitsButNotRatios) {

@@ -14,7 +14,6 @@
 #include "common/rank_correlation.h"
 #include "storage/analysis/run_analyzer.h"
 #include "storage/analysis/text_table.h"
-#include "storage/analysis/typical_steps.h"
 #include "storage/trace_reader.h"
 
 namespace bubblescope::cli {
@@ -94,7 +93,11 @@ Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Predict
   t.prediction = prediction;
   t.runId = runId;
   BS_ASSIGN_OR_RETURN(auto reader, storage::TraceReader::open(trace));
-  BS_ASSIGN_OR_RETURN(const analysis::RunReport report, analysis::analyzeRun(*reader, t.runId));
+  // The bubbles over the steps the prediction describes.
+  analysis::AnalysisOptions steady;
+  steady.steadyStepsOnly = true;
+  BS_ASSIGN_OR_RETURN(const analysis::RunReport report,
+                      analysis::analyzeRun(*reader, t.runId, steady));
   std::vector<double> steps;
   for (size_t i = report.steps.size() > 1 ? 1 : 0; i < report.steps.size(); ++i) {
     steps.push_back(static_cast<double>(report.steps[i].timeNs));
@@ -104,21 +107,11 @@ Result<LayoutTrial> measuredTrial(const layout::Layout& l, const layout::Predict
                                       " recorded no steps");
   }
   t.measuredStepNs = median(steps);
-  // The bubbles over the steps the prediction describes: after the first,
-  // without hiccups (typical_steps.h).
-  std::map<int32_t, double> stepNs;
-  for (size_t i = report.steps.size() > 1 ? 1 : 0; i < report.steps.size(); ++i) {
-    stepNs[report.steps[i].step] = static_cast<double>(report.steps[i].timeNs);
-  }
-  analysis::AnalysisOptions typical;
-  typical.countedSteps = analysis::typicalSteps(stepNs);
-  BS_ASSIGN_OR_RETURN(const analysis::RunReport steady,
-                      analysis::analyzeRun(*reader, t.runId, typical));
-  for (const analysis::StageReport& s : steady.stages) {
+  for (const analysis::StageReport& s : report.stages) {
     t.measuredBubble.push_back(s.bubbleFraction.value_or(std::nan("")));
   }
   std::map<int32_t, std::vector<double>> exposed;  // stage -> its ranks' shares
-  for (const analysis::RankReport& r : steady.ranks) {
+  for (const analysis::RankReport& r : report.ranks) {
     if (auto share = r.exposedCommRatio()) exposed[r.info.pp].push_back(*share);
   }
   for (const auto& [stage, shares] : exposed) {

@@ -15,6 +15,7 @@
 #include "storage/analysis/rank_step_analyzer.h"
 #include "storage/analysis/run_calibration.h"
 #include "storage/analysis/run_layout.h"
+#include "storage/analysis/typical_steps.h"
 #include "storage/calibration_store.h"
 
 namespace bubblescope::analysis {
@@ -113,6 +114,16 @@ std::vector<StepSummary> summarizeSteps(
   std::vector<StepSummary> out;
   for (const auto& [step, a] : by) out.push_back({step, a.loss, a.tokens, a.end - a.start});
   return out;
+}
+
+// The steps after the first (when there are more) that are not hiccups
+// (typical_steps.h), each step's time the step table's.
+std::set<int32_t> steadySteps(const std::vector<StepSummary>& steps) {
+  std::map<int32_t, double> times;
+  for (size_t i = steps.size() > 1 ? 1 : 0; i < steps.size(); ++i) {
+    times[steps[i].step] = static_cast<double>(steps[i].timeNs);
+  }
+  return typicalSteps(times);
 }
 
 void summarizeRun(RunReport& report) {
@@ -382,6 +393,9 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
   BS_ASSIGN_OR_RETURN(auto ranks, reader.ranks(runId));
   BS_ASSIGN_OR_RETURN(auto steps, reader.steps(runId));
   BS_ASSIGN_OR_RETURN(auto windows, stepWindows(reader, runId, ranks, steps, report.notes));
+  report.steps = summarizeSteps(steps, windows);
+  const std::optional<std::set<int32_t>> counted =
+      options.steadyStepsOnly ? std::optional(steadySteps(report.steps)) : std::nullopt;
 
   // Ranks are analysed in parallel (each thread with its own reader) and
   // gathered in rank order, so the report is the same on any thread count.
@@ -423,7 +437,7 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     out.report.gpu = gpu.finish();
     out.report.kernels = kernels.finish();
     for (const RankStepMetrics& m : analyzer.finish()) {
-      if (!options.countedSteps || options.countedSteps->count(m.step) > 0) addTo(out.report, m);
+      if (!counted || counted->count(m.step) > 0) addTo(out.report, m);
       out.perStep.push_back(stragglerSampleOf(m));
     }
     return Status::ok();
@@ -448,7 +462,6 @@ Result<RunReport> analyzeRun(storage::TraceReader& reader, int64_t runId,
     if (r.kernels) breakdowns.emplace_back(r.info.rank, &r.kernels->breakdown);
   }
   report.kernelSpreads = kernelSpreads(breakdowns);
-  report.steps = summarizeSteps(steps, windows);
   buildStages(report);
   buildCommVolume(report);
   BS_RETURN_IF_ERROR(addMemory(reader, report));

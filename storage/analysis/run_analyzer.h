@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <set>
 
 #include "common/result.h"
 #include "storage/analysis/run_report.h"
@@ -44,10 +43,12 @@ struct AnalysisOptions {
   // (gpu_kernel_analyzer.h) count the work launched in the last
   // ProfilerStep: Holistic Trace Analysis's include_last_profiler_step.
   bool includeLastProfilerStep = true;
-  // The steps the ranks' sums count (utilisation, communication, wait,
-  // idle, and so the stages' bubbles); nullopt: every step. The step table,
-  // the stragglers and the GPU figures keep every step.
-  std::optional<std::set<int32_t>> countedSteps;
+  // The ranks' sums (utilisation, communication, wait, idle, and so the
+  // stages' bubbles) count the steady steps only: those after the first
+  // (when there are more) that are not hiccups (typical_steps.h), each
+  // step's time the step table's; the steps a prediction describes. The
+  // step table, the stragglers and the GPU figures keep every step.
+  bool steadyStepsOnly = false;
 };
 
 // Step windows per rank come from the steps table; a rank without step rows

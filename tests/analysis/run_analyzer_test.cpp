@@ -73,35 +73,38 @@ TEST(RunAnalyzerTest, OverlappingAndDisjointSpans) {
   EXPECT_TRUE(r.notes.empty());
 }
 
-// Three steps of one rank: a warm-up step of 200 ns with 150 ns idle, then
-// two of 100 ns with 10 ns idle. Counting steps 1 and 2 only, the sums and
-// the bubble are theirs; the step table still has all three.
-TEST(RunAnalyzerTest, CountedStepsAloneMakeTheSums) {
+// One rank: a warm-up step of 200 ns with 150 ns idle, then three steps of
+// 100 ns with 10 ns idle and a hiccup of 300 ns with 210. Its steady steps
+// (after the first, not hiccups) alone make the sums and the bubble; the
+// step table still has all five.
+TEST(RunAnalyzerTest, SteadyStepsAloneMakeTheSums) {
   TraceBuilder trace;
   const int64_t run = trace.run({
       .ranks = {rankInfo(0, 0, 0, 0)},
       .events = {span(0, EventKind::kForward, 0, 50, 0), span(0, EventKind::kForward, 200, 290, 1),
-                 span(0, EventKind::kForward, 300, 390, 2)},
+                 span(0, EventKind::kForward, 300, 390, 2), span(0, EventKind::kForward, 400, 490, 3),
+                 span(0, EventKind::kForward, 500, 590, 4)},
       .steps = {stepRecord(0, 0, 0, 200, 2.5, 64), stepRecord(0, 1, 200, 300, 2.0, 64),
-                stepRecord(0, 2, 300, 400, 1.5, 64)},
+                stepRecord(0, 2, 300, 400, 1.5, 64), stepRecord(0, 3, 400, 500, 1.4, 64),
+                stepRecord(0, 4, 500, 800, 1.3, 64)},
   });
   auto reader = storage::TraceReader::open(trace.path());
   ASSERT_TRUE(reader.isOk()) << reader.status().message();
   const Result<RunReport> every = analyzeRun(**reader, run);
   ASSERT_TRUE(every.isOk()) << every.status().message();
-  EXPECT_EQ(every->ranks[0].idleNs, 170);
-  EXPECT_DOUBLE_EQ(*every->stages[0].bubbleFraction, 170.0 / 400.0);
+  EXPECT_EQ(every->ranks[0].idleNs, 150 + 3 * 10 + 210);
+  EXPECT_DOUBLE_EQ(*every->stages[0].bubbleFraction, 390.0 / 800.0);
   AnalysisOptions steady;
-  steady.countedSteps = std::set<int32_t>{1, 2};
+  steady.steadyStepsOnly = true;
   const Result<RunReport> counted = analyzeRun(**reader, run, steady);
   ASSERT_TRUE(counted.isOk()) << counted.status().message();
   const RankReport& k = counted->ranks[0];
-  EXPECT_EQ(k.steps, 2);
-  EXPECT_EQ(k.stepNs, 200);
-  EXPECT_EQ(k.computeNs, 180);
-  EXPECT_EQ(k.idleNs, 20);
+  EXPECT_EQ(k.steps, 3);
+  EXPECT_EQ(k.stepNs, 300);
+  EXPECT_EQ(k.computeNs, 270);
+  EXPECT_EQ(k.idleNs, 30);
   EXPECT_DOUBLE_EQ(*counted->stages[0].bubbleFraction, 0.1);
-  EXPECT_EQ(counted->steps.size(), 3u);
+  EXPECT_EQ(counted->steps.size(), 5u);
 }
 
 // GPipe, p = 2, m = 2, t_f = t_b = 10 ns, two steps of 60 ns. Stage 0 waits

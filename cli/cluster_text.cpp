@@ -7,6 +7,7 @@
 
 #include "cli/run_description.h"
 #include "storage/analysis/text_table.h"
+#include "planning/prediction_summary.h"
 
 namespace bubblescope::cli {
 namespace {

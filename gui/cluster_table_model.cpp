@@ -4,6 +4,7 @@
 
 #include "gui/prediction_format.h"
 #include "gui/time_format.h"
+#include "planning/prediction_summary.h"
 
 namespace bubblescope::gui {
 

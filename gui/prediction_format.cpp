@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planning/planner.h"
+#include "planning/prediction_summary.h"
 #include "gui/time_format.h"
 
 namespace bubblescope::gui {

@@ -13,6 +13,7 @@
 #include "engine/layout/layout.h"
 #include "planning/planner.h"
 #include "planning/prediction.h"
+#include "planning/prediction_summary.h"
 
 namespace bubblescope::gui {
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "planning/formulas.h"
+#include "planning/prediction_summary.h"
 
 namespace bubblescope::layout {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "common/value_range.h"
 #include "planning/formulas.h"
+#include "planning/prediction_summary.h"
 #include "engine/layout/stage_split.h"
 
 namespace bubblescope::layout {

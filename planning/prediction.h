@@ -116,18 +116,4 @@ struct PredictOptions {
 Result<Prediction> predictLayout(const Layout& layout, const Calibration& calibration,
                                  const PredictOptions& options = {});
 
-// Whether a warning of a Prediction says a cost was filled in, not measured.
-bool isGuess(const std::string& warning);
-
-// The worst stage's bubble (0 without stages).
-double worstBubble(const Prediction& p);
-// The dimension whose exposed communication is the largest share of the
-// step, with that share; {"", 0} when nothing is exposed.
-struct ExposedShare {
-  std::string dim;
-  double share = 0;
-};
-ExposedShare largestExposedComm(const Prediction& p);
-
-
 }  // namespace bubblescope::layout

@@ -7,6 +7,7 @@
 
 #include "planning/formulas.h"
 #include "planning/prediction.h"
+#include "planning/prediction_summary.h"
 #include "storage/analysis/layout_variants.h"
 #include "storage/analysis/run_report.h"
 #include "storage/analysis/text_table.h"

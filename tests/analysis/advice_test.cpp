@@ -14,6 +14,7 @@
 #include "planning/grad_reduction_cost.h"
 #include "planning/planner.h"
 #include "planning/prediction.h"
+#include "planning/prediction_summary.h"
 #include "storage/analysis/layout_variants.h"
 #include "storage/analysis/report_json.h"
 #include "storage/analysis/report_text.h"

@@ -91,6 +91,7 @@ inline const std::vector<Library> kLibraries = {
     // the predictor, the planners, the cluster model and its hardware.
     {"planning",
      {"simulator.h", "schedule_playback.h", "formulas.h", "calibration.h", "prediction.h",
+      "prediction_summary.h",
       "planner.h", "expert_parallel_volume.h", "grad_reduction_cost.h", "link_class.h",
       "core_sharing.h", "tp_stretch_fit.h", "step_end_wait_fit.h", "contention.h", "machine_drift.h",
       "activation_bytes.h",
@@ -127,8 +128,6 @@ inline const std::vector<Library> kLibraries = {
       "kineto_export.h", "imported_layout.h", "measured_ops.h", "run_calibration.h",
       "ideal_replay.h", "calibration_text.h", "moe_load.h", "moe_comm.h", "moe_advice.h",
       "advice.h", "parallel_ranks.h",
-      // bench predict measures a run's bubbles over its typical steps.
-      "typical_steps.h",
       // The app's Kernels table reads a rank's kernels through it (topKernels).
       "kernel_breakdown.h"}},
     // Kineto / PyTorch profiler traces and Nsight Systems exports into the store.

@@ -4,6 +4,7 @@
 // selecting one fills the layout editor; the editor's prediction follows
 // the fields as you type and equals layout::predictLayout's.
 #include "planning/planner.h"
+#include "planning/prediction_summary.h"
 
 #include <gtest/gtest.h>
 

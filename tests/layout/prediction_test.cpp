@@ -1,6 +1,7 @@
 // The cost model: alpha-beta fits, calibration lookups and the prediction of
 // a layout's step from known per-layer costs (planning/prediction.h).
 #include "planning/prediction.h"
+#include "planning/prediction_summary.h"
 
 #include <gtest/gtest.h>
 

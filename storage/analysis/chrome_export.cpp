@@ -83,6 +83,7 @@ void appendArgs(std::string& out, const trace_model::Event& e) {
   field("flops", e.flops, 0);
   field("peer", e.peer, -1);
   field("correlation", e.correlationId, 0);
+  field("cpu_ns", e.cpuNs, -1);
   out += '}';
 }
 

@@ -36,6 +36,7 @@ class ChromeExportTest : public ::testing::Test {
     forward.stage = 0;
     forward.chunk = 0;
     forward.flops = 123456;
+    forward.cpuNs = 1400;
     events_ = {forward,
                span(0, EventKind::kSend, 2500, 2700, 3, ParallelDim::kPp, 4096, 1),
                span(0, EventKind::kSend, 2700, 2900, 3, ParallelDim::kPp, 4096, 1),
@@ -112,7 +113,13 @@ TEST_F(ChromeExportTest, EveryEventRoundTrips) {
     EXPECT_EQ(got["args"].contains("mb"), want.microBatch >= 0);
   }
   EXPECT_EQ(complete[0]["args"],
-            (json{{"step", 3}, {"mb", 0}, {"stage", 0}, {"chunk", 0}, {"flops", 123456}}));
+            (json{{"step", 3},
+                   {"mb", 0},
+                   {"stage", 0},
+                   {"chunk", 0},
+                   {"flops", 123456},
+                   {"cpu_ns", 1400}}));
+  EXPECT_FALSE(complete[1]["args"].contains("cpu_ns"));  // a span without a CPU time
   EXPECT_EQ(complete[7]["args"]["dim"], "dp");
 
   // Each send starts a flow that ends at its receive, on the other rank.

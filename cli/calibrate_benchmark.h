@@ -61,7 +61,9 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
 // and (when the heads divide, dense models) tp 2 x dp C, whose tp fits only
 // are kept (tp's per-layer all-reduces between time-shared ranks),
 // m = 2, `steps` steps each, into `trace`, named "calibrate ... shared
-// cores", added to c by layout::withSharedCores; then the share of the
+// cores", added to c by layout::withSharedCores; and (two layers or more)
+// dp C x pp 2 1F1B at m = 4, whose pp fits only are kept (a blocked
+// receive's wake-up between time-shared ranks); then the share of the
 // time-sharing stretch the tp run's compute paid, fitted to its measured
 // step (planning/tp_stretch_fit.h) and printed. None (c unchanged) with
 // hosts, world < 2, or C outside 1..8. `bench predict` runs them too.
@@ -69,7 +71,8 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where = {});
 
 // What a shared-cores run's calibration contributes: all of it, but of the
-// tp 2 x dp C run its tp fits only (the dp runs measure the rest).
+// tp 2 x dp C run its tp fits only, of the dp C x pp 2 run its pp fits only
+// (the dp runs measure the rest).
 layout::Calibration sharedCoresPart(layout::Calibration part);
 
 // Whether a run's name is one of the shared-cores runs' (a calibration made

@@ -61,6 +61,7 @@ storage::SimulatedRunOptions predictedRunOptions(const layout::Prediction& p) {
   o.costs.forward = 1;  // every op has its own cost (opCosts)
   o.costs.backwardInput = 1;
   o.costs.comm = p.p2pNs;
+  o.costs.recvWake = p.recvWakeNs;
   o.opCosts = p.opCostsNs;
   for (size_t k = 0; k < p.memoryBytes.size(); ++k) {
     o.memoryBytesByStage.push_back({{"activations", p.activationBytes[k]}});

@@ -53,6 +53,12 @@ inline constexpr const char* kMicroBatchReduceScatter = "reduce_scatter_micro_ba
 // all-reduces inside the layers (the step pays every gather's wait for the
 // other rank), apart from ZeRO 1/2's once-a-step "all_gather".
 inline constexpr const char* kMicroBatchAllGather = "all_gather_micro_batch";
+// The collective of a LinkFit (dim "pp") that moves nothing: a pipeline
+// receive that waited goes on alphaNs after its message's transfer (beta 0),
+// the time the waiting rank takes to notice and get a core back, measured
+// from a run's blocked receives (analysis/pipeline_hops.h; docs/prediction.md,
+// "Waking from a receive").
+inline constexpr const char* kReceiveWake = "p2p_wake";
 
 // The cost of one op of one layer slot, per micro-batch (or, for the
 // optimizer, per parameter), mean over the samples.

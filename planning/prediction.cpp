@@ -48,8 +48,7 @@ class Predictor {
         straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
         overhead_(o.background ? ownOverhead(c) : 1.0),
         computeScale_(sharing_.paidFactor() * overhead_),
-        timeShared_(l.pp > 1 && sharing_.computeFactor() > 1 &&
-                    sharing_.ranks == l.worldSize()) {}
+        timeShared_(l.pp > 1 && sharing_.shared() && sharing_.ranks == l.worldSize()) {}
 
   Result<Prediction> run() {
     BS_RETURN_IF_ERROR(validate(l_));
@@ -78,6 +77,8 @@ class Predictor {
     buildOpCosts();
     CostModel base;  // every op has its own cost; the base only fills gaps
     base.comm = p_.p2pNs;
+    p_.recvWakeNs = l_.pp > 1 ? receiveWakeNs() : 0.0;
+    base.recvWake = p_.recvWakeNs;
     if (timeShared_) {
       const TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp,
                                 sharing_.background, sharing_.paid};
@@ -225,6 +226,31 @@ class Predictor {
     }
     warn("no " + collective + " time measured (dim " + dim + "): taken as 0");
     return 0.0;
+  }
+
+  // A blocked pipeline receive's wake-up (kReceiveWake): on a host whose
+  // ranks time-share its cores the shared-cores fit (a waiting rank's core
+  // went to another rank), else the pipeline link's own; another link's
+  // stands in, said; none measured (a calibration without a pipeline run,
+  // or from before it was measured): 0, said.
+  double receiveWakeNs() {
+    const std::string& link = linkOf("pp");
+    auto own = [&](const std::string& want) -> const LinkFit* {
+      const LinkFit* f = c_.linkFit("pp", kReceiveWake, want);
+      return f && f->dim == "pp" && f->link == want ? f : nullptr;
+    };
+    const LinkFit* f = sharedCores() && link == kSameHost ? own(kSharedCores) : nullptr;
+    if (f == nullptr) f = own(link);
+    if (f == nullptr) {
+      f = c_.linkFit("pp", kReceiveWake, link);
+      if (f == nullptr || f->dim != "pp") {
+        warn("no wake-up of a blocked pipeline receive measured: taken as 0");
+        return 0.0;
+      }
+      warn("no " + link + " wake-up of a blocked pipeline receive in the calibration: costed as " +
+           f->link);
+    }
+    return f->alphaNs;
   }
 
   const std::string& linkOf(const std::string& dim) {
@@ -579,9 +605,16 @@ class Predictor {
   // the sharing's 1 + (s - 1) · paid (CoreSharing::paidFactor) and the
   // overhead.
   const double computeScale_;
-  // A pipeline whose ranks share one host's cores (s > 1): its layers'
+  // A pipeline with more ranks than its one host has cores: its layers'
   // compute is costed at a core's pace (times the overhead) and stretched
   // by the time-shared simulation (time_sharing.h), the rest of an op fixed.
+  // With a core per rank and a background alone, the scheduler keeps each
+  // rank on its own core beside its share of the background: a waiting
+  // stage's core goes to the background, not to the other stages, whose
+  // compute stretches as much as when all run (measured beside four busy
+  // loops on 2 cores: 2.7-3.0x while the peer waited, 2.8-3.0x while it
+  // computed; the time-shared model said 2.5x), so the uniform stretch
+  // (computeScale_) prices it.
   const bool timeShared_;
   OpCosts fixedNs_, workNs_;  // [stage][op], as time_sharing.h takes them
   double opWorkNs_ = 0;       // the compute of the op being costed (timeShared_)

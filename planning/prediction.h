@@ -78,6 +78,7 @@ struct Prediction {
   Simulation simulation;  // in ns
   OpCosts opCostsNs;      // [stage][op] the durations simulated
   double p2pNs = 0;       // one pipeline transfer
+  double recvWakeNs = 0;  // a blocked receive's wake-up after it (CostModel::recvWake)
   double stepNs = 0;
   double tokensPerSecond = 0;
   // Per stage, what `report` measures as its bubble, (wait + idle) / step:

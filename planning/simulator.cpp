@@ -252,7 +252,9 @@ class Simulator {
     auto it = inbox_.find(MessageKey{grad, k, op.microBatch, op.chunk});
     if (it == inbox_.end()) return false;  // blocked
     StageState& st = state_[k];
-    const double start = st.clock, end = std::max(st.clock, it->second.arrival);
+    const double arrival = it->second.arrival;
+    const double start = st.clock,
+                 end = arrival > st.clock ? arrival + std::max(0.0, c_.recvWake) : st.clock;
     (grad ? st.gradIn : st.actIn).insert(w);
     inbox_.erase(it);
     result_.stages[k].waitRecv += end - start;

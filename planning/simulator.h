@@ -4,7 +4,8 @@
 // strictly in order with the runtime's semantics:
 //  - a send is non-blocking (MPI_Isend); its message can be received t_comm
 //    after the send op ran;
-//  - a receive blocks until the matching message has arrived; it matches by
+//  - a receive blocks until the matching message has arrived, and, when it
+//    had to wait for it, t_wake (CostModel::recvWake) longer; it matches by
 //    (direction, micro-batch, receiving chunk) and must name the sending stage
 //    as its peer;
 //  - compute ops run back to back; a chunk op costs 1/v of the stage's cost;
@@ -41,6 +42,10 @@ struct CostModel {
   double backwardInput = 1.0;   // t_B: input-gradient half of the backward
   double backwardWeight = 0.0;  // t_W: weight-gradient half; a fused Backward costs t_B + t_W
   double comm = 0.0;            // t_comm: from a send until its receive can complete
+  // A receive that blocked goes on this long after its message arrived (the
+  // waiting rank's wake-up, Calibration's kReceiveWake); one that found its
+  // message there pays nothing. Idle time, not communication.
+  double recvWake = 0.0;
   // One reduction of all the stage's gradients: the step's gradient
   // collective (ZeRO 0/1); under ZeRO 2/3 each micro-batch's
   // ReduceScatterGrads of one chunk costs gradSync / v (m of them per chunk).

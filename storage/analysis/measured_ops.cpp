@@ -188,6 +188,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
   out.layout = runLayout(run.info.layoutJson, run.info.modelJson);
   BS_ASSIGN_OR_RETURN(out.ranks, reader.ranks(runId));
   BS_ASSIGN_OR_RETURN(const std::vector<trace_model::StepRecord> stepRecords, reader.steps(runId));
+  PipelineHops hops(out.layout ? out.layout->pp : 1);
   for (const storage::RankInfo& r : out.ranks) {
     StepCoverage coverage;
     MicroBatchGaps gaps;
@@ -199,6 +200,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
       out.steps = std::max(out.steps, e.step + 1);
       coverage.add(e.step, e.startNs, e.endNs);
       gaps.add(e);
+      hops.add(e);
       const std::string op = opNameOf(e.kind);
       if (!op.empty() && e.lane == trace_model::Lane::kCompute) {
         if (e.cpuNs >= 0) out.cpuMeasured = true;
@@ -235,6 +237,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId) {
           {r.rank, std::get<1>(k.first), partOf(k.second), std::get<4>(k.first), cost});
     }
   }
+  out.hops = hops.hops();
   return out;
 }
 
@@ -253,6 +256,7 @@ MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps) {
   auto kept = [&](int32_t step) { return steps.count(step) > 0; };
   std::erase_if(m.layers, [&](const LayerSample& s) { return !kept(s.step); });
   std::erase_if(m.comms, [&](const CommSample& s) { return !kept(s.step); });
+  std::erase_if(m.hops, [&](const HopSample& s) { return !kept(s.step); });
   for (auto* byKey : {&m.ops, &m.opSpans, &m.layerTotals}) {
     std::erase_if(*byKey, [&](const auto& entry) { return !kept(std::get<1>(entry.first)); });
   }

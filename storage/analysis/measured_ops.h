@@ -23,6 +23,7 @@
 
 #include "common/result.h"
 #include "engine/layout/layout.h"
+#include "storage/analysis/pipeline_hops.h"
 #include "storage/run_info.h"
 #include "storage/trace_reader.h"
 
@@ -78,6 +79,9 @@ struct MeasuredOps {
   std::map<OpKey, MeasuredCost> opSpans, layerTotals;
   std::vector<LayerSample> layers;
   std::vector<CommSample> comms;
+  // Pipeline receives that waited: from the send's return to the wait's end
+  // (pipeline_hops.h).
+  std::vector<HopSample> hops;
   std::map<std::pair<int32_t, int32_t>, RankStepTime> rankSteps;  // (rank, step)
   // (rank, step, micro-batch) -> the time, inside the micro-batch's window,
   // outside every span but the executor's op-level ones ("forward",
@@ -103,7 +107,7 @@ Result<MeasuredOps> measureOps(storage::TraceReader& reader, int64_t runId);
 std::set<int32_t> typicalSteps(const MeasuredOps& m, int32_t firstStep);
 
 // `m` with the samples of the steps in `steps` only (layers, ops, op spans,
-// layer totals, comms, rank steps and micro-batch gaps); `steps` (the
+// layer totals, comms, hops, rank steps and micro-batch gaps); `steps` (the
 // count) unchanged.
 MeasuredOps onlySteps(MeasuredOps m, const std::set<int32_t>& steps);
 

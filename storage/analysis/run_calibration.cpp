@@ -332,6 +332,35 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& measured, int64_t r
     f.samples = n;
     c.links.push_back(f);
   }
+  // A blocked pipeline receive's wake-up (layout::kReceiveWake), per link:
+  // the mean over the receives that waited of their hop less the link's p2p
+  // transfer of the send's bytes, at least 0. The mean: every hop on the
+  // step's critical path is paid in full.
+  std::map<std::string, std::vector<double>> wakes;  // link -> hop less transfer
+  std::map<std::string, std::pair<int64_t, int64_t>> wakeBytes;  // link -> min, max
+  for (const HopSample& h : m.hops) {
+    if (h.step < firstStep) continue;
+    auto [it, added] = linkOf.try_emplace({h.rank, "pp"});
+    if (added) it->second = layout::linkClass(l, hostOfRank, h.rank, "pp");
+    const std::string& link = it->second;
+    const layout::LinkFit* transfer = c.linkFit("pp", "p2p", link);
+    const bool own = transfer != nullptr && transfer->dim == "pp" && transfer->link == link;
+    wakes[link].push_back(h.hopNs - (own ? transfer->timeNs(static_cast<double>(h.bytes)) : 0.0));
+    auto [range, first] = wakeBytes.try_emplace(link, h.bytes, h.bytes);
+    range->second = {std::min(range->second.first, h.bytes),
+                     std::max(range->second.second, h.bytes)};
+  }
+  for (const auto& [link, values] : wakes) {
+    layout::LinkFit f;
+    f.dim = "pp";
+    f.link = link;
+    f.collective = layout::kReceiveWake;
+    f.groupSize = l.pp;
+    f.alphaNs = std::max(0.0, meanOf(values));
+    f.samples = static_cast<int64_t>(values.size());
+    std::tie(f.minBytes, f.maxBytes) = wakeBytes[link];
+    c.links.push_back(f);
+  }
   return c;
 }
 

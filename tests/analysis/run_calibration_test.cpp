@@ -118,6 +118,38 @@ TEST(RunCalibrationLinks, PredictTpAllReducesInsideTheLayersArePricedAtTheirMean
   EXPECT_NEAR(tp->timeNs(8), 1e4, 1e-3);
 }
 
+// A blocked pipeline receive's wake-up: the mean of the hops less the p2p
+// transfer of their bytes, per link; a step before the first counted one is
+// left out. Transfers 40 us at 128 KiB; hops 140, 140, 240 and 1040 us in
+// steps 1 and 2 (mean 390 us, wake 350 us); step 0's 9 ms hop not counted.
+TEST(RunCalibrationLinks, PredictABlockedReceivesWakeUpIsItsMeanHopLessTheTransfer) {
+  layout::Layout l;
+  l.pp = 2;
+  MeasuredOps m = measuredOn(l, {"hostA", "hostA"});
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    m.comms.push_back({rank, 1, 0, "pp", "p2p", 131072, 40e3});
+  }
+  m.hops = {{1, 0, 131072, 9e6},
+            {1, 1, 131072, 140e3},
+            {0, 1, 131072, 140e3},
+            {1, 2, 131072, 240e3},
+            {0, 2, 131072, 1040e3}};
+  auto c = calibrationOf(m, 10);
+  ASSERT_TRUE(c.isOk()) << c.status().message();
+  const layout::LinkFit* wake = exactFit(*c, "pp", layout::kReceiveWake, "same_host");
+  ASSERT_NE(wake, nullptr);
+  EXPECT_NEAR(wake->alphaNs, 350e3, 1e-6);
+  EXPECT_EQ(wake->betaNsPerByte, 0.0);
+  EXPECT_EQ(wake->samples, 4);
+  EXPECT_EQ(wake->groupSize, 2);
+  // Hops shorter than the transfer: no negative wake-up.
+  m.hops = {{1, 1, 131072, 10e3}, {0, 1, 131072, 20e3}};
+  auto fast = calibrationOf(m, 11);
+  ASSERT_TRUE(fast.isOk()) << fast.status().message();
+  ASSERT_NE(exactFit(*fast, "pp", layout::kReceiveWake, "same_host"), nullptr);
+  EXPECT_EQ(exactFit(*fast, "pp", layout::kReceiveWake, "same_host")->alphaNs, 0.0);
+}
+
 TEST(RunCalibrationLinks, ExpertAllToAllsAreFittedOnTheEpGroup) {
   layout::Layout l;
   l.model.experts = 4;

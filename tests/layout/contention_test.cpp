@@ -148,6 +148,34 @@ TEST(PredictContention, ABackgroundStretchesComputeAndSaysSo) {
   EXPECT_NEAR(quiet->stepNs, 2 * 3 * kMs * 1.1 + 2 * 0.5 * kMs, 1.0);
 }
 
+// pp2 1F1B m2 (a layer a stage) beside 4 busy threads on 2 cores, a rank a
+// core: every op at the uniform stretch 3 (a waiting stage's core goes to
+// the busy threads, not to the other stage): F 3 ms, B 6 ms; a blocked
+// receive goes on 0.5 ms after its message (the wake-up). Stage 1 gets F0
+// at 3 + 0.5, runs F0 B0 to 12.5, F1 B1 (its activation long there) to 21.5;
+// stage 0 after F0 F1 (to 6) gets gradient 0 at 12.5 + 0.5, B0 to 19, then
+// gradient 1 at 21.5 + 0.5, B1 to 28; the optimizer steps meet there and take
+// the two 8-byte pipeline all-reduces (the dp fit stands in: 2 x 0.5 ms):
+// 29 ms. Time-shared (stage 0's F1 alone, 2.5x) it would be shorter.
+TEST(PredictContention, APipelineWithACoreARankStretchesEveryOpAndWakesUpLate) {
+  Layout l;
+  l.pp = 2;
+  l.microBatches = 2;
+  l.schedule = ScheduleKind::kOneFOneB;
+  Calibration c = calibrationAt(1, 0);
+  c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  c.links.push_back({"pp", kSameHost, kReceiveWake, 2, 0.5 * kMs, 0.0, 1, 8, 8});
+  PredictOptions o;
+  o.background = 4;
+  auto p = predictLayout(l, c, o);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_DOUBLE_EQ(p->recvWakeNs, 0.5 * kMs);
+  EXPECT_NEAR(p->stepNs, 29 * kMs, 1.0);
+  // The wake-up is idle time: in the bubble, not in exposed communication.
+  EXPECT_NEAR(p->simulation.stages[0].waitRecv, (13 - 6 + 22 - 19) * kMs, 1.0);
+  EXPECT_EQ(p->exposedCommNs.count("pp") ? p->exposedCommNs.at("pp") : 0.0, 0.0);
+}
+
 // plan predicts every candidate for the request's background: the single
 // rank of world 1 at the stretch (1 + 4) / 2.
 TEST(PredictContention, ThePlannerPredictsEveryCandidateForTheBackground) {

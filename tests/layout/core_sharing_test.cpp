@@ -107,6 +107,34 @@ TEST(PredictSharedCores, TheStepsEndCollectivesOfRanksSharingCoresTakeTheSharedC
   EXPECT_NEAR(alone->stepNs, 1.5 * 12 * kMs, 1.0);
 }
 
+// A blocked receive's wake-up: between ranks that time-share the cores the
+// shared-cores fit, with a core each the link's own; none measured: 0, said.
+TEST(PredictSharedCores, ABlockedReceiveWakesUpAtItsSharingsPace) {
+  Layout l;
+  l.dp = 2;
+  l.pp = 2;
+  l.microBatches = 4;
+  l.schedule = ScheduleKind::kOneFOneB;
+  Calibration c = sharedCalibration(2);
+  c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  auto none = predictLayout(l, c);
+  ASSERT_TRUE(none.isOk()) << none.status().message();
+  EXPECT_EQ(none->recvWakeNs, 0.0);
+  EXPECT_NE(std::find(none->warnings.begin(), none->warnings.end(),
+                      "no wake-up of a blocked pipeline receive measured: taken as 0"),
+            none->warnings.end());
+  c.links.push_back({"pp", kSameHost, kReceiveWake, 2, 0.2 * kMs, 0.0, 1, 8, 8});
+  c.links.push_back({"pp", kSharedCores, kReceiveWake, 2, 1.4 * kMs, 0.0, 1, 8, 8});
+  auto shared = predictLayout(l, c);
+  ASSERT_TRUE(shared.isOk()) << shared.status().message();
+  EXPECT_DOUBLE_EQ(shared->recvWakeNs, 1.4 * kMs);
+  EXPECT_GT(shared->stepNs, none->stepNs);
+  c.cores = 4;
+  auto own = predictLayout(l, c);
+  ASSERT_TRUE(own.isOk()) << own.status().message();
+  EXPECT_DOUBLE_EQ(own->recvWakeNs, 0.2 * kMs);
+}
+
 // dp2 x pp2 1F1B m8 (a layer a stage: F 1 ms, B 2 ms) with free
 // collectives: on 4 cores a stage's 24 ms of work and the bubble's 3 ms. On
 // 2 cores a stage's two ranks alone run at a core each and two stages at
@@ -125,6 +153,7 @@ TEST(PredictSharedCores, APipelinesBubblesLeaveTheirCoresToTheOtherStage) {
   Calibration c = sharedCalibration(4);
   for (LinkFit& f : c.links) f.alphaNs = f.betaNsPerByte = 0;
   c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  c.links.push_back({"pp", kSameHost, kReceiveWake, 2, 0, 0.0, 1, 8, 8});
   auto enough = predictLayout(l, c);
   ASSERT_TRUE(enough.isOk()) << enough.status().message();
   EXPECT_NEAR(enough->stepNs, 27 * kMs, 1.0);

@@ -73,6 +73,34 @@ TEST(Simulator, StagesMeetAtTheGradientNormBeforeTheirOptimizerSteps) {
   EXPECT_DOUBLE_EQ(sim->stages[1].waitRecv, 1.25);  // the meeting is no receive
 }
 
+// A receive that had to wait goes on t_wake after its message arrived; one
+// that finds its message there pays nothing.
+TEST(Simulator, ABlockedReceiveWakesUpLaterAFoundMessageCostsNothing) {
+  CostModel costs = transferCosts();
+  costs.recvWake = 0.5;
+  const Result<Simulation> one = simulate(oneFOneB(2, 1).value(), costs);
+  ASSERT_TRUE(one.isOk()) << one.status().message();
+  // As above, each of the two receives blocked: stage 1's activation at
+  // 1.25 + 0.5, F [1.75, 2.75], B [2.75, 5.25]; stage 0's gradient at 5.5 +
+  // 0.5, B [6, 8.5], sync to 8.6, both optimizer steps [8.6, 8.8].
+  EXPECT_DOUBLE_EQ(one->stages[1].waitRecv, 1.75);
+  EXPECT_DOUBLE_EQ(one->stages[0].waitRecv, 6.0 - 1.0);
+  EXPECT_DOUBLE_EQ(one->makespan, 8.8);
+
+  // Two micro-batches: stage 1's second activation arrived at 2.25, long
+  // before its first backward ends, so its receive takes no time.
+  const Schedule two = oneFOneB(2, 2).value();
+  const Result<Simulation> sim = simulate(two, costs);
+  ASSERT_TRUE(sim.isOk()) << sim.status().message();
+  int32_t activations = 0;
+  for (const OpInterval& t : sim->stages[1].timeline) {
+    if (two.stageOps[1][t.opIndex].type != OpType::kRecvActivation) continue;
+    EXPECT_DOUBLE_EQ(t.end - t.start, activations == 0 ? 1.75 : 0.0);
+    ++activations;
+  }
+  EXPECT_EQ(activations, 2);
+}
+
 TEST(Simulator, ChunkOpsCostAFractionOfTheStage) {
   CostModel costs;  // t_F = t_B = 1
   const Result<Simulation> sim = simulate(interleaved(1, 2, 2).value(), costs);

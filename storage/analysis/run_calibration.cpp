@@ -346,9 +346,8 @@ Result<layout::Calibration> calibrationOf(const MeasuredOps& measured, int64_t r
     const layout::LinkFit* transfer = c.linkFit("pp", "p2p", link);
     const bool own = transfer != nullptr && transfer->dim == "pp" && transfer->link == link;
     wakes[link].push_back(h.hopNs - (own ? transfer->timeNs(static_cast<double>(h.bytes)) : 0.0));
-    auto [range, first] = wakeBytes.try_emplace(link, h.bytes, h.bytes);
-    range->second = {std::min(range->second.first, h.bytes),
-                     std::max(range->second.second, h.bytes)};
+    auto& range = wakeBytes.try_emplace(link, h.bytes, h.bytes).first->second;
+    range = {std::min(range.first, h.bytes), std::max(range.second, h.bytes)};
   }
   for (const auto& [link, values] : wakes) {
     layout::LinkFit f;

@@ -15,7 +15,10 @@
 // waiting for the last peer; the earliest finishers measure the transfer),
 // the p2p time the median receive transfer (the wait is its own span); each
 // fit per link class, a sample's link its rank's group's of that dimension
-// (same_host / other_host, planning/link_class.h).
+// (same_host / other_host, planning/link_class.h); per link a blocked
+// pipeline receive's wake-up (layout::kReceiveWake), the mean of the run's
+// hops (pipeline_hops.h) less the p2p fit's transfer of their bytes, at
+// least 0.
 // Errors: a run that is not measured, has no layout, or no compute spans.
 #pragma once
 

@@ -49,12 +49,16 @@ Result<std::vector<layout::OpCostEntry>> codecCosts(const layout::ModelConfig& m
     if (progress) {
       std::fprintf(stderr,
                    "calibrate: grad compression %s: %.2f ns per element (%.2f CPU) on %lld "
-                   "elements\n",
+                   "elements, %.2f (%.2f CPU) of them inside its collectives\n",
                    m.spec, c.wallNsPerElement, c.cpuNsPerElement,
-                   static_cast<long long>(c.elements));
+                   static_cast<long long>(c.elements), c.reduceWallNsPerElement,
+                   c.reduceCpuNsPerElement);
     }
-    out.push_back({layout::kCodecPart, layout::gradCompressionKindName(spec.kind), m.size, 1,
-                   c.wallNsPerElement, c.cpuNsPerElement, repetitions});
+    const std::string kind = layout::gradCompressionKindName(spec.kind);
+    out.push_back({layout::kCodecPart, kind, m.size, 1, c.wallNsPerElement, c.cpuNsPerElement,
+                   repetitions});
+    out.push_back({layout::kCodecPart, kind + layout::kCodecReduceSuffix, m.size, 1,
+                   c.reduceWallNsPerElement, c.reduceCpuNsPerElement, repetitions});
   }
   return out;
 }

@@ -14,7 +14,9 @@
 // micro-batch size the PowerSGD rank (0 for the others; the cost model
 // interpolates PowerSGD linearly in it), tp 1, wall and thread CPU ns per
 // gradient element (the least of `repetitions` rounds), samples the
-// repetitions. Top-K is measured at ratio 0.1 (its selection and its dense
+// repetitions; after each kind's entry a second one, op the kind's name +
+// kCodecReduceSuffix ("int8_reduce"), the part of it measured inside the
+// collectives (codec_benchmark.h). Top-K is measured at ratio 0.1 (its selection and its dense
 // sum cost per element; the kept share changes only the gathered sets).
 // With `progress`, one line per kind on stderr. Errors: measureCodecCost's.
 #pragma once

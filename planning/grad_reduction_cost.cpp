@@ -201,6 +201,12 @@ class CostBuilder {
     const int32_t r = kind == GradCompression::kPowerSgd ? in_.compression.rank : 0;
     if (auto ns = c_.opCostNs(kCodecPart, name, r, 1, in_.cpuTime)) {
       cost_.codecNs = *ns * n * in_.computeScale;
+      const std::string reduce = std::string(name) + kCodecReduceSuffix;
+      if (auto inside = c_.opCostNs(kCodecPart, reduce, r, 1, in_.cpuTime)) {
+        const double ns = std::clamp(*inside * n * in_.computeScale, 0.0, cost_.codecNs);
+        cost_.codecNs -= ns;
+        cost_.commNs += ns;
+      }
       return;
     }
     static const Calibration measured = measuredCodecCosts();

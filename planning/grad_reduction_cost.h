@@ -30,7 +30,9 @@
 // chunk's bytes · 8 / Gb/s (link_pacer.h). Encoding, decoding and error
 // feedback are compute (`codecNs`): ns per gradient element from the
 // calibration (kCodecPart below) or else the constants measured with `bench
-// allreduce` (measuredCodecCosts, docs/parallel.md).
+// allreduce` (measuredCodecCosts, docs/parallel.md); the part of them the
+// calibration measured inside the collectives (kCodecReduceSuffix) is
+// communication (`commNs`).
 //
 // Pure; no I/O.
 #pragma once
@@ -81,7 +83,9 @@ struct GradReductionInput {
 };
 
 struct GradReductionCost {
-  double commNs = 0;             // the collectives: what the reduction op waits on
+  // The collectives: what the reduction op waits on, with the codec's work
+  // inside them (kCodecReduceSuffix).
+  double commNs = 0;
   double codecNs = 0;            // encoding, decoding, error feedback (compute)
   double sentBytes = 0;          // bus bytes this rank puts on the links per step
   double uncompressedBytes = 0;  // those of the flat fp32 all-reduce of the same n
@@ -122,6 +126,13 @@ std::vector<MatrixShape> gradTensors(const ModelConfig& model, int32_t tp, int32
 // ("fp16", "bf16", "int8", "topk", "powersgd"), micro-batch size the
 // PowerSGD rank R (0 for the others), ns per gradient element and step.
 inline constexpr const char* kCodecPart = "grad_compression";
+// The op of the part of a kind's cost that runs inside its collectives
+// (the kind's name and this suffix, e.g. "int8_reduce"; engine/parallel/
+// codec_benchmark.h): the reduced type's sums, which a trace shows inside
+// the collective's span. With it the cost's codecNs is the rest and commNs
+// holds this part (exposed data-parallel communication, as `report`
+// measures it); without it all of the cost is codecNs.
+inline constexpr const char* kCodecReduceSuffix = "_reduce";
 
 // Those costs as measured on the development machine with `bench allreduce
 // --ranks 2 --model small` (docs/parallel.md): the engine's time minus the

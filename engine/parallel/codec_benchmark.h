@@ -13,7 +13,13 @@
 //   codec ns per element = (t_compressed - t_plain / ratio) / n, at least 0,
 // ratio = the plain all-reduce's bus bytes / the compressed reduction's
 // (docs/parallel.md, "What compression costs in the cost model": the same
-// formula `bench allreduce` measures over a real link).
+// formula `bench allreduce` measures over a real link). Of that, the part
+// that runs inside the collectives (the reduced type's sums: int8 blocks
+// decoded, added and quantised again; halves widened and narrowed), which a
+// trace shows inside the collective's span, not around it:
+//   reduce ns per element = (t_in_collectives - t_plain / ratio) / n,
+// at least 0 and at most the codec's, t_in_collectives the compressed
+// round's time inside the mirror's collectives (MirrorCommunicator).
 //
 // Times are the least over `repetitions` timed rounds after one untimed
 // round (the first allocates, and PowerSGD starts its power iteration), in
@@ -42,6 +48,9 @@ struct CodecCost {
   double compressedWallNs = 0, compressedCpuNs = 0;  // one reduction of the bucket
   double plainWallNs = 0, plainCpuNs = 0;            // one fp32 all-reduce of it
   double wallNsPerElement = 0, cpuNsPerElement = 0;  // the codec, as above
+  double inCollectivesWallNs = 0, inCollectivesCpuNs = 0;  // of one compressed reduction
+  // The codec's part inside the collectives, as above.
+  double reduceWallNsPerElement = 0, reduceCpuNsPerElement = 0;
   int32_t repetitions = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/parallel/reduced_types.h"
+#include "tracer/clock.h"
 
 namespace bubblescope::engine {
 
@@ -73,6 +74,14 @@ void MirrorCommunicator::sumWithMirrors(ElementType type, void* inout, int64_t c
 
 Result<std::unique_ptr<PendingComm>> MirrorCommunicator::launch(const CommOp& op, bool blocking) {
   (void)blocking;
+  const int64_t cpu0 = tracer::threadCpuNowNs(), wall0 = tracer::hostNowNs();
+  auto done = run(op);
+  spent_.wallNs += tracer::hostNowNs() - wall0;
+  spent_.cpuNs += tracer::threadCpuNowNs() - cpu0;
+  return done;
+}
+
+Result<std::unique_ptr<PendingComm>> MirrorCommunicator::run(const CommOp& op) {
   const int64_t start = nowNs();
   const int64_t width = elementBytes(op.type);
   switch (op.kind) {

@@ -16,7 +16,10 @@
 //
 // Contract: as Communicator (communicator.h); ops complete in start() and
 // wait() reports startNs = readyNs (nobody is waited for). Size >= 1; rank 0.
-// Records no spans unless given a recorder, like any communicator.
+// Records no spans unless given a recorder, like any communicator. It counts
+// the wall and thread-CPU time its collectives took (inCollectives(): what a
+// compressed reduction does inside its collectives, the reduced type's sums,
+// apart from its encoding and decoding around them).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +34,13 @@ class MirrorCommunicator final : public Communicator {
  public:
   MirrorCommunicator(trace_model::ParallelDim dim, int32_t size);
 
+  struct Time {
+    int64_t wallNs = 0;
+    int64_t cpuNs = 0;
+  };
+  // The time spent inside collectives since construction.
+  Time inCollectives() const { return spent_; }
+
  protected:
   Result<std::unique_ptr<PendingComm>> launch(const CommOp& op, bool blocking) override;
 
@@ -38,7 +48,10 @@ class MirrorCommunicator final : public Communicator {
   // inout = inout combined with copies of itself: `size()` ranks' equal parts.
   void sumWithMirrors(ElementType type, void* inout, int64_t count);
 
+  Result<std::unique_ptr<PendingComm>> run(const CommOp& op);
+
   std::vector<std::byte> copy_;  // scratch: the buffer as it was
+  Time spent_;
 };
 
 }  // namespace bubblescope::engine

@@ -94,6 +94,25 @@ TEST(GradReductionCost, CollectiveTimeFollowsTheBytesAndTheCodecIsCompute) {
   EXPECT_TRUE(gradReductionCost(input("fp16", 2), own).warnings.empty());
 }
 
+// The part of a codec's cost measured inside its collectives (the int8
+// blocks' sums) is communication: exposed, as a trace's collective span
+// shows it; the step's total stays the same. It never exceeds the codec.
+TEST(GradReductionCost, PredictTheCodecsWorkInsideTheCollectivesIsCommunication) {
+  Calibration c = bandwidthOnly();
+  c.ops.push_back({kCodecPart, "int8", 0, 1, 10.0, 10.0, 1});
+  const GradReductionCost whole = gradReductionCost(input("int8", 2), c);
+  EXPECT_DOUBLE_EQ(whole.codecNs, 10.0 * kN);
+  c.ops.push_back({kCodecPart, std::string("int8") + kCodecReduceSuffix, 0, 1, 4.0, 4.0, 1});
+  const GradReductionCost split = gradReductionCost(input("int8", 2), c);
+  EXPECT_DOUBLE_EQ(split.codecNs, 6.0 * kN);
+  EXPECT_DOUBLE_EQ(split.commNs, whole.commNs + 4.0 * kN);
+  EXPECT_DOUBLE_EQ(split.totalNs(), whole.totalNs());
+  c.ops.back().wallNs = c.ops.back().cpuNs = 25.0;  // more than the codec: capped
+  const GradReductionCost capped = gradReductionCost(input("int8", 2), c);
+  EXPECT_DOUBLE_EQ(capped.codecNs, 0.0);
+  EXPECT_DOUBLE_EQ(capped.totalNs(), whole.totalNs());
+}
+
 TEST(GradReductionCost, FitsScaleFromTheirGroupSizeAlongTheRing) {
   const Calibration c = bandwidthOnly(/*alphaNs=*/1000);
   GradReductionInput in = input("none", 4);

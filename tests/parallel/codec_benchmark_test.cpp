@@ -54,6 +54,14 @@ TEST(CodecBenchmark, TheCodecIsWhatTheReductionCostsBeyondItsShareOfThePlainOne)
                      std::max(0.0, c->compressedWallNs - c->plainWallNs / c->ratio) / n);
     EXPECT_DOUBLE_EQ(c->cpuNsPerElement,
                      std::max(0.0, c->compressedCpuNs - c->plainCpuNs / c->ratio) / n);
+    // The part inside the collectives, by the same formula, at most the codec.
+    EXPECT_TRUE(std::isfinite(c->inCollectivesWallNs) && c->inCollectivesWallNs >= 0) << text;
+    EXPECT_DOUBLE_EQ(c->reduceWallNsPerElement,
+                     std::min(c->wallNsPerElement,
+                              std::max(0.0, c->inCollectivesWallNs - c->plainWallNs / c->ratio) / n));
+    EXPECT_DOUBLE_EQ(c->reduceCpuNsPerElement,
+                     std::min(c->cpuNsPerElement,
+                              std::max(0.0, c->inCollectivesCpuNs - c->plainCpuNs / c->ratio) / n));
   }
 }
 
@@ -75,8 +83,13 @@ TEST(MirrorCommunicator, EveryRankHoldsWhatThisOneHolds) {
   MirrorCommunicator comm(trace_model::ParallelDim::kDp, 3);
   EXPECT_EQ(comm.size(), 3);
   EXPECT_EQ(comm.rank(), 0);
+  EXPECT_EQ(comm.inCollectives().wallNs, 0);
   std::vector<float> a = {1.0f, -2.5f, 0.25f};
   ASSERT_TRUE(comm.allReduce(a).isOk());
+  std::vector<float> big(1 << 20, 1.0f);  // 4 MiB summed: the clocks tick
+  ASSERT_TRUE(comm.allReduce(big).isOk());
+  EXPECT_GT(comm.inCollectives().wallNs, 0);
+  EXPECT_EQ(big[0], 3.0f);
   EXPECT_EQ(a, (std::vector<float>{3.0f, -7.5f, 0.75f}));
   std::vector<float> gathered(6, -1.0f);
   const std::vector<float> mine = {4.0f, 5.0f};

@@ -48,6 +48,7 @@ class MirrorCommunicator final : public Communicator {
   // inout = inout combined with copies of itself: `size()` ranks' equal parts.
   void sumWithMirrors(ElementType type, void* inout, int64_t count);
 
+  // The collective itself; launch() times it into spent_.
   Result<std::unique_ptr<PendingComm>> run(const CommOp& op);
 
   std::vector<std::byte> copy_;  // scratch: the buffer as it was

@@ -141,39 +141,29 @@ std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, in
                                             const BenchmarkHosts& h) {
   if (world < 2 || !h.hosts.empty() || cores < 1 || cores > kMaxSharedCores) return {};
   std::vector<layout::Layout> out;
-  for (auto zero : {layout::ZeroStage::kNone, layout::ZeroStage::kOptimizer}) {
-    layout::Layout l;
+  // `model` for `steps` steps at m micro-batches on dp ranks.
+  auto run = [&](int32_t m, int32_t dp) -> layout::Layout& {
+    layout::Layout& l = out.emplace_back();
     l.model = model;
     l.steps = steps;
-    l.microBatches = zero == layout::ZeroStage::kNone ? 4 : 2;
-    l.dp = 2 * cores;
-    l.zeroStage = zero;
-    out.push_back(l);
+    l.microBatches = m;
+    l.dp = dp;
+    return l;
+  };
+  for (auto zero : {layout::ZeroStage::kNone, layout::ZeroStage::kOptimizer}) {
+    run(zero == layout::ZeroStage::kNone ? 4 : 2, 2 * cores).zeroStage = zero;
   }
   // tp 2 x dp C: tp's per-layer all-reduces between ranks that time-share
   // the cores (only its tp fits are kept: addSharedCores).
-  if (model.numHeads % 2 == 0 && !model.hasMoe()) {
-    layout::Layout l;
-    l.model = model;
-    l.steps = steps;
-    l.microBatches = 2;
-    l.tp = 2;
-    l.dp = cores;
-    out.push_back(l);
-  }
+  if (model.numHeads % 2 == 0 && !model.hasMoe()) run(2, cores).tp = 2;
   // dp C x pp 2 1F1B: a blocked pipeline receive's wake-up between ranks
   // that time-share the cores (layout::kReceiveWake; only its pp fits are
   // kept): 0.87 ms median, 1.43 mean on the 2-core VM against 0.15 with a
   // core per rank.
   if (model.numLayers >= 2) {
-    layout::Layout l;
-    l.model = model;
-    l.steps = steps;
-    l.microBatches = 4;
+    layout::Layout& l = run(4, cores);
     l.pp = 2;
-    l.dp = cores;
     l.schedule = layout::ScheduleKind::kOneFOneB;
-    out.push_back(l);
   }
   return out;
 }

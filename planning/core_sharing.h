@@ -77,12 +77,13 @@ bool hasSharedTpFit(const Calibration& c);
 // The sharing of a layout whose ranks are on `placed` hosts (placedHosts,
 // link_class.h), every host taken to have the calibrated machine's cores
 // and `background` busy threads of other work (contention.h; 0: none).
-// `cpuTime`: the costs are thread CPU times (the straggler's CPU column);
-// `tp`: the layout's tp degree (its share of the stretch, `paid`). A
-// calibration from an oversubscribed run keeps paid 1 (its fits stand for
-// themselves).
+// The shared-cores straggler factor is its wall column whatever the costs
+// are in (the unfairness of the ranks' turns on the cores, which thread CPU
+// time cannot see); `tp`: the layout's tp degree (its share of the
+// stretch, `paid`). A calibration from an oversubscribed run keeps paid 1
+// (its fits stand for themselves).
 CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibration& c,
-                          bool cpuTime, double background = 0, int32_t tp = 1);
+                          double background = 0, int32_t tp = 1);
 
 // What a prediction says of the sharing ("" when nothing): with more ranks
 // than cores "R ranks on a host of C cores: they share the cores

@@ -44,7 +44,7 @@ class Predictor {
         cpu_(c.oversubscribed() || o.background.has_value()),
         background_(o.background.has_value()),
         placed_(placedHosts(l)),
-        sharing_(coreSharingOf(placed_, c, cpu_, o.background.value_or(0.0), l.tp)),
+        sharing_(coreSharingOf(placed_, c, o.background.value_or(0.0), l.tp)),
         straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
         overhead_(o.background ? ownOverhead(c) : 1.0),
         computeScale_(sharing_.paidFactor() * overhead_),

@@ -24,7 +24,7 @@ Result<StepEndWaitFit> fitStepEndWait(const Layout& l, const Calibration& c,
                                    std::to_string(measuredStepNs) +
                                    " ns) is not a finite number > 0");
   }
-  const CoreSharing sharing = coreSharingOf(placedHosts(l), c, false, 0.0, l.tp);
+  const CoreSharing sharing = coreSharingOf(placedHosts(l), c, 0.0, l.tp);
   if (!sharing.shared() || c.oversubscribed()) {
     return Status::invalidArgument(
         "fitting the step-end wait: the layout's ranks do not share cores under this "

@@ -75,8 +75,10 @@ struct RankReplay {
         return;
       case OpType::kRecvActivation:
       case OpType::kRecvGrad: {
-        // The message is in flight for the last t_comm before it arrives at
-        // e: that part is the transfer, what comes before is a wait.
+        // The receive completes at e (its message's arrival, plus the
+        // wake-up when it had to wait): the last t_comm before e is drawn
+        // as the transfer, what comes before as a wait (as a measured
+        // receive's wait span holds its wake-up).
         const int64_t transferStart = std::max(s, e - commNs);
         if (transferStart > s)
           out.push_back(event(Lane::kPipeline, EventKind::kWait, op, s, transferStart));

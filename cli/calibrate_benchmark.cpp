@@ -134,6 +134,11 @@ std::vector<BenchmarkRun> benchmarkRuns(const layout::ModelConfig& model, int32_
 // Only without hosts and with at most kMaxSharedCores cores (2C ranks is
 // one short run, not a crowd).
 constexpr int32_t kMaxSharedCores = 8;
+// How many times the runs a step is fitted to run (the median one kept):
+// time-shared ranks' steps move by 15 % from one run to the next (dp4 on
+// the 2 cores: 249.0 and 216.5 ms in two calibrations a minute apart), and
+// the fits followed.
+constexpr int32_t kFittedRuns = 3;
 constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
 
 std::vector<layout::Layout> sharedCoresRuns(const layout::ModelConfig& model, int32_t world,
@@ -202,7 +207,20 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
   std::vector<CalibratedRun> out;
   for (const layout::Layout& l : sharedCoresRuns(model, world, steps, cores, where)) {
     const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
-    BS_ASSIGN_OR_RETURN(CalibratedRun r, calibratedRun(l, name, trace, {}));
+    // The runs a step is fitted to (the dp run's step-end wait, the tp
+    // run's share of the stretch) kFittedRuns times: the run of the median
+    // step is kept.
+    const bool fitted = l.tp > 1 || (l.pp == 1 && l.zeroStage == layout::ZeroStage::kNone);
+    std::vector<std::pair<double, CalibratedRun>> tries;
+    for (int32_t k = 0; k < (fitted ? kFittedRuns : 1); ++k) {
+      BS_ASSIGN_OR_RETURN(CalibratedRun r, calibratedRun(l, name, trace, {}));
+      BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                          measuredTrial(l, layout::Prediction{}, trace, r.runId));
+      tries.emplace_back(t.measuredStepNs, std::move(r));
+    }
+    std::sort(tries.begin(), tries.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    CalibratedRun r = std::move(tries[tries.size() / 2].second);
     r.part = sharedCoresPart(std::move(r.part));
     out.push_back(std::move(r));
   }

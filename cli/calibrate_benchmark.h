@@ -57,16 +57,19 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
                                                  const BenchmarkHosts& where = {});
 
 // The shared-cores runs of the micro-benchmark (planning/core_sharing.h):
-// dp 2C of `model` on this machine's C = c.cores cores, ZeRO 0 and ZeRO 1,
-// and (when the heads divide, dense models) tp 2 x dp C, whose tp fits only
-// are kept (tp's per-layer all-reduces between time-shared ranks),
-// m = 2, `steps` steps each, into `trace`, named "calibrate ... shared
-// cores", added to c by layout::withSharedCores; and (two layers or more)
-// dp C x pp 2 1F1B at m = 4, whose pp fits only are kept (a blocked
-// receive's wake-up between time-shared ranks); then the share of the
-// time-sharing stretch the tp run's compute paid, fitted to its measured
-// step (planning/tp_stretch_fit.h) and printed. None (c unchanged) with
-// hosts, world < 2, or C outside 1..8. `bench predict` runs them too.
+// dp 2C of `model` on this machine's C = c.cores cores, ZeRO 0 (m = 4) and
+// ZeRO 1 (m = 2); (when the heads divide, dense models) tp 2 x dp C at
+// m = 2, whose tp fits only are kept (tp's per-layer all-reduces between
+// time-shared ranks); and (two layers or more) dp C x pp 2 1F1B at m = 4,
+// whose pp fits only are kept (a blocked receive's wake-up between
+// time-shared ranks); `steps` steps each, into `trace`, named "calibrate ...
+// shared cores", added to c by layout::withSharedCores. The dp ZeRO 0 and
+// the tp run three times each and the run of the median step is kept:
+// their steps are fitted, the wait at the step-end all-reduce
+// (planning/step_end_wait_fit.h) and the share of the time-sharing stretch
+// the tp run's compute paid (planning/tp_stretch_fit.h), both printed.
+// None (c unchanged) with hosts, world < 2, or C outside 1..8. `bench
+// predict` runs them too.
 Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,
                       const std::string& trace, int32_t steps, const BenchmarkHosts& where = {});
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "engine/layout/global_batch.h"
 #include "engine/layout/stage_split.h"
@@ -13,6 +12,7 @@
 #include "planning/formulas.h"
 #include "planning/grad_reduction_cost.h"
 #include "planning/link_class.h"
+#include "planning/link_costs.h"
 #include "planning/machine_drift.h"
 #include "planning/time_sharing.h"
 
@@ -45,6 +45,8 @@ class Predictor {
         background_(o.background.has_value()),
         placed_(placedHosts(l)),
         sharing_(coreSharingOf(placed_, c, o.background.value_or(0.0), l.tp)),
+        links_(l, c, placed_, sharing_.shared() && !c.oversubscribed(),
+               [this](std::string w) { warn(std::move(w)); }),
         straggler_(l.dp * l.tp * l.pp > 1 ? stragglerOf(c, sharing_) : 1.0),
         overhead_(o.background ? ownOverhead(c) : 1.0),
         computeScale_(sharing_.paidFactor() * overhead_),
@@ -77,7 +79,7 @@ class Predictor {
     buildOpCosts();
     CostModel base;  // every op has its own cost; the base only fills gaps
     base.comm = p_.p2pNs;
-    p_.recvWakeNs = l_.pp > 1 ? receiveWakeNs() : 0.0;
+    p_.recvWakeNs = l_.pp > 1 ? links_.receiveWakeNs() : 0.0;
     base.recvWake = p_.recvWakeNs;
     if (timeShared_) {
       const TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp,
@@ -196,91 +198,12 @@ class Predictor {
     return 0.0;
   }
 
-  // `calls` collectives moving `bytes` in all over dim; 0 when unmeasured
-  // (said once). A reduce-scatter or all-gather with no fit of its own
-  // costs half an all-reduce of the same bytes (docs/formulas.md: an all-reduce
-  // is a reduce-scatter then an all-gather).
-  // `sayOtherDim` false: another dimension's fit stands in silently (the
-  // step's 8-byte all-reduces, latency alone, which any fit's alpha prices).
+  // Communication on the link dim's groups cross (link_costs.h), at the
+  // step's end when the op being costed is one of it.
   double collectiveNs(const std::string& dim, const std::string& collective, double bytes,
                       double calls, bool sayOtherDim = true) {
-    // The link the dimension's groups cross where the layout's hosts place
-    // its ranks (link_class.h); a fit of another link stands in, said once.
-    const std::string link = sharedLinkOf(dim);
-    if (const LinkFit* f = c_.linkFit(dim, collective, link)) {
-      if (f->link != link) {
-        warn("no " + link + " " + collective + " fit in the calibration: costed as " + f->link);
-      }
-      if (f->dim != dim && sayOtherDim) {
-        warn("no " + collective + " fit of dim " + dim + " in the calibration: costed with dim " +
-             f->dim + "'s");
-      }
-      return calls * f->alphaNs + f->betaNsPerByte * bytes;
-    }
-    if (collective != "allreduce" && collective != "p2p") {
-      if (const LinkFit* f = c_.linkFit(dim, "allreduce", link)) {
-        warn("no " + collective + " fit (dim " + dim + ") in the calibration: costed as half the " +
-             f->dim + " allreduce fit");
-        return (calls * f->alphaNs + f->betaNsPerByte * bytes) / 2;
-      }
-    }
-    warn("no " + collective + " time measured (dim " + dim + "): taken as 0");
-    return 0.0;
+    return links_.collectiveNs(dim, collective, bytes, calls, stepEnd_, sayOtherDim);
   }
-
-  // A blocked pipeline receive's wake-up (kReceiveWake): on a host whose
-  // ranks time-share its cores the shared-cores fit (a waiting rank's core
-  // went to another rank), else the pipeline link's own; another link's
-  // stands in, said; none measured (a calibration without a pipeline run,
-  // or from before it was measured): 0, said.
-  double receiveWakeNs() {
-    const std::string& link = linkOf("pp");
-    auto own = [&](const std::string& want) -> const LinkFit* {
-      const LinkFit* f = c_.linkFit("pp", kReceiveWake, want);
-      return f && f->dim == "pp" && f->link == want ? f : nullptr;
-    };
-    const LinkFit* f = sharedCores() && link == kSameHost ? own(kSharedCores) : nullptr;
-    if (f == nullptr) f = own(link);
-    if (f == nullptr) {
-      f = c_.linkFit("pp", kReceiveWake, link);
-      if (f == nullptr || f->dim != "pp") {
-        warn("no wake-up of a blocked pipeline receive measured: taken as 0");
-        return 0.0;
-      }
-      warn("no " + link + " wake-up of a blocked pipeline receive in the calibration: costed as " +
-           f->link);
-    }
-    return f->alphaNs;
-  }
-
-  const std::string& linkOf(const std::string& dim) {
-    auto [it, added] = links_.try_emplace(dim);
-    if (added) it->second = l_.hosts.empty() ? kSameHost : worldLinkClass(l_, placed_, dim);
-    return it->second;
-  }
-
-  // The link a collective of dim is costed on: a group inside a host whose
-  // ranks time-share its cores takes the shared-cores fits
-  // (core_sharing.h) for the collectives of the step's end, which every
-  // rank of the host waits in at once; a collective between compute ops
-  // (tp's per layer, ep's all-to-alls, ZeRO-2/3's per micro-batch, pp's
-  // transfers) waits for a peer while the host's other ranks compute, so
-  // its wait is the compute already costed by the sharing (s x compute):
-  // the link's own fit.
-  // A calibration from an oversubscribed run measured its same_host fits
-  // between time-shared ranks already: they stand for themselves.
-  // tp's own per-layer all-reduces measured between time-shared ranks (the
-  // shared-cores tp run, a tp fit of link kSharedCores) stand for themselves
-  // between compute ops too: there a peer that lost its core is waited for
-  // at every layer, which s x compute does not hold.
-  std::string sharedLinkOf(const std::string& dim) {
-    const std::string& link = linkOf(dim);
-    if (!sharedCores() || link != kSameHost) return link;
-    if (stepEnd_) return kSharedCores;
-    if (dim == "tp" && hasSharedTpFit(c_)) return kSharedCores;
-    return link;
-  }
-  bool sharedCores() const { return sharing_.shared() && !c_.oversubscribed(); }
 
   double tpCommNs(const ChunkParts& c, int32_t allReducesPerLayer) {
     if (l_.tp <= 1) return 0.0;
@@ -306,8 +229,7 @@ class Predictor {
   // calibration without a ZeRO 2/3 run holds).
   double microBatchReduceScatterNs(double parameters, double calls) {
     if (l_.dp > 1) {
-      if (const LinkFit* f = c_.linkFit("zero", kMicroBatchReduceScatter, linkOf("zero"));
-          f && f->dim == "zero" && f->link == linkOf("zero")) {
+      if (const LinkFit* f = links_.ownFit("zero", kMicroBatchReduceScatter)) {
         const double ns = calls * f->alphaNs + f->betaNsPerByte * parameters * c_.format.gradientBytes;
         dpNs_ += ns;
         return ns;
@@ -345,8 +267,7 @@ class Predictor {
   // once-a-step all-gather's (which a calibration without a ZeRO-3 run holds).
   double layerGatherNs(double parameters, double calls) {
     if (l_.dp > 1) {
-      if (const LinkFit* f = c_.linkFit("zero", kMicroBatchAllGather, linkOf("zero"));
-          f && f->dim == "zero" && f->link == linkOf("zero")) {
+      if (const LinkFit* f = links_.ownFit("zero", kMicroBatchAllGather)) {
         const double ns =
             calls * f->alphaNs + f->betaNsPerByte * parameters * c_.format.parameterBytes;
         dpNs_ += ns;
@@ -377,7 +298,7 @@ class Predictor {
   // Ranks sharing cores wait at the step's first gradient collective for the
   // last one scheduled (step_end_wait_fit.h): exposed dp communication.
   double stepEndWaitNs() {
-    if (l_.dp <= 1 || !sharedCores()) return 0.0;
+    if (l_.dp <= 1 || !links_.sharedCores()) return 0.0;
     const double ns =
         stageParameters() * c_.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false).value_or(0.0);
     dpNs_ += ns;
@@ -489,13 +410,13 @@ class Predictor {
     in.elements = elements * c_.format.gradientBytes / kBytesPerElement;
     in.group = group;
     // Where the layout's hosts split the dp group over hosts: its nodes.
-    if (in.link.ranksPerNode == 0 && linkOf("dp") == kOtherHost) {
+    if (in.link.ranksPerNode == 0 && links_.linkOf("dp") == kOtherHost) {
       in.link.ranksPerNode = groupRanksOnHost(l_, placed_, 0, "dp");
     }
     in.bucketElements = l_.bucketElementCount(4);
     in.cpuTime = cpu_;
     in.computeScale = computeScale_;
-    in.sharedCores = sharedCores();  // at the step's end (sharedLinkOf)
+    in.sharedCores = links_.sharedCores();  // at the step's end (LinkCosts::sharedLinkOf)
     for (int32_t c = 0; matrices && c < p_.schedule.chunks; ++c) {
       const ChunkParts& part = chunks_[p_.schedule.virtualStage(stage_, c)];
       for (const MatrixShape& m :
@@ -596,9 +517,9 @@ class Predictor {
   const Calibration& c_;
   const bool cpu_;
   const bool background_;  // predicted for a background (PredictOptions)
-  const std::vector<std::string> placed_;     // the host of each rank (link_class.h)
-  std::map<std::string, std::string> links_;  // dim -> its link class
-  const CoreSharing sharing_;                 // the busiest host's ranks per core
+  const std::vector<std::string> placed_;  // the host of each rank (link_class.h)
+  const CoreSharing sharing_;              // the busiest host's ranks per core
+  LinkCosts links_;                        // the fits communication is costed with
   const double straggler_;                    // 1 on a single rank
   const double overhead_;  // with a background the calibration's own (contention.h), else 1
   // What every compute cost is multiplied by besides the straggler factor:

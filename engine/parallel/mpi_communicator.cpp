@@ -154,13 +154,22 @@ class MpiCommunicator::QueuedComm final : public PendingComm {
 
 namespace {
 
-// A send or receive posted with MPI_Isend / MPI_Irecv.
+// A send or receive posted with MPI_Isend / MPI_Irecv. Waited for by
+// polling with sleeps, not MPI_Wait, which spins: a pipeline stage whose
+// last sends its slower neighbour had not yet taken spun in it at the step's
+// end for up to 76 ms (dp1 x pp4 GPipe m16 on 2 cores), holding a core the
+// stages still computing needed (docs/prediction.md, "Four stages on two
+// cores").
 class RequestComm final : public PendingComm {
  public:
   RequestComm(MPI_Request request, int64_t startNs, std::function<int64_t()> now)
       : request_(request), startNs_(startNs), now_(std::move(now)) {}
   Status wait(CommTimes& times) override {
-    BS_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+    BS_RETURN_IF_ERROR(pollUntil([&]() -> Result<bool> {
+                         int flag = 0;
+                         BS_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
+                         return flag != 0;
+                       }).status());
     times = {startNs_, startNs_, now_()};
     return Status::ok();
   }

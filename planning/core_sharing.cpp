@@ -26,7 +26,8 @@ const OpCostEntry* sharedEntry(const Calibration& c, const std::string& op) {
 
 }  // namespace
 
-std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch) {
+std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanStretch,
+                               bool placed) {
   const double paid = s.paid;
   const bool background = s.computeFactor() > 1 && s.background >= 0.5;
   if (!s.shared() && !background) return "";
@@ -43,6 +44,12 @@ std::string coreSharingWarning(const CoreSharing& s, std::optional<double> meanS
                   "%.2fx slower (time-sharing: %.2fx, of which a tp group's ranks pay %.0f%%: "
                   "their waits for each other, priced in the tp all-reduces, hold the rest)",
                   s.paidFactor(), s.computeFactor(), 100 * paid);
+  } else if (meanStretch && placed) {
+    std::snprintf(factor, sizeof factor,
+                  "%.2fx slower on average (placed as the scheduler does: a running rank keeps "
+                  "its core, a woken one joins the core of the rank that woke it; up to %dx for "
+                  "ranks sharing a core)",
+                  *meanStretch, s.ranks - s.cores + 1);
   } else if (meanStretch) {
     std::snprintf(factor, sizeof factor,
                   "%.2fx slower on average (%.2fx while every stage computes; a stage waiting "

@@ -92,9 +92,14 @@ CoreSharing coreSharingOf(const std::vector<std::string>& placed, const Calibrat
 // beside R ranks on a host of C cores: compute is predicted Sx slower";
 // with `meanStretch` (a time-shared pipeline, time_sharing.h) the slowdown
 // reads "Mx slower on average (Sx while every stage computes; ...)"; with
-// a share paid < 1 (CoreSharing::paid) it says the share.
+// a share paid < 1 (CoreSharing::paid) it says the share; `placed` (the
+// stages placed on the cores as the scheduler does, core_placement.h), with
+// meanStretch, says so: "Mx slower on average (placed as the scheduler
+// does: a running rank keeps its core, a woken one joins the core of the
+// rank that woke it; up to Ux for ranks sharing a core)", U = R - C + 1.
 std::string coreSharingWarning(const CoreSharing& sharing,
-                               std::optional<double> meanStretch = std::nullopt);
+                               std::optional<double> meanStretch = std::nullopt,
+                               bool placed = false);
 
 // `c` with what `shared` measured among ranks sharing cores: its same_host
 // fits as kSharedCores fits (added where c has none of that dim,

@@ -82,8 +82,12 @@ class Predictor {
     p_.recvWakeNs = l_.pp > 1 ? links_.receiveWakeNs() : 0.0;
     base.recvWake = p_.recvWakeNs;
     if (timeShared_) {
-      const TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp,
-                                sharing_.background, sharing_.paid};
+      TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp, sharing_.background,
+                          sharing_.paid};
+      // One rank a stage, no other work: the scheduler's placement
+      // (core_placement.h), not even sharing.
+      placedStages_ = sharing.ranksPerStage == 1 && sharing.background == 0;
+      if (placedStages_) sharing.model = CoreModel::kPlacement;
       BS_ASSIGN_OR_RETURN(TimeSharedSimulation shared,
                           simulateTimeShared(p_.schedule, base, fixedNs_, workNs_, sharing));
       p_.simulation = std::move(shared.simulation);
@@ -108,7 +112,9 @@ class Predictor {
   void sayTimeSharing() {
     std::optional<double> mean;
     if (timeShared_) mean = meanStretch(p_.opCostsNs, fixedNs_, workNs_);
-    if (std::string w = coreSharingWarning(sharing_, mean); !w.empty()) warn(std::move(w));
+    if (std::string w = coreSharingWarning(sharing_, mean, placedStages_); !w.empty()) {
+      warn(std::move(w));
+    }
   }
 
   Status checkMeasured() const {
@@ -537,6 +543,7 @@ class Predictor {
   // computed; the time-shared model said 2.5x), so the uniform stretch
   // (computeScale_) prices it.
   const bool timeShared_;
+  bool placedStages_ = false;  // the time-shared stages placed on cores (core_placement.h)
   OpCosts fixedNs_, workNs_;  // [stage][op], as time_sharing.h takes them
   double opWorkNs_ = 0;       // the compute of the op being costed (timeShared_)
   Prediction p_;

@@ -1,7 +1,10 @@
 #include "planning/time_sharing.h"
 
+#include "planning/core_placement.h"
+
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +113,11 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
     return Status::invalidArgument("the share of the stretch paid must be from 0 to 1, got " +
                                    std::to_string(sharing.paid));
   }
+  if (sharing.model == CoreModel::kPlacement &&
+      (sharing.ranksPerStage != 1 || sharing.background != 0)) {
+    return Status::invalidArgument(
+        "the placement model of shared cores takes one rank a stage and no background load");
+  }
   const double uniform = stretchOf(schedule.stages * sharing.ranksPerStage, sharing);
   OpCosts stretch(schedule.stages);
   for (int32_t k = 0; k < schedule.stages; ++k) stretch[k].assign(workNs[k].size(), uniform);
@@ -128,13 +136,18 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
     BS_ASSIGN_OR_RETURN(out.simulation, simulate(schedule, base, out.durations));
     if (out.converged || out.rounds >= kMaxRounds) break;
     const Occupancy n(schedule, out.simulation, sharing);
+    const bool placed = sharing.model == CoreModel::kPlacement;
+    std::optional<CorePlacement> cores;
+    if (placed) cores.emplace(schedule, out.simulation, sharing.cores, sharing.paid);
     double moved = 0;
     for (int32_t k = 0; k < schedule.stages; ++k) {
       for (const OpInterval& op : out.simulation.stages[k].timeline) {
         double& s = stretch[k][op.opIndex];
         if (op.end <= op.start || workNs[k][op.opIndex] <= 0) continue;
         const double inverse =
-            n.inverseStretchIntegral(op.end) - n.inverseStretchIntegral(op.start);
+            placed ? cores->inverseStretchIntegral(k, op.end) -
+                         cores->inverseStretchIntegral(k, op.start)
+                   : n.inverseStretchIntegral(op.end) - n.inverseStretchIntegral(op.start);
         if (!(inverse > 0)) continue;
         const double next = (s + (op.end - op.start) / inverse) / 2;
         moved = std::max(moved, std::fabs(next - s));

@@ -27,6 +27,12 @@
 // with every stretch between 1 and (R + B) / C it is bounded by the
 // timelines at those two).
 //
+// With one rank per stage and no background load the cores are not shared
+// evenly: a running rank keeps its core and a woken one joins its waker's
+// (core_placement.h), so TimeSharing::model can say kPlacement: s(t) is then
+// each stage's own, the ranks on its core, by CorePlacement over the current
+// timeline, and the fixed point is sought the same way.
+//
 // Pure and deterministic; no threads.
 #pragma once
 
@@ -37,6 +43,12 @@
 
 namespace bubblescope::layout {
 
+// How the runnable ranks share the cores (see above).
+enum class CoreModel {
+  kProcessorSharing,  // evenly: s(t) = max(1, (n(t) + B) / C) for every rank
+  kPlacement,         // per core, by CorePlacement; one rank per stage, B = 0
+};
+
 struct TimeSharing {
   int32_t cores = 0;         // C; <= 0: no limit (every stretch 1)
   double ranksPerStage = 1;  // the ranks one stage puts on the host (dp × tp)
@@ -46,6 +58,7 @@ struct TimeSharing {
   // each other in their per-layer collectives, priced by the shared-cores
   // tp fit, hold the rest (core_sharing.h, CoreSharing::paid).
   double paid = 1;
+  CoreModel model = CoreModel::kProcessorSharing;
 };
 
 struct TimeSharedSimulation {
@@ -59,8 +72,8 @@ struct TimeSharedSimulation {
 // entry is its transfer time (fixed), a receive's is negative (the
 // simulator's wait). Both must have the schedule's shape.
 // Errors: a shape mismatch, a negative or non-finite work, a paid share
-// outside [0, 1] (NaN included), and whatever
-// simulate() reports.
+// outside [0, 1] (NaN included), kPlacement with more than one rank a stage
+// or a background, and whatever simulate() reports.
 // The mean stretch of a timeline's work: sum of (duration - fixed) over
 // sum of work, over every op of `durations` (a TimeSharedSimulation's) with
 // the same shape as `fixedNs` and `workNs`; 1 without work.

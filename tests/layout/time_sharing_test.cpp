@@ -170,6 +170,39 @@ TEST(TimeSharing, PredictTheMeanStretchIsTheWorksStretchedTimeOverItsWork) {
   EXPECT_DOUBLE_EQ(meanStretch(none.fixed, none.fixed, none.work), 1.0);
 }
 
+// GPipe, 4 stages of one rank, 4 micro-batches of 1 unit of work a pass, on
+// 2 cores. Placed (core_placement.h) stage 0 keeps core 0 through the fill
+// and its four forwards take 1 each, while stages 2 and 3 join stage 1 on
+// core 1 and stretch; shared evenly stage 0's forwards stretch as soon as
+// three ranks run.
+TEST(TimeSharing, PredictPlacedTheFirstStageRunsItsForwardsAtAWholeCoresPace) {
+  const Schedule s = gpipe(4, 4).value();
+  const Costs c = costsOf(s, 1.0, 1.0);
+  TimeSharing placed{2, 1.0, 0.0};
+  placed.model = CoreModel::kPlacement;
+  auto r = simulateTimeShared(s, freeBase(), c.fixed, c.work, placed);
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  auto even = simulateTimeShared(s, freeBase(), c.fixed, c.work, {2, 1.0, 0.0});
+  ASSERT_TRUE(even.isOk()) << even.status().message();
+  double stageThreeForwards = 0, evenStageZeroForwards = 0;
+  for (size_t i = 0; i < s.stageOps[0].size(); ++i) {
+    if (s.stageOps[0][i].type != OpType::kForward) continue;
+    EXPECT_NEAR(r->durations[0][i], 1.0, kTimelineTolerance) << i;
+    evenStageZeroForwards += even->durations[0][i];
+  }
+  for (size_t i = 0; i < s.stageOps[3].size(); ++i) {
+    if (s.stageOps[3][i].type == OpType::kForward) stageThreeForwards += r->durations[3][i];
+  }
+  EXPECT_GT(stageThreeForwards, 4.5);
+  EXPECT_GT(evenStageZeroForwards, 4.5);
+  // One rank a stage and no background only.
+  placed.ranksPerStage = 2;
+  auto two = simulateTimeShared(s, freeBase(), c.fixed, c.work, placed);
+  ASSERT_FALSE(two.isOk());
+  EXPECT_NE(two.status().message().find("one rank a stage and no background"), std::string::npos)
+      << two.status().message();
+}
+
 TEST(TimeSharing, PredictRejectsCostsOfAnotherShape) {
   const Schedule s = gpipe(2, 1).value();
   Costs c = costsOf(s, 1.0, 1.0);

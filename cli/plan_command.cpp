@@ -210,9 +210,10 @@ ExitCode runPlan(const PlanArgs& a) {
   if (a.hosts.empty() && calibration.cores > 0 && a.world > calibration.cores) {
     std::fprintf(stderr,
                  "note: %d ranks on %d cores: the ranks share the cores (oversubscribed), so "
-                 "every candidate's compute is predicted up to %.2fx slower (time-sharing; a "
-                 "pipeline's less: a stage waiting in its bubbles leaves its cores to the "
-                 "others)\n",
+                 "every candidate's compute is predicted up to %.2fx slower on the whole "
+                 "(time-sharing; a pipeline's less: a stage waiting in its bubbles leaves its "
+                 "cores to the others, and stages of one rank are placed on the cores as the "
+                 "scheduler does)\n",
                  a.world, calibration.cores, static_cast<double>(a.world) / calibration.cores);
   }
   if (Status s = writeLayouts(*plan, a.outDir); !s.isOk()) return fail(1, s.message());

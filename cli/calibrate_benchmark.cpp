@@ -137,7 +137,7 @@ constexpr int32_t kMaxSharedCores = 8;
 // How many times the runs a step is fitted to run (the median one kept):
 // time-shared ranks' steps move by 15 % from one run to the next (dp4 on
 // the 2 cores: 249.0 and 216.5 ms in two calibrations a minute apart), and
-// the fits followed.
+// the fits followed. ZeRO 2's and 3's runs too (benchmarkCalibration).
 constexpr int32_t kFittedRuns = 3;
 constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
 
@@ -199,6 +199,25 @@ Result<CalibratedRun> calibratedRun(const layout::Layout& l, const std::string& 
   return r;
 }
 
+// `l` run `times` times, each calibrated: the run of the median step (one
+// that met a slow spell of the machine, or a fast one, prices every layout
+// that reads its fits otherwise).
+Result<CalibratedRun> medianCalibratedRun(const layout::Layout& l, const std::string& name,
+                                          const std::string& trace,
+                                          const std::vector<std::string>& runFlags,
+                                          int32_t times) {
+  std::vector<std::pair<double, CalibratedRun>> tries;
+  for (int32_t k = 0; k < std::max(1, times); ++k) {
+    BS_ASSIGN_OR_RETURN(CalibratedRun r, calibratedRun(l, name, trace, runFlags));
+    BS_ASSIGN_OR_RETURN(const LayoutTrial t,
+                        measuredTrial(l, layout::Prediction{}, trace, r.runId));
+    tries.emplace_back(t.measuredStepNs, std::move(r));
+  }
+  std::sort(tries.begin(), tries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return std::move(tries[tries.size() / 2].second);
+}
+
 Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::ModelConfig& model,
                                                              int32_t world,
                                                              const std::string& trace,
@@ -211,16 +230,8 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
     // run's share of the stretch) kFittedRuns times: the run of the median
     // step is kept.
     const bool fitted = l.tp > 1 || (l.pp == 1 && l.zeroStage == layout::ZeroStage::kNone);
-    std::vector<std::pair<double, CalibratedRun>> tries;
-    for (int32_t k = 0; k < (fitted ? kFittedRuns : 1); ++k) {
-      BS_ASSIGN_OR_RETURN(CalibratedRun r, calibratedRun(l, name, trace, {}));
-      BS_ASSIGN_OR_RETURN(const LayoutTrial t,
-                          measuredTrial(l, layout::Prediction{}, trace, r.runId));
-      tries.emplace_back(t.measuredStepNs, std::move(r));
-    }
-    std::sort(tries.begin(), tries.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    CalibratedRun r = std::move(tries[tries.size() / 2].second);
+    BS_ASSIGN_OR_RETURN(CalibratedRun r,
+                        medianCalibratedRun(l, name, trace, {}, fitted ? kFittedRuns : 1));
     r.part = sharedCoresPart(std::move(r.part));
     out.push_back(std::move(r));
   }
@@ -333,7 +344,16 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     const BenchmarkRun& r = runs[k];
     const std::string name = "calibrate " + runName(r.layout) + " b" +
                              std::to_string(r.layout.microBatchSize) + r.where;
-    BS_ASSIGN_OR_RETURN(CalibratedRun c, calibratedRun(r.layout, name, trace, runFlags));
+    // ZeRO 2's and 3's runs are the only ones that measure their
+    // per-micro-batch collectives, from one run's 28 calls: kFittedRuns
+    // runs, the median kept (two calibrations a minute apart had ZeRO 2's
+    // per-micro-batch reduce-scatter at 0.262 and 0.321 ns a byte, and
+    // dp2 ZeRO-2 m8 predicted 8.7 % apart).
+    const bool perMicroBatch = r.layout.zeroStage == layout::ZeroStage::kGradients ||
+                               r.layout.zeroStage == layout::ZeroStage::kParameters;
+    BS_ASSIGN_OR_RETURN(CalibratedRun c,
+                        medianCalibratedRun(r.layout, name, trace, runFlags,
+                                            perMicroBatch && k != refIndex ? kFittedRuns : 1));
     c.position = static_cast<double>(k);
     if (k == refIndex) {
       BS_ASSIGN_OR_RETURN(const LayoutTrial t,

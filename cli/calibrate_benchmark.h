@@ -78,6 +78,15 @@ Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, 
 // (the dp runs measure the rest).
 layout::Calibration sharedCoresPart(layout::Calibration part);
 
+// `kept` (one of `runs`' calibrations, the runs of one layout) with each of
+// its fits, op costs and link fits alike, the median of that fit over the
+// runs where every run measured it (wall and CPU time, alpha and beta
+// apart); a fit some run lacks stays kept's. calibrate runs ZeRO 2's and
+// 3's runs and the fitted shared-cores runs three times and keeps the run
+// of the median step with these fits.
+layout::Calibration withMedianFits(layout::Calibration kept,
+                                   const std::vector<layout::Calibration>& runs);
+
 // Whether a run's name is one of the shared-cores runs' (a calibration made
 // from such runs keeps them apart: layout::withSharedCores).
 bool isSharedCoresRun(const std::string& runName);

@@ -84,8 +84,8 @@ class Predictor {
     if (timeShared_) {
       TimeSharing sharing{c_.cores, static_cast<double>(l_.dp) * l_.tp, sharing_.background,
                           sharing_.paid};
-      // One rank a stage, no other work: the scheduler's placement
-      // (core_placement.h), not even sharing.
+      // One rank a stage, no other work: placed as the scheduler does
+      // (core_placement.h), not shared evenly.
       placedStages_ = sharing.ranksPerStage == 1 && sharing.background == 0;
       if (placedStages_) sharing.model = CoreModel::kPlacement;
       BS_ASSIGN_OR_RETURN(TimeSharedSimulation shared,

@@ -1,13 +1,13 @@
 #include "planning/time_sharing.h"
 
-#include "planning/core_placement.h"
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "planning/core_placement.h"
 
 namespace bubblescope::layout {
 namespace {

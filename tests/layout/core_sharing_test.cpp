@@ -189,6 +189,47 @@ TEST(PredictSharedCores, APipelinesBubblesLeaveTheirCoresToTheOtherStage) {
   EXPECT_NEAR(spread->stepNs, 27 * kMs, 1.0);
 }
 
+// pp4 GPipe m4 of a 4-layer model (a layer a stage: F 1 ms, B 2 ms), free
+// transfers, on 2 cores: one rank a stage, so the stages are placed as the
+// scheduler does (core_placement.h): stage 0 keeps its core through the
+// fill and its four forwards take 1 ms each, and the warning says so. With
+// 2 ranks a stage (dp2 x pp2) the cores are shared evenly, as before.
+TEST(PredictSharedCores, FourStagesOfOneRankOnTwoCoresArePlacedAsTheSchedulerDoes) {
+  Layout l;
+  l.model.numLayers = 4;
+  l.pp = 4;
+  l.microBatches = 4;
+  l.schedule = ScheduleKind::kGPipe;
+  Calibration c = sharedCalibration(2);
+  c.model.numLayers = 4;
+  for (LinkFit& f : c.links) f.alphaNs = f.betaNsPerByte = 0;
+  c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  c.links.push_back({"pp", kSameHost, kReceiveWake, 2, 0, 0.0, 1, 8, 8});
+  auto placed = predictLayout(l, c);
+  ASSERT_TRUE(placed.isOk()) << placed.status().message();
+  int32_t forwards = 0;
+  for (size_t i = 0; i < placed->schedule.stageOps[0].size(); ++i) {
+    if (placed->schedule.stageOps[0][i].type != OpType::kForward) continue;
+    EXPECT_NEAR(placed->opCostsNs[0][i], 1 * kMs, 1 * kMs * 1e-4) << i;
+    ++forwards;
+  }
+  EXPECT_EQ(forwards, 4);
+  ASSERT_EQ(placed->warnings.size(), 1u) << placed->warnings.front();
+  EXPECT_NE(placed->warnings[0].find("x slower on average (placed as the scheduler does: a "
+                                     "running rank keeps its core, a woken one joins the core "
+                                     "of the rank that woke it; up to 3x for ranks sharing a "
+                                     "core)"),
+            std::string::npos)
+      << placed->warnings[0];
+  l.pp = 2;
+  l.dp = 2;
+  auto even = predictLayout(l, c);
+  ASSERT_TRUE(even.isOk()) << even.status().message();
+  ASSERT_EQ(even->warnings.size(), 1u);
+  EXPECT_NE(even->warnings[0].find("while every stage computes"), std::string::npos)
+      << even->warnings[0];
+}
+
 // tp2 x dp2 on 2 cores: the tp all-reduces between compute ops keep their
 // same_host fit (0.1 ms a call, 2 per layer and pass: 16 calls) — a rank
 // waiting for its tp peer leaves the core to a rank that computes, which

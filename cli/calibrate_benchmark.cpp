@@ -138,7 +138,8 @@ constexpr int32_t kMaxSharedCores = 8;
 // How many times the runs a step is fitted to run (the median one kept):
 // time-shared ranks' steps move by 15 % from one run to the next (dp4 on
 // the 2 cores: 249.0 and 216.5 ms in two calibrations a minute apart), and
-// the fits followed. ZeRO 2's and 3's runs too (benchmarkCalibration).
+// the fits followed. ZeRO 2's and 3's runs and the tp run too
+// (benchmarkCalibration).
 constexpr int32_t kFittedRuns = 3;
 constexpr const char* kSharedCoresSuffix = " shared cores";  // ends their run names
 
@@ -352,15 +353,18 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
     const std::string name = "calibrate " + runName(r.layout) + " b" +
                              std::to_string(r.layout.microBatchSize) + r.where;
     // ZeRO 2's and 3's runs are the only ones that measure their
-    // per-micro-batch collectives, from one run's 28 calls: kFittedRuns
-    // runs, the median kept (two calibrations a minute apart had ZeRO 2's
-    // per-micro-batch reduce-scatter at 0.262 and 0.321 ns a byte, and
-    // dp2 ZeRO-2 m8 predicted 8.7 % apart).
-    const bool perMicroBatch = r.layout.zeroStage == layout::ZeroStage::kGradients ||
-                               r.layout.zeroStage == layout::ZeroStage::kParameters;
+    // per-micro-batch collectives, from one run's 28 calls, and the tp run
+    // the only one of tp's per-layer all-reduces: kFittedRuns runs, each fit
+    // the median (from one run each, two calibrations a minute apart had
+    // ZeRO 2's per-micro-batch reduce-scatter at 0.262 and 0.321 ns a byte
+    // and tp's all-reduce at 0.312 and 0.590, and dp2 ZeRO-2 m8 and tp2 m8
+    // predicted 8.7 % and 5.8 % apart).
+    const bool repeated = r.layout.zeroStage == layout::ZeroStage::kGradients ||
+                          r.layout.zeroStage == layout::ZeroStage::kParameters ||
+                          r.layout.tp > 1;
     BS_ASSIGN_OR_RETURN(CalibratedRun c,
                         medianCalibratedRun(r.layout, name, trace, runFlags,
-                                            perMicroBatch && k != refIndex ? kFittedRuns : 1));
+                                            repeated && k != refIndex ? kFittedRuns : 1));
     c.position = static_cast<double>(k);
     if (k == refIndex) {
       BS_ASSIGN_OR_RETURN(const LayoutTrial t,

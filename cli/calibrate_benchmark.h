@@ -82,7 +82,7 @@ layout::Calibration sharedCoresPart(layout::Calibration part);
 // its fits, op costs and link fits alike, the median of that fit over the
 // runs where every run measured it (wall and CPU time, alpha and beta
 // apart); a fit some run lacks stays kept's. calibrate runs ZeRO 2's and
-// 3's runs and the fitted shared-cores runs three times and keeps the run
+// 3's runs, the tp run and the fitted shared-cores runs three times and keeps the run
 // of the median step with these fits.
 layout::Calibration withMedianFits(layout::Calibration kept,
                                    const std::vector<layout::Calibration>& runs);

@@ -235,9 +235,10 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
   for (const layout::Layout& l : sharedCoresRuns(model, world, steps, cores, where)) {
     const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
     // The runs a step is fitted to (the dp run's step-end wait, the tp
-    // run's share of the stretch) kFittedRuns times: the run of the median
+    // run's share of the stretch, the pp run's step-end wait) kFittedRuns times: the run of the median
     // step is kept.
-    const bool fitted = l.tp > 1 || (l.pp == 1 && l.zeroStage == layout::ZeroStage::kNone);
+    const bool fitted =
+        l.tp > 1 || l.pp > 1 || l.zeroStage == layout::ZeroStage::kNone;
     BS_ASSIGN_OR_RETURN(CalibratedRun r,
                         medianCalibratedRun(l, name, trace, {}, fitted ? kFittedRuns : 1));
     r.part = sharedCoresPart(std::move(r.part));
@@ -263,9 +264,11 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
   std::vector<layout::Calibration> shared;
   const CalibratedRun* tpRun = nullptr;
   const CalibratedRun* dpRun = nullptr;
+  const CalibratedRun* ppRun = nullptr;
   for (const CalibratedRun& r : runs) {
     shared.push_back(r.part);
     if (r.layout.tp > 1) tpRun = &r;
+    if (r.layout.pp > 1) ppRun = &r;
     if (dpRun == nullptr && r.layout.tp == 1 && r.layout.pp == 1 &&
         r.layout.zeroStage == layout::ZeroStage::kNone) {
       dpRun = &r;
@@ -286,6 +289,25 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
       std::fprintf(stderr,
                    "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted without "
                    "a wait at the step-end all-reduce: the wait is %.3f ns per parameter\n",
+                   runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
+                   wait->nsPerParameter);
+    }
+  }
+  // A pipeline's own wait at the step-end all-reduce, fitted to the dp C x
+  // pp 2 run (step_end_wait_fit.h); without it pipelines take dp's.
+  if (ppRun != nullptr) {
+    const layout::Layout& l = ppRun->layout;
+    BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(*ppRun, trace));
+    const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
+    if (!wait.isOk()) {
+      std::fprintf(stderr, "calibrate: warning: %s; pipelines take the dp wait\n",
+                   wait.status().message().c_str());
+    } else {
+      c = layout::withStepEndWait(std::move(c), wait->nsPerParameter, /*pipeline=*/true);
+      std::fprintf(stderr,
+                   "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted "
+                   "without a wait at the step-end all-reduce: a pipeline's wait is %.3f ns "
+                   "per parameter\n",
                    runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
                    wait->nsPerParameter);
     }

@@ -63,11 +63,12 @@ Result<layout::Calibration> benchmarkCalibration(const layout::ModelConfig& mode
 // time-shared ranks); and (two layers or more) dp C x pp 2 1F1B at m = 4,
 // whose pp fits only are kept (a blocked receive's wake-up between
 // time-shared ranks); `steps` steps each, into `trace`, named "calibrate ...
-// shared cores", added to c by layout::withSharedCores. The dp ZeRO 0 and
-// the tp run three times each and the run of the median step is kept:
-// their steps are fitted, the wait at the step-end all-reduce
-// (planning/step_end_wait_fit.h) and the share of the time-sharing stretch
-// the tp run's compute paid (planning/tp_stretch_fit.h), both printed.
+// shared cores", added to c by layout::withSharedCores. The dp ZeRO 0, the
+// tp and the pp run three times each and the run of the median step is
+// kept (each fit the median of the three): their steps are fitted, the wait
+// at the step-end all-reduce (planning/step_end_wait_fit.h; the pp run's a
+// pipeline's own) and the share of the time-sharing stretch the tp run's
+// compute paid (planning/tp_stretch_fit.h), each printed.
 // None (c unchanged) with hosts, world < 2, or C outside 1..8. `bench
 // predict` runs them too.
 Status addSharedCores(layout::Calibration& c, const layout::ModelConfig& model, int32_t world,

@@ -171,7 +171,9 @@ Calibration withSingleEntry(Calibration c, const std::string& part, const std::s
 }
 
 bool isTimeCost(const OpCostEntry& e) {
-  if (e.part == kSharedCoresPart) return e.op == kStepEndWaitOp;  // ns per parameter
+  if (e.part == kSharedCoresPart) {  // ns per parameter
+    return e.op == kStepEndWaitOp || e.op == kStepEndWaitPipelineOp;
+  }
   if (e.part == kContentionPart) return false;
   return !(e.part == "step" && e.op == "straggler");
 }

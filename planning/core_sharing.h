@@ -43,6 +43,9 @@ inline constexpr const char* kTpStretchPaidOp = "tp_stretch_paid";
 // Its op holding the wait at the step-end gradient collective, ns per
 // parameter of a rank's stage (step_end_wait_fit.h).
 inline constexpr const char* kStepEndWaitOp = "step_end_wait";
+// The same wait in a pipeline whose ranks share the cores (fitted to
+// calibrate's dp C x pp 2 run; a pipeline without it takes kStepEndWaitOp).
+inline constexpr const char* kStepEndWaitPipelineOp = "step_end_wait_pipeline";
 
 struct CoreSharing {
   int32_t ranks = 0;      // the most ranks placed on one host

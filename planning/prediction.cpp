@@ -302,11 +302,16 @@ class Predictor {
   }
 
   // Ranks sharing cores wait at the step's first gradient collective for the
-  // last one scheduled (step_end_wait_fit.h): exposed dp communication.
+  // last one scheduled (step_end_wait_fit.h): exposed dp communication. A
+  // pipeline's own wait where the calibration has one.
   double stepEndWaitNs() {
     if (l_.dp <= 1 || !links_.sharedCores()) return 0.0;
-    const double ns =
-        stageParameters() * c_.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false).value_or(0.0);
+    std::optional<double> perParameter;
+    if (l_.pp > 1) {
+      perParameter = c_.perParameterNs(kSharedCoresPart, kStepEndWaitPipelineOp, false);
+    }
+    if (!perParameter) perParameter = c_.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false);
+    const double ns = stageParameters() * perParameter.value_or(0.0);
     dpNs_ += ns;
     return ns;
   }

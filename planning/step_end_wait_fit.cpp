@@ -12,8 +12,9 @@
 
 namespace bubblescope::layout {
 
-Calibration withStepEndWait(Calibration c, double nsPerParameter) {
-  return withSingleEntry(std::move(c), kSharedCoresPart, kStepEndWaitOp, nsPerParameter);
+Calibration withStepEndWait(Calibration c, double nsPerParameter, bool pipeline) {
+  return withSingleEntry(std::move(c), kSharedCoresPart,
+                         pipeline ? kStepEndWaitPipelineOp : kStepEndWaitOp, nsPerParameter);
 }
 
 Result<StepEndWaitFit> fitStepEndWait(const Layout& l, const Calibration& c,
@@ -31,7 +32,9 @@ Result<StepEndWaitFit> fitStepEndWait(const Layout& l, const Calibration& c,
         "calibration");
   }
   StepEndWaitFit fit;
-  BS_ASSIGN_OR_RETURN(const Prediction p, predictLayout(l, withStepEndWait(c, 0.0)));
+  const bool pipeline = l.pp > 1;
+  BS_ASSIGN_OR_RETURN(const Prediction p,
+                      predictLayout(l, withStepEndWait(c, 0.0, pipeline)));
   fit.predictedWithoutNs = p.stepNs;
   const double parameters = parametersPerRank(l);
   if (!(parameters > 0)) {

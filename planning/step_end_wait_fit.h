@@ -18,6 +18,14 @@
 // whose ranks share cores (planning/prediction.cpp), where it lies on the
 // critical path: the step grows by exactly the wait, so the fit is closed
 // form, max(0, measured - predicted without it) / parameters of a rank.
+// A pipeline's (pp > 1) is its own: its stages' ranks meet at their dp
+// collective after the drain, not all together, and share the cores with
+// the other stages' (calibrate's dp C x pp 2 1F1B m4 run on the C cores;
+// kStepEndWaitPipelineOp): the fit of a pipelined run stores that, and a
+// pipeline is predicted with it where the calibration has it, else with
+// the dp wait. On the 2-core VM dp2 x pp2 1F1B m8 was predicted 11-18 %
+// slow in four benches with dp4's wait (14 ms of its 230), its exposed dp
+// communication 7.9 % of the step against 4.4 % measured.
 // Errors: a layout without dp, one whose ranks do not share cores under c,
 // a measured step that is not a finite number > 0 (NaN included), and the
 // prediction's own.
@@ -37,7 +45,8 @@ struct StepEndWaitFit {
 Result<StepEndWaitFit> fitStepEndWait(const Layout& run, const Calibration& c,
                                       double measuredStepNs);
 
-// c with `nsPerParameter` stored as its step-end wait, replacing an earlier one.
-Calibration withStepEndWait(Calibration c, double nsPerParameter);
+// c with `nsPerParameter` stored as its step-end wait (a pipeline's with
+// `pipeline`), replacing an earlier one.
+Calibration withStepEndWait(Calibration c, double nsPerParameter, bool pipeline = false);
 
 }  // namespace bubblescope::layout

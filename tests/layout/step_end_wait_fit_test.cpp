@@ -10,6 +10,7 @@
 
 #include "planning/core_sharing.h"
 #include "planning/formulas.h"
+#include "planning/link_class.h"
 #include "planning/prediction.h"
 #include "tests/layout/shared_cores_fixture.h"
 
@@ -50,6 +51,37 @@ TEST(StepEndWaitFit, PredictRecoversTheWaitThatMadeTheStepAndAddsItToTheStep) {
   auto fast = fitStepEndWait(run, c, 0.5 * without);
   ASSERT_TRUE(fast.isOk());
   EXPECT_EQ(fast->nsPerParameter, 0.0);
+}
+
+// dp2 x pp2 1F1B m4 on 2 cores (4 ranks): a pipeline's wait is its own. Fitted
+// to a pipelined run it is stored apart from dp's (kStepEndWaitPipelineOp)
+// and priced for pipelines only; a pipeline without one takes dp's.
+TEST(StepEndWaitFit, PredictAPipelineFitsAndTakesItsOwnWait) {
+  Calibration c = sharedCoresCalibration(2);
+  c.links.push_back({"pp", kSameHost, "p2p", 2, 0, 0.0, 1, 8, 8});
+  c.links.push_back({"pp", kSameHost, kReceiveWake, 2, 0, 0.0, 1, 8, 8});
+  Layout pipe = dp(2, 4);
+  pipe.pp = 2;
+  pipe.schedule = ScheduleKind::kOneFOneB;
+  const Layout flat = dp(4, 2);
+  const double none = stepOf(pipe, c);
+  // dp's wait alone: the pipeline takes it.
+  const Calibration dpWait = withStepEndWait(c, 20 * kMs / parametersPerRank(flat));
+  EXPECT_GT(stepOf(pipe, dpWait), none + 1 * kMs);
+  // Fitted to a pipelined run 9 ms slower than the model without a wait.
+  const double without = stepOf(pipe, withStepEndWait(dpWait, 0.0, /*pipeline=*/true));
+  EXPECT_NEAR(without, none, 1e-6 * kMs);
+  auto fit = fitStepEndWait(pipe, dpWait, without + 9 * kMs);
+  ASSERT_TRUE(fit.isOk()) << fit.status().message();
+  EXPECT_NEAR(fit->predictedWithoutNs, without, 1e-6 * kMs);
+  EXPECT_NEAR(fit->nsPerParameter * parametersPerRank(pipe), 9 * kMs, 1e-6 * kMs);
+  const Calibration fitted = withStepEndWait(dpWait, fit->nsPerParameter, /*pipeline=*/true);
+  EXPECT_EQ(fitted.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false),
+            dpWait.perParameterNs(kSharedCoresPart, kStepEndWaitOp, false));
+  EXPECT_GT(stepOf(pipe, fitted), without);
+  EXPECT_LT(stepOf(pipe, fitted), stepOf(pipe, dpWait));
+  // dp layouts keep dp's wait.
+  EXPECT_DOUBLE_EQ(stepOf(flat, fitted), stepOf(flat, dpWait));
 }
 
 TEST(StepEndWaitFit, PredictRanksWithACoreEachPayNoWait) {

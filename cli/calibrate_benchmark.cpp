@@ -254,8 +254,31 @@ Result<double> scaledStepNs(const CalibratedRun& r, const std::string& trace) {
   return t.measuredStepNs * r.speedFactor;
 }
 
+// c with the wait at the step-end all-reduce fitted to run's measured step
+// times its speedFactor (step_end_wait_fit.h; a pipelined run's as a
+// pipeline's own), printed; a fit that fails is said and adds nothing.
+Status applyStepEndWait(layout::Calibration& c, const CalibratedRun& run,
+                        const std::string& trace) {
+  const layout::Layout& l = run.layout;
+  const bool pipeline = l.pp > 1;
+  BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(run, trace));
+  const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
+  if (!wait.isOk()) {
+    std::fprintf(stderr, "calibrate: warning: %s; %s\n", wait.status().message().c_str(),
+                 pipeline ? "pipelines take the dp wait" : "no wait at the step's end is added");
+    return Status::ok();
+  }
+  c = layout::withStepEndWait(std::move(c), wait->nsPerParameter, pipeline);
+  std::fprintf(stderr,
+               "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted without "
+               "a wait at the step-end all-reduce: %s is %.3f ns per parameter\n",
+               runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
+               pipeline ? "a pipeline's wait" : "the wait", wait->nsPerParameter);
+  return Status::ok();
+}
+
 // c with the shared-cores runs' part (layout::withSharedCores), the dp
-// run's wait at the step-end all-reduce and the tp run's share of the
+// and pp runs' waits at the step-end all-reduce and the tp run's share of the
 // stretch, each fitted to its run's measured step times its speedFactor
 // (calibrate's speed references; 1 without). No runs: c as it is.
 Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>& runs,
@@ -276,42 +299,10 @@ Status applySharedCores(layout::Calibration& c, const std::vector<CalibratedRun>
   }
   c = layout::withSharedCores(std::move(c), layout::mergeCalibrations(shared));
   // The wait at the step-end all-reduce (step_end_wait_fit.h), before the
-  // tp share: the tp run's step-end all-reduce pays it too.
-  if (dpRun != nullptr) {
-    const layout::Layout& l = dpRun->layout;
-    BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(*dpRun, trace));
-    const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
-    if (!wait.isOk()) {
-      std::fprintf(stderr, "calibrate: warning: %s; no wait at the step's end is added\n",
-                   wait.status().message().c_str());
-    } else {
-      c = layout::withStepEndWait(std::move(c), wait->nsPerParameter);
-      std::fprintf(stderr,
-                   "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted without "
-                   "a wait at the step-end all-reduce: the wait is %.3f ns per parameter\n",
-                   runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
-                   wait->nsPerParameter);
-    }
-  }
-  // A pipeline's own wait at the step-end all-reduce, fitted to the dp C x
-  // pp 2 run (step_end_wait_fit.h); without it pipelines take dp's.
-  if (ppRun != nullptr) {
-    const layout::Layout& l = ppRun->layout;
-    BS_ASSIGN_OR_RETURN(const double stepNs, scaledStepNs(*ppRun, trace));
-    const Result<layout::StepEndWaitFit> wait = layout::fitStepEndWait(l, c, stepNs);
-    if (!wait.isOk()) {
-      std::fprintf(stderr, "calibrate: warning: %s; pipelines take the dp wait\n",
-                   wait.status().message().c_str());
-    } else {
-      c = layout::withStepEndWait(std::move(c), wait->nsPerParameter, /*pipeline=*/true);
-      std::fprintf(stderr,
-                   "calibrate: %s on %d cores measured %.1f ms a step, %.1f ms predicted "
-                   "without a wait at the step-end all-reduce: a pipeline's wait is %.3f ns "
-                   "per parameter\n",
-                   runName(l).c_str(), c.cores, stepNs / 1e6, wait->predictedWithoutNs / 1e6,
-                   wait->nsPerParameter);
-    }
-  }
+  // tp share: the tp run's step-end all-reduce pays it too; a pipeline's
+  // own from the dp C x pp 2 run (without it pipelines take dp's).
+  if (dpRun != nullptr) BS_RETURN_IF_ERROR(applyStepEndWait(c, *dpRun, trace));
+  if (ppRun != nullptr) BS_RETURN_IF_ERROR(applyStepEndWait(c, *ppRun, trace));
   if (tpRun == nullptr) return Status::ok();
   // The share of the time-sharing stretch the tp group's compute paid in
   // its run (tp_stretch_fit.h). Without it the calibration still holds: the

@@ -49,6 +49,7 @@ class Cores {
       : residents_(static_cast<size_t>(cores)), core_(stages, -1), last_(stages, -1) {}
 
   void wake(int32_t k, int32_t waker) {
+    if (core_[k] >= 0) return;  // running already
     int32_t target = -1;
     if (last_[k] >= 0 && residents_[last_[k]].empty()) target = last_[k];
     for (size_t c = 0; target < 0 && c < residents_.size(); ++c) {

@@ -201,7 +201,6 @@ Result<CalibratedRun> calibratedRun(const layout::Layout& l, const std::string& 
   return r;
 }
 
-
 // `l` run `times` times, each calibrated: the run of the median step (one
 // that met a slow spell of the machine, or a fast one, prices every layout
 // that reads its fits otherwise), each of its fits the median over the
@@ -234,11 +233,10 @@ Result<std::vector<CalibratedRun>> sharedCoresCalibratedRuns(const layout::Model
   std::vector<CalibratedRun> out;
   for (const layout::Layout& l : sharedCoresRuns(model, world, steps, cores, where)) {
     const std::string name = "calibrate " + runName(l) + " b1" + kSharedCoresSuffix;
-    // The runs a step is fitted to (the dp run's step-end wait, the tp
-    // run's share of the stretch, the pp run's step-end wait) kFittedRuns times: the run of the median
-    // step is kept.
-    const bool fitted =
-        l.tp > 1 || l.pp > 1 || l.zeroStage == layout::ZeroStage::kNone;
+    // The runs a step is fitted to, every one but ZeRO 1's (the dp run's
+    // step-end wait, the tp run's share of the stretch, the pp run's
+    // step-end wait), kFittedRuns times: the run of the median step is kept.
+    const bool fitted = l.zeroStage == layout::ZeroStage::kNone;
     BS_ASSIGN_OR_RETURN(CalibratedRun r,
                         medianCalibratedRun(l, name, trace, {}, fitted ? kFittedRuns : 1));
     r.part = sharedCoresPart(std::move(r.part));
@@ -498,10 +496,8 @@ layout::Calibration withMedianFits(layout::Calibration kept,
   for (layout::LinkFit& f : kept.links) {
     std::vector<double> alpha, beta;
     for (const layout::Calibration& r : runs) {
-      const auto o = std::find_if(r.links.begin(), r.links.end(), [&](const layout::LinkFit& x) {
-        return x.dim == f.dim && x.link == f.link && x.collective == f.collective &&
-               x.groupSize == f.groupSize;
-      });
+      const auto o = std::find_if(r.links.begin(), r.links.end(),
+                                  [&](const layout::LinkFit& x) { return x.sameKey(f); });
       if (o == r.links.end()) break;
       alpha.push_back(o->alphaNs);
       beta.push_back(o->betaNsPerByte);

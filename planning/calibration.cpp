@@ -266,10 +266,8 @@ Calibration mergeCalibrations(const std::vector<Calibration>& parts) {
       }
     }
     for (const LinkFit& f : c.links) {
-      const bool known = std::any_of(out.links.begin(), out.links.end(), [&](const LinkFit& o) {
-        return o.dim == f.dim && o.collective == f.collective && o.link == f.link &&
-               o.groupSize == f.groupSize;
-      });
+      const bool known = std::any_of(out.links.begin(), out.links.end(),
+                                     [&](const LinkFit& o) { return o.sameKey(f); });
       if (!known) out.links.push_back(f);
     }
   }

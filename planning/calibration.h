@@ -95,6 +95,11 @@ struct LinkFit {
 
   double timeNs(double bytes) const { return alphaNs + betaNsPerByte * bytes; }
   bool operator==(const LinkFit&) const = default;
+  // The same fit measured again: dim, link, collective and group size.
+  bool sameKey(const LinkFit& o) const {
+    return dim == o.dim && link == o.link && collective == o.collective &&
+           groupSize == o.groupSize;
+  }
 };
 
 // How the costed run keeps and moves its tensors. The defaults are the

@@ -104,10 +104,8 @@ Calibration withSharedCores(Calibration c, const Calibration& shared) {
     if (f.link != kSameHost) continue;
     LinkFit g = f;
     g.link = kSharedCores;
-    const bool known = std::any_of(c.links.begin(), c.links.end(), [&](const LinkFit& o) {
-      return o.dim == g.dim && o.collective == g.collective && o.link == g.link &&
-             o.groupSize == g.groupSize;
-    });
+    const bool known = std::any_of(c.links.begin(), c.links.end(),
+                                   [&](const LinkFit& o) { return o.sameKey(g); });
     if (!known) c.links.push_back(g);
   }
   // One straggler entry: the shared run's replaces an earlier one.

@@ -135,10 +135,15 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
     }
     BS_ASSIGN_OR_RETURN(out.simulation, simulate(schedule, base, out.durations));
     if (out.converged || out.rounds >= kMaxRounds) break;
-    const Occupancy n(schedule, out.simulation, sharing);
+    // Each round's occupancy by the model asked for, not both.
     const bool placed = sharing.model == CoreModel::kPlacement;
+    std::optional<Occupancy> n;
     std::optional<CorePlacement> cores;
-    if (placed) cores.emplace(schedule, out.simulation, sharing.cores, sharing.paid);
+    if (placed) {
+      cores.emplace(schedule, out.simulation, sharing.cores, sharing.paid);
+    } else {
+      n.emplace(schedule, out.simulation, sharing);
+    }
     double moved = 0;
     for (int32_t k = 0; k < schedule.stages; ++k) {
       for (const OpInterval& op : out.simulation.stages[k].timeline) {
@@ -147,7 +152,7 @@ Result<TimeSharedSimulation> simulateTimeShared(const Schedule& schedule, const 
         const double inverse =
             placed ? cores->inverseStretchIntegral(k, op.end) -
                          cores->inverseStretchIntegral(k, op.start)
-                   : n.inverseStretchIntegral(op.end) - n.inverseStretchIntegral(op.start);
+                   : n->inverseStretchIntegral(op.end) - n->inverseStretchIntegral(op.start);
         if (!(inverse > 0)) continue;
         const double next = (s + (op.end - op.start) / inverse) / 2;
         moved = std::max(moved, std::fabs(next - s));

@@ -193,8 +193,15 @@ TEST(TimeSharing, PredictPlacedTheFirstStageRunsItsForwardsAtAWholeCoresPace) {
   for (size_t i = 0; i < s.stageOps[3].size(); ++i) {
     if (s.stageOps[3][i].type == OpType::kForward) stageThreeForwards += r->durations[3][i];
   }
-  EXPECT_GT(stageThreeForwards, 4.5);
-  EXPECT_GT(evenStageZeroForwards, 4.5);
+  // Placed by hand: stage 1 alone on core 1 over [1, 2); stage 2 joins it
+  // at 2 (F1 of stage 1 and F0 of stage 2 take [2, 4) at half a core); at 4
+  // stage 0 blocks and core 0 takes stage 1, stage 3 wakes onto stage 2's
+  // core (F0 over [4, 6) at half a core); at 6 stage 1 blocks and core 0
+  // takes stage 2: stage 3's F1-F3 run alone, 1 each. 2 + 3 = 5.
+  EXPECT_NEAR(stageThreeForwards, 5.0, kTimelineTolerance);
+  // Shared evenly, three ranks run from t = 2 on: stage 0's F2 and F3
+  // stretch, over the 4 they take at a whole core's pace.
+  EXPECT_GT(evenStageZeroForwards, 4.0 + kTimelineTolerance);
   // One rank a stage and no background only.
   placed.ranksPerStage = 2;
   auto two = simulateTimeShared(s, freeBase(), c.fixed, c.work, placed);
